@@ -1,0 +1,919 @@
+//! The C ABI (DESIGN.md "C ABI rules"). `include/secmo.h` is generated from
+//! this file by cbindgen; `tests/header.rs` fails when it is stale.
+//!
+//! Conventions (docs/c-api.md): the object comes first, then inputs, then
+//! outputs; outputs are written only on success; every body runs inside
+//! [`guard`], so a Rust panic becomes `SECMO_ERROR_PANIC` instead of unwinding
+//! into C; details of a failure are in `secmo_last_error_message()`.
+
+#![allow(clippy::missing_safety_doc)] // the safety contract of every function is in the header comments
+
+use std::cell::RefCell;
+use std::ffi::{c_char, CStr};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use glam::{Mat4, Vec3};
+
+use crate::character::{Character, CharacterOptions, FrameInput, SpringRecord, SubstepTarget};
+use crate::error::Error;
+use crate::math::Transform;
+use crate::rig::{BoneDesc, Rig, RigDesc, RigError, RigWarning, UpAxis};
+use crate::solvers::spring::SpringParams;
+
+// ---------------------------------------------------------------------------
+// Result codes. Never renumbered; retired codes stay reserved.
+
+/// Every fallible function returns one of the `SECMO_*` codes below.
+pub type SecmoResult = u32;
+/// Success.
+pub const SECMO_OK: SecmoResult = 0;
+/// A required pointer argument was NULL.
+pub const SECMO_ERROR_NULL_POINTER: SecmoResult = 7001;
+/// A buffer has the wrong number of elements or is too small.
+pub const SECMO_ERROR_BUFFER_LENGTH: SecmoResult = 7002;
+/// dt is negative, NaN, infinite or larger than 86400 s.
+pub const SECMO_ERROR_INVALID_DT: SecmoResult = 7003;
+/// NaN or infinity in an input pose.
+pub const SECMO_ERROR_NON_FINITE_POSE: SecmoResult = 7004;
+/// Zero scale or zero-length quaternion in an input pose.
+pub const SECMO_ERROR_DEGENERATE_POSE: SecmoResult = 7005;
+/// The rig descriptor is invalid (parents, values, solver setup); the message names the bone.
+pub const SECMO_ERROR_INVALID_RIG: SecmoResult = 7006;
+/// A descriptor's `struct_size` is too small or newer than this library.
+pub const SECMO_ERROR_STRUCT_SIZE: SecmoResult = 7007;
+/// A snapshot is from another rig, another version, truncated or corrupted.
+pub const SECMO_ERROR_SNAPSHOT: SecmoResult = 7008;
+/// An argument is outside its documented range.
+pub const SECMO_ERROR_INVALID_ARGUMENT: SecmoResult = 7009;
+/// A result was not finite (inputs near the f32 limit); nothing was written.
+pub const SECMO_ERROR_NON_FINITE_RESULT: SecmoResult = 7010;
+/// A Rust panic was caught at the boundary. The object is still valid.
+pub const SECMO_ERROR_PANIC: SecmoResult = 7099;
+
+/// Version of this ABI. Bumped only by incompatible changes; growing a
+/// descriptor (with `struct_size`) does not bump it.
+pub const SECMO_ABI_VERSION: u32 = 1;
+
+/// `SecmoFrameInput.flags`: reset all solver state before this update (teleport).
+pub const SECMO_FRAME_TELEPORT: u32 = 1;
+
+/// `SecmoRigDesc.up_axis` values.
+pub const SECMO_UP_AXIS_Y: u32 = 1;
+pub const SECMO_UP_AXIS_Z: u32 = 2;
+
+/// `SecmoCharacterDesc.substep_target` values (SPEC §2).
+pub const SECMO_SUBSTEP_TARGET_HOLD: u32 = 0;
+pub const SECMO_SUBSTEP_TARGET_INTERPOLATE: u32 = 1;
+
+/// Kinds reported by `secmo_rig_warning`.
+pub const SECMO_WARNING_SHEAR: u32 = 1;
+
+// ---------------------------------------------------------------------------
+// Descriptors and plain structs.
+
+/// One translation spring (SPEC §3). Fill with `secmo_spring_desc_hip` or
+/// `secmo_spring_desc_chest`, then adjust.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoSpringDesc {
+    /// `sizeof(SecmoSpringDesc)`.
+    pub struct_size: u32,
+    /// Index of the bone whose translation the spring drives.
+    pub bone: u32,
+    /// k, 1/s² [400].
+    pub stiffness: f32,
+    /// d, 1/s [hip 25, chest 20].
+    pub damping: f32,
+    /// Length limit of the offset, position units [2 cm hip, 1 cm chest].
+    pub max_offset: f32,
+    /// Clamp on |v|·h per substep; 0 means "same as max_offset".
+    pub max_substep_displacement: f32,
+    /// Velocity history ring length, 1..16 [4].
+    pub history_length: u32,
+    /// Snap distance, position units [255 cm].
+    pub reset_threshold: f32,
+    /// Scales the 1/120 s substep [1].
+    pub time_factor: f32,
+    /// Added motion per second, component space [0,0,0].
+    pub extra_velocity: [f32; 3],
+    /// Output weight, 0 = animation, 1 = spring [1].
+    pub alpha: f32,
+}
+
+/// Describes a rig. Arrays are read during `secmo_rig_create` only; the caller
+/// keeps ownership.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoRigDesc {
+    /// `sizeof(SecmoRigDesc)`.
+    pub struct_size: u32,
+    pub bone_count: u32,
+    /// `bone_count` parent indices, -1 for roots; parents precede children.
+    pub parents: *const i32,
+    /// `bone_count` reference local transforms.
+    pub reference_pose: *const SecmoTransform,
+    /// Optional (NULL): `bone_count` column-major 4×4 inverse bind matrices.
+    pub inverse_bind_matrices: *const f32,
+    /// Optional (NULL): `bone_count` flags, non-zero where `inverse_bind_matrices`
+    /// holds a real inverse bind. NULL with matrices given means "all bones".
+    pub has_inverse_bind: *const u8,
+    /// Optional (NULL): `bone_count` NUL-terminated UTF-8 names.
+    pub bone_names: *const *const c_char,
+    /// Position units per metre (Unity 1, Unreal 100).
+    pub units_per_meter: f32,
+    /// `SECMO_UP_AXIS_Y` or `SECMO_UP_AXIS_Z`.
+    pub up_axis: u32,
+    /// `spring_count` spring descriptors (may be NULL when the count is 0).
+    pub springs: *const SecmoSpringDesc,
+    pub spring_count: u32,
+}
+
+/// Per-character options. NULL in `secmo_character_create` means defaults.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoCharacterDesc {
+    /// `sizeof(SecmoCharacterDesc)`.
+    pub struct_size: u32,
+    /// `SECMO_SUBSTEP_TARGET_HOLD` [default] or `SECMO_SUBSTEP_TARGET_INTERPOLATE`.
+    pub substep_target: u32,
+}
+
+/// One update's input.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoFrameInput {
+    /// `sizeof(SecmoFrameInput)`.
+    pub struct_size: u32,
+    /// Bit set of `SECMO_FRAME_*`.
+    pub flags: u32,
+    /// Seconds since the previous update, 0 ≤ dt ≤ 86400.
+    pub dt: f32,
+    /// `pose_len` source local transforms (must equal the rig's bone count).
+    pub pose: *const SecmoTransform,
+    pub pose_len: usize,
+}
+
+/// Summary of one update (optional output).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SecmoUpdateInfo {
+    /// `sizeof(SecmoUpdateInfo)`; set by the caller.
+    pub struct_size: u32,
+    /// Largest number of substeps any spring executed.
+    pub max_substeps: u32,
+    /// Springs that hit their reset threshold this update.
+    pub snapped_springs: u32,
+}
+
+/// Local bone transform: translation, unit quaternion (x, y, z, w), scale.
+pub type SecmoTransform = Transform;
+/// Diagnostics of one spring for the last update.
+pub type SecmoSpringRecord = SpringRecord;
+
+const _: () = assert!(core::mem::size_of::<SecmoSpringDesc>() == 52);
+const _: () = assert!(core::mem::size_of::<SecmoCharacterDesc>() == 8);
+const _: () = assert!(core::mem::size_of::<SecmoUpdateInfo>() == 12);
+
+/// Opaque, reference-counted, immutable rig.
+pub struct SecmoRig {
+    rig: Arc<Rig>,
+}
+
+/// Opaque per-instance state. One thread at a time.
+pub struct SecmoCharacter {
+    character: Character,
+}
+
+// ---------------------------------------------------------------------------
+// Boundary machinery.
+
+struct FfiError {
+    code: SecmoResult,
+    message: String,
+}
+
+impl FfiError {
+    fn new(code: SecmoResult, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+impl From<Error> for FfiError {
+    fn from(e: Error) -> Self {
+        let code = match &e {
+            Error::Rig(_) => SECMO_ERROR_INVALID_RIG,
+            Error::BufferLength { .. } => SECMO_ERROR_BUFFER_LENGTH,
+            Error::InvalidDt(_) => SECMO_ERROR_INVALID_DT,
+            Error::NonFinitePose { .. } => SECMO_ERROR_NON_FINITE_POSE,
+            Error::DegeneratePose { .. } => SECMO_ERROR_DEGENERATE_POSE,
+            Error::NonFiniteResult { .. } => SECMO_ERROR_NON_FINITE_RESULT,
+            Error::Snapshot(_) => SECMO_ERROR_SNAPSHOT,
+            Error::InvalidParameter(_) => SECMO_ERROR_INVALID_ARGUMENT,
+        };
+        FfiError::new(code, e.to_string())
+    }
+}
+
+impl From<RigError> for FfiError {
+    fn from(e: RigError) -> Self {
+        Error::Rig(e).into()
+    }
+}
+
+thread_local! {
+    /// NUL-terminated message of the last failing call on this thread.
+    static LAST_ERROR: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+static LIVE_OBJECTS: AtomicUsize = AtomicUsize::new(0);
+
+fn set_last_error(message: &str) {
+    LAST_ERROR.with(|e| {
+        let mut e = e.borrow_mut();
+        e.clear();
+        e.extend(message.bytes().map(|b| if b == 0 { b'?' } else { b }));
+        e.push(0);
+    });
+}
+
+/// Runs `body` behind the panic boundary and turns its outcome into a code.
+fn guard(name: &str, body: impl FnOnce() -> Result<(), FfiError>) -> SecmoResult {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(Ok(())) => SECMO_OK,
+        Ok(Err(e)) => {
+            set_last_error(&format!("{name}: {}", e.message));
+            e.code
+        }
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            set_last_error(&format!("{name}: internal panic: {what}"));
+            SECMO_ERROR_PANIC
+        }
+    }
+}
+
+/// Infallible-by-signature functions still must not unwind into C.
+fn guard_value<T>(fallback: T, body: impl FnOnce() -> T) -> T {
+    catch_unwind(AssertUnwindSafe(body)).unwrap_or(fallback)
+}
+
+fn non_null<'a, T>(ptr: *const T, what: &str) -> Result<&'a T, FfiError> {
+    // SAFETY: the caller promises a non-null pointer is valid for reads (header contract).
+    unsafe { ptr.as_ref() }
+        .ok_or_else(|| FfiError::new(SECMO_ERROR_NULL_POINTER, format!("{what} is NULL")))
+}
+
+fn non_null_mut<'a, T>(ptr: *mut T, what: &str) -> Result<&'a mut T, FfiError> {
+    // SAFETY: as above, valid for writes.
+    unsafe { ptr.as_mut() }
+        .ok_or_else(|| FfiError::new(SECMO_ERROR_NULL_POINTER, format!("{what} is NULL")))
+}
+
+fn slice<'a, T>(ptr: *const T, len: usize, what: &str) -> Result<&'a [T], FfiError> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    if ptr.is_null() {
+        return Err(FfiError::new(
+            SECMO_ERROR_NULL_POINTER,
+            format!("{what} is NULL but its length is {len}"),
+        ));
+    }
+    // SAFETY: non-null, and the caller promises `len` readable elements.
+    Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
+}
+
+fn slice_mut<'a, T>(ptr: *mut T, len: usize, what: &str) -> Result<&'a mut [T], FfiError> {
+    if len == 0 {
+        return Ok(&mut []);
+    }
+    if ptr.is_null() {
+        return Err(FfiError::new(
+            SECMO_ERROR_NULL_POINTER,
+            format!("{what} is NULL but its length is {len}"),
+        ));
+    }
+    // SAFETY: non-null, and the caller promises `len` writable elements.
+    Ok(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
+}
+
+/// Reads a descriptor that starts with `u32 struct_size`. An older, shorter
+/// struct is accepted: the fields it lacks keep `defaults`. A struct larger than
+/// this library knows is refused (its extra fields would be silently ignored).
+fn read_versioned<T: Copy>(ptr: *const T, defaults: T, what: &str) -> Result<T, FfiError> {
+    non_null(ptr, what)?;
+    // SAFETY: non-null, and every descriptor begins with a u32 struct_size.
+    let size = unsafe { (ptr as *const u32).read_unaligned() } as usize;
+    if size < 8 {
+        return Err(FfiError::new(
+            SECMO_ERROR_STRUCT_SIZE,
+            format!("{what}.struct_size is {size}; set it to sizeof the struct"),
+        ));
+    }
+    if size > core::mem::size_of::<T>() {
+        return Err(FfiError::new(
+            SECMO_ERROR_STRUCT_SIZE,
+            format!(
+                "{what}.struct_size is {size} but this library knows {} bytes; \
+                 the header is newer than the library",
+                core::mem::size_of::<T>()
+            ),
+        ));
+    }
+    let mut out = defaults;
+    // SAFETY: copies `size` ≤ size_of::<T>() bytes that the caller declared valid.
+    unsafe {
+        std::ptr::copy_nonoverlapping(ptr as *const u8, &mut out as *mut T as *mut u8, size);
+    }
+    Ok(out)
+}
+
+// ---------------------------------------------------------------------------
+// Library.
+
+/// Library version string, e.g. "0.1.0". Static; never NULL; does not allocate.
+#[no_mangle]
+pub extern "C" fn secmo_version() -> *const c_char {
+    static VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "\0");
+    VERSION.as_ptr() as *const c_char
+}
+
+/// `SECMO_ABI_VERSION` of the compiled library; compare with the header's.
+#[no_mangle]
+pub extern "C" fn secmo_abi_version() -> u32 {
+    SECMO_ABI_VERSION
+}
+
+/// Message of the most recent failing call on this thread ("" if none).
+/// Valid until the next failing call on the same thread. Never NULL. Owned by
+/// the library: do not free.
+#[no_mangle]
+pub extern "C" fn secmo_last_error_message() -> *const c_char {
+    static EMPTY: &[u8] = b"\0";
+    guard_value(EMPTY.as_ptr() as *const c_char, || {
+        LAST_ERROR.with(|e| {
+            let e = e.borrow();
+            if e.is_empty() {
+                EMPTY.as_ptr() as *const c_char
+            } else {
+                e.as_ptr() as *const c_char
+            }
+        })
+    })
+}
+
+/// Number of rigs and characters currently alive (created and not destroyed).
+/// For leak checks in tests and wrappers.
+#[no_mangle]
+pub extern "C" fn secmo_live_object_count() -> usize {
+    LIVE_OBJECTS.load(Ordering::SeqCst)
+}
+
+fn spring_desc_from(p: &SpringParams) -> SecmoSpringDesc {
+    SecmoSpringDesc {
+        struct_size: core::mem::size_of::<SecmoSpringDesc>() as u32,
+        bone: p.bone,
+        stiffness: p.stiffness,
+        damping: p.damping,
+        max_offset: p.max_offset,
+        max_substep_displacement: p.max_substep_displacement,
+        history_length: p.history_length,
+        reset_threshold: p.reset_threshold,
+        time_factor: p.time_factor,
+        extra_velocity: p.extra_velocity.to_array(),
+        alpha: p.alpha,
+    }
+}
+
+fn spring_preset(
+    name: &str,
+    units_per_meter: f32,
+    out: *mut SecmoSpringDesc,
+    make: fn(f32) -> SpringParams,
+) -> SecmoResult {
+    guard(name, || {
+        let out = non_null_mut(out, "out_desc")?;
+        if !(units_per_meter.is_finite() && units_per_meter > 0.0) {
+            return Err(FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                format!("units_per_meter {units_per_meter} must be finite and > 0"),
+            ));
+        }
+        *out = spring_desc_from(&make(units_per_meter));
+        Ok(())
+    })
+}
+
+/// Fills `*out_desc` with the article's hip spring defaults (SPEC §3) for a rig
+/// in `units_per_meter`, driving `bone`. Errors: NULL_POINTER, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_spring_desc_hip(
+    bone: u32,
+    units_per_meter: f32,
+    out_desc: *mut SecmoSpringDesc,
+) -> SecmoResult {
+    let r = spring_preset("secmo_spring_desc_hip", units_per_meter, out_desc, |u| {
+        SpringParams::hip(0, u)
+    });
+    if r == SECMO_OK {
+        (*out_desc).bone = bone;
+    }
+    r
+}
+
+/// Fills `*out_desc` with the article's chest spring defaults (SPEC §3).
+/// Errors: NULL_POINTER, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_spring_desc_chest(
+    bone: u32,
+    units_per_meter: f32,
+    out_desc: *mut SecmoSpringDesc,
+) -> SecmoResult {
+    let r = spring_preset("secmo_spring_desc_chest", units_per_meter, out_desc, |u| {
+        SpringParams::chest(0, u)
+    });
+    if r == SECMO_OK {
+        (*out_desc).bone = bone;
+    }
+    r
+}
+
+// ---------------------------------------------------------------------------
+// Rig.
+
+fn spring_from_desc(d: &SecmoSpringDesc) -> SpringParams {
+    SpringParams {
+        bone: d.bone,
+        stiffness: d.stiffness,
+        damping: d.damping,
+        max_offset: d.max_offset,
+        max_substep_displacement: if d.max_substep_displacement == 0.0 {
+            d.max_offset
+        } else {
+            d.max_substep_displacement
+        },
+        history_length: d.history_length,
+        reset_threshold: d.reset_threshold,
+        time_factor: d.time_factor,
+        extra_velocity: Vec3::from_array(d.extra_velocity),
+        alpha: d.alpha,
+    }
+}
+
+fn rig_desc_from_c(d: &SecmoRigDesc) -> Result<RigDesc, FfiError> {
+    let n = d.bone_count as usize;
+    let parents = slice(d.parents, n, "desc.parents")?;
+    let reference = slice(d.reference_pose, n, "desc.reference_pose")?;
+    let inverse_binds = if d.inverse_bind_matrices.is_null() {
+        None
+    } else {
+        Some(slice(
+            d.inverse_bind_matrices,
+            n * 16,
+            "desc.inverse_bind_matrices",
+        )?)
+    };
+    let has_bind = if d.has_inverse_bind.is_null() {
+        None
+    } else {
+        Some(slice(d.has_inverse_bind, n, "desc.has_inverse_bind")?)
+    };
+    let names = if d.bone_names.is_null() {
+        None
+    } else {
+        Some(slice(d.bone_names, n, "desc.bone_names")?)
+    };
+    let mut bones = Vec::with_capacity(n);
+    for i in 0..n {
+        let name = match names {
+            Some(names) if !names[i].is_null() => {
+                // SAFETY: the caller promises NUL-terminated strings.
+                let c = unsafe { CStr::from_ptr(names[i]) };
+                c.to_str()
+                    .map_err(|_| {
+                        FfiError::new(
+                            SECMO_ERROR_INVALID_RIG,
+                            format!("bone {i}: name is not valid UTF-8"),
+                        )
+                    })?
+                    .to_owned()
+            }
+            _ => format!("bone{i}"),
+        };
+        let mut bone = BoneDesc::new(name, parents[i], reference[i]);
+        if let Some(m) = inverse_binds {
+            if has_bind.is_none_or(|f| f[i] != 0) {
+                let cols: &[f32; 16] = m[i * 16..i * 16 + 16].try_into().expect("16 floats");
+                bone.inverse_bind = Some(Mat4::from_cols_array(cols));
+            }
+        }
+        bones.push(bone);
+    }
+    let mut springs = Vec::with_capacity(d.spring_count as usize);
+    if d.spring_count > 0 {
+        let first = non_null(d.springs, "desc.springs")?;
+        let stride = first.struct_size as usize;
+        let defaults = spring_desc_from(&SpringParams::hip(0, d.units_per_meter.max(1e-6)));
+        for i in 0..d.spring_count as usize {
+            // SAFETY: elements are `stride` bytes apart (each begins with the same struct_size).
+            let ptr = unsafe { (d.springs as *const u8).add(i * stride) } as *const SecmoSpringDesc;
+            let s = read_versioned(ptr, defaults, &format!("desc.springs[{i}]"))?;
+            if s.struct_size as usize != stride {
+                return Err(FfiError::new(
+                    SECMO_ERROR_STRUCT_SIZE,
+                    format!("desc.springs[{i}].struct_size differs from springs[0]"),
+                ));
+            }
+            springs.push(spring_from_desc(&s));
+        }
+    }
+    let up_axis = match d.up_axis {
+        SECMO_UP_AXIS_Y => UpAxis::Y,
+        SECMO_UP_AXIS_Z => UpAxis::Z,
+        other => {
+            return Err(FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                format!("desc.up_axis is {other}; use SECMO_UP_AXIS_Y or SECMO_UP_AXIS_Z"),
+            ))
+        }
+    };
+    Ok(RigDesc {
+        bones,
+        units_per_meter: d.units_per_meter,
+        up_axis,
+        springs,
+    })
+}
+
+/// Validates `desc` and builds an immutable rig. On success `*out_rig` owns one
+/// reference; release it with `secmo_rig_destroy`. Allocates. The descriptor's
+/// arrays are only read during the call.
+/// Errors: NULL_POINTER, STRUCT_SIZE, INVALID_RIG (message names the bone and
+/// the reason: parent after child, cycle, out of range, NaN, zero scale),
+/// INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_create(
+    desc: *const SecmoRigDesc,
+    out_rig: *mut *mut SecmoRig,
+) -> SecmoResult {
+    guard("secmo_rig_create", || {
+        let out = non_null_mut(out_rig, "out_rig")?;
+        let defaults = SecmoRigDesc {
+            struct_size: 0,
+            bone_count: 0,
+            parents: std::ptr::null(),
+            reference_pose: std::ptr::null(),
+            inverse_bind_matrices: std::ptr::null(),
+            has_inverse_bind: std::ptr::null(),
+            bone_names: std::ptr::null(),
+            units_per_meter: 1.0,
+            up_axis: SECMO_UP_AXIS_Y,
+            springs: std::ptr::null(),
+            spring_count: 0,
+        };
+        let d = read_versioned(desc, defaults, "desc")?;
+        let rig = Rig::new(rig_desc_from_c(&d)?)?;
+        LIVE_OBJECTS.fetch_add(1, Ordering::SeqCst);
+        *out = Box::into_raw(Box::new(SecmoRig { rig: Arc::new(rig) }));
+        Ok(())
+    })
+}
+
+/// Releases the caller's reference. Characters created from the rig keep it
+/// alive. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_destroy(rig: *mut SecmoRig) {
+    guard_value((), || {
+        if !rig.is_null() {
+            drop(Box::from_raw(rig));
+            LIVE_OBJECTS.fetch_sub(1, Ordering::SeqCst);
+        }
+    })
+}
+
+/// Number of bones; 0 for NULL.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_bone_count(rig: *const SecmoRig) -> u32 {
+    guard_value(0, || rig.as_ref().map_or(0, |r| r.rig.bone_count() as u32))
+}
+
+/// Number of springs; 0 for NULL.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_spring_count(rig: *const SecmoRig) -> u32 {
+    guard_value(0, || {
+        rig.as_ref().map_or(0, |r| r.rig.springs().len() as u32)
+    })
+}
+
+/// Number of warnings raised while building the rig (e.g. sheared bind pose).
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_warning_count(rig: *const SecmoRig) -> u32 {
+    guard_value(0, || {
+        rig.as_ref().map_or(0, |r| r.rig.warnings().len() as u32)
+    })
+}
+
+/// Warning `index`: its kind (`SECMO_WARNING_*`) and the bone it concerns.
+/// Errors: NULL_POINTER, INVALID_ARGUMENT (index out of range).
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_warning(
+    rig: *const SecmoRig,
+    index: u32,
+    out_kind: *mut u32,
+    out_bone: *mut u32,
+) -> SecmoResult {
+    guard("secmo_rig_warning", || {
+        let rig = non_null(rig, "rig")?;
+        let kind = non_null_mut(out_kind, "out_kind")?;
+        let bone = non_null_mut(out_bone, "out_bone")?;
+        let w = rig.rig.warnings().get(index as usize).ok_or_else(|| {
+            FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                format!("warning index {index} is out of range"),
+            )
+        })?;
+        match w {
+            RigWarning::Shear { bone: b } => {
+                *kind = SECMO_WARNING_SHEAR;
+                *bone = *b as u32;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Copies the rig's neutral local pose (recovered from inverse binds where
+/// given) into `out_pose`, which must hold exactly the bone count.
+/// Errors: NULL_POINTER, BUFFER_LENGTH.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_reference_pose(
+    rig: *const SecmoRig,
+    out_pose: *mut SecmoTransform,
+    out_pose_len: usize,
+) -> SecmoResult {
+    guard("secmo_rig_reference_pose", || {
+        let rig = non_null(rig, "rig")?;
+        let pose = rig.rig.reference_pose();
+        if out_pose_len != pose.len() {
+            return Err(Error::BufferLength {
+                what: "out_pose",
+                expected: pose.len(),
+                got: out_pose_len,
+            }
+            .into());
+        }
+        slice_mut(out_pose, out_pose_len, "out_pose")?.copy_from_slice(pose);
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Character.
+
+fn substep_target(value: u32) -> Result<SubstepTarget, FfiError> {
+    match value {
+        SECMO_SUBSTEP_TARGET_HOLD => Ok(SubstepTarget::Hold),
+        SECMO_SUBSTEP_TARGET_INTERPOLATE => Ok(SubstepTarget::Interpolate),
+        other => Err(FfiError::new(
+            SECMO_ERROR_INVALID_ARGUMENT,
+            format!("substep_target is {other}; use SECMO_SUBSTEP_TARGET_HOLD or _INTERPOLATE"),
+        )),
+    }
+}
+
+/// Creates a character of `rig` (which it keeps alive). `desc` may be NULL for
+/// defaults. All memory the character uses is allocated here; updates never
+/// allocate. Release with `secmo_character_destroy`.
+/// Errors: NULL_POINTER, STRUCT_SIZE, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_create(
+    rig: *const SecmoRig,
+    desc: *const SecmoCharacterDesc,
+    out_character: *mut *mut SecmoCharacter,
+) -> SecmoResult {
+    guard("secmo_character_create", || {
+        let rig = non_null(rig, "rig")?;
+        let out = non_null_mut(out_character, "out_character")?;
+        let mut options = CharacterOptions::default();
+        if !desc.is_null() {
+            let d = read_versioned(
+                desc,
+                SecmoCharacterDesc {
+                    struct_size: 0,
+                    substep_target: SECMO_SUBSTEP_TARGET_HOLD,
+                },
+                "desc",
+            )?;
+            options.substep_target = substep_target(d.substep_target)?;
+        }
+        let character = Character::new(Arc::clone(&rig.rig), options);
+        LIVE_OBJECTS.fetch_add(1, Ordering::SeqCst);
+        *out = Box::into_raw(Box::new(SecmoCharacter { character }));
+        Ok(())
+    })
+}
+
+/// Destroys a character. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_destroy(character: *mut SecmoCharacter) {
+    guard_value((), || {
+        if !character.is_null() {
+            drop(Box::from_raw(character));
+            LIVE_OBJECTS.fetch_sub(1, Ordering::SeqCst);
+        }
+    })
+}
+
+/// Runs one update. `out_pose` receives `out_pose_len` (= bone count) final
+/// local transforms; it may be the same buffer as `input->pose` (in place) but
+/// must not partly overlap it. `out_info` may be NULL. Does not allocate.
+/// On any error nothing is written and the character's state is unchanged.
+/// Errors: NULL_POINTER, STRUCT_SIZE, BUFFER_LENGTH, INVALID_DT,
+/// NON_FINITE_POSE, DEGENERATE_POSE, NON_FINITE_RESULT, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_update(
+    character: *mut SecmoCharacter,
+    input: *const SecmoFrameInput,
+    out_pose: *mut SecmoTransform,
+    out_pose_len: usize,
+    out_info: *mut SecmoUpdateInfo,
+) -> SecmoResult {
+    guard("secmo_character_update", || {
+        let character = &mut non_null_mut(character, "character")?.character;
+        let frame = read_versioned(
+            input,
+            SecmoFrameInput {
+                struct_size: 0,
+                flags: 0,
+                dt: 0.0,
+                pose: std::ptr::null(),
+                pose_len: 0,
+            },
+            "input",
+        )?;
+        if !out_info.is_null() {
+            let size = (*out_info).struct_size as usize;
+            if size < 8 || size > core::mem::size_of::<SecmoUpdateInfo>() {
+                return Err(FfiError::new(
+                    SECMO_ERROR_STRUCT_SIZE,
+                    format!("out_info.struct_size is {size}"),
+                ));
+            }
+        }
+        let teleport = frame.flags & SECMO_FRAME_TELEPORT != 0;
+        let in_start = frame.pose as usize;
+        let in_end = in_start + frame.pose_len * core::mem::size_of::<SecmoTransform>();
+        let out_start = out_pose as usize;
+        let out_end = out_start + out_pose_len * core::mem::size_of::<SecmoTransform>();
+        let info = if in_start == out_start && frame.pose_len == out_pose_len && !out_pose.is_null()
+        {
+            let pose = slice_mut(out_pose, out_pose_len, "out_pose")?;
+            character.update_in_place(frame.dt, teleport, pose)?
+        } else {
+            if in_start < out_end && out_start < in_end {
+                return Err(FfiError::new(
+                    SECMO_ERROR_INVALID_ARGUMENT,
+                    "input->pose and out_pose partly overlap",
+                ));
+            }
+            let pose = slice(frame.pose, frame.pose_len, "input->pose")?;
+            let output = slice_mut(out_pose, out_pose_len, "out_pose")?;
+            character.update(
+                &FrameInput {
+                    dt: frame.dt,
+                    pose,
+                    teleport,
+                },
+                output,
+            )?
+        };
+        if !out_info.is_null() {
+            let size = (*out_info).struct_size as usize;
+            let full = SecmoUpdateInfo {
+                struct_size: size as u32,
+                max_substeps: info.max_substeps,
+                snapped_springs: info.snapped_springs,
+            };
+            std::ptr::copy_nonoverlapping(
+                &full as *const SecmoUpdateInfo as *const u8,
+                out_info as *mut u8,
+                size,
+            );
+        }
+        Ok(())
+    })
+}
+
+/// Teleport: the next update seeds all solver state at its targets, with dt
+/// treated as 0. Errors: NULL_POINTER.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_reset(character: *mut SecmoCharacter) -> SecmoResult {
+    guard("secmo_character_reset", || {
+        non_null_mut(character, "character")?.character.reset();
+        Ok(())
+    })
+}
+
+/// Switches how substep targets are chosen, keeping all state (SPEC §2).
+/// Errors: NULL_POINTER, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_set_substep_target(
+    character: *mut SecmoCharacter,
+    substep_target_value: u32,
+) -> SecmoResult {
+    guard("secmo_character_set_substep_target", || {
+        let c = &mut non_null_mut(character, "character")?.character;
+        let mut o = c.options();
+        o.substep_target = substep_target(substep_target_value)?;
+        c.set_options(o);
+        Ok(())
+    })
+}
+
+/// Copies the last update's per-spring records (substeps, dt, h, remaining
+/// before/after, x, p, v, output) into `out_records`, which must hold at least
+/// the rig's spring count; `*out_count` receives that count.
+/// Errors: NULL_POINTER, BUFFER_LENGTH.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_spring_records(
+    character: *const SecmoCharacter,
+    out_records: *mut SecmoSpringRecord,
+    out_records_len: usize,
+    out_count: *mut usize,
+) -> SecmoResult {
+    guard("secmo_character_spring_records", || {
+        let c = &non_null(character, "character")?.character;
+        let count = non_null_mut(out_count, "out_count")?;
+        let records = c.spring_records();
+        if out_records_len < records.len() {
+            return Err(Error::BufferLength {
+                what: "out_records",
+                expected: records.len(),
+                got: out_records_len,
+            }
+            .into());
+        }
+        slice_mut(out_records, records.len(), "out_records")?.copy_from_slice(records);
+        *count = records.len();
+        Ok(())
+    })
+}
+
+/// Bytes needed by `secmo_character_snapshot`. Errors: NULL_POINTER.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_snapshot_size(
+    character: *const SecmoCharacter,
+    out_size: *mut usize,
+) -> SecmoResult {
+    guard("secmo_character_snapshot_size", || {
+        let c = &non_null(character, "character")?.character;
+        *non_null_mut(out_size, "out_size")? = c.snapshot_size();
+        Ok(())
+    })
+}
+
+/// Writes the complete solver state (versioned, tied to the rig) into
+/// `buffer`; `*out_written` receives the byte count. Does not allocate.
+/// Errors: NULL_POINTER, BUFFER_LENGTH.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_snapshot(
+    character: *const SecmoCharacter,
+    buffer: *mut u8,
+    buffer_len: usize,
+    out_written: *mut usize,
+) -> SecmoResult {
+    guard("secmo_character_snapshot", || {
+        let c = &non_null(character, "character")?.character;
+        let written = non_null_mut(out_written, "out_written")?;
+        let buf = slice_mut(buffer, buffer_len, "buffer")?;
+        *written = c.snapshot(buf)?;
+        Ok(())
+    })
+}
+
+/// Restores state written by `secmo_character_snapshot` for a character of
+/// the same rig. Continuing from it gives bit-identical results. The buffer is
+/// checked completely first; on error the state is unchanged. Does not allocate.
+/// Errors: NULL_POINTER, SNAPSHOT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_restore(
+    character: *mut SecmoCharacter,
+    buffer: *const u8,
+    buffer_len: usize,
+) -> SecmoResult {
+    guard("secmo_character_restore", || {
+        let c = &mut non_null_mut(character, "character")?.character;
+        let buf = slice(buffer, buffer_len, "buffer")?;
+        c.restore(buf)?;
+        Ok(())
+    })
+}

@@ -1,0 +1,48 @@
+//! secmo — a secondary-motion runtime for game engines.
+//!
+//! A [`Rig`] is built once per model from a [`RigDesc`] and shared; a
+//! [`Character`] holds one on-screen instance's solver state. Each animation
+//! update hands the character the sampled local pose and the elapsed time and
+//! receives the final local pose:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use secmo::{BoneDesc, Character, CharacterOptions, FrameInput, Rig, RigDesc, SpringParams, Transform};
+//! use glam::Vec3;
+//!
+//! let rig = Rig::new(RigDesc {
+//!     bones: vec![
+//!         BoneDesc::new("pelvis", -1, Transform::from_translation(Vec3::new(0.0, 100.0, 0.0))),
+//!         BoneDesc::new("hip_helper_l", 0, Transform::from_translation(Vec3::new(10.0, 0.0, 0.0))),
+//!     ],
+//!     units_per_meter: 100.0,
+//!     springs: vec![SpringParams::hip(1, 100.0)],
+//!     ..Default::default()
+//! })
+//! .unwrap();
+//! let mut character = Character::new(Arc::new(rig), CharacterOptions::default());
+//! let pose = character.rig().reference_pose().to_vec();
+//! let mut out = pose.clone();
+//! character.update(&FrameInput { dt: 1.0 / 60.0, pose: &pose, teleport: false }, &mut out).unwrap();
+//! ```
+//!
+//! The C ABI in [`ffi`] wraps exactly this API; `include/secmo.h` is generated from it.
+
+pub mod character;
+pub mod clock;
+pub mod error;
+pub mod ffi;
+pub mod math;
+pub mod rig;
+pub mod solvers;
+
+pub use character::{
+    Character, CharacterOptions, FrameInput, SpringRecord, SubstepTarget, UpdateInfo,
+};
+pub use error::Error;
+pub use math::Transform;
+pub use rig::{BoneDesc, Rig, RigDesc, RigError, RigWarning, UpAxis};
+pub use solvers::spring::{SpringParams, SpringState};
+
+/// The crate version, as in Cargo.toml.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

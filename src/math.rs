@@ -1,0 +1,374 @@
+//! Transforms, decomposition and the two writeback paths (SPEC §1).
+//!
+//! Conventions: column vectors, `C_i = C_parent(i) · L_i`. Component (model)
+//! space matrices are `glam::Affine3A`: a general 3×3 linear block (rotation ×
+//! possibly non-uniform, possibly negative scale) plus a translation.
+
+use bytemuck::{Pod, Zeroable};
+use glam::{Affine3A, Mat3, Mat3A, Quat, Vec3, Vec3A};
+
+/// A local bone transform as engines store it: translation, unit quaternion
+/// `(x, y, z, w)`, per-axis scale. 40 bytes, `repr(C)`, castable from a flat
+/// `f32` array of 10 floats per bone.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct Transform {
+    pub translation: [f32; 3],
+    pub rotation: [f32; 4],
+    pub scale: [f32; 3],
+}
+
+const _: () = assert!(core::mem::size_of::<Transform>() == 40);
+const _: () = assert!(core::mem::align_of::<Transform>() == 4);
+
+impl Default for Transform {
+    fn default() -> Self {
+        Self::IDENTITY
+    }
+}
+
+impl Transform {
+    pub const IDENTITY: Transform = Transform {
+        translation: [0.0; 3],
+        rotation: [0.0, 0.0, 0.0, 1.0],
+        scale: [1.0; 3],
+    };
+
+    #[inline]
+    #[must_use]
+    pub fn new(translation: Vec3, rotation: Quat, scale: Vec3) -> Self {
+        Self {
+            translation: translation.to_array(),
+            rotation: rotation.to_array(),
+            scale: scale.to_array(),
+        }
+    }
+
+    #[inline]
+    #[must_use]
+    pub fn from_translation(translation: Vec3) -> Self {
+        Self {
+            translation: translation.to_array(),
+            ..Self::IDENTITY
+        }
+    }
+
+    #[inline]
+    #[must_use]
+    pub fn translation(&self) -> Vec3 {
+        Vec3::from_array(self.translation)
+    }
+
+    #[inline]
+    #[must_use]
+    pub fn rotation(&self) -> Quat {
+        Quat::from_array(self.rotation)
+    }
+
+    #[inline]
+    #[must_use]
+    pub fn scale(&self) -> Vec3 {
+        Vec3::from_array(self.scale)
+    }
+
+    /// TRS → matrix: `M = T · R · S` (SPEC §1, column vectors). The rotation is
+    /// normalised here so that callers may pass slightly denormalised quaternions.
+    #[inline]
+    #[must_use]
+    pub fn to_affine(&self) -> Affine3A {
+        Affine3A::from_scale_rotation_translation(
+            self.scale(),
+            self.rotation().normalize(),
+            self.translation(),
+        )
+    }
+
+    /// Every component is finite.
+    #[must_use]
+    pub fn is_finite(&self) -> bool {
+        self.translation
+            .iter()
+            .chain(self.rotation.iter())
+            .chain(self.scale.iter())
+            .all(|c| c.is_finite())
+    }
+}
+
+/// Smallest |scale| component accepted anywhere; below it a matrix cannot be
+/// inverted reliably for writeback (SPEC §1: writeback needs `inverse(C_parent)`).
+pub const MIN_SCALE: f32 = 1e-6;
+
+/// Relative tolerance on the cosine between two scaled basis vectors above
+/// which a matrix is called sheared (SPEC §1 DECISION: detect and warn).
+pub const SHEAR_TOLERANCE: f32 = 1e-3;
+
+/// Result of decomposing a general affine matrix into TRS.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Decomposed {
+    pub transform: Transform,
+    /// The 3×3 block had non-orthogonal axes; TRS cannot represent it and the
+    /// shear was dropped (SPEC §1 DECISION).
+    pub sheared: bool,
+}
+
+/// Matrix → TRS, preserving the sign of scale given by `sign_hint` (normally
+/// the source local scale) instead of inventing one (SPEC §1: "preserve the
+/// sign of source local scale through decompose/recompose").
+///
+/// The magnitudes are the column lengths. If the signs of `sign_hint` do not
+/// give the matrix's handedness (an odd count of negative hint components must
+/// match a negative determinant), the X sign is flipped, as the common
+/// convention does.
+#[must_use]
+pub fn decompose(m: &Affine3A, sign_hint: Vec3) -> Decomposed {
+    let cols = [m.matrix3.x_axis, m.matrix3.y_axis, m.matrix3.z_axis];
+    let mut scale = Vec3::new(cols[0].length(), cols[1].length(), cols[2].length());
+    let mut signs = Vec3::new(
+        if sign_hint.x < 0.0 { -1.0 } else { 1.0 },
+        if sign_hint.y < 0.0 { -1.0 } else { 1.0 },
+        if sign_hint.z < 0.0 { -1.0 } else { 1.0 },
+    );
+    let det = m.matrix3.determinant();
+    let hint_negative = signs.x * signs.y * signs.z < 0.0;
+    if (det < 0.0) != hint_negative {
+        signs.x = -signs.x;
+    }
+    scale *= signs;
+
+    let safe = |c: Vec3A, s: f32| {
+        if s.abs() > f32::MIN_POSITIVE {
+            c / s
+        } else {
+            Vec3A::ZERO
+        }
+    };
+    let x = safe(cols[0], scale.x);
+    let y = safe(cols[1], scale.y);
+    let z = safe(cols[2], scale.z);
+    let sheared = x.dot(y).abs() > SHEAR_TOLERANCE
+        || x.dot(z).abs() > SHEAR_TOLERANCE
+        || y.dot(z).abs() > SHEAR_TOLERANCE;
+    let rotation = rotation_from_axes(x.into(), y.into(), z.into());
+    Decomposed {
+        transform: Transform::new(m.translation.into(), rotation, scale),
+        sheared,
+    }
+}
+
+/// Closest rotation to three (nearly) orthonormal axes. Degenerate axes fall
+/// back to identity rather than producing NaN.
+fn rotation_from_axes(x: Vec3, y: Vec3, z: Vec3) -> Quat {
+    // Gram–Schmidt so that a slightly sheared or rounded basis still gives a
+    // proper rotation; the shear itself is reported by the caller.
+    let x = x.normalize_or_zero();
+    if x == Vec3::ZERO {
+        return Quat::IDENTITY;
+    }
+    let y = (y - x * x.dot(y)).normalize_or_zero();
+    if y == Vec3::ZERO {
+        return Quat::from_rotation_arc(Vec3::X, x);
+    }
+    let z_ortho = x.cross(y);
+    let _ = z; // the third axis is implied by handedness after sign correction
+    Quat::from_mat3(&Mat3::from_cols(x, y, z_ortho)).normalize()
+}
+
+/// Forward kinematics over a parents-first ordered skeleton (SPEC §1):
+/// `C_root = L_root`, `C_i = C_parent(i) · L_i`.
+pub fn forward_kinematics(parents: &[i32], local: &[Transform], component: &mut [Affine3A]) {
+    debug_assert_eq!(parents.len(), local.len());
+    debug_assert_eq!(parents.len(), component.len());
+    for i in 0..parents.len() {
+        let l = local[i].to_affine();
+        component[i] = match parents[i] {
+            p if p >= 0 => component[p as usize] * l,
+            _ => l,
+        };
+    }
+}
+
+/// Component matrix of `parent` or identity for a root.
+#[inline]
+#[must_use]
+pub fn parent_matrix(component: &[Affine3A], parent: i32) -> Affine3A {
+    if parent >= 0 {
+        component[parent as usize]
+    } else {
+        Affine3A::IDENTITY
+    }
+}
+
+/// Writeback path A (SPEC §1): a component-space displacement becomes a
+/// parent-local displacement through the linear part of the **current**
+/// parent's inverse. The parent translation never enters.
+/// `Δ_L = linear(inverse(C_parent)) · Δ_C`.
+#[inline]
+#[must_use]
+pub fn component_delta_to_local(parent: &Affine3A, delta_component: Vec3) -> Vec3 {
+    // A general inverse, never a transpose: the block may carry non-uniform scale.
+    parent.matrix3.inverse().mul_vec3(delta_component)
+}
+
+/// Writeback path B (SPEC §1): a full corrected component matrix becomes a
+/// local transform through the current parent: `L'_i = inverse(C_parent) · C'_i`.
+#[must_use]
+pub fn component_to_local(parent: &Affine3A, corrected: &Affine3A, sign_hint: Vec3) -> Decomposed {
+    decompose(&(parent.inverse() * *corrected), sign_hint)
+}
+
+/// Linear 3×3 block as a `Mat3` (for callers that want to inspect it).
+#[inline]
+#[must_use]
+pub fn linear(m: &Affine3A) -> Mat3 {
+    Mat3::from(Mat3A::from(m.matrix3))
+}
+
+/// Clamp the **length** of `v` to `max_length` keeping its direction (SPEC §3:
+/// a vector length clamp, never per axis).
+#[inline]
+#[must_use]
+pub fn limit_length(v: Vec3, max_length: f32) -> Vec3 {
+    let len_sq = v.length_squared();
+    if len_sq > max_length * max_length && len_sq > 0.0 {
+        v * (max_length / len_sq.sqrt())
+    } else {
+        v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use core::f32::consts::FRAC_PI_2;
+
+    #[test]
+    fn writeback_through_parent_rotated_90_about_z() {
+        // SPEC §1 worked check: component (+1,0,0) becomes local (0,−1,0).
+        let parent = Transform::new(
+            Vec3::new(5.0, -3.0, 7.0), // parent translation must not enter
+            Quat::from_rotation_z(FRAC_PI_2),
+            Vec3::ONE,
+        )
+        .to_affine();
+        let local = component_delta_to_local(&parent, Vec3::X);
+        assert!(
+            (local - Vec3::new(0.0, -1.0, 0.0)).length() < 1e-6,
+            "{local}"
+        );
+    }
+
+    #[test]
+    fn writeback_through_parent_scaled_by_two() {
+        // SPEC §1 worked check: along an axis scaled by 2, 1 component unit is 0.5 local.
+        let parent = Transform::new(
+            Vec3::new(1.0, 2.0, 3.0),
+            Quat::IDENTITY,
+            Vec3::new(2.0, 1.0, 1.0),
+        )
+        .to_affine();
+        let local = component_delta_to_local(&parent, Vec3::X);
+        assert!(
+            (local - Vec3::new(0.5, 0.0, 0.0)).length() < 1e-7,
+            "{local}"
+        );
+        // and an unscaled axis is untouched
+        let local_y = component_delta_to_local(&parent, Vec3::Y);
+        assert!((local_y - Vec3::Y).length() < 1e-7);
+    }
+
+    #[test]
+    fn writeback_with_non_uniform_rotated_parent_is_not_a_transpose() {
+        // A transpose would be wrong here: check the round trip instead.
+        let parent = Transform::new(
+            Vec3::ZERO,
+            Quat::from_rotation_y(0.7) * Quat::from_rotation_x(0.3),
+            Vec3::new(2.0, 0.5, 3.0),
+        )
+        .to_affine();
+        let delta_c = Vec3::new(0.3, -0.2, 0.9);
+        let delta_l = component_delta_to_local(&parent, delta_c);
+        let back = parent.transform_vector3(delta_l);
+        assert!((back - delta_c).length() < 1e-6);
+        let transposed = Mat3::from(Mat3A::from(parent.matrix3)).transpose() * delta_c;
+        assert!((transposed - delta_l).length() > 0.1);
+    }
+
+    #[test]
+    fn path_b_recovers_local_and_keeps_negative_scale_sign() {
+        let parent = Transform::new(
+            Vec3::new(1.0, 2.0, 3.0),
+            Quat::from_rotation_z(0.4),
+            Vec3::new(1.5, 1.5, 1.5),
+        )
+        .to_affine();
+        let local = Transform::new(
+            Vec3::new(0.2, -0.1, 0.4),
+            Quat::from_rotation_x(0.9),
+            Vec3::new(-1.0, 2.0, 0.5),
+        );
+        let component = parent * local.to_affine();
+        let d = component_to_local(&parent, &component, local.scale());
+        assert!(!d.sheared);
+        let t = d.transform;
+        for i in 0..3 {
+            assert!((t.translation[i] - local.translation[i]).abs() < 1e-5);
+            assert!((t.scale[i] - local.scale[i]).abs() < 1e-5, "{:?}", t.scale);
+        }
+        assert!(t.rotation().dot(local.rotation()).abs() > 1.0 - 1e-6);
+    }
+
+    #[test]
+    fn trs_round_trip_through_matrix() {
+        let t = Transform::new(
+            Vec3::new(1.0, -2.0, 0.5),
+            Quat::from_euler(glam::EulerRot::XYZ, 0.3, -1.2, 2.0),
+            Vec3::new(1.0, 3.0, 0.25),
+        );
+        let d = decompose(&t.to_affine(), t.scale());
+        assert!(!d.sheared);
+        assert!(d.transform.rotation().dot(t.rotation()).abs() > 1.0 - 1e-6);
+        for i in 0..3 {
+            assert!((d.transform.scale[i] - t.scale[i]).abs() < 1e-5);
+        }
+    }
+
+    #[test]
+    fn shear_is_detected() {
+        // Non-uniform parent scale with a rotated child gives a sheared product.
+        let parent = Transform::new(Vec3::ZERO, Quat::IDENTITY, Vec3::new(3.0, 1.0, 1.0));
+        let child = Transform::new(Vec3::ZERO, Quat::from_rotation_z(0.6), Vec3::ONE);
+        let product = parent.to_affine() * child.to_affine();
+        assert!(decompose(&product, Vec3::ONE).sheared);
+        assert!(!decompose(&child.to_affine(), Vec3::ONE).sheared);
+    }
+
+    #[test]
+    fn length_clamp_keeps_direction() {
+        // SPEC §3: (3,4,0) limited to 2 → (1.2,1.6,0), not per-axis (2,2,0).
+        let v = limit_length(Vec3::new(3.0, 4.0, 0.0), 2.0);
+        assert!((v - Vec3::new(1.2, 1.6, 0.0)).length() < 1e-6, "{v}");
+        assert!((v.length() - 2.0).abs() < 1e-6);
+        assert_eq!(
+            limit_length(Vec3::new(0.3, 0.4, 0.0), 2.0),
+            Vec3::new(0.3, 0.4, 0.0)
+        );
+    }
+
+    #[test]
+    fn forward_kinematics_composes_parent_first() {
+        let parents = [-1, 0, 1];
+        let local = [
+            Transform::new(
+                Vec3::new(0.0, 1.0, 0.0),
+                Quat::from_rotation_z(FRAC_PI_2),
+                Vec3::ONE,
+            ),
+            Transform::from_translation(Vec3::new(1.0, 0.0, 0.0)),
+            Transform::from_translation(Vec3::new(1.0, 0.0, 0.0)),
+        ];
+        let mut c = [Affine3A::IDENTITY; 3];
+        forward_kinematics(&parents, &local, &mut c);
+        let tip: Vec3 = c[2].translation.into();
+        assert!((tip - Vec3::new(0.0, 3.0, 0.0)).length() < 1e-6, "{tip}");
+    }
+}

@@ -1,0 +1,566 @@
+//! The Rig: an immutable, validated skeleton plus every solver's setup
+//! (DESIGN.md "Two objects"). Built once, shared by characters through `Arc`.
+
+use std::fmt;
+
+use glam::{Affine3A, Mat4, Vec3};
+
+use crate::math::{self, Transform, MIN_SCALE};
+use crate::solvers::spring::SpringParams;
+
+/// Which world axis points up. The caller states it; secmo never guesses
+/// (Unreal: Z-up, centimetres; Unity: Y-up, metres).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u32)]
+pub enum UpAxis {
+    #[default]
+    Y = 1,
+    Z = 2,
+}
+
+/// One bone of a [`RigDesc`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct BoneDesc {
+    pub name: String,
+    /// Index of the parent bone, `-1` for a root. Parents must precede children.
+    pub parent: i32,
+    /// Reference (rest) local transform.
+    pub reference: Transform,
+    /// Inverse bind matrix, when the bone is a skin joint (SPEC §1 bind-pose recovery).
+    pub inverse_bind: Option<Mat4>,
+}
+
+impl BoneDesc {
+    #[must_use]
+    pub fn new(name: impl Into<String>, parent: i32, reference: Transform) -> Self {
+        Self {
+            name: name.into(),
+            parent,
+            reference,
+            inverse_bind: None,
+        }
+    }
+}
+
+/// Everything needed to build a [`Rig`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct RigDesc {
+    pub bones: Vec<BoneDesc>,
+    /// Position units per metre: Unity 1, Unreal 100 (SPEC preamble).
+    pub units_per_meter: f32,
+    pub up_axis: UpAxis,
+    pub springs: Vec<SpringParams>,
+}
+
+impl Default for RigDesc {
+    fn default() -> Self {
+        Self {
+            bones: Vec::new(),
+            units_per_meter: 1.0,
+            up_axis: UpAxis::Y,
+            springs: Vec::new(),
+        }
+    }
+}
+
+/// Why a rig was rejected. Every variant names the offending bone or solver entry.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RigError {
+    Empty,
+    TooManyBones { count: usize },
+    ParentOutOfRange { bone: usize, parent: i32 },
+    ParentAfterChild { bone: usize, parent: i32 },
+    Cycle { bone: usize },
+    NonFinite { bone: usize, field: &'static str },
+    ZeroScale { bone: usize },
+    ZeroRotation { bone: usize },
+    SingularInverseBind { bone: usize },
+    InvalidUnits,
+    SpringBoneOutOfRange { spring: usize, bone: u32 },
+    DuplicateSpring { spring: usize, bone: u32 },
+    InvalidSpring { spring: usize, reason: &'static str },
+}
+
+impl fmt::Display for RigError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RigError::Empty => write!(f, "rig has no bones"),
+            RigError::TooManyBones { count } => {
+                write!(
+                    f,
+                    "rig has {count} bones; at most {MAX_BONES} are supported"
+                )
+            }
+            RigError::ParentOutOfRange { bone, parent } => {
+                write!(f, "bone {bone}: parent index {parent} is out of range")
+            }
+            RigError::ParentAfterChild { bone, parent } => write!(
+                f,
+                "bone {bone}: parent {parent} comes after its child; order bones parents-first"
+            ),
+            RigError::Cycle { bone } => write!(f, "bone {bone}: parent chain forms a cycle"),
+            RigError::NonFinite { bone, field } => {
+                write!(f, "bone {bone}: {field} contains NaN or infinity")
+            }
+            RigError::ZeroScale { bone } => {
+                write!(f, "bone {bone}: reference scale has a zero component")
+            }
+            RigError::ZeroRotation { bone } => {
+                write!(
+                    f,
+                    "bone {bone}: reference rotation quaternion has zero length"
+                )
+            }
+            RigError::SingularInverseBind { bone } => {
+                write!(f, "bone {bone}: inverse bind matrix is singular")
+            }
+            RigError::InvalidUnits => write!(f, "units_per_meter must be finite and > 0"),
+            RigError::SpringBoneOutOfRange { spring, bone } => {
+                write!(f, "spring {spring}: bone index {bone} is out of range")
+            }
+            RigError::DuplicateSpring { spring, bone } => {
+                write!(f, "spring {spring}: bone {bone} already has a spring")
+            }
+            RigError::InvalidSpring { spring, reason } => write!(f, "spring {spring}: {reason}"),
+        }
+    }
+}
+
+impl std::error::Error for RigError {}
+
+/// A condition the rig accepted but the caller should know about.
+#[derive(Clone, Debug, PartialEq)]
+pub enum RigWarning {
+    /// The recovered neutral local matrix of this bone is sheared; TRS drops the
+    /// shear (SPEC §1 DECISION: detect and report, never silently).
+    Shear { bone: usize },
+}
+
+impl fmt::Display for RigWarning {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            RigWarning::Shear { bone } => write!(
+                f,
+                "bone {bone}: bind pose is sheared (non-uniform parent scale with a rotated child); the shear is dropped"
+            ),
+        }
+    }
+}
+
+/// Upper bound on bones per rig; keeps indices in `i32`/`u32` and scratch bounded.
+pub const MAX_BONES: usize = 1 << 16;
+
+/// Immutable skeleton and solver setup.
+#[derive(Debug)]
+pub struct Rig {
+    pub(crate) names: Vec<String>,
+    pub(crate) parents: Vec<i32>,
+    /// Neutral local pose: recovered from inverse binds when given (SPEC §1).
+    pub(crate) reference: Vec<Transform>,
+    pub(crate) reference_component: Vec<Affine3A>,
+    pub(crate) units_per_meter: f32,
+    pub(crate) up_axis: UpAxis,
+    /// Sorted by bone index, so a single parents-first pass visits them in order.
+    pub(crate) springs: Vec<SpringParams>,
+    /// For each bone, the index into `springs` or `u32::MAX`.
+    pub(crate) spring_of_bone: Vec<u32>,
+    pub(crate) warnings: Vec<RigWarning>,
+    pub(crate) fingerprint: u64,
+}
+
+impl Rig {
+    /// Validates `desc` and builds the rig. Errors name the bone and the reason.
+    pub fn new(desc: RigDesc) -> Result<Rig, RigError> {
+        let n = desc.bones.len();
+        if n == 0 {
+            return Err(RigError::Empty);
+        }
+        if n > MAX_BONES {
+            return Err(RigError::TooManyBones { count: n });
+        }
+        if !(desc.units_per_meter.is_finite() && desc.units_per_meter > 0.0) {
+            return Err(RigError::InvalidUnits);
+        }
+        let parents: Vec<i32> = desc.bones.iter().map(|b| b.parent).collect();
+        validate_parents(&parents)?;
+        for (i, b) in desc.bones.iter().enumerate() {
+            validate_transform(i, &b.reference)?;
+            if let Some(m) = &b.inverse_bind {
+                if !m.is_finite() {
+                    return Err(RigError::NonFinite {
+                        bone: i,
+                        field: "inverse bind matrix",
+                    });
+                }
+                if m.determinant().abs() < 1e-12 {
+                    return Err(RigError::SingularInverseBind { bone: i });
+                }
+            }
+        }
+
+        let (reference, warnings) = recover_neutral_pose(&desc.bones);
+        let mut reference_component = vec![Affine3A::IDENTITY; n];
+        math::forward_kinematics(&parents, &reference, &mut reference_component);
+
+        let mut springs = desc.springs.clone();
+        let mut spring_of_bone = vec![u32::MAX; n];
+        for (i, s) in desc.springs.iter().enumerate() {
+            if s.bone as usize >= n {
+                return Err(RigError::SpringBoneOutOfRange {
+                    spring: i,
+                    bone: s.bone,
+                });
+            }
+            if spring_of_bone[s.bone as usize] != u32::MAX {
+                return Err(RigError::DuplicateSpring {
+                    spring: i,
+                    bone: s.bone,
+                });
+            }
+            spring_of_bone[s.bone as usize] = i as u32;
+            s.validate()
+                .map_err(|reason| RigError::InvalidSpring { spring: i, reason })?;
+        }
+        springs.sort_by_key(|s| s.bone);
+        spring_of_bone.fill(u32::MAX);
+        for (i, s) in springs.iter().enumerate() {
+            spring_of_bone[s.bone as usize] = i as u32;
+        }
+
+        let fingerprint = fingerprint(&parents, &springs);
+        Ok(Rig {
+            names: desc.bones.iter().map(|b| b.name.clone()).collect(),
+            parents,
+            reference,
+            reference_component,
+            units_per_meter: desc.units_per_meter,
+            up_axis: desc.up_axis,
+            springs,
+            spring_of_bone,
+            warnings,
+            fingerprint,
+        })
+    }
+
+    #[must_use]
+    pub fn bone_count(&self) -> usize {
+        self.parents.len()
+    }
+
+    #[must_use]
+    pub fn parents(&self) -> &[i32] {
+        &self.parents
+    }
+
+    #[must_use]
+    pub fn bone_name(&self, bone: usize) -> Option<&str> {
+        self.names.get(bone).map(String::as_str)
+    }
+
+    /// Index of the first bone called `name`.
+    #[must_use]
+    pub fn find_bone(&self, name: &str) -> Option<usize> {
+        self.names.iter().position(|n| n == name)
+    }
+
+    /// Neutral local pose (recovered from inverse binds where given, SPEC §1).
+    #[must_use]
+    pub fn reference_pose(&self) -> &[Transform] {
+        &self.reference
+    }
+
+    #[must_use]
+    pub fn units_per_meter(&self) -> f32 {
+        self.units_per_meter
+    }
+
+    #[must_use]
+    pub fn up_axis(&self) -> UpAxis {
+        self.up_axis
+    }
+
+    /// Springs in the order the character stores their state (by bone index).
+    #[must_use]
+    pub fn springs(&self) -> &[SpringParams] {
+        &self.springs
+    }
+
+    #[must_use]
+    pub fn warnings(&self) -> &[RigWarning] {
+        &self.warnings
+    }
+
+    /// A hash of the structure (parents, solver bones and ring lengths); a
+    /// snapshot only restores into a character of a rig with the same one.
+    #[must_use]
+    pub fn fingerprint(&self) -> u64 {
+        self.fingerprint
+    }
+}
+
+fn validate_parents(parents: &[i32]) -> Result<(), RigError> {
+    let n = parents.len();
+    for (i, &p) in parents.iter().enumerate() {
+        if p < -1 || p >= n as i32 {
+            return Err(RigError::ParentOutOfRange { bone: i, parent: p });
+        }
+    }
+    for (i, &p) in parents.iter().enumerate() {
+        if p == i as i32 {
+            return Err(RigError::Cycle { bone: i });
+        }
+        if p > i as i32 {
+            // Tell a real cycle from a mere ordering problem: walk up at most n links.
+            let mut cur = i as i32;
+            for _ in 0..=n {
+                cur = parents[cur as usize];
+                if cur < 0 {
+                    return Err(RigError::ParentAfterChild { bone: i, parent: p });
+                }
+                if cur == i as i32 {
+                    return Err(RigError::Cycle { bone: i });
+                }
+            }
+            return Err(RigError::Cycle { bone: i });
+        }
+    }
+    Ok(())
+}
+
+fn validate_transform(bone: usize, t: &Transform) -> Result<(), RigError> {
+    let checks: [(&[f32], &'static str); 3] = [
+        (&t.translation, "reference translation"),
+        (&t.rotation, "reference rotation"),
+        (&t.scale, "reference scale"),
+    ];
+    for (values, field) in checks {
+        if !values.iter().all(|v| v.is_finite()) {
+            return Err(RigError::NonFinite { bone, field });
+        }
+    }
+    if t.scale.iter().any(|s| s.abs() < MIN_SCALE) {
+        return Err(RigError::ZeroScale { bone });
+    }
+    if t.rotation().length_squared() < 1e-12 {
+        return Err(RigError::ZeroRotation { bone });
+    }
+    Ok(())
+}
+
+/// SPEC §1 bind-pose recovery: `W_i⁰ = B_i⁻¹`, `L_i⁰ = (W_parent⁰)⁻¹ · W_i⁰`,
+/// decomposed with the reference scale's signs. Bones without an inverse bind
+/// keep their reference local transform and are placed by FK from their parent.
+fn recover_neutral_pose(bones: &[BoneDesc]) -> (Vec<Transform>, Vec<RigWarning>) {
+    let mut world = Vec::with_capacity(bones.len());
+    let mut local = Vec::with_capacity(bones.len());
+    let mut warnings = Vec::new();
+    for (i, b) in bones.iter().enumerate() {
+        let parent_world = if b.parent >= 0 {
+            world[b.parent as usize]
+        } else {
+            Affine3A::IDENTITY
+        };
+        let (l, w) = match &b.inverse_bind {
+            Some(inv_bind) => {
+                let w = Affine3A::from_mat4(inv_bind.inverse());
+                let d = math::decompose(&(parent_world.inverse() * w), b.reference.scale());
+                if d.sheared {
+                    warnings.push(RigWarning::Shear { bone: i });
+                }
+                (d.transform, w)
+            }
+            None => {
+                let mut reference = b.reference;
+                reference.rotation = reference.rotation().normalize().to_array();
+                (reference, parent_world * reference.to_affine())
+            }
+        };
+        local.push(l);
+        world.push(w);
+    }
+    (local, warnings)
+}
+
+/// FNV-1a over the structure that snapshot layout depends on.
+fn fingerprint(parents: &[i32], springs: &[SpringParams]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes {
+            h ^= b as u64;
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    };
+    eat(&(parents.len() as u32).to_le_bytes());
+    for p in parents {
+        eat(&p.to_le_bytes());
+    }
+    eat(&(springs.len() as u32).to_le_bytes());
+    for s in springs {
+        eat(&s.bone.to_le_bytes());
+        eat(&s.history_length.to_le_bytes());
+    }
+    h
+}
+
+/// Convenience for tests and tools: a vector pointing along the rig's up axis.
+#[must_use]
+pub fn up_vector(axis: UpAxis) -> Vec3 {
+    match axis {
+        UpAxis::Y => Vec3::Y,
+        UpAxis::Z => Vec3::Z,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::Quat;
+
+    fn bone(parent: i32, t: Vec3) -> BoneDesc {
+        BoneDesc::new(format!("b{parent}"), parent, Transform::from_translation(t))
+    }
+
+    fn desc(bones: Vec<BoneDesc>) -> RigDesc {
+        RigDesc {
+            bones,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn rejects_each_broken_parent_array_with_the_bone_index() {
+        let e = Rig::new(desc(vec![bone(-1, Vec3::ZERO), bone(5, Vec3::X)])).unwrap_err();
+        assert_eq!(e, RigError::ParentOutOfRange { bone: 1, parent: 5 });
+        let e = Rig::new(desc(vec![bone(-1, Vec3::ZERO), bone(-3, Vec3::X)])).unwrap_err();
+        assert_eq!(
+            e,
+            RigError::ParentOutOfRange {
+                bone: 1,
+                parent: -3
+            }
+        );
+        let e = Rig::new(desc(vec![bone(-1, Vec3::ZERO), bone(1, Vec3::X)])).unwrap_err();
+        assert_eq!(e, RigError::Cycle { bone: 1 });
+        let e = Rig::new(desc(vec![bone(1, Vec3::ZERO), bone(0, Vec3::X)])).unwrap_err();
+        assert_eq!(e, RigError::Cycle { bone: 0 });
+        let e = Rig::new(desc(vec![
+            bone(2, Vec3::ZERO),
+            bone(-1, Vec3::X),
+            bone(1, Vec3::Y),
+        ]))
+        .unwrap_err();
+        assert_eq!(e, RigError::ParentAfterChild { bone: 0, parent: 2 });
+        assert!(e.to_string().contains("bone 0"));
+        assert_eq!(Rig::new(desc(vec![])).unwrap_err(), RigError::Empty);
+    }
+
+    #[test]
+    fn rejects_non_finite_and_zero_scale() {
+        let mut b = bone(-1, Vec3::ZERO);
+        b.reference.translation[1] = f32::NAN;
+        let e = Rig::new(desc(vec![bone(-1, Vec3::ZERO), b.clone()])).unwrap_err();
+        assert_eq!(
+            e,
+            RigError::NonFinite {
+                bone: 1,
+                field: "reference translation"
+            }
+        );
+        let mut z = bone(-1, Vec3::ZERO);
+        z.reference.scale = [1.0, 0.0, 1.0];
+        assert_eq!(
+            Rig::new(desc(vec![z])).unwrap_err(),
+            RigError::ZeroScale { bone: 0 }
+        );
+        let mut q = bone(-1, Vec3::ZERO);
+        q.reference.rotation = [0.0; 4];
+        assert_eq!(
+            Rig::new(desc(vec![q])).unwrap_err(),
+            RigError::ZeroRotation { bone: 0 }
+        );
+        let mut r = desc(vec![bone(-1, Vec3::ZERO)]);
+        r.units_per_meter = 0.0;
+        assert_eq!(Rig::new(r).unwrap_err(), RigError::InvalidUnits);
+    }
+
+    #[test]
+    fn rejects_bad_springs() {
+        let mut d = desc(vec![bone(-1, Vec3::ZERO), bone(0, Vec3::X)]);
+        d.springs = vec![SpringParams::hip(7, 100.0)];
+        assert_eq!(
+            Rig::new(d.clone()).unwrap_err(),
+            RigError::SpringBoneOutOfRange { spring: 0, bone: 7 }
+        );
+        d.springs = vec![SpringParams::hip(1, 100.0), SpringParams::chest(1, 100.0)];
+        assert_eq!(
+            Rig::new(d.clone()).unwrap_err(),
+            RigError::DuplicateSpring { spring: 1, bone: 1 }
+        );
+        let mut s = SpringParams::hip(1, 100.0);
+        s.history_length = 0;
+        d.springs = vec![s];
+        assert!(matches!(
+            Rig::new(d.clone()).unwrap_err(),
+            RigError::InvalidSpring { spring: 0, .. }
+        ));
+        s.history_length = 4;
+        s.damping = f32::NAN;
+        d.springs = vec![s];
+        assert!(matches!(
+            Rig::new(d).unwrap_err(),
+            RigError::InvalidSpring { spring: 0, .. }
+        ));
+    }
+
+    #[test]
+    fn bind_pose_recovery_ignores_a_pre_rotated_saved_pose() {
+        // SPEC §1 (000): the saved local pose had the last joint pre-rotated by
+        // ~28°; the inverse binds hold the true neutral pose.
+        let true_local = [
+            Transform::new(
+                Vec3::new(0.0, 1.0, 0.0),
+                Quat::from_rotation_y(0.3),
+                Vec3::ONE,
+            ),
+            Transform::new(
+                Vec3::new(0.0, 0.0, -0.2),
+                Quat::from_rotation_x(-0.4),
+                Vec3::ONE,
+            ),
+            Transform::new(Vec3::new(0.0, 0.0, -0.2), Quat::IDENTITY, Vec3::ONE),
+        ];
+        let parents = [-1, 0, 1];
+        let mut world = [Affine3A::IDENTITY; 3];
+        math::forward_kinematics(&parents, &true_local, &mut world);
+        let mut bones: Vec<BoneDesc> = (0..3)
+            .map(|i| {
+                let mut b = BoneDesc::new(format!("tail{i}"), parents[i], true_local[i]);
+                b.inverse_bind = Some(Mat4::from(world[i]).inverse());
+                b
+            })
+            .collect();
+        let saved_rotation = Quat::from_rotation_x(28f32.to_radians());
+        bones[2].reference.rotation = saved_rotation.to_array();
+        let rig = Rig::new(desc(bones)).unwrap();
+        let recovered = rig.reference_pose()[2];
+        assert!(recovered.rotation().dot(Quat::IDENTITY).abs() > 1.0 - 1e-6);
+        assert!((recovered.translation() - Vec3::new(0.0, 0.0, -0.2)).length() < 1e-5);
+        assert!(rig.warnings().is_empty());
+        let r1 = rig.reference_pose()[1];
+        assert!(r1.rotation().dot(true_local[1].rotation()).abs() > 1.0 - 1e-6);
+    }
+
+    #[test]
+    fn sheared_bind_pose_is_reported_as_a_warning() {
+        let parent_local = Transform::new(Vec3::ZERO, Quat::IDENTITY, Vec3::new(3.0, 1.0, 1.0));
+        // A child world matrix that is rotated but not scaled relative to world:
+        // its local relative to the non-uniformly scaled parent is sheared.
+        let child_world = Affine3A::from_rotation_z(0.6);
+        let mut p = BoneDesc::new("p", -1, parent_local);
+        p.inverse_bind = Some(Mat4::from(parent_local.to_affine()).inverse());
+        let mut c = BoneDesc::new("c", 0, Transform::IDENTITY);
+        c.inverse_bind = Some(Mat4::from(child_world).inverse());
+        let rig = Rig::new(desc(vec![p, c])).unwrap();
+        assert_eq!(rig.warnings(), &[RigWarning::Shear { bone: 1 }]);
+    }
+}

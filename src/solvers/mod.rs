@@ -1,0 +1,3 @@
+//! Solvers. Each has a setup (in the Rig) and a state (in the Character).
+
+pub mod spring;

@@ -1,0 +1,426 @@
+//! Helper-bone translation spring with a velocity-history ring (SPEC §3).
+//!
+//! Setup ([`SpringParams`]) lives in the Rig; state ([`SpringState`]) lives in
+//! the Character and survives frames and animation changes. The kernel works
+//! on component-space positions; the character writes its output back through
+//! the current parent (SPEC §1, path A).
+
+use bytemuck::{Pod, Zeroable};
+use glam::Vec3;
+
+use crate::clock;
+use crate::math::limit_length;
+
+/// Longest velocity history a spring may keep. The ring is stored inline so
+/// that the state is plain data (snapshot = bytes) and never allocates.
+pub const MAX_HISTORY: usize = 16;
+
+/// Per-spring parameters (SPEC §3 table). Lengths are in the rig's position
+/// units; times in seconds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SpringParams {
+    /// Bone index the spring drives (its translation only).
+    pub bone: u32,
+    /// k, multiplies `x − p` (1/s²). [400]
+    pub stiffness: f32,
+    /// d, subtracts `d·v` (1/s). [hip 25, chest 20]
+    pub damping: f32,
+    /// Length limit of `p − x` after the substeps. [hip 2 cm, chest 1 cm]
+    pub max_offset: f32,
+    /// Clamp on `|v|·h` per substep (SPEC §3 DECISION). [= max_offset]
+    pub max_substep_displacement: f32,
+    /// Velocity history ring length, 1..=16. [4]
+    pub history_length: u32,
+    /// Beyond this distance `p` snaps to `x` and velocity clears. [255 cm]
+    pub reset_threshold: f32,
+    /// Scales the substep length h. [1]
+    pub time_factor: f32,
+    /// Added motion per second, in component space. [0]
+    pub extra_velocity: Vec3,
+    /// Output weight: 0 = target, 1 = spring. [1]
+    pub alpha: f32,
+}
+
+impl SpringParams {
+    /// The article's hip defaults (SPEC §3), for a rig in `units_per_meter`.
+    #[must_use]
+    pub fn hip(bone: u32, units_per_meter: f32) -> Self {
+        let cm = units_per_meter / 100.0;
+        Self {
+            bone,
+            stiffness: 400.0,
+            damping: 25.0,
+            max_offset: 2.0 * cm,
+            max_substep_displacement: 2.0 * cm,
+            history_length: 4,
+            reset_threshold: 255.0 * cm,
+            time_factor: 1.0,
+            extra_velocity: Vec3::ZERO,
+            alpha: 1.0,
+        }
+    }
+
+    /// The article's chest defaults (SPEC §3), for a rig in `units_per_meter`.
+    #[must_use]
+    pub fn chest(bone: u32, units_per_meter: f32) -> Self {
+        let cm = units_per_meter / 100.0;
+        Self {
+            damping: 20.0,
+            max_offset: 1.0 * cm,
+            max_substep_displacement: 1.0 * cm,
+            ..Self::hip(bone, units_per_meter)
+        }
+    }
+
+    /// Substep length `h` for this spring (SPEC §2).
+    #[inline]
+    #[must_use]
+    pub fn step_length(&self) -> f32 {
+        clock::step_length(self.time_factor)
+    }
+
+    /// Checks every field; the message names the field.
+    pub(crate) fn validate(&self) -> Result<(), &'static str> {
+        let finite = [
+            self.stiffness,
+            self.damping,
+            self.max_offset,
+            self.max_substep_displacement,
+            self.reset_threshold,
+            self.time_factor,
+            self.alpha,
+            self.extra_velocity.x,
+            self.extra_velocity.y,
+            self.extra_velocity.z,
+        ]
+        .iter()
+        .all(|v| v.is_finite());
+        if !finite {
+            return Err("a spring parameter is NaN or infinite");
+        }
+        if self.stiffness < 0.0 {
+            return Err("stiffness must be >= 0");
+        }
+        if self.damping < 0.0 {
+            return Err("damping must be >= 0");
+        }
+        if self.max_offset < 0.0 {
+            return Err("max_offset must be >= 0");
+        }
+        if self.max_substep_displacement <= 0.0 {
+            return Err("max_substep_displacement must be > 0");
+        }
+        if self.history_length == 0 || self.history_length as usize > MAX_HISTORY {
+            return Err("history_length must be in 1..=16");
+        }
+        if self.reset_threshold <= 0.0 {
+            return Err("reset_threshold must be > 0");
+        }
+        // h must be positive and small enough that a 5 s cap still means a
+        // bounded number of substeps.
+        if !(self.time_factor >= 1e-3 && self.time_factor <= 100.0) {
+            return Err("time_factor must be in [0.001, 100]");
+        }
+        Ok(())
+    }
+}
+
+/// Per-spring state (SPEC §3): plain data, so a snapshot is its bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct SpringState {
+    /// Integrated position `p` (component space).
+    pub position: [f32; 3],
+    /// Velocity `v`.
+    pub velocity: [f32; 3],
+    /// Velocity history, `history_length` slots used.
+    pub ring: [[f32; 3]; MAX_HISTORY],
+    /// Next slot the ring writes.
+    pub ring_index: u32,
+    /// Filled slots (SPEC §3 DECISION: the mean is over filled slots only).
+    pub ring_fill: u32,
+    /// Time not yet simulated (SPEC §2), seconds.
+    pub remaining: f32,
+    /// 0 until the first update has seeded `p = x`.
+    pub initialized: u32,
+    /// Target of the previous update, for interpolated substep targets (SPEC §2).
+    pub previous_target: [f32; 3],
+    pub _reserved: u32,
+}
+
+const _: () = assert!(core::mem::size_of::<SpringState>() == 4 * (3 + 3 + 48 + 4 + 3 + 1));
+
+impl Default for SpringState {
+    fn default() -> Self {
+        Self::zeroed()
+    }
+}
+
+impl SpringState {
+    #[inline]
+    #[must_use]
+    pub fn position(&self) -> Vec3 {
+        Vec3::from_array(self.position)
+    }
+
+    #[inline]
+    #[must_use]
+    pub fn velocity(&self) -> Vec3 {
+        Vec3::from_array(self.velocity)
+    }
+
+    /// Snap to the target with zero velocity and an empty ring (SPEC §3:
+    /// reset threshold / teleport; DECISION ring warm-up: reset clears the ring).
+    pub fn snap_to(&mut self, target: Vec3) {
+        self.position = target.to_array();
+        self.velocity = [0.0; 3];
+        self.clear_ring();
+    }
+
+    fn clear_ring(&mut self) {
+        self.ring = [[0.0; 3]; MAX_HISTORY];
+        self.ring_index = 0;
+        self.ring_fill = 0;
+    }
+
+    /// Pushes `v` and returns the mean over filled slots (SPEC §3 DECISION).
+    fn push_and_average(&mut self, v: Vec3, len: u32) -> Vec3 {
+        let len = len.clamp(1, MAX_HISTORY as u32);
+        let index = (self.ring_index % len) as usize;
+        self.ring[index] = v.to_array();
+        self.ring_index = (index as u32 + 1) % len;
+        self.ring_fill = (self.ring_fill + 1).min(len);
+        let mut sum = Vec3::ZERO;
+        // Sum in slot order so the result depends only on the stored contents.
+        for slot in &self.ring[..self.ring_fill as usize] {
+            sum += Vec3::from_array(*slot);
+        }
+        sum / self.ring_fill as f32
+    }
+}
+
+/// One substep of SPEC §3, in the article's order:
+/// ```text
+/// p += h * extra_velocity
+/// if |x − p| > reset_threshold { p = x; v = 0 }
+/// dv = h * (k * (x − p) − d * v)            (high-damping branch if d > 1/h)
+/// v += dv
+/// substep displacement limit
+/// push v into ring; v = mean(ring)
+/// p_old = p; p += h * v; v = (p − p_old) / h
+/// ```
+/// Returns true when the reset threshold snapped the state.
+#[inline]
+pub fn substep(params: &SpringParams, state: &mut SpringState, target: Vec3, h: f32) -> bool {
+    let mut p = state.position();
+    let mut v = state.velocity();
+    p += h * params.extra_velocity;
+    let mut snapped = false;
+    if (target - p).length() > params.reset_threshold {
+        // SPEC §3: snap p = x, v = 0. The ring is cleared too, otherwise its
+        // mean would hand the old velocity straight back on this substep.
+        state.snap_to(target);
+        p = target;
+        v = Vec3::ZERO;
+        snapped = true;
+    }
+    let dv = if params.damping > 1.0 / h {
+        // SPEC §3 DECISION (high-damping branch): damping may stop the velocity
+        // but never reverse it.
+        h * params.stiffness * (target - p) - v
+    } else {
+        h * (params.stiffness * (target - p) - params.damping * v)
+    };
+    v += dv;
+    // SPEC §3 DECISION (substep displacement limit): |v|·h ≤ max_substep_displacement.
+    v = limit_length(v * h, params.max_substep_displacement) / h;
+    v = state.push_and_average(v, params.history_length);
+    let p_old = p;
+    p += h * v;
+    v = (p - p_old) / h;
+    state.position = p.to_array();
+    state.velocity = v.to_array();
+    snapped
+}
+
+/// After the substep loop (SPEC §3): `p = x + limit_length(p − x, max_offset)`
+/// (a length clamp), stored back into the state, and the blended output
+/// `x + clamp(alpha, 0, 1)·(p − x)`.
+#[inline]
+#[must_use]
+pub fn finish(params: &SpringParams, state: &mut SpringState, target: Vec3) -> Vec3 {
+    let offset = limit_length(state.position() - target, params.max_offset);
+    state.position = (target + offset).to_array();
+    target + params.alpha.clamp(0.0, 1.0) * offset
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn params_1d(damping: f32) -> SpringParams {
+        SpringParams {
+            damping,
+            max_offset: 100.0,
+            max_substep_displacement: 100.0,
+            reset_threshold: 255.0,
+            ..SpringParams::hip(0, 100.0)
+        }
+    }
+
+    const H: f32 = clock::BASE_STEP;
+
+    /// The state of SPEC §3's worked example: x − p = 0.5, v = 3 toward the
+    /// target, with a ring that already holds {2, 2.5, 3}.
+    fn worked_state() -> SpringState {
+        let mut s = SpringState {
+            position: [0.0; 3],
+            velocity: [3.0, 0.0, 0.0],
+            ..Default::default()
+        };
+        for v in [2.0, 2.5, 3.0] {
+            s.push_and_average(Vec3::new(v, 0.0, 0.0), 4);
+        }
+        s
+    }
+
+    #[test]
+    fn worked_dv_with_hip_damping() {
+        // SPEC §3: restoring 200, damping 75, dv ≈ 1.0417, v → 4.0417.
+        let k = 400.0f32;
+        let x_minus_p = 0.5f32;
+        let v = 3.0f32;
+        assert!(25.0 < 1.0 / H, "no high-damping branch at d = 25");
+        let dv = H * (k * x_minus_p - 25.0 * v);
+        assert!((dv - 1.0417).abs() < 1e-4, "{dv}");
+        assert!((v + dv - 4.0417).abs() < 1e-4);
+        let dv_chest = H * (k * x_minus_p - 20.0 * v);
+        assert!((dv_chest - 1.1667).abs() < 1e-4, "{dv_chest}");
+    }
+
+    #[test]
+    fn worked_ring_mean_and_displacement_come_out_of_the_kernel() {
+        // SPEC §3: ring {2, 2.5, 3, 4.0417} → mean ≈ 2.8854, displacement ≈ 0.02405.
+        let params = params_1d(25.0);
+        let mut s = worked_state();
+        substep(&params, &mut s, Vec3::new(0.5, 0.0, 0.0), H);
+        assert!((s.ring[3][0] - 4.0417).abs() < 1e-4, "{:?}", s.ring[3]);
+        let displacement = s.position[0];
+        assert!((displacement - 0.02405).abs() < 1e-5, "{displacement}");
+        assert!((s.velocity[0] - 2.8854).abs() < 1e-3, "{:?}", s.velocity);
+        assert_eq!(s.ring_fill, 4);
+        assert_eq!(s.ring_index, 0);
+    }
+
+    #[test]
+    fn chest_damping_gives_its_own_dv() {
+        let params = params_1d(20.0);
+        let mut s = worked_state();
+        substep(&params, &mut s, Vec3::new(0.5, 0.0, 0.0), H);
+        assert!((s.ring[3][0] - (3.0 + 1.1667)).abs() < 1e-4);
+    }
+
+    #[test]
+    fn high_damping_branch_never_reverses_velocity() {
+        // d > 1/h: dv = h·k·(x−p) − v. At the target with v toward +x, velocity stops at 0.
+        let mut params = params_1d(500.0);
+        params.history_length = 1;
+        let mut s = SpringState {
+            velocity: [3.0, 0.0, 0.0],
+            ..Default::default()
+        };
+        substep(&params, &mut s, Vec3::ZERO, H);
+        assert_eq!(s.velocity, [0.0; 3]);
+        // The plain formula would have reversed it (3 − 500/120·3 < 0).
+        assert!(3.0 + H * (-500.0 * 3.0) < 0.0);
+    }
+
+    #[test]
+    fn substep_displacement_limit_clamps_velocity_length() {
+        let mut params = params_1d(25.0);
+        params.max_substep_displacement = 0.01;
+        params.history_length = 1;
+        let mut s = SpringState::default();
+        substep(&params, &mut s, Vec3::new(50.0, 50.0, 0.0), H);
+        let step = s.position().length();
+        assert!((step - 0.01).abs() < 1e-6, "{step}");
+        // direction kept
+        assert!((s.position[0] - s.position[1]).abs() < 1e-7);
+    }
+
+    #[test]
+    fn length_clamp_then_alpha() {
+        // SPEC §3: offset (3,4,0), limit 2 → (1.2,1.6,0); alpha 0.5 → (0.6,0.8,0).
+        let mut params = params_1d(25.0);
+        params.max_offset = 2.0;
+        params.alpha = 0.5;
+        let mut s = SpringState {
+            position: [3.0, 4.0, 0.0],
+            ..Default::default()
+        };
+        let out = finish(&params, &mut s, Vec3::ZERO);
+        assert!((s.position() - Vec3::new(1.2, 1.6, 0.0)).length() < 1e-6);
+        assert!((out - Vec3::new(0.6, 0.8, 0.0)).length() < 1e-6, "{out}");
+        // alpha outside [0,1] is clamped
+        params.alpha = 7.0;
+        let out = finish(&params, &mut s, Vec3::ZERO);
+        assert!((out - Vec3::new(1.2, 1.6, 0.0)).length() < 1e-6);
+    }
+
+    #[test]
+    fn reset_threshold_snaps_and_clears_velocity() {
+        let mut params = params_1d(25.0);
+        params.reset_threshold = 10.0;
+        let mut s = worked_state();
+        s.velocity = [5.0, 1.0, 0.0];
+        let far = Vec3::new(30.0, 0.0, 0.0);
+        let snapped = substep(&params, &mut s, far, H);
+        assert!(snapped);
+        // After the snap the substep starts from p = x, v = 0 and an empty ring:
+        // nothing pulls, so it stays exactly there with zero velocity.
+        assert_eq!(s.position(), far);
+        assert_eq!(s.velocity(), Vec3::ZERO);
+        assert_eq!(s.ring_fill, 1);
+        // Just inside the threshold: no snap.
+        let mut s2 = worked_state();
+        assert!(!substep(&params, &mut s2, Vec3::new(9.9, 0.0, 0.0), H));
+    }
+
+    #[test]
+    fn ring_warm_up_averages_filled_slots_only() {
+        let mut s = SpringState::default();
+        let m = s.push_and_average(Vec3::new(4.0, 0.0, 0.0), 4);
+        assert_eq!(m.x, 4.0);
+        let m = s.push_and_average(Vec3::new(2.0, 0.0, 0.0), 4);
+        assert_eq!(m.x, 3.0);
+    }
+
+    #[test]
+    fn translation_invariance_of_the_kernel() {
+        // SPEC §3 invariant: translating targets and initial position by c,
+        // keeping velocity, ring and parameters, translates outputs by c.
+        let params = SpringParams::hip(0, 100.0);
+        let offset = Vec3::new(12.5, -40.25, 7.75);
+        let mut a = worked_state();
+        let mut b = a;
+        let mut worst = 0.0f32;
+        b.position = (a.position() + offset).to_array();
+        for i in 0..240 {
+            let t = i as f32 / 120.0;
+            let x = Vec3::new((t * 7.0).sin(), (t * 3.0).cos() * 2.0, t * 0.5);
+            substep(&params, &mut a, x, H);
+            substep(&params, &mut b, x + offset, H);
+            let oa = finish(&params, &mut a, x);
+            let ob = finish(&params, &mut b, x + offset);
+            worst = worst.max(((ob - offset) - oa).abs().max_element());
+        }
+        // Bound: a few ulps of the largest coordinate (|y| ≈ 42 → ulp 3.8e-6),
+        // not accumulating over 240 substeps because `finish` re-clamps p.
+        let ulp = f32::EPSILON * 64.0;
+        println!("worst translated-output error {worst:e} (ulp at 64: {ulp:e})");
+        assert!(worst <= 8.0 * ulp, "{worst}");
+        // The check has teeth: a kernel that leaked absolute position (e.g. a
+        // damping term on p instead of v) would be off by far more.
+        assert!(worst < 1e-3);
+    }
+}
