@@ -113,7 +113,7 @@ pub struct SecmoRigDesc {
     /// `bone_count` parent indices, -1 for roots; parents precede children.
     pub parents: *const i32,
     /// `bone_count` reference local transforms.
-    pub reference_pose: *const SecmoTransform,
+    pub reference_pose: *const Transform,
     /// Optional (NULL): `bone_count` column-major 4×4 inverse bind matrices.
     pub inverse_bind_matrices: *const f32,
     /// Optional (NULL): `bone_count` flags, non-zero where `inverse_bind_matrices`
@@ -151,7 +151,7 @@ pub struct SecmoFrameInput {
     /// Seconds since the previous update, 0 ≤ dt ≤ 86400.
     pub dt: f32,
     /// `pose_len` source local transforms (must equal the rig's bone count).
-    pub pose: *const SecmoTransform,
+    pub pose: *const Transform,
     pub pose_len: usize,
 }
 
@@ -167,10 +167,8 @@ pub struct SecmoUpdateInfo {
     pub snapped_springs: u32,
 }
 
-/// Local bone transform: translation, unit quaternion (x, y, z, w), scale.
-pub type SecmoTransform = Transform;
-/// Diagnostics of one spring for the last update.
-pub type SecmoSpringRecord = SpringRecord;
+// `Transform` and `SpringRecord` cross the boundary as they are; cbindgen
+// names them SecmoTransform and SecmoSpringRecord (cbindgen.toml).
 
 const _: () = assert!(core::mem::size_of::<SecmoSpringDesc>() == 52);
 const _: () = assert!(core::mem::size_of::<SecmoCharacterDesc>() == 8);
@@ -657,7 +655,7 @@ pub unsafe extern "C" fn secmo_rig_warning(
 #[no_mangle]
 pub unsafe extern "C" fn secmo_rig_reference_pose(
     rig: *const SecmoRig,
-    out_pose: *mut SecmoTransform,
+    out_pose: *mut Transform,
     out_pose_len: usize,
 ) -> SecmoResult {
     guard("secmo_rig_reference_pose", || {
@@ -743,7 +741,7 @@ pub unsafe extern "C" fn secmo_character_destroy(character: *mut SecmoCharacter)
 pub unsafe extern "C" fn secmo_character_update(
     character: *mut SecmoCharacter,
     input: *const SecmoFrameInput,
-    out_pose: *mut SecmoTransform,
+    out_pose: *mut Transform,
     out_pose_len: usize,
     out_info: *mut SecmoUpdateInfo,
 ) -> SecmoResult {
@@ -771,9 +769,9 @@ pub unsafe extern "C" fn secmo_character_update(
         }
         let teleport = frame.flags & SECMO_FRAME_TELEPORT != 0;
         let in_start = frame.pose as usize;
-        let in_end = in_start + frame.pose_len * core::mem::size_of::<SecmoTransform>();
+        let in_end = in_start + frame.pose_len * core::mem::size_of::<Transform>();
         let out_start = out_pose as usize;
-        let out_end = out_start + out_pose_len * core::mem::size_of::<SecmoTransform>();
+        let out_end = out_start + out_pose_len * core::mem::size_of::<Transform>();
         let info = if in_start == out_start && frame.pose_len == out_pose_len && !out_pose.is_null()
         {
             let pose = slice_mut(out_pose, out_pose_len, "out_pose")?;
@@ -846,7 +844,7 @@ pub unsafe extern "C" fn secmo_character_set_substep_target(
 #[no_mangle]
 pub unsafe extern "C" fn secmo_character_spring_records(
     character: *const SecmoCharacter,
-    out_records: *mut SecmoSpringRecord,
+    out_records: *mut SpringRecord,
     out_records_len: usize,
     out_count: *mut usize,
 ) -> SecmoResult {
