@@ -48,7 +48,9 @@ mod tests {
 
     #[test]
     fn base_step_is_the_articles_f32() {
-        assert_eq!(BASE_STEP.to_bits(), 0.0083333338f32.to_bits());
+        // 0.0083333338 as the article printed it is this f32 (0x3c088889).
+        assert_eq!(BASE_STEP.to_bits(), 0x3c08_8889);
+        assert_eq!(BASE_STEP, 1.0 / 120.0);
         assert_eq!(step_length(1.0), BASE_STEP);
     }
 

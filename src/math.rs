@@ -5,7 +5,7 @@
 //! possibly non-uniform, possibly negative scale) plus a translation.
 
 use bytemuck::{Pod, Zeroable};
-use glam::{Affine3A, Mat3, Mat3A, Quat, Vec3, Vec3A};
+use glam::{Affine3A, Mat3, Quat, Vec3, Vec3A};
 
 /// A local bone transform as engines store it: translation, unit quaternion
 /// `(x, y, z, w)`, per-axis scale. 40 bytes, `repr(C)`, castable from a flat
@@ -220,7 +220,7 @@ pub fn component_to_local(parent: &Affine3A, corrected: &Affine3A, sign_hint: Ve
 #[inline]
 #[must_use]
 pub fn linear(m: &Affine3A) -> Mat3 {
-    Mat3::from(Mat3A::from(m.matrix3))
+    Mat3::from(m.matrix3)
 }
 
 /// Clamp the **length** of `v` to `max_length` keeping its direction (SPEC §3:
@@ -289,7 +289,7 @@ mod tests {
         let delta_l = component_delta_to_local(&parent, delta_c);
         let back = parent.transform_vector3(delta_l);
         assert!((back - delta_c).length() < 1e-6);
-        let transposed = Mat3::from(Mat3A::from(parent.matrix3)).transpose() * delta_c;
+        let transposed = Mat3::from(parent.matrix3).transpose() * delta_c;
         assert!((transposed - delta_l).length() > 0.1);
     }
 

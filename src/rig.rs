@@ -269,6 +269,12 @@ impl Rig {
         &self.reference
     }
 
+    /// Neutral pose in component space (FK of [`Rig::reference_pose`]).
+    #[must_use]
+    pub fn reference_component_pose(&self) -> &[Affine3A] {
+        &self.reference_component
+    }
+
     #[must_use]
     pub fn units_per_meter(&self) -> f32 {
         self.units_per_meter

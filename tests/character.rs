@@ -8,8 +8,15 @@ use secmo::{Character, CharacterOptions, Error, FrameInput, SubstepTarget, Trans
 
 fn step(c: &mut Character, dt: f32, pose: &[Transform]) -> Vec<Transform> {
     let mut out = vec![Transform::IDENTITY; pose.len()];
-    c.update(&FrameInput { dt, pose, teleport: false }, &mut out)
-        .unwrap();
+    c.update(
+        &FrameInput {
+            dt,
+            pose,
+            teleport: false,
+        },
+        &mut out,
+    )
+    .unwrap();
     out
 }
 
@@ -32,7 +39,10 @@ fn first_update_has_zero_dt_and_returns_the_input() {
     let pose = pose_at(c.rig(), 0.3, 1.0);
     let out = step(&mut c, 0.5, &pose);
     assert_eq!(bits(&out), bits(&pose));
-    assert!(c.spring_records().iter().all(|r| r.substeps == 0 && r.dt == 0.0));
+    assert!(c
+        .spring_records()
+        .iter()
+        .all(|r| r.substeps == 0 && r.dt == 0.0));
 }
 
 #[test]
@@ -51,7 +61,10 @@ fn helpers_lag_and_stay_within_max_offset() {
             let limit = rig.springs()[k].max_offset;
             // The clamp is exact in the kernel; measured here through a second FK
             // pass at ~140 cm, so allow a few ulps of those coordinates (1.5e-5 each).
-            assert!(offset.length() <= limit + 1e-4, "frame {i} bone {b}: {offset}");
+            assert!(
+                offset.length() <= limit + 1e-4,
+                "frame {i} bone {b}: {offset}"
+            );
             // The output the record claims is where FK of the written pose puts it:
             // the writeback went through the current parent (SPEC §1 path A).
             assert!((Vec3::from(dst[b].translation) - Vec3::from(r.output)).length() < 1e-4);
@@ -62,7 +75,10 @@ fn helpers_lag_and_stay_within_max_offset() {
             assert_eq!(bits(&out[b..b + 1]), bits(&pose[b..b + 1]));
         }
     }
-    assert!(peak > 0.5, "helpers should visibly lag during a run, peak {peak}");
+    assert!(
+        peak > 0.5,
+        "helpers should visibly lag during a run, peak {peak}"
+    );
 }
 
 #[test]
@@ -85,8 +101,12 @@ fn writeback_through_a_rotated_scaled_parent_lands_in_component_space() {
     assert!(offset.y < -0.5, "{offset}");
     assert!((Vec3::from(dst[HIP_L].translation) - Vec3::from(rec.output)).length() < 1e-4);
     // In local space the lag is along the parent's −X (rotated +90°) and halved by scale 2.
-    let d_local = Vec3::from_array(out[HIP_L].translation) - Vec3::from_array(moved[HIP_L].translation);
-    assert!((d_local.x - offset.y / 2.0).abs() < 1e-4, "{d_local} vs {offset}");
+    let d_local =
+        Vec3::from_array(out[HIP_L].translation) - Vec3::from_array(moved[HIP_L].translation);
+    assert!(
+        (d_local.x - offset.y / 2.0).abs() < 1e-4,
+        "{d_local} vs {offset}"
+    );
     assert!(d_local.y.abs() < 1e-4);
 }
 
@@ -142,7 +162,11 @@ fn an_animation_segment_change_is_not_a_reset() {
     let mut continuous = character();
     let rig = continuous.rig().clone();
     for i in 0..90 {
-        step(&mut continuous, 1.0 / 60.0, &pose_at(&rig, i as f32 / 60.0, 2.5));
+        step(
+            &mut continuous,
+            1.0 / 60.0,
+            &pose_at(&rig, i as f32 / 60.0, 2.5),
+        );
     }
     let mut fresh = character();
     let mut differs = 0;
@@ -151,14 +175,25 @@ fn an_animation_segment_change_is_not_a_reset() {
         let pose = pose_at(&rig, 5.0 + i as f32 / 60.0, 1.0);
         let oc = step(&mut continuous, 1.0 / 60.0, &pose);
         let of = step(&mut fresh, 1.0 / 60.0, &pose);
-        assert_eq!(continuous.spring_records().iter().map(|r| r.snapped).sum::<u32>(), 0);
-        let d = (Vec3::from_array(oc[HIP_L].translation) - Vec3::from_array(of[HIP_L].translation)).length();
+        assert_eq!(
+            continuous
+                .spring_records()
+                .iter()
+                .map(|r| r.snapped)
+                .sum::<u32>(),
+            0
+        );
+        let d = (Vec3::from_array(oc[HIP_L].translation) - Vec3::from_array(of[HIP_L].translation))
+            .length();
         max_diff = max_diff.max(d);
         if d > 1e-4 {
             differs += 1;
         }
     }
-    assert!(differs > 5 && max_diff > 0.1, "continuous and fresh should differ: {max_diff}");
+    assert!(
+        differs > 5 && max_diff > 0.1,
+        "continuous and fresh should differ: {max_diff}"
+    );
 }
 
 #[test]
@@ -183,7 +218,10 @@ fn reset_threshold_snaps_and_clears_velocity() {
         let d = (Vec3::from(dst[b].translation) - Vec3::from(src[b].translation)).length();
         assert!(d < 1e-3, "bone {b} offset {d}");
     }
-    assert!(c.spring_states().iter().all(|s| s.velocity().length() < 1e-3));
+    assert!(c
+        .spring_states()
+        .iter()
+        .all(|s| s.velocity().length() < 1e-3));
 }
 
 #[test]
@@ -195,10 +233,20 @@ fn teleport_flag_and_reset_seed_springs_at_the_target() {
     }
     let pose = pose_at(&rig, 0.7, 2.0);
     let mut out = pose.clone();
-    c.update(&FrameInput { dt: 1.0 / 60.0, pose: &pose, teleport: true }, &mut out)
-        .unwrap();
+    c.update(
+        &FrameInput {
+            dt: 1.0 / 60.0,
+            pose: &pose,
+            teleport: true,
+        },
+        &mut out,
+    )
+    .unwrap();
     assert_eq!(bits(&out), bits(&pose));
-    assert!(c.spring_states().iter().all(|s| s.velocity() == Vec3::ZERO && s.ring_fill == 0));
+    assert!(c
+        .spring_states()
+        .iter()
+        .all(|s| s.velocity() == Vec3::ZERO && s.ring_fill == 0));
     step(&mut c, 1.0 / 60.0, &pose_at(&rig, 0.72, 2.0));
     c.reset();
     let out = step(&mut c, 1.0 / 60.0, &pose);
@@ -211,7 +259,9 @@ fn interpolated_substep_targets_differ_from_held_at_30hz() {
     let mut hold = Character::new(rig.clone(), CharacterOptions::default());
     let mut interp = Character::new(
         rig.clone(),
-        CharacterOptions { substep_target: SubstepTarget::Interpolate },
+        CharacterOptions {
+            substep_target: SubstepTarget::Interpolate,
+        },
     );
     let mut max_diff = 0.0f32;
     for i in 0..90 {
@@ -219,7 +269,8 @@ fn interpolated_substep_targets_differ_from_held_at_30hz() {
         let a = step(&mut hold, 1.0 / 30.0, &pose);
         let b = step(&mut interp, 1.0 / 30.0, &pose);
         max_diff = max_diff.max(
-            (Vec3::from_array(a[HIP_R].translation) - Vec3::from_array(b[HIP_R].translation)).length(),
+            (Vec3::from_array(a[HIP_R].translation) - Vec3::from_array(b[HIP_R].translation))
+                .length(),
         );
     }
     // Both are bounded by the same 2 cm cap, so they differ by at most 4 cm (SPEC §9).
@@ -250,31 +301,109 @@ fn bad_input_returns_a_specific_error_and_leaves_state_untouched() {
     zero_quat[2].rotation = [0.0; 4];
 
     let cases: Vec<(FrameInput, usize, Error)> = vec![
-        (FrameInput { dt: -0.01, pose: &good, teleport: false }, n, Error::InvalidDt(-0.01)),
-        (FrameInput { dt: f32::NAN, pose: &good, teleport: false }, n, Error::InvalidDt(f32::NAN)),
-        (FrameInput { dt: 1e30, pose: &good, teleport: false }, n, Error::InvalidDt(1e30)),
-        (FrameInput { dt: f32::INFINITY, pose: &good, teleport: false }, n, Error::InvalidDt(f32::INFINITY)),
-        (FrameInput { dt: 0.01, pose: &nan, teleport: false }, n, Error::NonFinitePose { bone: 3 }),
-        (FrameInput { dt: 0.01, pose: &inf, teleport: false }, n, Error::NonFinitePose { bone: 1 }),
         (
-            FrameInput { dt: 0.01, pose: &zero_scale, teleport: true },
+            FrameInput {
+                dt: -0.01,
+                pose: &good,
+                teleport: false,
+            },
             n,
-            Error::DegeneratePose { bone: 1, what: "scale has a zero component" },
+            Error::InvalidDt(-0.01),
         ),
         (
-            FrameInput { dt: 0.01, pose: &zero_quat, teleport: false },
+            FrameInput {
+                dt: f32::NAN,
+                pose: &good,
+                teleport: false,
+            },
             n,
-            Error::DegeneratePose { bone: 2, what: "rotation quaternion has zero length" },
+            Error::InvalidDt(f32::NAN),
         ),
         (
-            FrameInput { dt: 0.01, pose: &good[..n - 1], teleport: false },
+            FrameInput {
+                dt: 1e30,
+                pose: &good,
+                teleport: false,
+            },
             n,
-            Error::BufferLength { what: "input pose", expected: n, got: n - 1 },
+            Error::InvalidDt(1e30),
         ),
         (
-            FrameInput { dt: 0.01, pose: &good, teleport: false },
+            FrameInput {
+                dt: f32::INFINITY,
+                pose: &good,
+                teleport: false,
+            },
+            n,
+            Error::InvalidDt(f32::INFINITY),
+        ),
+        (
+            FrameInput {
+                dt: 0.01,
+                pose: &nan,
+                teleport: false,
+            },
+            n,
+            Error::NonFinitePose { bone: 3 },
+        ),
+        (
+            FrameInput {
+                dt: 0.01,
+                pose: &inf,
+                teleport: false,
+            },
+            n,
+            Error::NonFinitePose { bone: 1 },
+        ),
+        (
+            FrameInput {
+                dt: 0.01,
+                pose: &zero_scale,
+                teleport: true,
+            },
+            n,
+            Error::DegeneratePose {
+                bone: 1,
+                what: "scale has a zero component",
+            },
+        ),
+        (
+            FrameInput {
+                dt: 0.01,
+                pose: &zero_quat,
+                teleport: false,
+            },
+            n,
+            Error::DegeneratePose {
+                bone: 2,
+                what: "rotation quaternion has zero length",
+            },
+        ),
+        (
+            FrameInput {
+                dt: 0.01,
+                pose: &good[..n - 1],
+                teleport: false,
+            },
+            n,
+            Error::BufferLength {
+                what: "input pose",
+                expected: n,
+                got: n - 1,
+            },
+        ),
+        (
+            FrameInput {
+                dt: 0.01,
+                pose: &good,
+                teleport: false,
+            },
             n + 1,
-            Error::BufferLength { what: "output pose", expected: n, got: n + 1 },
+            Error::BufferLength {
+                what: "output pose",
+                expected: n,
+                got: n + 1,
+            },
         ),
     ];
     for (input, out_len, expected) in cases {
@@ -290,7 +419,10 @@ fn bad_input_returns_a_specific_error_and_leaves_state_untouched() {
         let mut after = vec![0u8; c.snapshot_size()];
         c.snapshot(&mut after).unwrap();
         assert_eq!(before, after, "state changed after {expected:?}");
-        assert!(out_buf.iter().all(|t| *t == Transform::IDENTITY), "output written on error");
+        assert!(
+            out_buf.iter().all(|t| *t == Transform::IDENTITY),
+            "output written on error"
+        );
     }
     assert_eq!(out, sentinel);
     // The next good update behaves exactly as for a character that never saw the bad calls.
@@ -323,9 +455,15 @@ fn snapshot_from_another_rig_or_corrupted_is_refused() {
     c.snapshot(&mut snap).unwrap();
     let mut desc = helper_rig_desc();
     desc.springs.pop();
-    let mut other = Character::new(std::sync::Arc::new(secmo::Rig::new(desc).unwrap()), Default::default());
+    let mut other = Character::new(
+        std::sync::Arc::new(secmo::Rig::new(desc).unwrap()),
+        Default::default(),
+    );
     assert!(matches!(other.restore(&snap), Err(Error::Snapshot(_))));
-    assert!(matches!(c.restore(&snap[..snap.len() - 1]), Err(Error::Snapshot(_))));
+    assert!(matches!(
+        c.restore(&snap[..snap.len() - 1]),
+        Err(Error::Snapshot(_))
+    ));
     let mut bad = snap.clone();
     bad[0] ^= 0xff;
     assert!(matches!(c.restore(&bad), Err(Error::Snapshot(_))));
@@ -333,5 +471,8 @@ fn snapshot_from_another_rig_or_corrupted_is_refused() {
     nan[32..36].copy_from_slice(&f32::NAN.to_le_bytes());
     assert!(matches!(c.restore(&nan), Err(Error::Snapshot(_))));
     let mut small = vec![0u8; 8];
-    assert!(matches!(c.snapshot(&mut small), Err(Error::BufferLength { .. })));
+    assert!(matches!(
+        c.snapshot(&mut small),
+        Err(Error::BufferLength { .. })
+    ));
 }

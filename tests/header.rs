@@ -41,5 +41,8 @@ fn committed_header_matches_cbindgen_output() {
 fn version_string_matches_cargo_toml() {
     let v = unsafe { std::ffi::CStr::from_ptr(secmo::ffi::secmo_version()) };
     assert_eq!(v.to_str().unwrap(), env!("CARGO_PKG_VERSION"));
-    assert_eq!(secmo::ffi::secmo_abi_version(), secmo::ffi::SECMO_ABI_VERSION);
+    assert_eq!(
+        secmo::ffi::secmo_abi_version(),
+        secmo::ffi::SECMO_ABI_VERSION
+    );
 }

@@ -1,0 +1,182 @@
+//! Zero allocations per update, asserted with a counting global allocator
+//! that counts only on the thread being measured.
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+use secmo::{FrameInput, Transform};
+
+struct Counting;
+
+thread_local! {
+    static COUNTING: Cell<bool> = const { Cell::new(false) };
+    static COUNT: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        note();
+        System.alloc(layout)
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        note();
+        System.alloc_zeroed(layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        note();
+        System.realloc(ptr, layout, new_size)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+}
+
+fn note() {
+    let _ = COUNTING.try_with(|c| {
+        if c.get() {
+            let _ = COUNT.try_with(|n| n.set(n.get() + 1));
+        }
+    });
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn count_allocations(f: impl FnOnce()) -> usize {
+    COUNT.with(|n| n.set(0));
+    COUNTING.with(|c| c.set(true));
+    f();
+    COUNTING.with(|c| c.set(false));
+    COUNT.with(|n| n.get())
+}
+
+#[test]
+fn the_counter_sees_allocations() {
+    // Guards the guard: a test that could not fail would prove nothing.
+    let n = count_allocations(|| {
+        let v: Vec<u64> = Vec::with_capacity(16);
+        std::hint::black_box(v);
+    });
+    assert_eq!(n, 1);
+}
+
+#[test]
+fn a_thousand_updates_allocate_nothing() {
+    let mut c = common::character();
+    let rig = c.rig().clone();
+    // Inputs prepared up front: the measurement covers only secmo's work.
+    let poses: Vec<Vec<Transform>> = (0..1000)
+        .map(|i| common::pose_at(&rig, i as f32 / 60.0, 1.0 + (i / 250) as f32))
+        .collect();
+    let mut out = vec![Transform::IDENTITY; rig.bone_count()];
+    let mut snapshot = vec![0u8; c.snapshot_size()];
+    let mut in_place = poses[0].clone();
+    let n = count_allocations(|| {
+        for (i, pose) in poses.iter().enumerate() {
+            let dt = if i % 3 == 0 { 1.0 / 30.0 } else { 1.0 / 60.0 };
+            c.update(
+                &FrameInput {
+                    dt,
+                    pose,
+                    teleport: i == 500,
+                },
+                &mut out,
+            )
+            .unwrap();
+            if i == 700 {
+                c.snapshot(&mut snapshot).unwrap();
+                c.restore(&snapshot).unwrap();
+                c.reset();
+                c.update_in_place(1.0 / 60.0, false, &mut in_place).unwrap();
+            }
+            // Errors do not allocate either (the Rust API's errors are plain data).
+            let _ = c.update(
+                &FrameInput {
+                    dt: -1.0,
+                    pose,
+                    teleport: false,
+                },
+                &mut out,
+            );
+        }
+    });
+    assert_eq!(n, 0, "{n} allocations in 1000 updates");
+}
+
+#[test]
+fn c_abi_updates_allocate_nothing() {
+    use secmo::ffi::*;
+    let rig_desc = common::helper_rig_desc();
+    let parents: Vec<i32> = rig_desc.bones.iter().map(|b| b.parent).collect();
+    let reference: Vec<Transform> = rig_desc.bones.iter().map(|b| b.reference).collect();
+    let mut springs = [SecmoSpringDesc {
+        struct_size: 0,
+        bone: 0,
+        stiffness: 0.0,
+        damping: 0.0,
+        max_offset: 0.0,
+        max_substep_displacement: 0.0,
+        history_length: 0,
+        reset_threshold: 0.0,
+        time_factor: 0.0,
+        extra_velocity: [0.0; 3],
+        alpha: 0.0,
+    }; 2];
+    unsafe {
+        assert_eq!(secmo_spring_desc_hip(4, 100.0, &mut springs[0]), SECMO_OK);
+        assert_eq!(secmo_spring_desc_chest(6, 100.0, &mut springs[1]), SECMO_OK);
+    }
+    let desc = SecmoRigDesc {
+        struct_size: std::mem::size_of::<SecmoRigDesc>() as u32,
+        bone_count: parents.len() as u32,
+        parents: parents.as_ptr(),
+        reference_pose: reference.as_ptr(),
+        inverse_bind_matrices: std::ptr::null(),
+        has_inverse_bind: std::ptr::null(),
+        bone_names: std::ptr::null(),
+        units_per_meter: 100.0,
+        up_axis: SECMO_UP_AXIS_Y,
+        springs: springs.as_ptr(),
+        spring_count: 2,
+    };
+    let mut rig = std::ptr::null_mut();
+    let mut ch = std::ptr::null_mut();
+    unsafe {
+        assert_eq!(secmo_rig_create(&desc, &mut rig), SECMO_OK);
+        assert_eq!(
+            secmo_character_create(rig, std::ptr::null(), &mut ch),
+            SECMO_OK
+        );
+    }
+    let rust_rig = secmo::Rig::new(rig_desc).unwrap();
+    let poses: Vec<Vec<Transform>> = (0..1000)
+        .map(|i| common::pose_at(&rust_rig, i as f32 / 60.0, 2.0))
+        .collect();
+    let mut out = vec![Transform::IDENTITY; parents.len()];
+    let mut info = SecmoUpdateInfo {
+        struct_size: std::mem::size_of::<SecmoUpdateInfo>() as u32,
+        ..Default::default()
+    };
+    let n = count_allocations(|| {
+        for pose in &poses {
+            let input = SecmoFrameInput {
+                struct_size: std::mem::size_of::<SecmoFrameInput>() as u32,
+                flags: 0,
+                dt: 1.0 / 60.0,
+                pose: pose.as_ptr(),
+                pose_len: pose.len(),
+            };
+            let r = unsafe {
+                secmo_character_update(ch, &input, out.as_mut_ptr(), out.len(), &mut info)
+            };
+            assert_eq!(r, SECMO_OK);
+        }
+    });
+    assert_eq!(n, 0, "{n} allocations in 1000 C ABI updates");
+    unsafe {
+        secmo_character_destroy(ch);
+        secmo_rig_destroy(rig);
+    }
+}
