@@ -1,1 +1,89 @@
-fn main() {}
+//! `secmo` — the command-line tool.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use secmo_cli::demo::{self, DemoOptions};
+
+const HELP: &str = "\
+secmo — secondary motion for game characters
+
+USAGE:
+    secmo demo [--out DIR] [--seconds-per-phase S] [--input-hz HZ]
+    secmo --version | --help
+
+COMMANDS:
+    demo    Run the built-in procedural body (pelvis, spine, chest with hip
+            and chest helper springs) through walk → run → sprint → stop.
+            Prints the peak helper offsets per phase and writes
+            DIR/helper_springs.svg (target vs output) and DIR/summary.md.
+            DIR defaults to ./secmo-demo.
+
+EXAMPLES:
+    secmo demo
+    secmo demo --out /tmp/demo --input-hz 30
+";
+
+fn parse_demo(args: &[String]) -> Result<DemoOptions, String> {
+    let mut o = DemoOptions::default();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        match a.as_str() {
+            "--out" => o.out_dir = PathBuf::from(value("--out")?),
+            "--seconds-per-phase" => {
+                let v = value("--seconds-per-phase")?;
+                o.seconds_per_phase = v
+                    .parse()
+                    .ok()
+                    .filter(|s: &f32| s.is_finite() && *s > 0.0 && *s <= 600.0)
+                    .ok_or_else(|| {
+                        format!("--seconds-per-phase: `{v}` is not a number of seconds in (0, 600]")
+                    })?;
+            }
+            "--input-hz" => {
+                let v = value("--input-hz")?;
+                o.input_hz = v
+                    .parse()
+                    .ok()
+                    .filter(|s: &f32| s.is_finite() && *s >= 1.0 && *s <= 1000.0)
+                    .ok_or_else(|| format!("--input-hz: `{v}` is not a rate in [1, 1000] Hz"))?;
+            }
+            other => return Err(format!("demo: unknown option `{other}` (see --help)")),
+        }
+    }
+    Ok(o)
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match args.first().map(String::as_str) {
+        None | Some("-h" | "--help" | "help") => {
+            print!("{HELP}");
+            ExitCode::SUCCESS
+        }
+        Some("-V" | "--version") => {
+            println!("secmo {}", secmo::VERSION);
+            ExitCode::SUCCESS
+        }
+        Some("demo") => match parse_demo(&args[1..]).and_then(|o| demo::run(&o)) {
+            Ok(report) => {
+                print!("{}", report.table);
+                println!("wrote {}", report.plot.display());
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("secmo: {e}");
+                ExitCode::from(1)
+            }
+        },
+        Some(other) => {
+            eprintln!("secmo: unknown command `{other}`; try `secmo --help`");
+            ExitCode::from(2)
+        }
+    }
+}

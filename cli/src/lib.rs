@@ -1,0 +1,4 @@
+//! The `secmo` tool as a library, so that tests drive the same code as the binary.
+
+pub mod demo;
+pub mod procedural;

@@ -1,0 +1,47 @@
+//! The demo runs end to end (shortened) and its numbers make sense.
+
+use secmo_cli::demo::{run, DemoOptions};
+
+#[test]
+fn demo_runs_and_writes_its_files() {
+    let dir = std::env::temp_dir().join(format!("secmo-demo-test-{}", std::process::id()));
+    let report = run(&DemoOptions {
+        out_dir: dir.clone(),
+        seconds_per_phase: 1.5,
+        input_hz: 60.0,
+    })
+    .unwrap();
+    let svg = std::fs::read_to_string(&report.plot).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("polyline"), "plot is not an SVG line chart");
+    assert!(std::fs::read_to_string(dir.join("summary.md")).unwrap().contains("sprint"));
+
+    // Four helpers, four phases; every peak within its cap (length clamp, SPEC §3).
+    assert_eq!(report.peak_offsets.len(), 4);
+    for row in &report.peak_offsets {
+        for (peak, limit) in row.iter().zip(&report.max_offsets) {
+            assert!(*peak <= limit + 1e-3, "{peak} > {limit}");
+        }
+    }
+    // Helpers move during locomotion and settle after the stop.
+    let sprint = &report.peak_offsets[2];
+    assert!(sprint.iter().zip(&report.max_offsets).all(|(p, l)| *p > 0.5 * l));
+    assert!(report.final_offsets.iter().all(|o| *o < 0.05), "{:?}", report.final_offsets);
+    assert!(report.table.contains("hip_helper_l") && report.table.contains("stop"));
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn binary_prints_help_and_rejects_bad_options() {
+    let exe = env!("CARGO_BIN_EXE_secmo");
+    let help = std::process::Command::new(exe).arg("--help").output().unwrap();
+    assert!(help.status.success());
+    assert!(String::from_utf8_lossy(&help.stdout).contains("secmo demo"));
+    let bad = std::process::Command::new(exe)
+        .args(["demo", "--input-hz", "abc"])
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--input-hz"));
+    let unknown = std::process::Command::new(exe).arg("frobnicate").output().unwrap();
+    assert_eq!(unknown.status.code(), Some(2));
+}
