@@ -12,8 +12,13 @@ fn demo_runs_and_writes_its_files() {
     })
     .unwrap();
     let svg = std::fs::read_to_string(&report.plot).unwrap();
-    assert!(svg.starts_with("<svg") && svg.contains("polyline"), "plot is not an SVG line chart");
-    assert!(std::fs::read_to_string(dir.join("summary.md")).unwrap().contains("sprint"));
+    assert!(
+        svg.starts_with("<svg") && svg.contains("polyline"),
+        "plot is not an SVG line chart"
+    );
+    assert!(std::fs::read_to_string(dir.join("summary.md"))
+        .unwrap()
+        .contains("sprint"));
 
     // Four helpers, four phases; every peak within its cap (length clamp, SPEC §3).
     assert_eq!(report.peak_offsets.len(), 4);
@@ -24,8 +29,15 @@ fn demo_runs_and_writes_its_files() {
     }
     // Helpers move during locomotion and settle after the stop.
     let sprint = &report.peak_offsets[2];
-    assert!(sprint.iter().zip(&report.max_offsets).all(|(p, l)| *p > 0.5 * l));
-    assert!(report.final_offsets.iter().all(|o| *o < 0.05), "{:?}", report.final_offsets);
+    assert!(sprint
+        .iter()
+        .zip(&report.max_offsets)
+        .all(|(p, l)| *p > 0.5 * l));
+    assert!(
+        report.final_offsets.iter().all(|o| *o < 0.05),
+        "{:?}",
+        report.final_offsets
+    );
     assert!(report.table.contains("hip_helper_l") && report.table.contains("stop"));
     std::fs::remove_dir_all(dir).ok();
 }
@@ -33,7 +45,10 @@ fn demo_runs_and_writes_its_files() {
 #[test]
 fn binary_prints_help_and_rejects_bad_options() {
     let exe = env!("CARGO_BIN_EXE_secmo");
-    let help = std::process::Command::new(exe).arg("--help").output().unwrap();
+    let help = std::process::Command::new(exe)
+        .arg("--help")
+        .output()
+        .unwrap();
     assert!(help.status.success());
     assert!(String::from_utf8_lossy(&help.stdout).contains("secmo demo"));
     let bad = std::process::Command::new(exe)
@@ -42,6 +57,9 @@ fn binary_prints_help_and_rejects_bad_options() {
         .unwrap();
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--input-hz"));
-    let unknown = std::process::Command::new(exe).arg("frobnicate").output().unwrap();
+    let unknown = std::process::Command::new(exe)
+        .arg("frobnicate")
+        .output()
+        .unwrap();
     assert_eq!(unknown.status.code(), Some(2));
 }
