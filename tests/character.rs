@@ -476,3 +476,35 @@ fn snapshot_from_another_rig_or_corrupted_is_refused() {
         Err(Error::BufferLength { .. })
     ));
 }
+
+#[test]
+fn moving_the_whole_character_does_not_change_its_local_outputs() {
+    // SPEC §3 invariant at the character level: translating every target (here
+    // via the root) translates every spring state, so local outputs agree up to
+    // f32 rounding at the larger coordinates (|x| ≈ 1100 cm: ulp 1.2e-4).
+    let rig = helper_rig();
+    let mut near = Character::new(rig.clone(), CharacterOptions::default());
+    let mut far = Character::new(rig.clone(), CharacterOptions::default());
+    let shift = [1000.0f32, -250.0, 500.0];
+    let mut worst = 0.0f32;
+    for i in 0..300 {
+        let pose = pose_at(&rig, i as f32 / 60.0, 2.0);
+        let mut moved = pose.clone();
+        for k in 0..3 {
+            moved[0].translation[k] += shift[k];
+        }
+        let a = step(&mut near, 1.0 / 60.0, &pose);
+        let b = step(&mut far, 1.0 / 60.0, &moved);
+        for bone in [HIP_L, HIP_R, 6, 7] {
+            let d = Vec3::from_array(a[bone].translation) - Vec3::from_array(b[bone].translation);
+            worst = worst.max(d.abs().max_element());
+        }
+    }
+    println!("worst local difference {worst:e}");
+    let ulp_at_1100 = 1100f32.to_bits();
+    let ulp_at_1100 = f32::from_bits(ulp_at_1100 + 1) - 1100.0;
+    assert!(worst <= 5.0 * ulp_at_1100, "worst local difference {worst}");
+    // and the motion itself is far larger than that bound
+    let rec = near.spring_records()[0];
+    assert!((Vec3::from(rec.output) - Vec3::from(rec.target)).length() > 0.1);
+}
