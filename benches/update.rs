@@ -6,37 +6,17 @@
 use std::sync::Arc;
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use glam::{Quat, Vec3};
-use secmo::{BoneDesc, Character, FrameInput, Rig, RigDesc, SpringParams, Transform};
+use glam::Quat;
+use secmo::{Character, FrameInput, Rig, Transform};
 
-const UPM: f32 = 100.0;
 const SUBSTEPS_PER_UPDATE: u64 = 4;
 
+// The same 8-bone helper skeleton (4 springs) the integration tests use.
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 fn rig() -> Arc<Rig> {
-    let t = |x: f32, y: f32, z: f32| Transform::from_translation(Vec3::new(x, y, z));
-    Arc::new(
-        Rig::new(RigDesc {
-            bones: vec![
-                BoneDesc::new("root", -1, Transform::IDENTITY),
-                BoneDesc::new("pelvis", 0, t(0.0, 100.0, 0.0)),
-                BoneDesc::new("spine", 1, t(0.0, 15.0, 0.0)),
-                BoneDesc::new("chest", 2, t(0.0, 25.0, 0.0)),
-                BoneDesc::new("hip_helper_l", 1, t(10.0, -5.0, 5.0)),
-                BoneDesc::new("hip_helper_r", 1, t(-10.0, -5.0, 5.0)),
-                BoneDesc::new("chest_helper_l", 3, t(8.0, 5.0, 10.0)),
-                BoneDesc::new("chest_helper_r", 3, t(-8.0, 5.0, 10.0)),
-            ],
-            units_per_meter: UPM,
-            springs: vec![
-                SpringParams::hip(4, UPM),
-                SpringParams::hip(5, UPM),
-                SpringParams::chest(6, UPM),
-                SpringParams::chest(7, UPM),
-            ],
-            ..Default::default()
-        })
-        .unwrap(),
-    )
+    common::helper_rig()
 }
 
 fn poses(rig: &Rig) -> Vec<Vec<Transform>> {

@@ -130,6 +130,25 @@ pub struct SecmoRigDesc {
     pub spring_count: u32,
 }
 
+impl Default for SecmoRigDesc {
+    /// No bones, no springs, metres, Y-up; `struct_size` set for this library.
+    fn default() -> Self {
+        SecmoRigDesc {
+            struct_size: core::mem::size_of::<SecmoRigDesc>() as u32,
+            bone_count: 0,
+            parents: std::ptr::null(),
+            reference_pose: std::ptr::null(),
+            inverse_bind_matrices: std::ptr::null(),
+            has_inverse_bind: std::ptr::null(),
+            bone_names: std::ptr::null(),
+            units_per_meter: 1.0,
+            up_axis: SECMO_UP_AXIS_Y,
+            springs: std::ptr::null(),
+            spring_count: 0,
+        }
+    }
+}
+
 /// Per-character options. NULL in `secmo_character_create` means defaults.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -256,6 +275,23 @@ fn guard(name: &str, body: impl FnOnce() -> Result<(), FfiError>) -> SecmoResult
             set_last_error(&format!("{name}: internal panic: {what}"));
             SECMO_ERROR_PANIC
         }
+    }
+}
+
+/// Boxes a new handle for C and counts it as live.
+fn new_handle<T>(value: T) -> *mut T {
+    LIVE_OBJECTS.fetch_add(1, Ordering::SeqCst);
+    Box::into_raw(Box::new(value))
+}
+
+/// Frees a handle made by [`new_handle`]; NULL is ignored.
+///
+/// # Safety
+/// `ptr` is NULL or came from `new_handle::<T>` and was not freed yet.
+unsafe fn free_handle<T>(ptr: *mut T) {
+    if !ptr.is_null() {
+        drop(Box::from_raw(ptr));
+        LIVE_OBJECTS.fetch_sub(1, Ordering::SeqCst);
     }
 }
 
@@ -394,9 +430,10 @@ fn spring_desc_from(p: &SpringParams) -> SecmoSpringDesc {
 
 fn spring_preset(
     name: &str,
+    bone: u32,
     units_per_meter: f32,
     out: *mut SecmoSpringDesc,
-    make: fn(f32) -> SpringParams,
+    make: fn(u32, f32) -> SpringParams,
 ) -> SecmoResult {
     guard(name, || {
         let out = non_null_mut(out, "out_desc")?;
@@ -406,7 +443,7 @@ fn spring_preset(
                 format!("units_per_meter {units_per_meter} must be finite and > 0"),
             ));
         }
-        *out = spring_desc_from(&make(units_per_meter));
+        *out = spring_desc_from(&make(bone, units_per_meter));
         Ok(())
     })
 }
@@ -419,13 +456,13 @@ pub unsafe extern "C" fn secmo_spring_desc_hip(
     units_per_meter: f32,
     out_desc: *mut SecmoSpringDesc,
 ) -> SecmoResult {
-    let r = spring_preset("secmo_spring_desc_hip", units_per_meter, out_desc, |u| {
-        SpringParams::hip(0, u)
-    });
-    if r == SECMO_OK {
-        (*out_desc).bone = bone;
-    }
-    r
+    spring_preset(
+        "secmo_spring_desc_hip",
+        bone,
+        units_per_meter,
+        out_desc,
+        SpringParams::hip,
+    )
 }
 
 /// Fills `*out_desc` with the article's chest spring defaults (SPEC §3).
@@ -436,13 +473,13 @@ pub unsafe extern "C" fn secmo_spring_desc_chest(
     units_per_meter: f32,
     out_desc: *mut SecmoSpringDesc,
 ) -> SecmoResult {
-    let r = spring_preset("secmo_spring_desc_chest", units_per_meter, out_desc, |u| {
-        SpringParams::chest(0, u)
-    });
-    if r == SECMO_OK {
-        (*out_desc).bone = bone;
-    }
-    r
+    spring_preset(
+        "secmo_spring_desc_chest",
+        bone,
+        units_per_meter,
+        out_desc,
+        SpringParams::chest,
+    )
 }
 
 // ---------------------------------------------------------------------------
@@ -565,23 +602,9 @@ pub unsafe extern "C" fn secmo_rig_create(
 ) -> SecmoResult {
     guard("secmo_rig_create", || {
         let out = non_null_mut(out_rig, "out_rig")?;
-        let defaults = SecmoRigDesc {
-            struct_size: 0,
-            bone_count: 0,
-            parents: std::ptr::null(),
-            reference_pose: std::ptr::null(),
-            inverse_bind_matrices: std::ptr::null(),
-            has_inverse_bind: std::ptr::null(),
-            bone_names: std::ptr::null(),
-            units_per_meter: 1.0,
-            up_axis: SECMO_UP_AXIS_Y,
-            springs: std::ptr::null(),
-            spring_count: 0,
-        };
-        let d = read_versioned(desc, defaults, "desc")?;
+        let d = read_versioned(desc, SecmoRigDesc::default(), "desc")?;
         let rig = Rig::new(rig_desc_from_c(&d)?)?;
-        LIVE_OBJECTS.fetch_add(1, Ordering::SeqCst);
-        *out = Box::into_raw(Box::new(SecmoRig { rig: Arc::new(rig) }));
+        *out = new_handle(SecmoRig { rig: Arc::new(rig) });
         Ok(())
     })
 }
@@ -590,12 +613,7 @@ pub unsafe extern "C" fn secmo_rig_create(
 /// alive. NULL is ignored.
 #[no_mangle]
 pub unsafe extern "C" fn secmo_rig_destroy(rig: *mut SecmoRig) {
-    guard_value((), || {
-        if !rig.is_null() {
-            drop(Box::from_raw(rig));
-            LIVE_OBJECTS.fetch_sub(1, Ordering::SeqCst);
-        }
-    })
+    guard_value((), || free_handle(rig))
 }
 
 /// Number of bones; 0 for NULL.
@@ -714,8 +732,7 @@ pub unsafe extern "C" fn secmo_character_create(
             options.substep_target = substep_target(d.substep_target)?;
         }
         let character = Character::new(Arc::clone(&rig.rig), options);
-        LIVE_OBJECTS.fetch_add(1, Ordering::SeqCst);
-        *out = Box::into_raw(Box::new(SecmoCharacter { character }));
+        *out = new_handle(SecmoCharacter { character });
         Ok(())
     })
 }
@@ -723,12 +740,7 @@ pub unsafe extern "C" fn secmo_character_create(
 /// Destroys a character. NULL is ignored.
 #[no_mangle]
 pub unsafe extern "C" fn secmo_character_destroy(character: *mut SecmoCharacter) {
-    guard_value((), || {
-        if !character.is_null() {
-            drop(Box::from_raw(character));
-            LIVE_OBJECTS.fetch_sub(1, Ordering::SeqCst);
-        }
-    })
+    guard_value((), || free_handle(character))
 }
 
 /// Runs one update. `out_pose` receives `out_pose_len` (= bone count) final
@@ -1013,17 +1025,8 @@ mod tests {
             secmo_character_destroy(std::ptr::null_mut());
             let mut rig = std::ptr::null_mut();
             let desc = SecmoRigDesc {
-                struct_size: std::mem::size_of::<SecmoRigDesc>() as u32,
                 bone_count: 3,
-                parents: std::ptr::null(),
-                reference_pose: std::ptr::null(),
-                inverse_bind_matrices: std::ptr::null(),
-                has_inverse_bind: std::ptr::null(),
-                bone_names: std::ptr::null(),
-                units_per_meter: 1.0,
-                up_axis: SECMO_UP_AXIS_Y,
-                springs: std::ptr::null(),
-                spring_count: 0,
+                ..Default::default()
             };
             assert_eq!(secmo_rig_create(&desc, &mut rig), SECMO_ERROR_NULL_POINTER);
             assert!(last_error().contains("desc.parents is NULL but its length is 3"));
@@ -1036,17 +1039,10 @@ mod tests {
         let parents = [-1i32, 2, 1];
         let pose = [Transform::IDENTITY; 3];
         let desc = SecmoRigDesc {
-            struct_size: std::mem::size_of::<SecmoRigDesc>() as u32,
             bone_count: 3,
             parents: parents.as_ptr(),
             reference_pose: pose.as_ptr(),
-            inverse_bind_matrices: std::ptr::null(),
-            has_inverse_bind: std::ptr::null(),
-            bone_names: std::ptr::null(),
-            units_per_meter: 1.0,
-            up_axis: SECMO_UP_AXIS_Y,
-            springs: std::ptr::null(),
-            spring_count: 0,
+            ..Default::default()
         };
         let mut rig = std::ptr::null_mut();
         assert_eq!(

@@ -129,17 +129,13 @@ fn c_abi_updates_allocate_nothing() {
         assert_eq!(secmo_spring_desc_chest(6, 100.0, &mut springs[1]), SECMO_OK);
     }
     let desc = SecmoRigDesc {
-        struct_size: std::mem::size_of::<SecmoRigDesc>() as u32,
         bone_count: parents.len() as u32,
         parents: parents.as_ptr(),
         reference_pose: reference.as_ptr(),
-        inverse_bind_matrices: std::ptr::null(),
-        has_inverse_bind: std::ptr::null(),
-        bone_names: std::ptr::null(),
         units_per_meter: 100.0,
-        up_axis: SECMO_UP_AXIS_Y,
         springs: springs.as_ptr(),
         spring_count: 2,
+        ..Default::default()
     };
     let mut rig = std::ptr::null_mut();
     let mut ch = std::ptr::null_mut();

@@ -490,8 +490,8 @@ fn moving_the_whole_character_does_not_change_its_local_outputs() {
     for i in 0..300 {
         let pose = pose_at(&rig, i as f32 / 60.0, 2.0);
         let mut moved = pose.clone();
-        for k in 0..3 {
-            moved[0].translation[k] += shift[k];
+        for (t, s) in moved[0].translation.iter_mut().zip(shift) {
+            *t += s;
         }
         let a = step(&mut near, 1.0 / 60.0, &pose);
         let b = step(&mut far, 1.0 / 60.0, &moved);
