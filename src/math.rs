@@ -148,16 +148,17 @@ pub fn decompose(m: &Affine3A, sign_hint: Vec3) -> Decomposed {
     let sheared = x.dot(y).abs() > SHEAR_TOLERANCE
         || x.dot(z).abs() > SHEAR_TOLERANCE
         || y.dot(z).abs() > SHEAR_TOLERANCE;
-    let rotation = rotation_from_axes(x.into(), y.into(), z.into());
+    let rotation = rotation_from_axes(x.into(), y.into());
     Decomposed {
         transform: Transform::new(m.translation.into(), rotation, scale),
         sheared,
     }
 }
 
-/// Closest rotation to three (nearly) orthonormal axes. Degenerate axes fall
-/// back to identity rather than producing NaN.
-fn rotation_from_axes(x: Vec3, y: Vec3, z: Vec3) -> Quat {
+/// Rotation whose X and Y axes are (nearly) `x` and `y`; Z follows from
+/// handedness, which the sign correction in [`decompose`] has made proper.
+/// Degenerate axes fall back to identity rather than producing NaN.
+fn rotation_from_axes(x: Vec3, y: Vec3) -> Quat {
     // Gram–Schmidt so that a slightly sheared or rounded basis still gives a
     // proper rotation; the shear itself is reported by the caller.
     let x = x.normalize_or_zero();
@@ -168,9 +169,7 @@ fn rotation_from_axes(x: Vec3, y: Vec3, z: Vec3) -> Quat {
     if y == Vec3::ZERO {
         return Quat::from_rotation_arc(Vec3::X, x);
     }
-    let z_ortho = x.cross(y);
-    let _ = z; // the third axis is implied by handedness after sign correction
-    Quat::from_mat3(&Mat3::from_cols(x, y, z_ortho)).normalize()
+    Quat::from_mat3(&Mat3::from_cols(x, y, x.cross(y))).normalize()
 }
 
 /// Forward kinematics over a parents-first ordered skeleton (SPEC §1):
