@@ -19,6 +19,12 @@
 #include <stdint.h>
 
 /**
+ * `UpdateInfo::warnings`: a constraint wrote through a sheared parent chain;
+ * TRS dropped the shear (SPEC §1 DECISION: reported, never silent).
+ */
+#define WARNING_SHEAR 1
+
+/**
  * Version of this ABI. Bumped only by incompatible changes; growing a
  * descriptor (with `struct_size`) does not bump it.
  */
@@ -44,9 +50,34 @@
 #define SECMO_SUBSTEP_TARGET_INTERPOLATE 1
 
 /**
- * Kinds reported by `secmo_rig_warning`.
+ * Kinds reported by `secmo_rig_warning`, and bits of `SecmoUpdateInfo.warnings`:
+ * a bind pose or a constraint writeback met shear that TRS cannot express.
  */
 #define SECMO_WARNING_SHEAR 1
+
+/**
+ * Body sides, for correctives (`SecmoCorrectiveDesc.side`, `SecmoProbeDesc.side`).
+ */
+#define SECMO_SIDE_CENTER 0
+
+#define SECMO_SIDE_LEFT 1
+
+#define SECMO_SIDE_RIGHT 2
+
+/**
+ * Stages for `secmo_character_set_stage_enabled` (SPEC §6 order).
+ */
+#define SECMO_STAGE_CONSTRAINTS 0
+
+#define SECMO_STAGE_SPRINGS 1
+
+#define SECMO_STAGE_CORRECTIVES 2
+
+/**
+ * Longest velocity history a spring may keep. The ring is stored inline so
+ * that the state is plain data (snapshot = bytes) and never allocates.
+ */
+#define SECMO_MAX_HISTORY 16
 
 /**
  * Opaque per-instance state. One thread at a time.
@@ -115,6 +146,81 @@ typedef struct SecmoSpringDesc {
 } SecmoSpringDesc;
 
 /**
+ * Bones the BtoB preset reads, for one chest bone (C: `SecmoBtobBones`).
+ */
+typedef struct SecmoBtobBones {
+  uint32_t chest;
+  /**
+   * The other chest bone (chest-to-chest distance drives local scale).
+   */
+  uint32_t other_chest;
+  uint32_t upper_arm_l;
+  uint32_t forearm_l;
+  uint32_t hand_l;
+  uint32_t upper_arm_r;
+  uint32_t forearm_r;
+  uint32_t hand_r;
+} SecmoBtobBones;
+
+/**
+ * One distance probe of a proximity corrective (SPEC §5).
+ */
+typedef struct SecmoProbeDesc {
+  /**
+   * `sizeof(SecmoProbeDesc)`.
+   */
+  uint32_t struct_size;
+  uint32_t bone;
+  /**
+   * `SECMO_SIDE_*`; same side as the driven bone selects the `same_*` gains.
+   */
+  uint32_t side;
+  /**
+   * Distance (position units) below which the probe acts.
+   */
+  float threshold;
+  /**
+   * Movement weight (the article's upper-arm parameter 2).
+   */
+  float weight;
+  /**
+   * Gains per unit proximity on local translation (position units) and
+   * local scale (fraction), for a probe on the driven bone's side...
+   */
+  float same_translation[3];
+  float same_scale[3];
+  /**
+   * ...and for a probe on the other side.
+   */
+  float opposite_translation[3];
+  float opposite_scale[3];
+} SecmoProbeDesc;
+
+/**
+ * A proximity corrective (SPEC §5, the article's BtoB), run after the springs.
+ */
+typedef struct SecmoCorrectiveDesc {
+  /**
+   * `sizeof(SecmoCorrectiveDesc)`.
+   */
+  uint32_t struct_size;
+  uint32_t driven_bone;
+  /**
+   * `SECMO_SIDE_*` of the driven bone.
+   */
+  uint32_t side;
+  /**
+   * Accumulator rate, 1/s: weight = clamp(rate·dt, 0, 1) [24].
+   */
+  float rate;
+  /**
+   * `probe_count` probes, all with the same `struct_size`.
+   */
+  const struct SecmoProbeDesc *probes;
+  uint32_t probe_count;
+} SecmoCorrectiveDesc;
+
+/**
  * A local bone transform as engines store it: translation, unit quaternion
  * `(x, y, z, w)`, per-axis scale. 40 bytes, `repr(C)`, castable from a flat
  * `f32` array of 10 floats per bone.
@@ -124,6 +230,19 @@ typedef struct SecmoTransform {
   float rotation[4];
   float scale[3];
 } SecmoTransform;
+
+/**
+ * A rotation constraint (SPEC §4): `bone` keeps its reference orientation
+ * relative to `target`. Runs before the springs.
+ */
+typedef struct SecmoRotationConstraintDesc {
+  /**
+   * `sizeof(SecmoRotationConstraintDesc)`.
+   */
+  uint32_t struct_size;
+  uint32_t bone;
+  uint32_t target;
+} SecmoRotationConstraintDesc;
 
 /**
  * Describes a rig. Arrays are read during `secmo_rig_create` only; the caller
@@ -169,6 +288,16 @@ typedef struct SecmoRigDesc {
    */
   const struct SecmoSpringDesc *springs;
   uint32_t spring_count;
+  /**
+   * `constraint_count` rotation constraints (SPEC §4).
+   */
+  const struct SecmoRotationConstraintDesc *constraints;
+  uint32_t constraint_count;
+  /**
+   * `corrective_count` proximity correctives (SPEC §5).
+   */
+  const struct SecmoCorrectiveDesc *correctives;
+  uint32_t corrective_count;
 } SecmoRigDesc;
 
 /**
@@ -224,10 +353,14 @@ typedef struct SecmoUpdateInfo {
    * Springs that hit their reset threshold this update.
    */
   uint32_t snapped_springs;
+  /**
+   * Bit set of `SECMO_WARNING_*` raised during this update.
+   */
+  uint32_t warnings;
 } SecmoUpdateInfo;
 
 /**
- * What happened to one spring in the last update (SPEC §2 diagnostics).
+ * What happened to one spring in the last update (SPEC §2/§3 diagnostics).
  */
 typedef struct SecmoSpringRecord {
   uint32_t bone;
@@ -262,7 +395,80 @@ typedef struct SecmoSpringRecord {
    * 1 if the reset threshold snapped the spring during this update.
    */
   uint32_t snapped;
+  /**
+   * Filled slots of the velocity ring, and the slot it writes next.
+   */
+  uint32_t ring_fill;
+  uint32_t ring_index;
+  /**
+   * Velocity ring contents after the update (`ring_fill` slots used).
+   */
+  float ring[SECMO_MAX_HISTORY][3];
 } SecmoSpringRecord;
+
+/**
+ * What one corrective did in the last update (SPEC §5 diagnostics). The
+ * probe distances are in a separate flat array, starting at `first_probe`.
+ */
+typedef struct SecmoCorrectiveRecord {
+  uint32_t driven;
+  uint32_t probe_count;
+  /**
+   * Index of this corrective's first distance in the distances array.
+   */
+  uint32_t first_probe;
+  /**
+   * clamp(rate·dt, 0, 1) used this update.
+   */
+  float weight;
+  float target_translation[3];
+  float target_scale[3];
+  float state_translation[3];
+  float state_scale[3];
+  /**
+   * The driven bone's final local transform after the corrective.
+   */
+  struct SecmoTransform local;
+} SecmoCorrectiveRecord;
+
+/**
+ * Where `secmo_character_update_recorded` writes the stage-by-stage records of
+ * SPEC §6. Every pointer may be NULL (that record is not wanted); a non-NULL
+ * one must hold exactly the count given. Records are written only on success.
+ */
+typedef struct SecmoStageRecords {
+  /**
+   * `sizeof(SecmoStageRecords)`.
+   */
+  uint32_t struct_size;
+  /**
+   * Must equal the rig's bone count when any pose pointer is set.
+   */
+  uint32_t bone_count;
+  /**
+   * Local poses after each stage.
+   */
+  struct SecmoTransform *source;
+  struct SecmoTransform *constrained;
+  struct SecmoTransform *post_spring;
+  struct SecmoTransform *post_corrective;
+  struct SecmoTransform *final_pose;
+  /**
+   * The rig's spring count of spring records.
+   */
+  struct SecmoSpringRecord *springs;
+  uint32_t spring_count;
+  /**
+   * The rig's corrective count of corrective records.
+   */
+  uint32_t corrective_count;
+  struct SecmoCorrectiveRecord *correctives;
+  /**
+   * All probe distances; `SecmoCorrectiveRecord.first_probe` indexes it.
+   */
+  float *probe_distances;
+  uint32_t probe_distance_count;
+} SecmoStageRecords;
 
 /**
  * Success.
@@ -368,6 +574,24 @@ SecmoResult secmo_spring_desc_chest(uint32_t bone,
                                     struct SecmoSpringDesc *out_desc);
 
 /**
+ * Fills a BtoB corrective (SPEC §5) for one chest bone: probes on both
+ * upper arms (10 cm, weight 2), forearms (13 cm) and hands (15 cm), and the
+ * other chest (`chest_gap`, usually their rest distance) on local scale.
+ * `medial_x` is +1 or −1: the sign of the chest's local +X toward the
+ * midline. Writes 7 probes into `out_probes` (which must hold at least 7) and
+ * points `out_desc->probes` at them. Gains are documented in docs/btob.md.
+ * Errors: NULL_POINTER, BUFFER_LENGTH, INVALID_ARGUMENT.
+ */
+SecmoResult secmo_corrective_desc_btob(const struct SecmoBtobBones *bones,
+                                       uint32_t side,
+                                       float medial_x,
+                                       float chest_gap,
+                                       float units_per_meter,
+                                       struct SecmoProbeDesc *out_probes,
+                                       size_t out_probes_len,
+                                       struct SecmoCorrectiveDesc *out_desc);
+
+/**
  * Validates `desc` and builds an immutable rig. On success `*out_rig` owns one
  * reference; release it with `secmo_rig_destroy`. Allocates. The descriptor's
  * arrays are only read during the call.
@@ -446,6 +670,29 @@ SecmoResult secmo_character_update(struct SecmoCharacter *character,
                                    struct SecmoUpdateInfo *out_info);
 
 /**
+ * `secmo_character_update` that also writes the stage-by-stage records of
+ * SPEC §6 into the buffers `records` points to (each optional). Records are
+ * written only on success. Does not allocate.
+ * Errors: as `secmo_character_update`, plus BUFFER_LENGTH for a record buffer
+ * whose count does not match the rig.
+ */
+SecmoResult secmo_character_update_recorded(struct SecmoCharacter *character,
+                                            const struct SecmoFrameInput *input,
+                                            struct SecmoTransform *out_pose,
+                                            size_t out_pose_len,
+                                            struct SecmoUpdateInfo *out_info,
+                                            const struct SecmoStageRecords *records);
+
+/**
+ * Turns a stage (`SECMO_STAGE_*`) on (non-zero) or off (0) without losing
+ * state: a stage that is off passes its input through and does not advance.
+ * Errors: NULL_POINTER, INVALID_ARGUMENT.
+ */
+SecmoResult secmo_character_set_stage_enabled(struct SecmoCharacter *character,
+                                              uint32_t stage,
+                                              uint32_t enabled);
+
+/**
  * Teleport: the next update seeds all solver state at its targets, with dt
  * treated as 0. Errors: NULL_POINTER.
  */
@@ -507,13 +754,23 @@ SecmoResult secmo_character_restore(struct SecmoCharacter *character,
 static_assert(sizeof(SecmoTransform) == 40, "SecmoTransform layout");
 static_assert(sizeof(SecmoSpringDesc) == 52, "SecmoSpringDesc layout");
 static_assert(sizeof(SecmoCharacterDesc) == 8, "SecmoCharacterDesc layout");
-static_assert(sizeof(SecmoUpdateInfo) == 12, "SecmoUpdateInfo layout");
-static_assert(sizeof(SecmoSpringRecord) == 76, "SecmoSpringRecord layout");
+static_assert(sizeof(SecmoUpdateInfo) == 16, "SecmoUpdateInfo layout");
+static_assert(sizeof(SecmoRotationConstraintDesc) == 12, "SecmoRotationConstraintDesc layout");
+static_assert(sizeof(SecmoProbeDesc) == 68, "SecmoProbeDesc layout");
+static_assert(sizeof(SecmoCorrectiveDesc) == 32, "SecmoCorrectiveDesc layout");
+static_assert(sizeof(SecmoBtobBones) == 32, "SecmoBtobBones layout");
+static_assert(sizeof(SecmoCorrectiveRecord) == 104, "SecmoCorrectiveRecord layout");
+static_assert(sizeof(SecmoSpringRecord) == 276, "SecmoSpringRecord layout");
 #else
 typedef char secmo_layout_check_transform[(sizeof(SecmoTransform) == 40) ? 1 : -1];
 typedef char secmo_layout_check_spring_desc[(sizeof(SecmoSpringDesc) == 52) ? 1 : -1];
 typedef char secmo_layout_check_character_desc[(sizeof(SecmoCharacterDesc) == 8) ? 1 : -1];
-typedef char secmo_layout_check_update_info[(sizeof(SecmoUpdateInfo) == 12) ? 1 : -1];
-typedef char secmo_layout_check_spring_record[(sizeof(SecmoSpringRecord) == 76) ? 1 : -1];
+typedef char secmo_layout_check_update_info[(sizeof(SecmoUpdateInfo) == 16) ? 1 : -1];
+typedef char secmo_layout_check_constraint_desc[(sizeof(SecmoRotationConstraintDesc) == 12) ? 1 : -1];
+typedef char secmo_layout_check_probe_desc[(sizeof(SecmoProbeDesc) == 68) ? 1 : -1];
+typedef char secmo_layout_check_corrective_desc[(sizeof(SecmoCorrectiveDesc) == 32) ? 1 : -1];
+typedef char secmo_layout_check_btob_bones[(sizeof(SecmoBtobBones) == 32) ? 1 : -1];
+typedef char secmo_layout_check_corrective_record[(sizeof(SecmoCorrectiveRecord) == 104) ? 1 : -1];
+typedef char secmo_layout_check_spring_record[(sizeof(SecmoSpringRecord) == 276) ? 1 : -1];
 #endif
 #endif /* SECMO_H_LAYOUT_CHECKS */

@@ -11,7 +11,8 @@ use crate::clock;
 use crate::error::Error;
 use crate::math::{self, Transform, MIN_SCALE};
 use crate::rig::Rig;
-use crate::solvers::spring::{self, SpringState};
+use crate::solvers::corrective::{self, CorrectiveRecord, CorrectiveState};
+use crate::solvers::spring::{self, SpringState, MAX_HISTORY};
 
 /// How targets are chosen for the substeps of one update (SPEC §2 DECISION).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -31,6 +32,16 @@ pub struct CharacterOptions {
     pub substep_target: SubstepTarget,
 }
 
+/// The stages of SPEC §6 that can be switched off at runtime. A stage that is
+/// off passes its input through and keeps its state untouched.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Stage {
+    Constraints = 0,
+    Springs = 1,
+    Correctives = 2,
+}
+
 /// One update's input.
 #[derive(Clone, Copy, Debug)]
 pub struct FrameInput<'a> {
@@ -39,11 +50,12 @@ pub struct FrameInput<'a> {
     pub dt: f32,
     /// Source local pose, one transform per rig bone.
     pub pose: &'a [Transform],
-    /// Reset before this update (teleport): springs snap to their targets.
+    /// Reset before this update (teleport): springs snap to their targets and
+    /// corrective accumulators return to 0.
     pub teleport: bool,
 }
 
-/// What happened to one spring in the last update (SPEC §2 diagnostics).
+/// What happened to one spring in the last update (SPEC §2/§3 diagnostics).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct SpringRecord {
@@ -65,9 +77,14 @@ pub struct SpringRecord {
     pub output: [f32; 3],
     /// 1 if the reset threshold snapped the spring during this update.
     pub snapped: u32,
+    /// Filled slots of the velocity ring, and the slot it writes next.
+    pub ring_fill: u32,
+    pub ring_index: u32,
+    /// Velocity ring contents after the update (`ring_fill` slots used).
+    pub ring: [[f32; 3]; MAX_HISTORY],
 }
 
-const _: () = assert!(core::mem::size_of::<SpringRecord>() == 76);
+const _: () = assert!(core::mem::size_of::<SpringRecord>() == 276);
 
 /// Summary of one update.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -76,18 +93,148 @@ pub struct UpdateInfo {
     pub max_substeps: u32,
     /// Number of springs that hit their reset threshold.
     pub snapped_springs: u32,
+    /// Bit set of `WARNING_*`.
+    pub warnings: u32,
+}
+
+/// `UpdateInfo::warnings`: a constraint wrote through a sheared parent chain;
+/// TRS dropped the shear (SPEC §1 DECISION: reported, never silent).
+pub const WARNING_SHEAR: u32 = 1;
+
+/// Caller-owned buffers that receive the stage-by-stage records of SPEC §6.
+/// Create once with [`StageRecords::new`]; pass to [`Character::update_recorded`].
+#[derive(Clone, Debug, Default)]
+pub struct StageRecords {
+    /// Local pose as given.
+    pub source: Vec<Transform>,
+    /// After the rotation constraints.
+    pub constrained: Vec<Transform>,
+    /// After the translation springs.
+    pub post_spring: Vec<Transform>,
+    /// After the proximity correctives.
+    pub post_corrective: Vec<Transform>,
+    /// As written to the output.
+    pub final_pose: Vec<Transform>,
+    pub springs: Vec<SpringRecord>,
+    pub correctives: Vec<CorrectiveRecord>,
+    /// Probe distances of all correctives; `CorrectiveRecord::first_probe` indexes it.
+    pub probe_distances: Vec<f32>,
+}
+
+impl StageRecords {
+    /// Buffers sized for `rig`.
+    #[must_use]
+    pub fn new(rig: &Rig) -> Self {
+        let n = rig.bone_count();
+        Self {
+            source: vec![Transform::IDENTITY; n],
+            constrained: vec![Transform::IDENTITY; n],
+            post_spring: vec![Transform::IDENTITY; n],
+            post_corrective: vec![Transform::IDENTITY; n],
+            final_pose: vec![Transform::IDENTITY; n],
+            springs: vec![Zeroable::zeroed(); rig.springs.len()],
+            correctives: vec![CorrectiveRecord::default(); rig.correctives.len()],
+            probe_distances: vec![0.0; rig.probe_count],
+        }
+    }
+
+    pub(crate) fn sink(&mut self) -> RecordSink<'_> {
+        RecordSink {
+            source: Some(&mut self.source),
+            constrained: Some(&mut self.constrained),
+            post_spring: Some(&mut self.post_spring),
+            post_corrective: Some(&mut self.post_corrective),
+            final_pose: Some(&mut self.final_pose),
+            springs: Some(&mut self.springs),
+            correctives: Some(&mut self.correctives),
+            probe_distances: Some(&mut self.probe_distances),
+        }
+    }
+}
+
+/// Borrowed record destinations; any may be absent (the C API lets callers
+/// ask for only some).
+#[derive(Default)]
+pub(crate) struct RecordSink<'a> {
+    pub source: Option<&'a mut [Transform]>,
+    pub constrained: Option<&'a mut [Transform]>,
+    pub post_spring: Option<&'a mut [Transform]>,
+    pub post_corrective: Option<&'a mut [Transform]>,
+    pub final_pose: Option<&'a mut [Transform]>,
+    pub springs: Option<&'a mut [SpringRecord]>,
+    pub correctives: Option<&'a mut [CorrectiveRecord]>,
+    pub probe_distances: Option<&'a mut [f32]>,
+}
+
+impl RecordSink<'_> {
+    fn validate(&self, rig: &Rig) -> Result<(), Error> {
+        let n = rig.bone_count();
+        let poses = [
+            ("records.source", self.source.as_deref()),
+            ("records.constrained", self.constrained.as_deref()),
+            ("records.post_spring", self.post_spring.as_deref()),
+            ("records.post_corrective", self.post_corrective.as_deref()),
+            ("records.final_pose", self.final_pose.as_deref()),
+        ];
+        for (what, pose) in poses {
+            check_len(what, pose.map(<[Transform]>::len), n)?;
+        }
+        check_len(
+            "records.springs",
+            self.springs.as_deref().map(<[_]>::len),
+            rig.springs.len(),
+        )?;
+        check_len(
+            "records.correctives",
+            self.correctives.as_deref().map(<[_]>::len),
+            rig.correctives.len(),
+        )?;
+        check_len(
+            "records.probe_distances",
+            self.probe_distances.as_deref().map(<[_]>::len),
+            rig.probe_count,
+        )
+    }
+}
+
+fn check_len(what: &'static str, got: Option<usize>, expected: usize) -> Result<(), Error> {
+    match got {
+        Some(got) if got != expected => Err(Error::BufferLength {
+            what,
+            expected,
+            got,
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// Local poses kept between stages while recording (scratch, sized at creation).
+struct StageScratch {
+    source: Vec<Transform>,
+    constrained: Vec<Transform>,
+    post_spring: Vec<Transform>,
 }
 
 /// Per-character state and scratch.
 pub struct Character {
     rig: Arc<Rig>,
     options: CharacterOptions,
+    enabled: [bool; 3],
     springs: Vec<SpringState>,
-    records: Vec<SpringRecord>,
+    correctives: Vec<CorrectiveState>,
+    /// 0 until the first update after creation or reset (SPEC §2: its dt is 0).
+    started: u32,
+    spring_records: Vec<SpringRecord>,
+    corrective_records: Vec<CorrectiveRecord>,
+    probe_distances: Vec<f32>,
     // Scratch, sized at creation. The update writes here and commits to the
     // state above only when everything succeeded.
     work_springs: Vec<SpringState>,
-    work_records: Vec<SpringRecord>,
+    work_correctives: Vec<CorrectiveState>,
+    work_spring_records: Vec<SpringRecord>,
+    work_corrective_records: Vec<CorrectiveRecord>,
+    work_distances: Vec<f32>,
+    stages: StageScratch,
     local: Vec<Transform>,
     component: Vec<Affine3A>,
 }
@@ -95,7 +242,7 @@ pub struct Character {
 /// Snapshot header magic, "SMSN" little-endian.
 const SNAPSHOT_MAGIC: u32 = u32::from_le_bytes(*b"SMSN");
 /// Bumped whenever the snapshot layout changes.
-pub const SNAPSHOT_VERSION: u32 = 1;
+pub const SNAPSHOT_VERSION: u32 = 2;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -105,10 +252,14 @@ struct SnapshotHeader {
     fingerprint: u64,
     spring_count: u32,
     spring_state_size: u32,
+    corrective_count: u32,
+    started: u32,
     total_size: u64,
 }
 
-const HEADER_SIZE: usize = core::mem::size_of::<SnapshotHeader>();
+/// Bytes before the first spring state in a snapshot.
+pub const SNAPSHOT_HEADER_SIZE: usize = core::mem::size_of::<SnapshotHeader>();
+const HEADER_SIZE: usize = SNAPSHOT_HEADER_SIZE;
 
 impl Character {
     /// Creates a character for `rig`. All memory the character will ever use is
@@ -117,7 +268,8 @@ impl Character {
     pub fn new(rig: Arc<Rig>, options: CharacterOptions) -> Character {
         let n = rig.bone_count();
         let s = rig.springs.len();
-        let records: Vec<SpringRecord> = rig
+        let k = rig.correctives.len();
+        let spring_records: Vec<SpringRecord> = rig
             .springs
             .iter()
             .map(|p| SpringRecord {
@@ -126,12 +278,36 @@ impl Character {
                 ..Zeroable::zeroed()
             })
             .collect();
+        let corrective_records: Vec<CorrectiveRecord> = rig
+            .correctives
+            .iter()
+            .zip(&rig.first_probe)
+            .map(|(c, &first)| CorrectiveRecord {
+                driven: c.driven,
+                probe_count: c.probes.len() as u32,
+                first_probe: first,
+                ..Default::default()
+            })
+            .collect();
         Character {
             options,
+            enabled: [true; 3],
             springs: vec![SpringState::default(); s],
+            correctives: vec![CorrectiveState::default(); k],
+            started: 0,
             work_springs: vec![SpringState::default(); s],
-            work_records: records.clone(),
-            records,
+            work_correctives: vec![CorrectiveState::default(); k],
+            work_spring_records: spring_records.clone(),
+            spring_records,
+            work_corrective_records: corrective_records.clone(),
+            corrective_records,
+            probe_distances: vec![0.0; rig.probe_count],
+            work_distances: vec![0.0; rig.probe_count],
+            stages: StageScratch {
+                source: vec![Transform::IDENTITY; n],
+                constrained: vec![Transform::IDENTITY; n],
+                post_spring: vec![Transform::IDENTITY; n],
+            },
             local: vec![Transform::IDENTITY; n],
             component: vec![Affine3A::IDENTITY; n],
             rig,
@@ -153,24 +329,54 @@ impl Character {
         self.options = options;
     }
 
+    /// Turns a stage on or off at runtime. Its state is kept either way: a
+    /// stage that is off passes its input through and does not advance.
+    pub fn set_stage_enabled(&mut self, stage: Stage, enabled: bool) {
+        self.enabled[stage as usize] = enabled;
+    }
+
+    #[must_use]
+    pub fn stage_enabled(&self, stage: Stage) -> bool {
+        self.enabled[stage as usize]
+    }
+
     /// Spring states, in the rig's spring order (by bone index).
     #[must_use]
     pub fn spring_states(&self) -> &[SpringState] {
         &self.springs
     }
 
+    /// Corrective accumulators, in the rig's corrective order.
+    #[must_use]
+    pub fn corrective_states(&self) -> &[CorrectiveState] {
+        &self.correctives
+    }
+
     /// Records of the last successful update, one per spring.
     #[must_use]
     pub fn spring_records(&self) -> &[SpringRecord] {
-        &self.records
+        &self.spring_records
+    }
+
+    /// Records of the last successful update, one per corrective.
+    #[must_use]
+    pub fn corrective_records(&self) -> &[CorrectiveRecord] {
+        &self.corrective_records
+    }
+
+    /// Probe distances of the last successful update (see [`CorrectiveRecord::first_probe`]).
+    #[must_use]
+    pub fn probe_distances(&self) -> &[f32] {
+        &self.probe_distances
     }
 
     /// Teleport: the next update seeds every spring at its target with zero
-    /// velocity, an empty ring and no carried time, as a first update does.
+    /// velocity, an empty ring and no carried time, and every corrective
+    /// accumulator at 0, as a first update does.
     pub fn reset(&mut self) {
-        for s in &mut self.springs {
-            *s = SpringState::default();
-        }
+        self.springs.fill(SpringState::default());
+        self.correctives.fill(CorrectiveState::default());
+        self.started = 0;
     }
 
     /// Checks an update's inputs without touching any state.
@@ -220,10 +426,38 @@ impl Character {
         input: &FrameInput<'_>,
         output: &mut [Transform],
     ) -> Result<UpdateInfo, Error> {
+        self.update_with_sink(input, output, None)
+    }
+
+    /// [`Character::update`] that also fills `records` with every stage's
+    /// transforms and the solver records (SPEC §6). Without it, nothing is
+    /// recorded and nothing costs.
+    pub fn update_recorded(
+        &mut self,
+        input: &FrameInput<'_>,
+        output: &mut [Transform],
+        records: &mut StageRecords,
+    ) -> Result<UpdateInfo, Error> {
+        let mut sink = records.sink();
+        self.update_with_sink(input, output, Some(&mut sink))
+    }
+
+    pub(crate) fn update_with_sink(
+        &mut self,
+        input: &FrameInput<'_>,
+        output: &mut [Transform],
+        sink: Option<&mut RecordSink<'_>>,
+    ) -> Result<UpdateInfo, Error> {
         self.validate_input(input, output.len())?;
+        if let Some(sink) = sink.as_deref() {
+            sink.validate(&self.rig)?;
+        }
         self.local.copy_from_slice(input.pose);
-        let info = self.solve(input.dt, input.teleport)?;
+        let info = self.solve(input.dt, input.teleport, sink.is_some())?;
         output.copy_from_slice(&self.local);
+        if let Some(sink) = sink {
+            self.write_records(sink);
+        }
         Ok(info)
     }
 
@@ -235,36 +469,173 @@ impl Character {
         teleport: bool,
         pose: &mut [Transform],
     ) -> Result<UpdateInfo, Error> {
+        self.update_in_place_with_sink(dt, teleport, pose, None)
+    }
+
+    pub(crate) fn update_in_place_with_sink(
+        &mut self,
+        dt: f32,
+        teleport: bool,
+        pose: &mut [Transform],
+        sink: Option<&mut RecordSink<'_>>,
+    ) -> Result<UpdateInfo, Error> {
         let len = pose.len();
         self.validate_input(&FrameInput { dt, pose, teleport }, len)?;
-        self.local.copy_from_slice(pose);
-        let info = self.solve(dt, teleport)?;
-        pose.copy_from_slice(&self.local);
-        Ok(info)
-    }
-
-    /// Runs the stages on `self.local` against scratch state; commits the state
-    /// only when every stage succeeded.
-    fn solve(&mut self, dt: f32, teleport: bool) -> Result<UpdateInfo, Error> {
-        self.work_springs.copy_from_slice(&self.springs);
-        if teleport {
-            for s in &mut self.work_springs {
-                *s = SpringState::default();
-            }
+        if let Some(sink) = sink.as_deref() {
+            sink.validate(&self.rig)?;
         }
-        let info = self.run_springs(dt)?;
-        self.springs.copy_from_slice(&self.work_springs);
-        self.records.copy_from_slice(&self.work_records);
+        self.local.copy_from_slice(pose);
+        let info = self.solve(dt, teleport, sink.is_some())?;
+        pose.copy_from_slice(&self.local);
+        if let Some(sink) = sink {
+            self.write_records(sink);
+        }
         Ok(info)
     }
 
-    /// Forward kinematics with the translation springs inline (SPEC §1, §3, §6):
-    /// one parents-first pass, so every spring and every descendant reads the
-    /// **current** parent, already modified this frame.
-    fn run_springs(&mut self, dt: f32) -> Result<UpdateInfo, Error> {
+    /// Runs the stages of SPEC §6 on `self.local` against scratch state;
+    /// commits the state only when every stage succeeded.
+    fn solve(&mut self, dt: f32, teleport: bool, recording: bool) -> Result<UpdateInfo, Error> {
+        self.work_springs.copy_from_slice(&self.springs);
+        self.work_correctives.copy_from_slice(&self.correctives);
+        let mut started = self.started;
+        if teleport {
+            self.work_springs.fill(SpringState::default());
+            self.work_correctives.fill(CorrectiveState::default());
+            started = 0;
+        }
+        // SPEC §2: the first update after creation or reset has dt 0.
+        let stage_dt = if started == 0 { 0.0 } else { dt };
+        let mut info = UpdateInfo::default();
+        if recording {
+            self.stages.source.copy_from_slice(&self.local);
+        }
+
+        // Rotation constraints (SPEC §4), before the springs.
+        if self.enabled[Stage::Constraints as usize] && !self.rig.constraints.is_empty() {
+            self.run_constraints(&mut info);
+        }
+        if recording {
+            self.stages.constrained.copy_from_slice(&self.local);
+        }
+
+        // Translation springs (SPEC §3); their pass is also the FK the
+        // correctives read. A spring stage that is off leaves its state alone.
+        if self.enabled[Stage::Springs as usize] {
+            self.run_springs(dt, &mut info)?;
+        } else {
+            math::forward_kinematics(&self.rig.parents, &self.local, &mut self.component);
+        }
+        if recording {
+            self.stages.post_spring.copy_from_slice(&self.local);
+        }
+
+        // Proximity correctives (SPEC §5), on post-spring component positions.
+        if self.enabled[Stage::Correctives as usize] && !self.rig.correctives.is_empty() {
+            self.run_correctives(stage_dt)?;
+        }
+
+        // Commit.
+        self.springs.copy_from_slice(&self.work_springs);
+        self.correctives.copy_from_slice(&self.work_correctives);
+        self.spring_records
+            .copy_from_slice(&self.work_spring_records);
+        self.corrective_records
+            .copy_from_slice(&self.work_corrective_records);
+        self.probe_distances.copy_from_slice(&self.work_distances);
+        self.started = 1;
+        Ok(info)
+    }
+
+    fn write_records(&self, sink: &mut RecordSink<'_>) {
+        let copy = |dst: &mut Option<&mut [Transform]>, src: &[Transform]| {
+            if let Some(d) = dst.as_deref_mut() {
+                d.copy_from_slice(src);
+            }
+        };
+        copy(&mut sink.source, &self.stages.source);
+        copy(&mut sink.constrained, &self.stages.constrained);
+        copy(&mut sink.post_spring, &self.stages.post_spring);
+        // No later stage yet (chains come after the correctives): the
+        // post-corrective pose is the final pose.
+        copy(&mut sink.post_corrective, &self.local);
+        copy(&mut sink.final_pose, &self.local);
+        if let Some(d) = sink.springs.as_deref_mut() {
+            d.copy_from_slice(&self.spring_records);
+        }
+        if let Some(d) = sink.correctives.as_deref_mut() {
+            d.copy_from_slice(&self.corrective_records);
+        }
+        if let Some(d) = sink.probe_distances.as_deref_mut() {
+            d.copy_from_slice(&self.probe_distances);
+        }
+    }
+
+    /// Recomputes component matrices from `start` on, after a stage changed
+    /// `local[start]` (SPEC §1: descendants read the updated parent).
+    fn refresh_component_from(&mut self, start: usize) {
+        let parents = &self.rig.parents;
+        for i in start..parents.len() {
+            let parent = math::parent_matrix(&self.component, parents[i]);
+            self.component[i] = parent * self.local[i].to_affine();
+        }
+    }
+
+    /// SPEC §4 for every constraint, in bone order, each reading the current
+    /// component matrices of this stage.
+    fn run_constraints(&mut self, info: &mut UpdateInfo) {
+        math::forward_kinematics(&self.rig.parents, &self.local, &mut self.component);
+        let rig = Arc::clone(&self.rig);
+        for c in &rig.constraints {
+            let bone = c.bone as usize;
+            let parent = math::parent_matrix(&self.component, rig.parents[bone]);
+            let sheared = c.apply(
+                &parent,
+                &self.component[bone],
+                &self.component[c.target as usize],
+                &mut self.local[bone],
+            );
+            if sheared {
+                info.warnings |= WARNING_SHEAR;
+            }
+            self.refresh_component_from(bone);
+        }
+    }
+
+    /// SPEC §5 for every corrective, in driven-bone order, on the current
+    /// (post-spring) component positions.
+    fn run_correctives(&mut self, dt: f32) -> Result<(), Error> {
+        let rig = Arc::clone(&self.rig);
+        for (k, c) in rig.correctives.iter().enumerate() {
+            let driven = c.driven as usize;
+            let first = rig.first_probe[k] as usize;
+            let distances = &mut self.work_distances[first..first + c.probes.len()];
+            let here = Vec3::from(self.component[driven].translation);
+            for (d, probe) in distances.iter_mut().zip(&c.probes) {
+                *d = (Vec3::from(self.component[probe.bone as usize].translation) - here).length();
+            }
+            let target = c.target(distances);
+            let state = &mut self.work_correctives[k];
+            let weight = c.step(state, &target, dt);
+            corrective::apply(state, &mut self.local[driven]);
+            if !self.local[driven].is_finite() {
+                return Err(Error::NonFiniteResult { bone: driven });
+            }
+            let record = &mut self.work_corrective_records[k];
+            record.weight = weight;
+            record.target_translation = target.translation;
+            record.target_scale = target.scale;
+            record.state_translation = state.translation;
+            record.state_scale = state.scale;
+            record.local = self.local[driven];
+            self.refresh_component_from(driven);
+        }
+        Ok(())
+    }
+
+    fn run_springs(&mut self, dt: f32, info: &mut UpdateInfo) -> Result<(), Error> {
         let rig = &*self.rig;
         let interpolate = self.options.substep_target == SubstepTarget::Interpolate;
-        let mut info = UpdateInfo::default();
         for bone in 0..rig.parents.len() {
             let parent_index = rig.parents[bone];
             let parent = math::parent_matrix(&self.component, parent_index);
@@ -273,7 +644,7 @@ impl Character {
             if spring_index != u32::MAX {
                 let params = &rig.springs[spring_index as usize];
                 let state = &mut self.work_springs[spring_index as usize];
-                let record = &mut self.work_records[spring_index as usize];
+                let record = &mut self.work_spring_records[spring_index as usize];
                 let target: Vec3 = c.translation.into();
                 let h = params.step_length();
                 let remaining_before = state.remaining;
@@ -330,24 +701,29 @@ impl Character {
                     velocity: state.velocity,
                     output: out.to_array(),
                     snapped: snapped as u32,
+                    ring_fill: state.ring_fill,
+                    ring_index: state.ring_index,
+                    ring: state.ring,
                 };
                 info.max_substeps = info.max_substeps.max(substeps);
                 info.snapped_springs += snapped as u32;
             }
             self.component[bone] = c;
         }
-        Ok(info)
+        Ok(())
     }
 
     /// Bytes a snapshot of this character takes.
     #[must_use]
     pub fn snapshot_size(&self) -> usize {
-        HEADER_SIZE + self.springs.len() * core::mem::size_of::<SpringState>()
+        HEADER_SIZE
+            + self.springs.len() * core::mem::size_of::<SpringState>()
+            + self.correctives.len() * core::mem::size_of::<CorrectiveState>()
     }
 
-    /// Writes the full solver state (ring contents, indices and remainders
-    /// included) into `buffer`; returns the bytes written. Versioned and tied to
-    /// the rig's structure.
+    /// Writes the full solver state (ring contents, indices, remainders and
+    /// corrective accumulators included) into `buffer`; returns the bytes
+    /// written. Versioned and tied to the rig's structure.
     pub fn snapshot(&self, buffer: &mut [u8]) -> Result<usize, Error> {
         let size = self.snapshot_size();
         if buffer.len() < size {
@@ -363,10 +739,14 @@ impl Character {
             fingerprint: self.rig.fingerprint(),
             spring_count: self.springs.len() as u32,
             spring_state_size: core::mem::size_of::<SpringState>() as u32,
+            corrective_count: self.correctives.len() as u32,
+            started: self.started,
             total_size: size as u64,
         };
+        let springs_end = HEADER_SIZE + self.springs.len() * core::mem::size_of::<SpringState>();
         buffer[..HEADER_SIZE].copy_from_slice(bytemuck::bytes_of(&header));
-        buffer[HEADER_SIZE..size].copy_from_slice(bytemuck::cast_slice(&self.springs));
+        buffer[HEADER_SIZE..springs_end].copy_from_slice(bytemuck::cast_slice(&self.springs));
+        buffer[springs_end..size].copy_from_slice(bytemuck::cast_slice(&self.correctives));
         Ok(size)
     }
 
@@ -388,17 +768,21 @@ impl Character {
         if header.fingerprint != self.rig.fingerprint()
             || header.spring_count as usize != self.springs.len()
             || header.spring_state_size as usize != core::mem::size_of::<SpringState>()
+            || header.corrective_count as usize != self.correctives.len()
         {
             return Err(Error::Snapshot("snapshot was taken from a different rig"));
         }
         let size = self.snapshot_size();
-        if header.total_size != size as u64 || buffer.len() < size {
-            return Err(Error::Snapshot("snapshot is truncated"));
+        if header.total_size != size as u64 || buffer.len() < size || header.started > 1 {
+            return Err(Error::Snapshot("snapshot is truncated or corrupted"));
         }
         // Validate into scratch first, then commit.
-        let body = &buffer[HEADER_SIZE..size];
         let state_size = core::mem::size_of::<SpringState>();
-        for (i, chunk) in body.chunks_exact(state_size).enumerate() {
+        let springs_end = HEADER_SIZE + self.springs.len() * state_size;
+        for (i, chunk) in buffer[HEADER_SIZE..springs_end]
+            .chunks_exact(state_size)
+            .enumerate()
+        {
             let s: SpringState = bytemuck::pod_read_unaligned(chunk);
             let len = self.rig.springs[i].history_length;
             let floats_ok = s
@@ -415,7 +799,20 @@ impl Character {
             }
             self.work_springs[i] = s;
         }
+        let corrective_size = core::mem::size_of::<CorrectiveState>();
+        for (i, chunk) in buffer[springs_end..size]
+            .chunks_exact(corrective_size)
+            .enumerate()
+        {
+            let c: CorrectiveState = bytemuck::pod_read_unaligned(chunk);
+            if !c.translation.iter().chain(&c.scale).all(|v| v.is_finite()) {
+                return Err(Error::Snapshot("snapshot contents are corrupted"));
+            }
+            self.work_correctives[i] = c;
+        }
         self.springs.copy_from_slice(&self.work_springs);
+        self.correctives.copy_from_slice(&self.work_correctives);
+        self.started = header.started;
         Ok(())
     }
 }

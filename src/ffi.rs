@@ -16,10 +16,15 @@ use std::sync::Arc;
 
 use glam::{Mat4, Vec3};
 
-use crate::character::{Character, CharacterOptions, FrameInput, SpringRecord, SubstepTarget};
+use crate::character::{
+    Character, CharacterOptions, FrameInput, RecordSink, SpringRecord, Stage, SubstepTarget,
+};
 use crate::error::Error;
 use crate::math::Transform;
-use crate::rig::{BoneDesc, Rig, RigDesc, RigError, RigWarning, UpAxis};
+use crate::rig::{BoneDesc, ConstraintDesc, Rig, RigDesc, RigError, RigWarning, UpAxis};
+use crate::solvers::corrective::{
+    BtobBones, CorrectiveRecord, Gains, Probe, ProximityCorrective, Side,
+};
 use crate::solvers::spring::SpringParams;
 
 // ---------------------------------------------------------------------------
@@ -67,8 +72,19 @@ pub const SECMO_UP_AXIS_Z: u32 = 2;
 pub const SECMO_SUBSTEP_TARGET_HOLD: u32 = 0;
 pub const SECMO_SUBSTEP_TARGET_INTERPOLATE: u32 = 1;
 
-/// Kinds reported by `secmo_rig_warning`.
+/// Kinds reported by `secmo_rig_warning`, and bits of `SecmoUpdateInfo.warnings`:
+/// a bind pose or a constraint writeback met shear that TRS cannot express.
 pub const SECMO_WARNING_SHEAR: u32 = 1;
+
+/// Body sides, for correctives (`SecmoCorrectiveDesc.side`, `SecmoProbeDesc.side`).
+pub const SECMO_SIDE_CENTER: u32 = 0;
+pub const SECMO_SIDE_LEFT: u32 = 1;
+pub const SECMO_SIDE_RIGHT: u32 = 2;
+
+/// Stages for `secmo_character_set_stage_enabled` (SPEC §6 order).
+pub const SECMO_STAGE_CONSTRAINTS: u32 = 0;
+pub const SECMO_STAGE_SPRINGS: u32 = 1;
+pub const SECMO_STAGE_CORRECTIVES: u32 = 2;
 
 // ---------------------------------------------------------------------------
 // Descriptors and plain structs.
@@ -102,6 +118,55 @@ pub struct SecmoSpringDesc {
     pub alpha: f32,
 }
 
+/// A rotation constraint (SPEC §4): `bone` keeps its reference orientation
+/// relative to `target`. Runs before the springs.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoRotationConstraintDesc {
+    /// `sizeof(SecmoRotationConstraintDesc)`.
+    pub struct_size: u32,
+    pub bone: u32,
+    pub target: u32,
+}
+
+/// One distance probe of a proximity corrective (SPEC §5).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoProbeDesc {
+    /// `sizeof(SecmoProbeDesc)`.
+    pub struct_size: u32,
+    pub bone: u32,
+    /// `SECMO_SIDE_*`; same side as the driven bone selects the `same_*` gains.
+    pub side: u32,
+    /// Distance (position units) below which the probe acts.
+    pub threshold: f32,
+    /// Movement weight (the article's upper-arm parameter 2).
+    pub weight: f32,
+    /// Gains per unit proximity on local translation (position units) and
+    /// local scale (fraction), for a probe on the driven bone's side...
+    pub same_translation: [f32; 3],
+    pub same_scale: [f32; 3],
+    /// ...and for a probe on the other side.
+    pub opposite_translation: [f32; 3],
+    pub opposite_scale: [f32; 3],
+}
+
+/// A proximity corrective (SPEC §5, the article's BtoB), run after the springs.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoCorrectiveDesc {
+    /// `sizeof(SecmoCorrectiveDesc)`.
+    pub struct_size: u32,
+    pub driven_bone: u32,
+    /// `SECMO_SIDE_*` of the driven bone.
+    pub side: u32,
+    /// Accumulator rate, 1/s: weight = clamp(rate·dt, 0, 1) [24].
+    pub rate: f32,
+    /// `probe_count` probes, all with the same `struct_size`.
+    pub probes: *const SecmoProbeDesc,
+    pub probe_count: u32,
+}
+
 /// Describes a rig. Arrays are read during `secmo_rig_create` only; the caller
 /// keeps ownership.
 #[repr(C)]
@@ -128,6 +193,12 @@ pub struct SecmoRigDesc {
     /// `spring_count` spring descriptors (may be NULL when the count is 0).
     pub springs: *const SecmoSpringDesc,
     pub spring_count: u32,
+    /// `constraint_count` rotation constraints (SPEC §4).
+    pub constraints: *const SecmoRotationConstraintDesc,
+    pub constraint_count: u32,
+    /// `corrective_count` proximity correctives (SPEC §5).
+    pub correctives: *const SecmoCorrectiveDesc,
+    pub corrective_count: u32,
 }
 
 impl Default for SecmoRigDesc {
@@ -145,6 +216,10 @@ impl Default for SecmoRigDesc {
             up_axis: SECMO_UP_AXIS_Y,
             springs: std::ptr::null(),
             spring_count: 0,
+            constraints: std::ptr::null(),
+            constraint_count: 0,
+            correctives: std::ptr::null(),
+            corrective_count: 0,
         }
     }
 }
@@ -184,6 +259,35 @@ pub struct SecmoUpdateInfo {
     pub max_substeps: u32,
     /// Springs that hit their reset threshold this update.
     pub snapped_springs: u32,
+    /// Bit set of `SECMO_WARNING_*` raised during this update.
+    pub warnings: u32,
+}
+
+/// Where `secmo_character_update_recorded` writes the stage-by-stage records of
+/// SPEC §6. Every pointer may be NULL (that record is not wanted); a non-NULL
+/// one must hold exactly the count given. Records are written only on success.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoStageRecords {
+    /// `sizeof(SecmoStageRecords)`.
+    pub struct_size: u32,
+    /// Must equal the rig's bone count when any pose pointer is set.
+    pub bone_count: u32,
+    /// Local poses after each stage.
+    pub source: *mut Transform,
+    pub constrained: *mut Transform,
+    pub post_spring: *mut Transform,
+    pub post_corrective: *mut Transform,
+    pub final_pose: *mut Transform,
+    /// The rig's spring count of spring records.
+    pub springs: *mut SpringRecord,
+    pub spring_count: u32,
+    /// The rig's corrective count of corrective records.
+    pub corrective_count: u32,
+    pub correctives: *mut CorrectiveRecord,
+    /// All probe distances; `SecmoCorrectiveRecord.first_probe` indexes it.
+    pub probe_distances: *mut f32,
+    pub probe_distance_count: u32,
 }
 
 // `Transform` and `SpringRecord` cross the boundary as they are; cbindgen
@@ -191,7 +295,11 @@ pub struct SecmoUpdateInfo {
 
 const _: () = assert!(core::mem::size_of::<SecmoSpringDesc>() == 52);
 const _: () = assert!(core::mem::size_of::<SecmoCharacterDesc>() == 8);
-const _: () = assert!(core::mem::size_of::<SecmoUpdateInfo>() == 12);
+const _: () = assert!(core::mem::size_of::<SecmoUpdateInfo>() == 16);
+const _: () = assert!(core::mem::size_of::<SecmoRotationConstraintDesc>() == 12);
+const _: () = assert!(core::mem::size_of::<SecmoProbeDesc>() == 68);
+const _: () = assert!(core::mem::size_of::<SecmoCorrectiveDesc>() == 32);
+const _: () = assert!(core::mem::size_of::<BtobBones>() == 32);
 
 /// Opaque, reference-counted, immutable rig.
 pub struct SecmoRig {
@@ -371,6 +479,50 @@ fn read_versioned<T: Copy>(ptr: *const T, defaults: T, what: &str) -> Result<T, 
     Ok(out)
 }
 
+/// Reads `count` versioned descriptors laid out `springs[0].struct_size`
+/// bytes apart; every element must carry that same `struct_size`.
+fn read_array<T: Copy>(
+    ptr: *const T,
+    count: u32,
+    defaults: T,
+    what: &str,
+) -> Result<Vec<T>, FfiError> {
+    let mut out = Vec::with_capacity(count as usize);
+    if count == 0 {
+        return Ok(out);
+    }
+    non_null(ptr, what)?;
+    // SAFETY: non-null; every descriptor begins with a u32 struct_size.
+    let stride = unsafe { (ptr as *const u32).read_unaligned() } as usize;
+    for i in 0..count as usize {
+        // SAFETY: the caller promises `count` elements, `stride` bytes apart.
+        let element = unsafe { (ptr as *const u8).add(i * stride) } as *const T;
+        let item = read_versioned(element, defaults, &format!("{what}[{i}]"))?;
+        // SAFETY: read_versioned has just read this element's first u32.
+        let size = unsafe { (element as *const u32).read_unaligned() } as usize;
+        if size != stride {
+            return Err(FfiError::new(
+                SECMO_ERROR_STRUCT_SIZE,
+                format!("{what}[{i}].struct_size differs from {what}[0]"),
+            ));
+        }
+        out.push(item);
+    }
+    Ok(out)
+}
+
+fn side_from(value: u32) -> Result<Side, FfiError> {
+    match value {
+        SECMO_SIDE_CENTER => Ok(Side::Center),
+        SECMO_SIDE_LEFT => Ok(Side::Left),
+        SECMO_SIDE_RIGHT => Ok(Side::Right),
+        other => Err(FfiError::new(
+            SECMO_ERROR_INVALID_ARGUMENT,
+            format!("side is {other}; use SECMO_SIDE_CENTER, _LEFT or _RIGHT"),
+        )),
+    }
+}
+
 // ---------------------------------------------------------------------------
 // Library.
 
@@ -482,6 +634,74 @@ pub unsafe extern "C" fn secmo_spring_desc_chest(
     )
 }
 
+/// Fills a BtoB corrective (SPEC §5) for one chest bone: probes on both
+/// upper arms (10 cm, weight 2), forearms (13 cm) and hands (15 cm), and the
+/// other chest (`chest_gap`, usually their rest distance) on local scale.
+/// `medial_x` is +1 or −1: the sign of the chest's local +X toward the
+/// midline. Writes 7 probes into `out_probes` (which must hold at least 7) and
+/// points `out_desc->probes` at them. Gains are documented in docs/btob.md.
+/// Errors: NULL_POINTER, BUFFER_LENGTH, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_corrective_desc_btob(
+    bones: *const BtobBones,
+    side: u32,
+    medial_x: f32,
+    chest_gap: f32,
+    units_per_meter: f32,
+    out_probes: *mut SecmoProbeDesc,
+    out_probes_len: usize,
+    out_desc: *mut SecmoCorrectiveDesc,
+) -> SecmoResult {
+    guard("secmo_corrective_desc_btob", || {
+        let bones = *non_null(bones, "bones")?;
+        let out = non_null_mut(out_desc, "out_desc")?;
+        let side = side_from(side)?;
+        if !(units_per_meter.is_finite() && units_per_meter > 0.0)
+            || !(chest_gap.is_finite() && chest_gap > 0.0)
+            || !medial_x.is_finite()
+            || medial_x == 0.0
+        {
+            return Err(FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                "units_per_meter and chest_gap must be finite and > 0, medial_x ±1",
+            ));
+        }
+        let c = ProximityCorrective::btob(bones, side, medial_x, chest_gap, units_per_meter);
+        if out_probes_len < c.probes.len() {
+            return Err(Error::BufferLength {
+                what: "out_probes",
+                expected: c.probes.len(),
+                got: out_probes_len,
+            }
+            .into());
+        }
+        let probes = slice_mut(out_probes, c.probes.len(), "out_probes")?;
+        let code = |s: Side| s as u32;
+        for (dst, p) in probes.iter_mut().zip(&c.probes) {
+            *dst = SecmoProbeDesc {
+                struct_size: core::mem::size_of::<SecmoProbeDesc>() as u32,
+                bone: p.bone,
+                side: code(p.side),
+                threshold: p.threshold,
+                weight: p.weight,
+                same_translation: p.same_side.translation.to_array(),
+                same_scale: p.same_side.scale.to_array(),
+                opposite_translation: p.opposite_side.translation.to_array(),
+                opposite_scale: p.opposite_side.scale.to_array(),
+            };
+        }
+        *out = SecmoCorrectiveDesc {
+            struct_size: core::mem::size_of::<SecmoCorrectiveDesc>() as u32,
+            driven_bone: c.driven,
+            side: code(c.side),
+            rate: c.rate,
+            probes: out_probes,
+            probe_count: c.probes.len() as u32,
+        };
+        Ok(())
+    })
+}
+
 // ---------------------------------------------------------------------------
 // Rig.
 
@@ -553,24 +773,11 @@ fn rig_desc_from_c(d: &SecmoRigDesc) -> Result<RigDesc, FfiError> {
         }
         bones.push(bone);
     }
-    let mut springs = Vec::with_capacity(d.spring_count as usize);
-    if d.spring_count > 0 {
-        let first = non_null(d.springs, "desc.springs")?;
-        let stride = first.struct_size as usize;
-        let defaults = spring_desc_from(&SpringParams::hip(0, d.units_per_meter.max(1e-6)));
-        for i in 0..d.spring_count as usize {
-            // SAFETY: elements are `stride` bytes apart (each begins with the same struct_size).
-            let ptr = unsafe { (d.springs as *const u8).add(i * stride) } as *const SecmoSpringDesc;
-            let s = read_versioned(ptr, defaults, &format!("desc.springs[{i}]"))?;
-            if s.struct_size as usize != stride {
-                return Err(FfiError::new(
-                    SECMO_ERROR_STRUCT_SIZE,
-                    format!("desc.springs[{i}].struct_size differs from springs[0]"),
-                ));
-            }
-            springs.push(spring_from_desc(&s));
-        }
-    }
+    let spring_defaults = spring_desc_from(&SpringParams::hip(0, d.units_per_meter.max(1e-6)));
+    let springs = read_array(d.springs, d.spring_count, spring_defaults, "desc.springs")?
+        .iter()
+        .map(spring_from_desc)
+        .collect();
     let up_axis = match d.up_axis {
         SECMO_UP_AXIS_Y => UpAxis::Y,
         SECMO_UP_AXIS_Z => UpAxis::Z,
@@ -581,11 +788,88 @@ fn rig_desc_from_c(d: &SecmoRigDesc) -> Result<RigDesc, FfiError> {
             ))
         }
     };
+    let constraints = read_array(
+        d.constraints,
+        d.constraint_count,
+        SecmoRotationConstraintDesc {
+            struct_size: 0,
+            bone: 0,
+            target: 0,
+        },
+        "desc.constraints",
+    )?
+    .into_iter()
+    .map(|c| ConstraintDesc {
+        bone: c.bone,
+        target: c.target,
+    })
+    .collect();
+    let corrective_defaults = SecmoCorrectiveDesc {
+        struct_size: 0,
+        driven_bone: 0,
+        side: SECMO_SIDE_CENTER,
+        rate: 24.0,
+        probes: std::ptr::null(),
+        probe_count: 0,
+    };
+    let mut correctives = Vec::with_capacity(d.corrective_count as usize);
+    for (i, c) in read_array(
+        d.correctives,
+        d.corrective_count,
+        corrective_defaults,
+        "desc.correctives",
+    )?
+    .into_iter()
+    .enumerate()
+    {
+        let probes = read_array(
+            c.probes,
+            c.probe_count,
+            SecmoProbeDesc {
+                struct_size: 0,
+                bone: 0,
+                side: SECMO_SIDE_CENTER,
+                threshold: 0.0,
+                weight: 1.0,
+                same_translation: [0.0; 3],
+                same_scale: [0.0; 3],
+                opposite_translation: [0.0; 3],
+                opposite_scale: [0.0; 3],
+            },
+            &format!("desc.correctives[{i}].probes"),
+        )?
+        .into_iter()
+        .map(|p| {
+            Ok(Probe {
+                bone: p.bone,
+                threshold: p.threshold,
+                weight: p.weight,
+                side: side_from(p.side)?,
+                same_side: Gains {
+                    translation: Vec3::from_array(p.same_translation),
+                    scale: Vec3::from_array(p.same_scale),
+                },
+                opposite_side: Gains {
+                    translation: Vec3::from_array(p.opposite_translation),
+                    scale: Vec3::from_array(p.opposite_scale),
+                },
+            })
+        })
+        .collect::<Result<Vec<_>, FfiError>>()?;
+        correctives.push(ProximityCorrective {
+            driven: c.driven_bone,
+            side: side_from(c.side)?,
+            rate: c.rate,
+            probes,
+        });
+    }
     Ok(RigDesc {
         bones,
         units_per_meter: d.units_per_meter,
         up_axis,
+        constraints,
         springs,
+        correctives,
     })
 }
 
@@ -743,6 +1027,151 @@ pub unsafe extern "C" fn secmo_character_destroy(character: *mut SecmoCharacter)
     guard_value((), || free_handle(character))
 }
 
+/// Turns the pointers of `SecmoStageRecords` into borrowed slices.
+fn record_sink<'a>(r: &SecmoStageRecords, rig: &Rig) -> Result<RecordSink<'a>, FfiError> {
+    let n = rig.bone_count();
+    let any_pose = [
+        r.source,
+        r.constrained,
+        r.post_spring,
+        r.post_corrective,
+        r.final_pose,
+    ]
+    .iter()
+    .any(|p| !p.is_null());
+    if any_pose && r.bone_count as usize != n {
+        return Err(Error::BufferLength {
+            what: "records.bone_count",
+            expected: n,
+            got: r.bone_count as usize,
+        }
+        .into());
+    }
+    fn opt<'a, T>(ptr: *mut T, len: usize, what: &str) -> Result<Option<&'a mut [T]>, FfiError> {
+        if ptr.is_null() {
+            Ok(None)
+        } else {
+            slice_mut(ptr, len, what).map(Some)
+        }
+    }
+    Ok(RecordSink {
+        source: opt(r.source, n, "records.source")?,
+        constrained: opt(r.constrained, n, "records.constrained")?,
+        post_spring: opt(r.post_spring, n, "records.post_spring")?,
+        post_corrective: opt(r.post_corrective, n, "records.post_corrective")?,
+        final_pose: opt(r.final_pose, n, "records.final_pose")?,
+        springs: opt(r.springs, r.spring_count as usize, "records.springs")?,
+        correctives: opt(
+            r.correctives,
+            r.corrective_count as usize,
+            "records.correctives",
+        )?,
+        probe_distances: opt(
+            r.probe_distances,
+            r.probe_distance_count as usize,
+            "records.probe_distances",
+        )?,
+    })
+}
+
+/// The body shared by `secmo_character_update` and `_update_recorded`.
+unsafe fn update_impl(
+    character: *mut SecmoCharacter,
+    input: *const SecmoFrameInput,
+    out_pose: *mut Transform,
+    out_pose_len: usize,
+    out_info: *mut SecmoUpdateInfo,
+    records: *const SecmoStageRecords,
+) -> Result<(), FfiError> {
+    let character = &mut non_null_mut(character, "character")?.character;
+    let frame = read_versioned(
+        input,
+        SecmoFrameInput {
+            struct_size: 0,
+            flags: 0,
+            dt: 0.0,
+            pose: std::ptr::null(),
+            pose_len: 0,
+        },
+        "input",
+    )?;
+    if !out_info.is_null() {
+        let size = (*out_info).struct_size as usize;
+        if size < 8 || size > core::mem::size_of::<SecmoUpdateInfo>() {
+            return Err(FfiError::new(
+                SECMO_ERROR_STRUCT_SIZE,
+                format!("out_info.struct_size is {size}"),
+            ));
+        }
+    }
+    let mut sink = if records.is_null() {
+        None
+    } else {
+        let r = read_versioned(
+            records,
+            SecmoStageRecords {
+                struct_size: 0,
+                bone_count: 0,
+                source: std::ptr::null_mut(),
+                constrained: std::ptr::null_mut(),
+                post_spring: std::ptr::null_mut(),
+                post_corrective: std::ptr::null_mut(),
+                final_pose: std::ptr::null_mut(),
+                springs: std::ptr::null_mut(),
+                spring_count: 0,
+                corrective_count: 0,
+                correctives: std::ptr::null_mut(),
+                probe_distances: std::ptr::null_mut(),
+                probe_distance_count: 0,
+            },
+            "records",
+        )?;
+        Some(record_sink(&r, character.rig())?)
+    };
+    let teleport = frame.flags & SECMO_FRAME_TELEPORT != 0;
+    let in_start = frame.pose as usize;
+    let in_end = in_start + frame.pose_len * core::mem::size_of::<Transform>();
+    let out_start = out_pose as usize;
+    let out_end = out_start + out_pose_len * core::mem::size_of::<Transform>();
+    let info = if in_start == out_start && frame.pose_len == out_pose_len && !out_pose.is_null() {
+        let pose = slice_mut(out_pose, out_pose_len, "out_pose")?;
+        character.update_in_place_with_sink(frame.dt, teleport, pose, sink.as_mut())?
+    } else {
+        if in_start < out_end && out_start < in_end {
+            return Err(FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                "input->pose and out_pose partly overlap",
+            ));
+        }
+        let pose = slice(frame.pose, frame.pose_len, "input->pose")?;
+        let output = slice_mut(out_pose, out_pose_len, "out_pose")?;
+        character.update_with_sink(
+            &FrameInput {
+                dt: frame.dt,
+                pose,
+                teleport,
+            },
+            output,
+            sink.as_mut(),
+        )?
+    };
+    if !out_info.is_null() {
+        let size = (*out_info).struct_size as usize;
+        let full = SecmoUpdateInfo {
+            struct_size: size as u32,
+            max_substeps: info.max_substeps,
+            snapped_springs: info.snapped_springs,
+            warnings: info.warnings,
+        };
+        std::ptr::copy_nonoverlapping(
+            &full as *const SecmoUpdateInfo as *const u8,
+            out_info as *mut u8,
+            size,
+        );
+    }
+    Ok(())
+}
+
 /// Runs one update. `out_pose` receives `out_pose_len` (= bone count) final
 /// local transforms; it may be the same buffer as `input->pose` (in place) but
 /// must not partly overlap it. `out_info` may be NULL. Does not allocate.
@@ -758,67 +1187,60 @@ pub unsafe extern "C" fn secmo_character_update(
     out_info: *mut SecmoUpdateInfo,
 ) -> SecmoResult {
     guard("secmo_character_update", || {
-        let character = &mut non_null_mut(character, "character")?.character;
-        let frame = read_versioned(
+        update_impl(
+            character,
             input,
-            SecmoFrameInput {
-                struct_size: 0,
-                flags: 0,
-                dt: 0.0,
-                pose: std::ptr::null(),
-                pose_len: 0,
-            },
-            "input",
-        )?;
-        if !out_info.is_null() {
-            let size = (*out_info).struct_size as usize;
-            if size < 8 || size > core::mem::size_of::<SecmoUpdateInfo>() {
-                return Err(FfiError::new(
-                    SECMO_ERROR_STRUCT_SIZE,
-                    format!("out_info.struct_size is {size}"),
-                ));
-            }
-        }
-        let teleport = frame.flags & SECMO_FRAME_TELEPORT != 0;
-        let in_start = frame.pose as usize;
-        let in_end = in_start + frame.pose_len * core::mem::size_of::<Transform>();
-        let out_start = out_pose as usize;
-        let out_end = out_start + out_pose_len * core::mem::size_of::<Transform>();
-        let info = if in_start == out_start && frame.pose_len == out_pose_len && !out_pose.is_null()
-        {
-            let pose = slice_mut(out_pose, out_pose_len, "out_pose")?;
-            character.update_in_place(frame.dt, teleport, pose)?
-        } else {
-            if in_start < out_end && out_start < in_end {
+            out_pose,
+            out_pose_len,
+            out_info,
+            std::ptr::null(),
+        )
+    })
+}
+
+/// `secmo_character_update` that also writes the stage-by-stage records of
+/// SPEC §6 into the buffers `records` points to (each optional). Records are
+/// written only on success. Does not allocate.
+/// Errors: as `secmo_character_update`, plus BUFFER_LENGTH for a record buffer
+/// whose count does not match the rig.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_update_recorded(
+    character: *mut SecmoCharacter,
+    input: *const SecmoFrameInput,
+    out_pose: *mut Transform,
+    out_pose_len: usize,
+    out_info: *mut SecmoUpdateInfo,
+    records: *const SecmoStageRecords,
+) -> SecmoResult {
+    guard("secmo_character_update_recorded", || {
+        non_null(records, "records")?;
+        update_impl(character, input, out_pose, out_pose_len, out_info, records)
+    })
+}
+
+/// Turns a stage (`SECMO_STAGE_*`) on (non-zero) or off (0) without losing
+/// state: a stage that is off passes its input through and does not advance.
+/// Errors: NULL_POINTER, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_set_stage_enabled(
+    character: *mut SecmoCharacter,
+    stage: u32,
+    enabled: u32,
+) -> SecmoResult {
+    guard("secmo_character_set_stage_enabled", || {
+        let c = &mut non_null_mut(character, "character")?.character;
+        let stage = match stage {
+            SECMO_STAGE_CONSTRAINTS => Stage::Constraints,
+            SECMO_STAGE_SPRINGS => Stage::Springs,
+            SECMO_STAGE_CORRECTIVES => Stage::Correctives,
+            other => {
                 return Err(FfiError::new(
                     SECMO_ERROR_INVALID_ARGUMENT,
-                    "input->pose and out_pose partly overlap",
-                ));
+                    format!("stage is {other}; use SECMO_STAGE_*"),
+                ))
             }
-            let pose = slice(frame.pose, frame.pose_len, "input->pose")?;
-            let output = slice_mut(out_pose, out_pose_len, "out_pose")?;
-            character.update(
-                &FrameInput {
-                    dt: frame.dt,
-                    pose,
-                    teleport,
-                },
-                output,
-            )?
         };
-        if !out_info.is_null() {
-            let size = (*out_info).struct_size as usize;
-            let full = SecmoUpdateInfo {
-                struct_size: size as u32,
-                max_substeps: info.max_substeps,
-                snapped_springs: info.snapped_springs,
-            };
-            std::ptr::copy_nonoverlapping(
-                &full as *const SecmoUpdateInfo as *const u8,
-                out_info as *mut u8,
-                size,
-            );
-        }
+        c.set_stage_enabled(stage, enabled != 0);
         Ok(())
     })
 }

@@ -37,11 +37,16 @@ pub mod rig;
 pub mod solvers;
 
 pub use character::{
-    Character, CharacterOptions, FrameInput, SpringRecord, SubstepTarget, UpdateInfo,
+    Character, CharacterOptions, FrameInput, SpringRecord, Stage, StageRecords, SubstepTarget,
+    UpdateInfo, SNAPSHOT_HEADER_SIZE, WARNING_SHEAR,
 };
 pub use error::Error;
 pub use math::Transform;
-pub use rig::{BoneDesc, Rig, RigDesc, RigError, RigWarning, UpAxis};
+pub use rig::{BoneDesc, ConstraintDesc, Rig, RigDesc, RigError, RigWarning, UpAxis};
+pub use solvers::constraint::RotationConstraint;
+pub use solvers::corrective::{
+    BtobBones, CorrectiveRecord, CorrectiveState, Gains, Probe, ProximityCorrective, Side,
+};
 pub use solvers::spring::{SpringParams, SpringState};
 
 /// The crate version, as in Cargo.toml.

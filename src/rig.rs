@@ -6,6 +6,8 @@ use std::fmt;
 use glam::{Affine3A, Mat4, Vec3};
 
 use crate::math::{self, Transform, MIN_SCALE};
+use crate::solvers::constraint::RotationConstraint;
+use crate::solvers::corrective::ProximityCorrective;
 use crate::solvers::spring::SpringParams;
 
 /// Which world axis points up. The caller states it; secmo never guesses
@@ -42,6 +44,14 @@ impl BoneDesc {
     }
 }
 
+/// A rotation constraint in a [`RigDesc`]: `bone` keeps its reference
+/// orientation relative to `target` (SPEC §4).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConstraintDesc {
+    pub bone: u32,
+    pub target: u32,
+}
+
 /// Everything needed to build a [`Rig`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct RigDesc {
@@ -49,7 +59,11 @@ pub struct RigDesc {
     /// Position units per metre: Unity 1, Unreal 100 (SPEC preamble).
     pub units_per_meter: f32,
     pub up_axis: UpAxis,
+    /// Rotation constraints (SPEC §4), run before the springs.
+    pub constraints: Vec<ConstraintDesc>,
     pub springs: Vec<SpringParams>,
+    /// Proximity correctives (SPEC §5), run after the springs.
+    pub correctives: Vec<ProximityCorrective>,
 }
 
 impl Default for RigDesc {
@@ -58,7 +72,9 @@ impl Default for RigDesc {
             bones: Vec::new(),
             units_per_meter: 1.0,
             up_axis: UpAxis::Y,
+            constraints: Vec::new(),
             springs: Vec::new(),
+            correctives: Vec::new(),
         }
     }
 }
@@ -67,18 +83,54 @@ impl Default for RigDesc {
 #[derive(Clone, Debug, PartialEq)]
 pub enum RigError {
     Empty,
-    TooManyBones { count: usize },
-    ParentOutOfRange { bone: usize, parent: i32 },
-    ParentAfterChild { bone: usize, parent: i32 },
-    Cycle { bone: usize },
-    NonFinite { bone: usize, field: &'static str },
-    ZeroScale { bone: usize },
-    ZeroRotation { bone: usize },
-    SingularInverseBind { bone: usize },
+    TooManyBones {
+        count: usize,
+    },
+    ParentOutOfRange {
+        bone: usize,
+        parent: i32,
+    },
+    ParentAfterChild {
+        bone: usize,
+        parent: i32,
+    },
+    Cycle {
+        bone: usize,
+    },
+    NonFinite {
+        bone: usize,
+        field: &'static str,
+    },
+    ZeroScale {
+        bone: usize,
+    },
+    ZeroRotation {
+        bone: usize,
+    },
+    SingularInverseBind {
+        bone: usize,
+    },
     InvalidUnits,
-    SpringBoneOutOfRange { spring: usize, bone: u32 },
-    DuplicateSpring { spring: usize, bone: u32 },
-    InvalidSpring { spring: usize, reason: &'static str },
+    SpringBoneOutOfRange {
+        spring: usize,
+        bone: u32,
+    },
+    DuplicateSpring {
+        spring: usize,
+        bone: u32,
+    },
+    InvalidSpring {
+        spring: usize,
+        reason: &'static str,
+    },
+    InvalidConstraint {
+        constraint: usize,
+        reason: &'static str,
+    },
+    InvalidCorrective {
+        corrective: usize,
+        reason: &'static str,
+    },
 }
 
 impl fmt::Display for RigError {
@@ -122,6 +174,12 @@ impl fmt::Display for RigError {
                 write!(f, "spring {spring}: bone {bone} already has a spring")
             }
             RigError::InvalidSpring { spring, reason } => write!(f, "spring {spring}: {reason}"),
+            RigError::InvalidConstraint { constraint, reason } => {
+                write!(f, "constraint {constraint}: {reason}")
+            }
+            RigError::InvalidCorrective { corrective, reason } => {
+                write!(f, "corrective {corrective}: {reason}")
+            }
         }
     }
 }
@@ -164,6 +222,13 @@ pub struct Rig {
     pub(crate) springs: Vec<SpringParams>,
     /// For each bone, the index into `springs` or `u32::MAX`.
     pub(crate) spring_of_bone: Vec<u32>,
+    /// Sorted by constrained bone index.
+    pub(crate) constraints: Vec<RotationConstraint>,
+    /// Sorted by driven bone index.
+    pub(crate) correctives: Vec<ProximityCorrective>,
+    /// Index of each corrective's first probe in the flat distance arrays.
+    pub(crate) first_probe: Vec<u32>,
+    pub(crate) probe_count: usize,
     pub(crate) warnings: Vec<RigWarning>,
     pub(crate) fingerprint: u64,
 }
@@ -227,7 +292,30 @@ impl Rig {
             spring_of_bone[s.bone as usize] = i as u32;
         }
 
-        let fingerprint = fingerprint(&parents, &springs);
+        let constraints = build_constraints(&desc.constraints, &parents, &reference_component)?;
+        let mut correctives = desc.correctives.clone();
+        for (i, c) in correctives.iter().enumerate() {
+            c.validate(n)
+                .map_err(|reason| RigError::InvalidCorrective {
+                    corrective: i,
+                    reason,
+                })?;
+            if correctives[..i].iter().any(|o| o.driven == c.driven) {
+                return Err(RigError::InvalidCorrective {
+                    corrective: i,
+                    reason: "driven bone already has a corrective",
+                });
+            }
+        }
+        correctives.sort_by_key(|c| c.driven);
+        let mut first_probe = Vec::with_capacity(correctives.len());
+        let mut probe_count = 0usize;
+        for c in &correctives {
+            first_probe.push(probe_count as u32);
+            probe_count += c.probes.len();
+        }
+
+        let fingerprint = fingerprint(&parents, &springs, &constraints, &correctives);
         Ok(Rig {
             names: desc.bones.iter().map(|b| b.name.clone()).collect(),
             parents,
@@ -237,6 +325,10 @@ impl Rig {
             up_axis: desc.up_axis,
             springs,
             spring_of_bone,
+            constraints,
+            correctives,
+            first_probe,
+            probe_count,
             warnings,
             fingerprint,
         })
@@ -291,6 +383,24 @@ impl Rig {
         &self.springs
     }
 
+    /// Rotation constraints in evaluation order (by bone index).
+    #[must_use]
+    pub fn constraints(&self) -> &[RotationConstraint] {
+        &self.constraints
+    }
+
+    /// Proximity correctives in evaluation order (by driven bone index).
+    #[must_use]
+    pub fn correctives(&self) -> &[ProximityCorrective] {
+        &self.correctives
+    }
+
+    /// Total number of probes over all correctives (length of the distance records).
+    #[must_use]
+    pub fn probe_count(&self) -> usize {
+        self.probe_count
+    }
+
     #[must_use]
     pub fn warnings(&self) -> &[RigWarning] {
         &self.warnings
@@ -331,6 +441,46 @@ fn validate_parents(parents: &[i32]) -> Result<(), RigError> {
         }
     }
     Ok(())
+}
+
+fn build_constraints(
+    descs: &[ConstraintDesc],
+    parents: &[i32],
+    reference_component: &[Affine3A],
+) -> Result<Vec<RotationConstraint>, RigError> {
+    let n = parents.len();
+    let mut out = Vec::with_capacity(descs.len());
+    for (i, d) in descs.iter().enumerate() {
+        let err = |reason| RigError::InvalidConstraint {
+            constraint: i,
+            reason,
+        };
+        if d.bone as usize >= n || d.target as usize >= n {
+            return Err(err("bone or target index is out of range"));
+        }
+        if d.bone == d.target {
+            return Err(err("a bone cannot follow itself"));
+        }
+        if descs[..i].iter().any(|o| o.bone == d.bone) {
+            return Err(err("bone already has a rotation constraint"));
+        }
+        // A target below the constrained bone would move with it: circular.
+        let mut cur = parents[d.target as usize];
+        while cur >= 0 {
+            if cur as u32 == d.bone {
+                return Err(err("target is a descendant of the constrained bone"));
+            }
+            cur = parents[cur as usize];
+        }
+        out.push(RotationConstraint::new(
+            d.bone,
+            d.target,
+            &reference_component[d.bone as usize],
+            &reference_component[d.target as usize],
+        ));
+    }
+    out.sort_by_key(|c| c.bone);
+    Ok(out)
 }
 
 fn validate_transform(bone: usize, t: &Transform) -> Result<(), RigError> {
@@ -388,7 +538,12 @@ fn recover_neutral_pose(bones: &[BoneDesc]) -> (Vec<Transform>, Vec<RigWarning>)
 }
 
 /// FNV-1a over the structure that snapshot layout depends on.
-fn fingerprint(parents: &[i32], springs: &[SpringParams]) -> u64 {
+fn fingerprint(
+    parents: &[i32],
+    springs: &[SpringParams],
+    constraints: &[RotationConstraint],
+    correctives: &[ProximityCorrective],
+) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |bytes: &[u8]| {
         for &b in bytes {
@@ -404,6 +559,12 @@ fn fingerprint(parents: &[i32], springs: &[SpringParams]) -> u64 {
     for s in springs {
         eat(&s.bone.to_le_bytes());
         eat(&s.history_length.to_le_bytes());
+    }
+    eat(&(constraints.len() as u32).to_le_bytes());
+    eat(&(correctives.len() as u32).to_le_bytes());
+    for c in correctives {
+        eat(&c.driven.to_le_bytes());
+        eat(&(c.probes.len() as u32).to_le_bytes());
     }
     h
 }

@@ -128,7 +128,7 @@ fn full_snapshot_continues_bit_identically_and_pv_only_diverges() {
     let mut pv = character();
     let mut pv_snap = snap.clone();
     {
-        let header = 32;
+        let header = secmo::SNAPSHOT_HEADER_SIZE;
         let size = std::mem::size_of::<secmo::SpringState>();
         for k in 0..rig.springs().len() {
             let bytes = &mut pv_snap[header + k * size..header + (k + 1) * size];
@@ -468,7 +468,8 @@ fn snapshot_from_another_rig_or_corrupted_is_refused() {
     bad[0] ^= 0xff;
     assert!(matches!(c.restore(&bad), Err(Error::Snapshot(_))));
     let mut nan = snap.clone();
-    nan[32..36].copy_from_slice(&f32::NAN.to_le_bytes());
+    nan[secmo::SNAPSHOT_HEADER_SIZE..secmo::SNAPSHOT_HEADER_SIZE + 4]
+        .copy_from_slice(&f32::NAN.to_le_bytes());
     assert!(matches!(c.restore(&nan), Err(Error::Snapshot(_))));
     let mut small = vec![0u8; 8];
     assert!(matches!(

@@ -1,3 +1,5 @@
 //! Solvers. Each has a setup (in the Rig) and a state (in the Character).
 
+pub mod constraint;
+pub mod corrective;
 pub mod spring;

@@ -1,0 +1,185 @@
+//! Rotation constraint: a helper bone keeps its reference orientation relative
+//! to a target bone (SPEC §4, the chest → `Dm-*-Breast-Point` constraint).
+//!
+//! ```text
+//! R_offset = transpose(R_ref_target) · R_ref_bone     // reference (bind) rotations
+//! R_new    = R_current_target · R_offset              // component space
+//! ```
+//! The helper's component translation and per-axis scale are kept; the new
+//! rotation is written back through the current parent (SPEC §1 path B).
+
+use glam::{Affine3A, Mat3A, Quat};
+
+use crate::math::{self, Transform};
+
+/// Setup of one constraint, in the Rig. `offset` is precomputed from the
+/// Rig's reference (bind) pose.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RotationConstraint {
+    /// The helper bone whose rotation is driven.
+    pub bone: u32,
+    /// The bone it follows.
+    pub target: u32,
+    /// `R_offset = transpose(R_ref_target) · R_ref_bone` (SPEC §4).
+    pub offset: Quat,
+}
+
+/// Component-space rotation of a matrix that may carry scale.
+#[inline]
+fn rotation_of(m: &Affine3A) -> Quat {
+    math::decompose(m, glam::Vec3::ONE).transform.rotation()
+}
+
+impl RotationConstraint {
+    /// Builds the constraint from the reference component matrices of the
+    /// helper and the target (SPEC §4: never from the animated pose).
+    #[must_use]
+    pub fn new(
+        bone: u32,
+        target: u32,
+        reference_bone: &Affine3A,
+        reference_target: &Affine3A,
+    ) -> Self {
+        // For unit quaternions the conjugate is the transpose of the rotation matrix.
+        let offset = rotation_of(reference_target).conjugate() * rotation_of(reference_bone);
+        Self {
+            bone,
+            target,
+            offset: offset.normalize(),
+        }
+    }
+
+    /// The helper's new component rotation for the target's current one:
+    /// `R_new = R_current_target · R_offset` (SPEC §4).
+    #[inline]
+    #[must_use]
+    pub fn solve_rotation(&self, current_target: &Affine3A) -> Quat {
+        (rotation_of(current_target) * self.offset).normalize()
+    }
+
+    /// Applies the constraint to `local` (the helper's local transform) given
+    /// the current parent and the helper's and target's current component
+    /// matrices. Only the local rotation changes: the local translation and
+    /// scale, and so the component translation and per-axis scale, are kept.
+    /// Returns true when the parent chain carries shear that TRS cannot express.
+    pub fn apply(
+        &self,
+        parent: &Affine3A,
+        current_bone: &Affine3A,
+        current_target: &Affine3A,
+        local: &mut Transform,
+    ) -> bool {
+        let r_new = self.solve_rotation(current_target);
+        // SPEC §1 path B: C' = C with its rotation replaced; L' = inverse(C_parent) · C'.
+        let scale = math::decompose(current_bone, local.scale())
+            .transform
+            .scale();
+        let corrected = Affine3A {
+            matrix3: Mat3A::from_quat(r_new) * Mat3A::from_diagonal(scale),
+            translation: current_bone.translation,
+        };
+        let d = math::component_to_local(parent, &corrected, local.scale());
+        local.rotation = d.transform.rotation().normalize().to_array();
+        d.sheared
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use glam::{EulerRot, Vec3};
+
+    fn rot(q: Quat) -> Affine3A {
+        Affine3A::from_quat(q)
+    }
+
+    fn angle_between(a: Quat, b: Quat) -> f32 {
+        a.angle_between(b)
+    }
+
+    #[test]
+    fn target_at_reference_gives_back_the_helpers_reference_rotation() {
+        // Non-commuting reference rotations, so a swapped multiplication order fails.
+        let ref_target = Quat::from_euler(EulerRot::XYZ, 0.4, -0.7, 0.2);
+        let ref_bone = Quat::from_euler(EulerRot::ZYX, 1.1, 0.3, -0.5);
+        let c = RotationConstraint::new(0, 1, &rot(ref_bone), &rot(ref_target));
+        let r = c.solve_rotation(&rot(ref_target));
+        assert!(
+            angle_between(r, ref_bone) < 1e-5,
+            "{}",
+            angle_between(r, ref_bone)
+        );
+        // The two wrong orders give something else for these rotations.
+        let wrong_offset = ref_bone * ref_target.conjugate();
+        assert!(angle_between(ref_target * wrong_offset, ref_bone) > 0.1);
+        assert!(angle_between(c.offset * ref_target, ref_bone) > 0.1);
+    }
+
+    #[test]
+    fn ten_twenty_five_forty_gives_fifty_five() {
+        // SPEC §4: single axis, target 10°, helper 25°, target now 40° → helper 55°.
+        let deg = |d: f32| Quat::from_rotation_z(d.to_radians());
+        let c = RotationConstraint::new(0, 1, &rot(deg(25.0)), &rot(deg(10.0)));
+        let r = c.solve_rotation(&rot(deg(40.0)));
+        let (axis, angle) = r.to_axis_angle();
+        assert!(
+            (angle.to_degrees() - 55.0).abs() < 1e-3,
+            "{}",
+            angle.to_degrees()
+        );
+        assert!((axis - Vec3::Z).length() < 1e-5);
+    }
+
+    #[test]
+    fn relative_orientation_is_preserved_for_any_target_motion() {
+        let ref_target = Quat::from_euler(EulerRot::XYZ, 0.1, 0.9, -0.3);
+        let ref_bone = Quat::from_euler(EulerRot::XYZ, -0.6, 0.2, 0.8);
+        let c = RotationConstraint::new(0, 1, &rot(ref_bone), &rot(ref_target));
+        let now = Quat::from_euler(EulerRot::YXZ, 1.3, -0.4, 0.6);
+        let r = c.solve_rotation(&rot(now));
+        let rel_ref = ref_target.conjugate() * ref_bone;
+        let rel_now = now.conjugate() * r;
+        assert!(angle_between(rel_ref, rel_now) < 1e-5);
+    }
+
+    #[test]
+    fn translation_and_all_three_scales_are_unchanged() {
+        // Parent rotated and uniformly scaled; helper with a non-uniform,
+        // partly negative local scale.
+        let parent = Transform::new(
+            Vec3::new(1.0, 2.0, 3.0),
+            Quat::from_rotation_y(0.5),
+            Vec3::splat(1.5),
+        )
+        .to_affine();
+        let local_before = Transform::new(
+            Vec3::new(0.3, -0.2, 0.1),
+            Quat::from_rotation_x(0.2),
+            Vec3::new(1.0, 2.0, -0.5),
+        );
+        let bone_c = parent * local_before.to_affine();
+        let target_ref = rot(Quat::from_rotation_z(0.1));
+        let c = RotationConstraint::new(0, 1, &bone_c, &target_ref);
+        let target_now = rot(Quat::from_rotation_z(0.9) * Quat::from_rotation_x(0.3));
+        let mut local = local_before;
+        assert!(!c.apply(&parent, &bone_c, &target_now, &mut local));
+        assert_eq!(local.translation, local_before.translation);
+        assert_eq!(local.scale, local_before.scale);
+        let after = parent * local.to_affine();
+        // Component translation unchanged, per-axis component scale unchanged.
+        assert!((Vec3::from(after.translation) - Vec3::from(bone_c.translation)).length() < 1e-6);
+        for i in 0..3 {
+            let a = after.matrix3.col(i).length();
+            let b = bone_c.matrix3.col(i).length();
+            assert!((a - b).abs() < 1e-5, "axis {i}: {a} vs {b}");
+        }
+        // And the rotation is the solved one.
+        let solved = c.solve_rotation(&target_now);
+        let got = math::decompose(&after, local.scale()).transform.rotation();
+        assert!(
+            angle_between(got, solved) < 1e-4,
+            "{}",
+            angle_between(got, solved)
+        );
+    }
+}
