@@ -575,8 +575,8 @@ impl Character {
     /// `local[start]` (SPEC §1: descendants read the updated parent).
     fn refresh_component_from(&mut self, start: usize) {
         let parents = &self.rig.parents;
-        for i in start..parents.len() {
-            let parent = math::parent_matrix(&self.component, parents[i]);
+        for (i, &parent_index) in parents.iter().enumerate().skip(start) {
+            let parent = math::parent_matrix(&self.component, parent_index);
             self.component[i] = parent * self.local[i].to_affine();
         }
     }

@@ -656,11 +656,8 @@ pub unsafe extern "C" fn secmo_corrective_desc_btob(
         let bones = *non_null(bones, "bones")?;
         let out = non_null_mut(out_desc, "out_desc")?;
         let side = side_from(side)?;
-        if !(units_per_meter.is_finite() && units_per_meter > 0.0)
-            || !(chest_gap.is_finite() && chest_gap > 0.0)
-            || !medial_x.is_finite()
-            || medial_x == 0.0
-        {
+        let positive = |v: f32| v.is_finite() && v > 0.0;
+        if !(positive(units_per_meter) && positive(chest_gap) && positive(medial_x.abs())) {
             return Err(FfiError::new(
                 SECMO_ERROR_INVALID_ARGUMENT,
                 "units_per_meter and chest_gap must be finite and > 0, medial_x ±1",
