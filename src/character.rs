@@ -602,19 +602,25 @@ impl Character {
         }
     }
 
-    /// SPEC §5 for every corrective, in driven-bone order, on the current
-    /// (post-spring) component positions.
+    /// SPEC §5 for every corrective. All distances are measured on the
+    /// post-spring component positions first, then every corrective writes:
+    /// one corrective never sees another's correction of the same update, so
+    /// the result does not depend on their order and mirrored inputs give
+    /// mirrored outputs.
     fn run_correctives(&mut self, dt: f32) -> Result<(), Error> {
         let rig = Arc::clone(&self.rig);
         for (k, c) in rig.correctives.iter().enumerate() {
-            let driven = c.driven as usize;
             let first = rig.first_probe[k] as usize;
+            let here = Vec3::from(self.component[c.driven as usize].translation);
             let distances = &mut self.work_distances[first..first + c.probes.len()];
-            let here = Vec3::from(self.component[driven].translation);
             for (d, probe) in distances.iter_mut().zip(&c.probes) {
                 *d = (Vec3::from(self.component[probe.bone as usize].translation) - here).length();
             }
-            let target = c.target(distances);
+        }
+        for (k, c) in rig.correctives.iter().enumerate() {
+            let driven = c.driven as usize;
+            let first = rig.first_probe[k] as usize;
+            let target = c.target(&self.work_distances[first..first + c.probes.len()]);
             let state = &mut self.work_correctives[k];
             let weight = c.step(state, &target, dt);
             corrective::apply(state, &mut self.local[driven]);
@@ -628,11 +634,17 @@ impl Character {
             record.state_translation = state.translation;
             record.state_scale = state.scale;
             record.local = self.local[driven];
-            self.refresh_component_from(driven);
+        }
+        // Later stages (chains) read the corrected pose.
+        if let Some(first_driven) = rig.correctives.first().map(|c| c.driven as usize) {
+            self.refresh_component_from(first_driven);
         }
         Ok(())
     }
 
+    /// Forward kinematics with the translation springs inline (SPEC §1, §3, §6):
+    /// one parents-first pass, so every spring and every descendant reads the
+    /// **current** parent, already modified this frame.
     fn run_springs(&mut self, dt: f32, info: &mut UpdateInfo) -> Result<(), Error> {
         let rig = &*self.rig;
         let interpolate = self.options.substep_target == SubstepTarget::Interpolate;
