@@ -176,3 +176,40 @@ fn c_abi_updates_allocate_nothing() {
         secmo_rig_destroy(rig);
     }
 }
+
+#[test]
+fn full_pipeline_allocates_nothing_with_records_on_or_off() {
+    use secmo::{Character, StageRecords};
+    let rig = common::full_body();
+    let mut c = Character::new(rig.clone(), Default::default());
+    let poses: Vec<Vec<Transform>> = (0..1000)
+        .map(|i| common::full_body_pose(&rig, i as f32 / 60.0, 4.0))
+        .collect();
+    let mut out = vec![Transform::IDENTITY; rig.bone_count()];
+    let mut records = StageRecords::new(&rig);
+    let n = count_allocations(|| {
+        for (i, pose) in poses.iter().enumerate() {
+            let input = FrameInput {
+                dt: 1.0 / 60.0,
+                pose,
+                teleport: false,
+            };
+            if i % 2 == 0 {
+                c.update(&input, &mut out).unwrap();
+            } else {
+                c.update_recorded(&input, &mut out, &mut records).unwrap();
+            }
+            if i == 500 {
+                c.set_stage_enabled(secmo::Stage::Springs, false);
+            }
+            if i == 600 {
+                c.set_stage_enabled(secmo::Stage::Springs, true);
+            }
+        }
+    });
+    assert_eq!(n, 0, "{n} allocations in 1000 full-pipeline updates");
+    assert!(
+        c.corrective_states()[0].translation[0] != 0.0,
+        "BtoB was active"
+    );
+}

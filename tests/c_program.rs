@@ -127,27 +127,222 @@ fn rust_transcript() -> String {
     text
 }
 
-#[test]
-fn c_program_matches_the_rust_api_bit_for_bit() {
+/// Compiles `tests/c/<name>.c`, runs it, and returns its standard output.
+fn run_c_program(name: &str) -> String {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
-    let exe = dir.join("hip_springs_c");
-    compile_c(&root.join("tests/c/hip_springs.c"), &exe);
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}_c"));
+    compile_c(&root.join(format!("tests/c/{name}.c")), &exe);
     let output = Command::new(&exe).output().expect("run the C program");
-    let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
-        "C program failed with {:?}\nstderr: {}",
+        "{name}.c failed with {:?}\nstderr: {}",
         output.status.code(),
         String::from_utf8_lossy(&output.stderr)
     );
-    let expected = rust_transcript();
-    assert_eq!(stdout.lines().count(), FRAMES as usize + 2);
-    for (i, (c_line, rust_line)) in stdout.lines().zip(expected.lines()).enumerate() {
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
+fn assert_same_lines(c_text: &str, rust_text: &str) {
+    assert_eq!(c_text.lines().count(), rust_text.lines().count());
+    for (i, (c_line, rust_line)) in c_text.lines().zip(rust_text.lines()).enumerate() {
         assert_eq!(c_line, rust_line, "line {i} differs between C and Rust");
     }
+}
+
+#[test]
+fn c_program_matches_the_rust_api_bit_for_bit() {
+    let stdout = run_c_program("hip_springs");
+    let expected = rust_transcript();
+    assert_eq!(stdout.lines().count(), FRAMES as usize + 2);
+    assert_same_lines(&stdout, &expected);
     // The springs actually moved: outputs are not all the reference offsets.
     assert!(expected
         .lines()
         .any(|l| !l.contains(&format!("{:08x}", 10.0f32.to_bits()))));
+}
+
+// --- The full pipeline (tests/c/pipeline.c) -------------------------------
+
+const FOLD: [[f32; 4]; 4] = [
+    [
+        -2.446258813e-1,
+        -3.697158769e-2,
+        -1.447924674e-1,
+        9.580326080e-1,
+    ],
+    [-2.832671106e-1, 0.0, -5.895866752e-1, 7.564042211e-1],
+    [
+        -2.446258813e-1,
+        3.697158769e-2,
+        1.447924674e-1,
+        9.580326080e-1,
+    ],
+    [-2.832671106e-1, 0.0, 5.895866752e-1, 7.564042211e-1],
+];
+const ARM_BONES: [usize; 4] = [10, 11, 13, 14];
+
+fn pipeline_rig() -> Rig {
+    use secmo::{BtobBones, ConstraintDesc, ProximityCorrective, Side};
+    let t = |x: f32, y: f32, z: f32| Transform::from_translation(Vec3::new(x, y, z));
+    let mut reference = vec![
+        t(0.0, 0.0, 0.0),
+        t(0.0, 100.0, 0.0),
+        t(0.0, 15.0, 0.0),
+        t(0.0, 25.0, 0.0),
+        t(10.0, -6.0, 6.0),
+        t(-10.0, -6.0, 6.0),
+        t(8.0, 4.0, 12.0),
+        t(-8.0, 4.0, 12.0),
+        t(8.0, 4.0, 11.0),
+        t(-8.0, 4.0, 11.0),
+        t(18.0, 20.0, 0.0),
+        t(0.0, -28.0, 0.0),
+        t(0.0, -25.0, 0.0),
+        t(-18.0, 20.0, 0.0),
+        t(0.0, -28.0, 0.0),
+        t(0.0, -25.0, 0.0),
+    ];
+    for b in [8, 9] {
+        reference[b].rotation = [
+            0.0,
+            if b == 8 {
+                1.494381428e-1
+            } else {
+                -1.494381428e-1
+            },
+            0.0,
+            9.887710810e-1,
+        ];
+        reference[b].scale = [1.0, 1.1, 0.9];
+    }
+    let parents = [-1, 0, 1, 2, 1, 1, 3, 3, 3, 3, 3, 10, 11, 3, 13, 14];
+    let bones = parents
+        .iter()
+        .zip(&reference)
+        .enumerate()
+        .map(|(i, (&p, &r))| BoneDesc::new(format!("bone{i}"), p, r))
+        .collect();
+    let arms = |chest: u32, other: u32| BtobBones {
+        chest,
+        other_chest: other,
+        upper_arm_l: 10,
+        forearm_l: 11,
+        hand_l: 12,
+        upper_arm_r: 13,
+        forearm_r: 14,
+        hand_r: 15,
+    };
+    Rig::new(RigDesc {
+        bones,
+        units_per_meter: 100.0,
+        constraints: vec![
+            ConstraintDesc { bone: 8, target: 6 },
+            ConstraintDesc { bone: 9, target: 7 },
+        ],
+        springs: vec![
+            SpringParams::hip(4, 100.0),
+            SpringParams::hip(5, 100.0),
+            SpringParams::chest(8, 100.0),
+            SpringParams::chest(9, 100.0),
+        ],
+        correctives: vec![
+            ProximityCorrective::btob(arms(8, 9), Side::Left, -1.0, 16.0, 100.0),
+            ProximityCorrective::btob(arms(9, 8), Side::Right, 1.0, 16.0, 100.0),
+        ],
+        ..Default::default()
+    })
+    .unwrap()
+}
+
+fn pipeline_pose(reference: &[Transform], frame: i32) -> Vec<Transform> {
+    let phase = frame % 20;
+    let tri = if phase < 10 { phase } else { 20 - phase };
+    let mut fold = if frame < 30 {
+        0.0f32
+    } else {
+        (frame - 30) as f32 / 40.0f32
+    };
+    if fold > 1.0 {
+        fold = 1.0;
+    }
+    let mut pose = reference.to_vec();
+    pose[1].translation[0] = 0.25f32 * (frame % 7) as f32;
+    pose[1].translation[1] = 100.0f32 + 0.5f32 * tri as f32;
+    pose[6].rotation[0] = 0.01f32 * tri as f32;
+    pose[7].rotation[0] = -0.01f32 * tri as f32;
+    for (k, &b) in ARM_BONES.iter().enumerate() {
+        let q = &mut pose[b].rotation;
+        q[0] = fold * FOLD[k][0];
+        q[1] = fold * FOLD[k][1];
+        q[2] = fold * FOLD[k][2];
+        q[3] = (1.0f32 - fold) + fold * FOLD[k][3];
+    }
+    pose
+}
+
+fn rust_pipeline_transcript() -> String {
+    use secmo::{Stage, StageRecords};
+    let rig = Arc::new(pipeline_rig());
+    let reference = rig.reference_pose().to_vec();
+    let mut c = Character::new(rig.clone(), Default::default());
+    let mut records = StageRecords::new(&rig);
+    let mut out = vec![Transform::IDENTITY; 16];
+    let mut text = String::new();
+    for f in 0..150 {
+        let pose = pipeline_pose(&reference, f);
+        if f == 60 {
+            c.set_stage_enabled(Stage::Springs, false);
+        }
+        if f == 80 {
+            c.set_stage_enabled(Stage::Springs, true);
+        }
+        let dt = if f < 100 {
+            1.0f32 / 60.0f32
+        } else {
+            1.0f32 / 30.0f32
+        };
+        let info = c
+            .update_recorded(
+                &FrameInput {
+                    dt,
+                    pose: &pose,
+                    teleport: false,
+                },
+                &mut out,
+                &mut records,
+            )
+            .unwrap();
+        text += &format!("{f} {} {}", info.max_substeps, info.warnings);
+        for b in &out[8..10] {
+            for v in [
+                b.translation[0],
+                b.translation[1],
+                b.translation[2],
+                b.scale[0],
+                b.rotation[0],
+            ] {
+                text += &format!(" {:08x}", v.to_bits());
+            }
+        }
+        for r in &records.correctives {
+            for v in [r.state_translation[0], r.state_scale[0], r.weight] {
+                text += &format!(" {:08x}", v.to_bits());
+            }
+        }
+        for d in &records.probe_distances {
+            text += &format!(" {:08x}", d.to_bits());
+        }
+        text += "\n";
+    }
+    assert!(
+        c.corrective_states()[0].translation[0] != 0.0,
+        "BtoB must engage in this sequence"
+    );
+    text + "ok\n"
+}
+
+#[test]
+fn c_pipeline_program_matches_the_rust_api_bit_for_bit() {
+    let stdout = run_c_program("pipeline");
+    assert_same_lines(&stdout, &rust_pipeline_transcript());
 }
