@@ -3,6 +3,10 @@
 //! static library cargo just built, runs it, and checks its output bit for bit
 //! against the same sequence through the Rust API.
 
+// The quaternion literals are spelled with 9 digits exactly as in the C
+// programs, so that both languages parse them to the same f32.
+#![allow(clippy::excessive_precision)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Arc;
