@@ -1,6 +1,7 @@
 //! `secmo demo`: the built-in procedural body through walk → run → sprint →
-//! stop, with a per-phase table of peak helper offsets and an SVG plot of
-//! target vs output for one helper bone.
+//! stop. It prints a per-phase table of peak helper offsets and BtoB
+//! corrections, plots target vs output for one helper bone, and runs the
+//! input-rate study of SPEC §9 (30 Hz, 60 Hz held, 60 Hz interpolated).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -8,16 +9,16 @@ use std::sync::Arc;
 
 use glam::{Affine3A, Vec3};
 use plotters::prelude::*;
-use secmo::{Character, FrameInput, Rig, Transform};
+use secmo::{Character, CharacterOptions, FrameInput, Rig, StageRecords, Transform};
 
-use crate::procedural::{self, Gait, SEQUENCE};
+use crate::procedural::{self, Sequence, SEQUENCE};
 
 /// What the demo runs.
 #[derive(Clone, Debug)]
 pub struct DemoOptions {
     pub out_dir: PathBuf,
     pub seconds_per_phase: f32,
-    /// Input (animation) rate, Hz. The solver still steps at ≈120 Hz.
+    /// Input (animation) rate, Hz, of the main run. The solver still steps at ≈120 Hz.
     pub input_hz: f32,
 }
 
@@ -39,6 +40,55 @@ pub struct Trace {
     pub output: Vec<Vec3>,
 }
 
+/// How the animation reaches the solver in one run of the input-rate study
+/// (SPEC §9, as the article ran it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum InputMode {
+    /// The animation sampled at the update rate.
+    Sampled,
+    /// Updates at 60 Hz, each 30 Hz pose fed twice ("60 Hz held").
+    Held30,
+    /// Updates at 60 Hz, a midpoint pose inserted between adjacent 30 Hz
+    /// samples: translations and scales lerped, rotations slerped
+    /// ("60 Hz interpolated midpoints").
+    Midpoints30,
+}
+
+impl InputMode {
+    fn label(self, input_hz: f32) -> String {
+        match self {
+            InputMode::Sampled => format!("{input_hz} Hz"),
+            InputMode::Held30 => "60 Hz held".into(),
+            InputMode::Midpoints30 => "60 Hz interpolated".into(),
+        }
+    }
+}
+
+/// One run of the sequence at one input rate.
+#[derive(Clone, Debug)]
+pub struct Run {
+    pub input_hz: f32,
+    pub mode: InputMode,
+    pub time: Vec<f32>,
+    /// `[frame][spring]` spring offset vector `output − target` (SPEC §9), cm.
+    pub offsets: Vec<Vec<Vec3>>,
+    /// `[frame][bone]` final component positions.
+    pub positions: Vec<Vec<Vec3>>,
+    /// `[frame][corrective]` accumulated local X translation of BtoB, cm.
+    pub btob: Vec<Vec<f32>>,
+}
+
+/// Per-bone result of comparing two runs at their common times (SPEC §9).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RateRow {
+    pub bone: String,
+    /// Largest |offset_a − offset_b| over common times, cm, and the frame
+    /// (in the 30 Hz numbering) where it occurs: 30 Hz vs 60 Hz held.
+    pub max_30_vs_60: (f32, usize),
+    /// The same for 30 Hz vs 60 Hz with interpolated midpoints.
+    pub max_30_vs_60_interpolated: (f32, usize),
+}
+
 /// The demo's numbers.
 #[derive(Clone, Debug)]
 pub struct DemoReport {
@@ -46,70 +96,181 @@ pub struct DemoReport {
     pub max_offsets: Vec<f32>,
     /// `[phase][helper]` peak |output − target| in rig units (cm).
     pub peak_offsets: Vec<Vec<f32>>,
+    /// `[phase][corrective]` peak |BtoB local X translation| (cm).
+    pub peak_btob: Vec<Vec<f32>>,
     /// Offset length of each helper at the very end (after the stop phase).
     pub final_offsets: Vec<f32>,
     pub trace: Trace,
+    pub rate_rows: Vec<RateRow>,
     pub table: String,
     pub plot: PathBuf,
+    pub rate_plot: PathBuf,
 }
 
-fn component(rig: &Rig, pose: &[Transform], out: &mut [Affine3A]) {
-    secmo::math::forward_kinematics(rig.parents(), pose, out);
+/// Writes the pose the solver sees at update `frame` of a run in `mode`.
+fn input_pose(
+    sequence: &Sequence,
+    mode: InputMode,
+    frame: usize,
+    dt: f32,
+    scratch: &mut [Transform],
+    pose: &mut [Transform],
+) {
+    match mode {
+        InputMode::Sampled => sequence.write_pose(frame as f32 * dt, pose),
+        InputMode::Held30 => sequence.write_pose((frame / 2 * 2) as f32 * dt, pose),
+        InputMode::Midpoints30 => {
+            let earlier = (frame / 2 * 2) as f32 * dt;
+            sequence.write_pose(earlier, pose);
+            if frame % 2 == 1 {
+                sequence.write_pose(earlier + 2.0 * dt, scratch);
+                for (a, b) in pose.iter_mut().zip(scratch.iter()) {
+                    *a = Transform::new(
+                        a.translation().lerp(b.translation(), 0.5),
+                        a.rotation().slerp(b.rotation(), 0.5),
+                        a.scale().lerp(b.scale(), 0.5),
+                    );
+                }
+            }
+        }
+    }
 }
 
-/// Runs the demo and writes `helper_springs.svg` and `summary.md` into `out_dir`.
+/// Runs the whole sequence at `input_hz` and records what the report needs.
+pub fn run_sequence(
+    rig: &Arc<Rig>,
+    sequence: &Sequence,
+    input_hz: f32,
+    mode: InputMode,
+) -> Result<Run, String> {
+    let mut character = Character::new(rig.clone(), CharacterOptions::default());
+    let mut records = StageRecords::new(rig);
+    let n = rig.bone_count();
+    let frames = (sequence.duration() * input_hz).round() as usize;
+    let dt = 1.0 / input_hz;
+    let mut pose = rig.reference_pose().to_vec();
+    let mut scratch = pose.clone();
+    let mut out = vec![Transform::IDENTITY; n];
+    let mut component = vec![Affine3A::IDENTITY; n];
+    let mut run = Run {
+        input_hz,
+        mode,
+        time: Vec::with_capacity(frames),
+        offsets: Vec::with_capacity(frames),
+        positions: Vec::with_capacity(frames),
+        btob: Vec::with_capacity(frames),
+    };
+    for frame in 0..frames {
+        let t = frame as f32 * dt;
+        input_pose(sequence, mode, frame, dt, &mut scratch, &mut pose);
+        let frame_dt = if frame == 0 { 0.0 } else { dt };
+        character
+            .update_recorded(
+                &FrameInput {
+                    dt: frame_dt,
+                    pose: &pose,
+                    teleport: false,
+                },
+                &mut out,
+                &mut records,
+            )
+            .map_err(|e| format!("frame {frame}: {e}"))?;
+        secmo::math::forward_kinematics(rig.parents(), &out, &mut component);
+        run.time.push(t);
+        run.offsets.push(
+            records
+                .springs
+                .iter()
+                .map(|r| Vec3::from(r.output) - Vec3::from(r.target))
+                .collect(),
+        );
+        run.positions.push(
+            component
+                .iter()
+                .map(|c| Vec3::from(c.translation))
+                .collect(),
+        );
+        run.btob.push(
+            records
+                .correctives
+                .iter()
+                .map(|r| r.state_translation[0])
+                .collect(),
+        );
+    }
+    Ok(run)
+}
+
+/// SPEC §9: per spring, the largest offset-vector difference between two runs
+/// at the times both sampled (`stride_a`/`stride_b` frames apart), with the
+/// frame index in `a`'s numbering.
+fn compare(a: &Run, b: &Run, stride_a: usize, stride_b: usize, spring: usize) -> (f32, usize) {
+    let mut best = (0.0f32, 0usize);
+    let mut i = 0;
+    while i * stride_a < a.offsets.len() && i * stride_b < b.offsets.len() {
+        let d = (a.offsets[i * stride_a][spring] - b.offsets[i * stride_b][spring]).length();
+        if d > best.0 {
+            best = (d, i * stride_a);
+        }
+        i += 1;
+    }
+    best
+}
+
+/// Runs the demo and writes `helper_springs.svg`, `input_rate.svg` and
+/// `summary.md` into `out_dir`.
 pub fn run(options: &DemoOptions) -> Result<DemoReport, String> {
     let rig = Arc::new(Rig::new(procedural::helper_body()).map_err(|e| e.to_string())?);
-    let mut character = Character::new(rig.clone(), Default::default());
-    let reference = rig.reference_pose().to_vec();
-    let n = rig.bone_count();
+    let sequence = Sequence::new(options.seconds_per_phase);
     let springs = rig.springs().to_vec();
     let helper_names: Vec<String> = springs
         .iter()
         .map(|s| rig.bone_name(s.bone as usize).unwrap_or("?").to_string())
         .collect();
 
-    let dt = 1.0 / options.input_hz;
-    let frames_per_phase = (options.seconds_per_phase * options.input_hz).round() as usize;
-    let mut gait = Gait::default();
-    let mut pose = reference.clone();
-    let mut out = vec![Transform::IDENTITY; n];
-    let mut src_c = vec![Affine3A::IDENTITY; n];
-    let mut out_c = vec![Affine3A::IDENTITY; n];
+    let main = run_sequence(&rig, &sequence, options.input_hz, InputMode::Sampled)?;
     let mut peaks = vec![vec![0.0f32; springs.len()]; SEQUENCE.len()];
-    let mut final_offsets = vec![0.0f32; springs.len()];
-    let mut trace = Trace::default();
-    let traced = springs[0].bone as usize;
-    let mut frame = 0usize;
-    for (phase_index, phase) in SEQUENCE.iter().enumerate() {
-        for _ in 0..frames_per_phase {
-            let frame_dt = if frame == 0 { 0.0 } else { dt };
-            gait.advance(frame_dt, phase.speed);
-            gait.write_pose(&mut pose);
-            character
-                .update(
-                    &FrameInput {
-                        dt: frame_dt,
-                        pose: &pose,
-                        teleport: false,
-                    },
-                    &mut out,
-                )
-                .map_err(|e| e.to_string())?;
-            component(&rig, &pose, &mut src_c);
-            component(&rig, &out, &mut out_c);
-            for (k, s) in springs.iter().enumerate() {
-                let b = s.bone as usize;
-                let offset = Vec3::from(out_c[b].translation) - Vec3::from(src_c[b].translation);
-                peaks[phase_index][k] = peaks[phase_index][k].max(offset.length());
-                final_offsets[k] = offset.length();
-            }
-            trace.time.push(frame as f32 * dt);
-            trace.target.push(src_c[traced].translation.into());
-            trace.output.push(out_c[traced].translation.into());
-            frame += 1;
+    let mut peak_btob = vec![vec![0.0f32; rig.correctives().len()]; SEQUENCE.len()];
+    for (frame, t) in main.time.iter().enumerate() {
+        let phase = sequence.phase_index(*t);
+        for (k, o) in main.offsets[frame].iter().enumerate() {
+            peaks[phase][k] = peaks[phase][k].max(o.length());
+        }
+        for (k, b) in main.btob[frame].iter().enumerate() {
+            peak_btob[phase][k] = peak_btob[phase][k].max(b.abs());
         }
     }
+    let final_offsets: Vec<f32> = main
+        .offsets
+        .last()
+        .map(|o| o.iter().map(|v| v.length()).collect())
+        .unwrap_or_default();
+    let traced = springs[0].bone as usize;
+    let trace = Trace {
+        time: main.time.clone(),
+        target: main
+            .positions
+            .iter()
+            .zip(&main.offsets)
+            .map(|(p, o)| p[traced] - o[0])
+            .collect(),
+        output: main.positions.iter().map(|p| p[traced]).collect(),
+    };
+
+    // SPEC §9 input-rate study: the same 30 Hz animation fed at 30 Hz, at
+    // 60 Hz held, and at 60 Hz with interpolated midpoints.
+    let r30 = run_sequence(&rig, &sequence, 30.0, InputMode::Sampled)?;
+    let r60 = run_sequence(&rig, &sequence, 60.0, InputMode::Held30)?;
+    let r60i = run_sequence(&rig, &sequence, 60.0, InputMode::Midpoints30)?;
+    let rate_rows: Vec<RateRow> = helper_names
+        .iter()
+        .enumerate()
+        .map(|(k, name)| RateRow {
+            bone: name.clone(),
+            max_30_vs_60: compare(&r30, &r60, 1, 2, k),
+            max_30_vs_60_interpolated: compare(&r30, &r60i, 1, 2, k),
+        })
+        .collect();
 
     let mut table = String::new();
     let _ = writeln!(
@@ -121,24 +282,44 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport, String> {
     for name in &helper_names {
         let _ = write!(table, " | {name:>14}");
     }
-    let _ = writeln!(table);
+    let _ = writeln!(table, " | BtoB x L / R");
     let _ = write!(table, "{:<8}", "limit");
     for s in &springs {
         let _ = write!(table, " | {:>14.3}", s.max_offset);
     }
-    let _ = writeln!(table);
-    for (phase, row) in SEQUENCE.iter().zip(&peaks) {
+    let _ = writeln!(table, " |");
+    for ((phase, row), btob) in SEQUENCE.iter().zip(&peaks).zip(&peak_btob) {
         let _ = write!(table, "{:<8}", phase.name);
         for v in row {
             let _ = write!(table, " | {v:>14.3}");
         }
-        let _ = writeln!(table);
+        let _ = writeln!(table, " | {:.3} / {:.3}", btob[0], btob[1]);
     }
     let _ = write!(table, "{:<8}", "at end");
     for v in &final_offsets {
         let _ = write!(table, " | {v:>14.4}");
     }
-    let _ = writeln!(table);
+    let _ = writeln!(table, " |");
+    let _ = writeln!(
+        table,
+        "\nInput-rate study (SPEC §9): max |offset(30 Hz) − offset(60 Hz)| per helper, cm @ 30 Hz frame"
+    );
+    let _ = writeln!(
+        table,
+        "{:<16} | {:>20} | {:>28}",
+        "bone", "30 vs 60 Hz held", "30 vs 60 Hz interpolated"
+    );
+    for r in &rate_rows {
+        let _ = writeln!(
+            table,
+            "{:<16} | {:>12.4} @ {:>5} | {:>20.4} @ {:>5}",
+            r.bone,
+            r.max_30_vs_60.0,
+            r.max_30_vs_60.1,
+            r.max_30_vs_60_interpolated.0,
+            r.max_30_vs_60_interpolated.1
+        );
+    }
 
     std::fs::create_dir_all(&options.out_dir).map_err(|e| {
         format!(
@@ -154,10 +335,20 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport, String> {
         springs[0].max_offset,
         options.seconds_per_phase,
     )?;
+    let rate_plot = options.out_dir.join("input_rate.svg");
+    let studied = 1; // hip_helper_r, as SPEC §9 lists it first
+    draw_rate_plot(
+        &rate_plot,
+        &[&r30, &r60, &r60i],
+        studied,
+        &helper_names[studied],
+    )?;
     let summary = options.out_dir.join("summary.md");
     std::fs::write(
         &summary,
-        format!("# secmo demo\n\n```\n{table}```\n\n![target vs output](helper_springs.svg)\n"),
+        format!(
+            "# secmo demo\n\n```\n{table}```\n\n![target vs output](helper_springs.svg)\n\n![input rate](input_rate.svg)\n"
+        ),
     )
     .map_err(|e| format!("{}: {e}", summary.display()))?;
 
@@ -165,11 +356,18 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport, String> {
         helper_names,
         max_offsets: springs.iter().map(|s| s.max_offset).collect(),
         peak_offsets: peaks,
+        peak_btob,
         final_offsets,
         trace,
+        rate_rows,
         table,
         plot,
+        rate_plot,
     })
+}
+
+fn plot_error(path: &Path) -> impl Fn(&dyn std::fmt::Display) -> String + '_ {
+    move |e| format!("{}: plotting failed: {e}", path.display())
 }
 
 /// Two panels: vertical position of target (cyan) and output (amber), and the
@@ -181,7 +379,7 @@ fn draw_plot(
     max_offset: f32,
     seconds_per_phase: f32,
 ) -> Result<(), String> {
-    let err = |e: &dyn std::fmt::Display| format!("{}: plotting failed: {e}", path.display());
+    let err = plot_error(path);
     let cyan = RGBColor(0, 170, 200);
     let amber = RGBColor(240, 160, 0);
     let root = SVGBackend::new(path, (1100, 700)).into_drawing_area();
@@ -207,22 +405,21 @@ fn draw_plot(
         .y_desc("height (cm)")
         .draw()
         .map_err(|e| err(&e))?;
-    chart
-        .draw_series(LineSeries::new(
-            trace.time.iter().zip(&trace.target).map(|(t, p)| (*t, p.y)),
-            cyan.stroke_width(2),
-        ))
-        .map_err(|e| err(&e))?
-        .label("target")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], cyan.stroke_width(2)));
-    chart
-        .draw_series(LineSeries::new(
-            trace.time.iter().zip(&trace.output).map(|(t, p)| (*t, p.y)),
-            amber.stroke_width(2),
-        ))
-        .map_err(|e| err(&e))?
-        .label("output")
-        .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], amber.stroke_width(2)));
+    for (label, color, points) in [
+        ("target", cyan, &trace.target),
+        ("output", amber, &trace.output),
+    ] {
+        chart
+            .draw_series(LineSeries::new(
+                trace.time.iter().zip(points).map(|(t, p)| (*t, p.y)),
+                color.stroke_width(2),
+            ))
+            .map_err(|e| err(&e))?
+            .label(label)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+    }
     for (i, phase) in SEQUENCE.iter().enumerate() {
         let x = i as f32 * seconds_per_phase;
         chart
@@ -279,6 +476,64 @@ fn draw_plot(
             [(0.0, max_offset), (t_end, max_offset)],
             RED.mix(0.6),
         ))
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
+}
+
+/// One bone's vertical offset (output − target) for the three input-rate runs.
+fn draw_rate_plot(path: &Path, runs: &[&Run], spring: usize, bone: &str) -> Result<(), String> {
+    let err = plot_error(path);
+    let root = SVGBackend::new(path, (1100, 450)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let t_end = runs[0].time.last().copied().unwrap_or(1.0).max(1e-3);
+    let limit = runs
+        .iter()
+        .flat_map(|r| r.offsets.iter().map(|o| o[spring].y.abs()))
+        .fold(0.1f32, f32::max)
+        * 1.1;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!("{bone}: vertical spring offset at three input rates (SPEC §9)"),
+            ("sans-serif", 20),
+        )
+        .margin(12)
+        .x_label_area_size(30)
+        .y_label_area_size(55)
+        .build_cartesian_2d(0f32..t_end, -limit..limit)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("time (s)")
+        .y_desc("offset y (cm)")
+        .draw()
+        .map_err(|e| err(&e))?;
+    let colors = [
+        RGBColor(0, 110, 200),
+        RGBColor(240, 160, 0),
+        RGBColor(200, 40, 60),
+    ];
+    for (run, color) in runs.iter().zip(colors) {
+        let label = run.mode.label(run.input_hz);
+        chart
+            .draw_series(LineSeries::new(
+                run.time
+                    .iter()
+                    .zip(&run.offsets)
+                    .map(|(t, o)| (*t, o[spring].y)),
+                color.stroke_width(1),
+            ))
+            .map_err(|e| err(&e))?
+            .label(label)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
     Ok(())

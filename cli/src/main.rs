@@ -13,10 +13,13 @@ USAGE:
     secmo --version | --help
 
 COMMANDS:
-    demo    Run the built-in procedural body (pelvis, spine, chest with hip
-            and chest helper springs) through walk → run → sprint → stop.
-            Prints the peak helper offsets per phase and writes
-            DIR/helper_springs.svg (target vs output) and DIR/summary.md.
+    demo    Run the built-in procedural body (pelvis, spine, chest, arms; hip
+            helper springs; chest helpers with rotation constraint, spring and
+            BtoB corrective) through walk → run → sprint → stop.
+            Prints the peak helper offsets and BtoB corrections per phase,
+            and the input-rate study (30 Hz vs 60 Hz held / interpolated).
+            Writes DIR/helper_springs.svg (target vs output),
+            DIR/input_rate.svg and DIR/summary.md.
             DIR defaults to ./secmo-demo.
 
 EXAMPLES:
@@ -73,7 +76,11 @@ fn main() -> ExitCode {
         Some("demo") => match parse_demo(&args[1..]).and_then(|o| demo::run(&o)) {
             Ok(report) => {
                 print!("{}", report.table);
-                println!("wrote {}", report.plot.display());
+                println!(
+                    "wrote {} and {}",
+                    report.plot.display(),
+                    report.rate_plot.display()
+                );
                 ExitCode::SUCCESS
             }
             Err(e) => {

@@ -1,9 +1,15 @@
 //! A built-in procedural character so that a new user sees secmo work with no
-//! files: pelvis, spine, chest, hip and chest helper bones (centimetres,
-//! Y-up), and a gait generator for walk → run → sprint → stop.
+//! files: pelvis, spine, chest and arms (centimetres, Y-up, facing +Z), hip
+//! helpers with springs, chest helpers with the whole SPEC §4–§6 pipeline
+//! (rotation constraint to a chest point, spring, BtoB corrective), and a
+//! walk → run → sprint → stop sequence that is a pure function of time, so
+//! that different input rates sample exactly the same motion.
 
 use glam::{Quat, Vec3};
-use secmo::{BoneDesc, RigDesc, SpringParams, Transform};
+use secmo::{
+    BoneDesc, BtobBones, ConstraintDesc, ProximityCorrective, RigDesc, Side, SpringParams,
+    Transform,
+};
 
 pub const UNITS_PER_METER: f32 = 100.0;
 
@@ -11,37 +17,95 @@ pub const ROOT: usize = 0;
 pub const PELVIS: usize = 1;
 pub const SPINE: usize = 2;
 pub const CHEST: usize = 3;
+pub const HIP_L: usize = 4;
+pub const HIP_R: usize = 5;
+pub const POINT_L: usize = 6;
+pub const POINT_R: usize = 7;
+pub const CHEST_L: usize = 8;
+pub const CHEST_R: usize = 9;
+pub const UPPER_ARM_L: usize = 10;
+pub const FOREARM_L: usize = 11;
+pub const HAND_L: usize = 12;
+pub const UPPER_ARM_R: usize = 13;
+pub const FOREARM_R: usize = 14;
+pub const HAND_R: usize = 15;
 
-/// Names of the helper bones, in bone order after the four body bones.
-pub const HELPERS: [&str; 4] = [
-    "hip_helper_l",
-    "hip_helper_r",
-    "chest_helper_l",
-    "chest_helper_r",
-];
-
-/// The demo skeleton with the article's hip and chest springs (SPEC §3 defaults).
+/// The demo skeleton with the article's hip and chest springs (SPEC §3
+/// defaults), chest rotation constraints (§4) and BtoB correctives (§5).
 #[must_use]
 pub fn helper_body() -> RigDesc {
     let t = |x: f32, y: f32, z: f32| Transform::from_translation(Vec3::new(x, y, z));
+    let chest_helper = |x: f32, yaw: f32| {
+        Transform::new(
+            Vec3::new(x, 4.0, 11.0),
+            Quat::from_rotation_y(yaw),
+            Vec3::new(1.0, 1.1, 0.9),
+        )
+    };
     let bones = vec![
         BoneDesc::new("root", -1, Transform::IDENTITY),
         BoneDesc::new("pelvis", ROOT as i32, t(0.0, 100.0, 0.0)),
         BoneDesc::new("spine", PELVIS as i32, t(0.0, 15.0, 0.0)),
         BoneDesc::new("chest", SPINE as i32, t(0.0, 25.0, 0.0)),
-        BoneDesc::new(HELPERS[0], PELVIS as i32, t(10.0, -6.0, 6.0)),
-        BoneDesc::new(HELPERS[1], PELVIS as i32, t(-10.0, -6.0, 6.0)),
-        BoneDesc::new(HELPERS[2], CHEST as i32, t(8.0, 4.0, 11.0)),
-        BoneDesc::new(HELPERS[3], CHEST as i32, t(-8.0, 4.0, 11.0)),
+        BoneDesc::new("hip_helper_l", PELVIS as i32, t(10.0, -6.0, 6.0)),
+        BoneDesc::new("hip_helper_r", PELVIS as i32, t(-10.0, -6.0, 6.0)),
+        BoneDesc::new("chest_point_l", CHEST as i32, t(8.0, 4.0, 12.0)),
+        BoneDesc::new("chest_point_r", CHEST as i32, t(-8.0, 4.0, 12.0)),
+        BoneDesc::new("chest_helper_l", CHEST as i32, chest_helper(8.0, 0.3)),
+        BoneDesc::new("chest_helper_r", CHEST as i32, chest_helper(-8.0, -0.3)),
+        BoneDesc::new("upper_arm_l", CHEST as i32, t(18.0, 20.0, 0.0)),
+        BoneDesc::new("forearm_l", UPPER_ARM_L as i32, t(0.0, -28.0, 0.0)),
+        BoneDesc::new("hand_l", FOREARM_L as i32, t(0.0, -25.0, 0.0)),
+        BoneDesc::new("upper_arm_r", CHEST as i32, t(-18.0, 20.0, 0.0)),
+        BoneDesc::new("forearm_r", UPPER_ARM_R as i32, t(0.0, -28.0, 0.0)),
+        BoneDesc::new("hand_r", FOREARM_R as i32, t(0.0, -25.0, 0.0)),
     ];
+    let arms = |chest: usize, other: usize| BtobBones {
+        chest: chest as u32,
+        other_chest: other as u32,
+        upper_arm_l: UPPER_ARM_L as u32,
+        forearm_l: FOREARM_L as u32,
+        hand_l: HAND_L as u32,
+        upper_arm_r: UPPER_ARM_R as u32,
+        forearm_r: FOREARM_R as u32,
+        hand_r: HAND_R as u32,
+    };
+    let chest_gap = 16.0; // rest distance between the chest helpers
     RigDesc {
         bones,
         units_per_meter: UNITS_PER_METER,
+        constraints: vec![
+            ConstraintDesc {
+                bone: CHEST_L as u32,
+                target: POINT_L as u32,
+            },
+            ConstraintDesc {
+                bone: CHEST_R as u32,
+                target: POINT_R as u32,
+            },
+        ],
         springs: vec![
-            SpringParams::hip(4, UNITS_PER_METER),
-            SpringParams::hip(5, UNITS_PER_METER),
-            SpringParams::chest(6, UNITS_PER_METER),
-            SpringParams::chest(7, UNITS_PER_METER),
+            SpringParams::hip(HIP_L as u32, UNITS_PER_METER),
+            SpringParams::hip(HIP_R as u32, UNITS_PER_METER),
+            SpringParams::chest(CHEST_L as u32, UNITS_PER_METER),
+            SpringParams::chest(CHEST_R as u32, UNITS_PER_METER),
+        ],
+        // Local +X of the left chest points away from the midline, of the right toward it.
+        correctives: vec![
+            ProximityCorrective::btob(
+                arms(CHEST_L, CHEST_R),
+                Side::Left,
+                -1.0,
+                chest_gap,
+                UNITS_PER_METER,
+            ),
+            ProximityCorrective::btob(
+                arms(CHEST_R, CHEST_L),
+                Side::Right,
+                1.0,
+                chest_gap,
+                UNITS_PER_METER,
+            ),
         ],
         ..Default::default()
     }
@@ -74,42 +138,76 @@ pub const SEQUENCE: [Phase; 4] = [
     },
 ];
 
-/// Gait state: integrates the stride phase so that cadence changes are smooth.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Gait {
-    pub stride_phase: f32,
-    pub speed: f32,
-    pub distance: f32,
+/// Resolution of the precomputed gait table, seconds.
+const TABLE_STEP: f32 = 0.001;
+
+/// The walk → run → sprint → stop sequence as a function of time. Speed
+/// follows each phase's target with a 0.08 s lag (so the stop is abrupt enough
+/// to make the helpers swing) and the stride phase integrates the cadence;
+/// both are tabulated once at 1 kHz, so every input rate samples the same
+/// motion.
+#[derive(Clone, Debug)]
+pub struct Sequence {
+    pub seconds_per_phase: f32,
+    /// (speed, stride phase) every millisecond.
+    table: Vec<(f32, f32)>,
 }
 
-impl Gait {
-    /// Advances by `dt` toward `target_speed` (blended over ≈0.25 s, so a stop
-    /// is abrupt enough to make the helpers swing and settle).
-    pub fn advance(&mut self, dt: f32, target_speed: f32) {
-        let blend = 1.0 - (-dt / 0.08).exp();
-        self.speed += (target_speed - self.speed) * blend;
-        // Stride frequency; the pelvis bobs twice per stride.
-        let cadence_hz = 0.9 + 0.25 * self.speed;
-        self.stride_phase = (self.stride_phase + 2.0 * std::f32::consts::PI * cadence_hz * dt)
-            % (4.0 * std::f32::consts::PI);
-        self.distance += 140.0 * self.speed * dt;
-    }
-
-    /// Source local pose for the current gait state.
+impl Sequence {
     #[must_use]
-    pub fn pose(&self, reference: &[Transform]) -> Vec<Transform> {
-        let mut pose = reference.to_vec();
-        self.write_pose(&mut pose);
-        pose
+    pub fn new(seconds_per_phase: f32) -> Self {
+        let duration = seconds_per_phase * SEQUENCE.len() as f32;
+        let samples = (duration / TABLE_STEP).ceil() as usize + 2;
+        let mut table = Vec::with_capacity(samples);
+        let (mut speed, mut phase) = (0.0f32, 0.0f32);
+        let blend = 1.0 - (-TABLE_STEP / 0.08).exp();
+        for i in 0..samples {
+            table.push((speed, phase));
+            let t = i as f32 * TABLE_STEP;
+            let index = ((t / seconds_per_phase) as usize).min(SEQUENCE.len() - 1);
+            speed += (SEQUENCE[index].speed - speed) * blend;
+            // Stride frequency; the pelvis bobs twice per stride.
+            let cadence_hz = 0.9 + 0.25 * speed;
+            phase = (phase + 2.0 * std::f32::consts::PI * cadence_hz * TABLE_STEP)
+                % (4.0 * std::f32::consts::PI);
+        }
+        Self {
+            seconds_per_phase,
+            table,
+        }
     }
 
-    /// Writes the body bones into `pose` (helpers keep their reference local).
-    /// Locomotion itself moves the character's root in the world, not the
-    /// pelvis in component space, as in engines; `distance` is for the caller.
-    /// Every amplitude scales with speed, so at speed 0 the body stands still.
-    pub fn write_pose(&self, pose: &mut [Transform]) {
-        let s = self.speed.max(0.0);
-        let ph = self.stride_phase;
+    #[must_use]
+    pub fn duration(&self) -> f32 {
+        self.seconds_per_phase * SEQUENCE.len() as f32
+    }
+
+    /// Index of the phase that time `t` falls in.
+    #[must_use]
+    pub fn phase_index(&self, t: f32) -> usize {
+        ((t / self.seconds_per_phase) as usize).min(SEQUENCE.len() - 1)
+    }
+
+    fn sample(&self, t: f32) -> (f32, f32) {
+        let x = (t / TABLE_STEP).max(0.0);
+        let i = (x as usize).min(self.table.len() - 2);
+        let f = x - i as f32;
+        let (s0, p0) = self.table[i];
+        let (s1, mut p1) = self.table[i + 1];
+        if p1 < p0 {
+            p1 += 4.0 * std::f32::consts::PI; // wrapped
+        }
+        (s0 + (s1 - s0) * f, p0 + (p1 - p0) * f)
+    }
+
+    /// Writes the body bones at time `t` into `pose` (helpers keep their
+    /// reference local). Locomotion itself moves the character's root in the
+    /// world, not the pelvis in component space, as in engines. Every amplitude
+    /// scales with speed, so at speed 0 the body stands still; during the stop
+    /// the arms fold in front of the chest, which drives BtoB.
+    pub fn write_pose(&self, t: f32, pose: &mut [Transform]) {
+        let (s, ph) = self.sample(t);
+        let s = s.max(0.0);
         // Vertical bob: ±1 cm walking, ±2.25 cm running, ±3.5 cm sprinting.
         let bob_amplitude = if s < 1.0 { s } else { 1.0 + 1.25 * (s - 1.0) };
         let bob = bob_amplitude * (2.0 * ph).sin();
@@ -124,5 +222,28 @@ impl Gait {
             * Quat::from_rotation_x(0.04 * s))
         .to_array();
         pose[CHEST].rotation = Quat::from_rotation_z(-0.03 * s * ph.sin()).to_array();
+        // Chest points (the constraint targets) bounce with the stride.
+        pose[POINT_L].rotation = Quat::from_rotation_x(0.12 * s * (2.0 * ph).sin()).to_array();
+        pose[POINT_R].rotation =
+            Quat::from_rotation_x(0.12 * s * (2.0 * ph + 0.4).sin()).to_array();
+
+        let stop_start = 3.0 * self.seconds_per_phase;
+        let fold = ((t - stop_start - 0.3 * self.seconds_per_phase)
+            / (0.25 * self.seconds_per_phase))
+            .clamp(0.0, 1.0);
+        for (upper, fore, side) in [
+            (UPPER_ARM_L, FOREARM_L, 1.0f32),
+            (UPPER_ARM_R, FOREARM_R, -1.0),
+        ] {
+            let swing = 0.25 * s * ph.sin() * side * (1.0 - fold);
+            let upper_rotation = Quat::from_rotation_x(swing - 0.5 * fold)
+                * Quat::from_rotation_z(-side * 0.3 * fold);
+            pose[upper].rotation = upper_rotation.to_array();
+            // Forearms across the body toward the other chest, elbows in front of their own.
+            let across = Vec3::new(-side * 0.85, 0.3, 0.3).normalize();
+            let bend = Quat::from_rotation_arc(Vec3::NEG_Y, upper_rotation.inverse() * across);
+            let elbow = Quat::from_rotation_x(-0.35 * s.min(2.0));
+            pose[fore].rotation = elbow.slerp(bend, fold).to_array();
+        }
     }
 }

@@ -39,6 +39,31 @@ fn demo_runs_and_writes_its_files() {
         report.final_offsets
     );
     assert!(report.table.contains("hip_helper_l") && report.table.contains("stop"));
+    // BtoB acts only when the arms fold, during the stop.
+    assert_eq!(
+        report.peak_btob[0],
+        vec![0.0, 0.0],
+        "walking arms are beyond every threshold"
+    );
+    assert!(
+        report.peak_btob[3].iter().all(|b| *b > 0.1),
+        "{:?}",
+        report.peak_btob
+    );
+
+    // SPEC §9 input-rate study: the rates differ, by at most twice each cap
+    // (two offsets each capped at max_offset), and feeding interpolated
+    // midpoints stays closer to the 30 Hz run than holding each pose twice,
+    // as in the article (right hip 1.29 vs 1.12 cm there).
+    assert_eq!(report.rate_rows.len(), 4);
+    for (row, cap) in report.rate_rows.iter().zip(&report.max_offsets) {
+        let (held, interpolated) = (row.max_30_vs_60.0, row.max_30_vs_60_interpolated.0);
+        assert!(held > 0.01 && held <= 2.0 * cap, "{row:?}");
+        assert!(interpolated > 0.01 && interpolated <= 2.0 * cap, "{row:?}");
+        assert!(interpolated < held, "{row:?}");
+    }
+    let svg = std::fs::read_to_string(&report.rate_plot).unwrap();
+    assert!(svg.contains("60 Hz held") && svg.contains("60 Hz interpolated"));
     std::fs::remove_dir_all(dir).ok();
 }
 
