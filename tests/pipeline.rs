@@ -503,3 +503,38 @@ fn record_buffers_of_the_wrong_size_are_refused_and_nothing_changes() {
     c.snapshot(&mut after).unwrap();
     assert_eq!(before, after);
 }
+
+#[test]
+fn constraint_through_a_sheared_parent_warns_on_the_update() {
+    let rig = full_body();
+    let mut c = Character::new(rig.clone(), CharacterOptions::default());
+    let mut pose = full_body_pose(&rig, 0.0, 99.0);
+    let mut out = pose.clone();
+    let info = c
+        .update(
+            &FrameInput {
+                dt: 0.0,
+                pose: &pose,
+                teleport: false,
+            },
+            &mut out,
+        )
+        .unwrap();
+    assert_eq!(info.warnings, 0);
+    // Non-uniform chest scale with a rotated chest point: the helper's new
+    // component rotation cannot be expressed as a local TRS under that parent.
+    pose[CHEST].scale = [1.6, 1.0, 0.7];
+    pose[POINT_L].rotation = Quat::from_rotation_z(0.8).to_array();
+    let info = c
+        .update(
+            &FrameInput {
+                dt: 1.0 / 60.0,
+                pose: &pose,
+                teleport: false,
+            },
+            &mut out,
+        )
+        .unwrap();
+    assert_eq!(info.warnings & secmo::WARNING_SHEAR, secmo::WARNING_SHEAR);
+    assert!(out.iter().all(Transform::is_finite));
+}
