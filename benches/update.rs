@@ -82,5 +82,54 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
+/// The whole SPEC §6 helper pipeline on the 16-bone body: 2 rotation
+/// constraints, 4 springs, 2 BtoB correctives (14 probes), arms folding so the
+/// correctives are active, with and without stage records. Throughput counts
+/// updates (characters × frames).
+fn bench_pipeline(c: &mut Criterion) {
+    use secmo::StageRecords;
+    let rig = common::full_body();
+    let poses: Vec<Vec<Transform>> = (0..64)
+        .map(|i| common::full_body_pose(&rig, 4.0 + i as f32 / 30.0, 4.0))
+        .collect();
+    let mut group = c.benchmark_group("helper_pipeline_update_30hz");
+    for (name, recorded) in [("plain", false), ("recorded", true)] {
+        let mut character = Character::new(rig.clone(), Default::default());
+        let mut out = vec![Transform::IDENTITY; rig.bone_count()];
+        let mut records = StageRecords::new(&rig);
+        character
+            .update(
+                &FrameInput {
+                    dt: 0.0,
+                    pose: &poses[0],
+                    teleport: false,
+                },
+                &mut out,
+            )
+            .unwrap();
+        group.throughput(Throughput::Elements(1));
+        let mut frame = 0usize;
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                frame = (frame + 1) % poses.len();
+                let input = FrameInput {
+                    dt: 1.0 / 30.0,
+                    pose: &poses[frame],
+                    teleport: false,
+                };
+                if recorded {
+                    character
+                        .update_recorded(&input, &mut out, &mut records)
+                        .unwrap();
+                } else {
+                    character.update(&input, &mut out).unwrap();
+                }
+                black_box(&out);
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench, bench_pipeline);
 criterion_main!(benches);

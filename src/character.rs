@@ -531,18 +531,26 @@ impl Character {
         }
 
         // Proximity correctives (SPEC §5), on post-spring component positions.
-        if self.enabled[Stage::Correctives as usize] && !self.rig.correctives.is_empty() {
+        let correctives_ran =
+            self.enabled[Stage::Correctives as usize] && !self.rig.correctives.is_empty();
+        if correctives_ran {
             self.run_correctives(stage_dt)?;
         }
 
-        // Commit.
-        self.springs.copy_from_slice(&self.work_springs);
-        self.correctives.copy_from_slice(&self.work_correctives);
-        self.spring_records
-            .copy_from_slice(&self.work_spring_records);
-        self.corrective_records
-            .copy_from_slice(&self.work_corrective_records);
-        self.probe_distances.copy_from_slice(&self.work_distances);
+        // Commit by swapping scratch and state: the next update copies the
+        // state into scratch again, and a stage that ran rewrote every record.
+        std::mem::swap(&mut self.springs, &mut self.work_springs);
+        std::mem::swap(&mut self.correctives, &mut self.work_correctives);
+        if self.enabled[Stage::Springs as usize] {
+            std::mem::swap(&mut self.spring_records, &mut self.work_spring_records);
+        }
+        if correctives_ran {
+            std::mem::swap(
+                &mut self.corrective_records,
+                &mut self.work_corrective_records,
+            );
+            std::mem::swap(&mut self.probe_distances, &mut self.work_distances);
+        }
         self.started = 1;
         Ok(info)
     }
