@@ -9,24 +9,10 @@
 #include <string.h>
 
 #include "secmo.h"
+#include "test_util.h"
 
 #define BONES 4
 #define FRAMES 300
-
-static unsigned bits(float f) {
-    unsigned u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static int check(SecmoResult r, SecmoResult expected, const char *what) {
-    if (r != expected) {
-        fprintf(stderr, "%s: got %u, expected %u: %s\n", what, (unsigned)r, (unsigned)expected,
-                secmo_last_error_message());
-        return 1;
-    }
-    return 0;
-}
 
 /* The same procedural pelvis motion as the Rust side: plain + and * only. */
 static void make_pose(const SecmoTransform *reference, int frame, SecmoTransform *pose) {

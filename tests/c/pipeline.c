@@ -9,25 +9,11 @@
 #include <string.h>
 
 #include "secmo.h"
+#include "test_util.h"
 
 #define BONES 16
 #define FRAMES 150
 #define PROBES 14
-
-static unsigned bits(float f) {
-    unsigned u;
-    memcpy(&u, &f, sizeof u);
-    return u;
-}
-
-static int check(SecmoResult r, SecmoResult expected, const char *what) {
-    if (r != expected) {
-        fprintf(stderr, "%s: got %u, expected %u: %s\n", what, (unsigned)r, (unsigned)expected,
-                secmo_last_error_message());
-        return 1;
-    }
-    return 0;
-}
 
 static void set_t(SecmoTransform *t, float x, float y, float z) {
     memset(t, 0, sizeof *t);
