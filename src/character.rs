@@ -5,12 +5,16 @@
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
-use glam::{Affine3A, Vec3};
+use glam::{Affine3A, Quat, Vec3};
 
 use crate::clock;
 use crate::error::Error;
 use crate::math::{self, Transform, MIN_SCALE};
 use crate::rig::Rig;
+use crate::solvers::chain::{
+    self, ChainClock, ChainParams, SubstepFrame, CHAIN_CATCH_UP, CHAIN_STEP,
+};
+use crate::solvers::collide::PlacedCollider;
 use crate::solvers::corrective::{self, CorrectiveRecord, CorrectiveState};
 use crate::solvers::spring::{self, SpringState, MAX_HISTORY};
 
@@ -40,6 +44,8 @@ pub enum Stage {
     Constraints = 0,
     Springs = 1,
     Correctives = 2,
+    /// Tail and hair chains (SPEC §7, §8).
+    Chains = 3,
 }
 
 /// One update's input.
@@ -213,14 +219,70 @@ struct StageScratch {
     source: Vec<Transform>,
     constrained: Vec<Transform>,
     post_spring: Vec<Transform>,
+    post_corrective: Vec<Transform>,
+}
+
+/// Chain state (SPEC §7, §8): flat arrays over all chains, one entry per
+/// particle (structure of arrays), so that a SIMD pass needs no redesign.
+#[derive(Clone, Debug, Default)]
+struct ChainState {
+    position: Vec<Vec3>,
+    velocity: Vec<Vec3>,
+    bend: Vec<Quat>,
+    clocks: Vec<ChainClock>,
+    /// World frames of the colliders at the last update (interpolation start).
+    previous_colliders: Vec<Transform>,
+}
+
+impl ChainState {
+    fn new(particles: usize, chains: usize, colliders: usize) -> Self {
+        Self {
+            position: vec![Vec3::ZERO; particles],
+            velocity: vec![Vec3::ZERO; particles],
+            bend: vec![Quat::IDENTITY; particles],
+            clocks: vec![ChainClock::default(); chains],
+            previous_colliders: vec![Transform::IDENTITY; colliders],
+        }
+    }
+
+    fn copy_from(&mut self, other: &ChainState) {
+        self.position.copy_from_slice(&other.position);
+        self.velocity.copy_from_slice(&other.velocity);
+        self.bend.copy_from_slice(&other.bend);
+        self.clocks.copy_from_slice(&other.clocks);
+        self.previous_colliders
+            .copy_from_slice(&other.previous_colliders);
+    }
+}
+
+/// Per-update chain inputs that are not part of the pose.
+#[derive(Clone, Copy, Debug)]
+struct ChainInputs {
+    world: Transform,
+    importance: f32,
+    wind: Vec3,
 }
 
 /// Per-character state and scratch.
 pub struct Character {
     rig: Arc<Rig>,
     options: CharacterOptions,
-    enabled: [bool; 3],
+    enabled: [bool; 4],
     springs: Vec<SpringState>,
+    chains: ChainState,
+    work_chains: ChainState,
+    chain_params: Vec<ChainParams>,
+    /// Anchor-frame rest directions per particle for the current parameters.
+    rest: Vec<Vec3>,
+    /// Last substep's rest targets and contact flags, for debug drawing.
+    rest_targets: Vec<Vec3>,
+    contacts: Vec<u32>,
+    /// Chain joints' local rotations from the last simulated update (LOD hold).
+    held_rotations: Vec<Quat>,
+    bend_scratch: Vec<Quat>,
+    placed: Vec<PlacedCollider>,
+    current_colliders: Vec<Transform>,
+    inputs: ChainInputs,
     correctives: Vec<CorrectiveState>,
     /// 0 until the first update after creation or reset (SPEC §2: its dt is 0).
     started: u32,
@@ -291,8 +353,33 @@ impl Character {
             .collect();
         Character {
             options,
-            enabled: [true; 3],
+            enabled: [true; 4],
             springs: vec![SpringState::default(); s],
+            chains: ChainState::new(rig.particle_count, rig.chains.len(), rig.colliders.len()),
+            work_chains: ChainState::new(rig.particle_count, rig.chains.len(), rig.colliders.len()),
+            chain_params: rig.chains.iter().map(|c| c.params).collect(),
+            rest: {
+                let mut rest = vec![Vec3::ZERO; rig.particle_count];
+                for c in &rig.chains {
+                    let range = c.first_particle..c.first_particle + c.len();
+                    chain::rest_directions(c, &c.params, &mut rest[range]);
+                }
+                rest
+            },
+            rest_targets: vec![Vec3::ZERO; rig.particle_count],
+            contacts: vec![0; rig.particle_count],
+            held_rotations: vec![Quat::IDENTITY; rig.particle_count],
+            bend_scratch: vec![
+                Quat::IDENTITY;
+                rig.chains.iter().map(|c| c.len()).max().unwrap_or(0)
+            ],
+            placed: vec![PlacedCollider::default(); rig.colliders.len()],
+            current_colliders: vec![Transform::IDENTITY; rig.colliders.len()],
+            inputs: ChainInputs {
+                world: Transform::IDENTITY,
+                importance: 1.0,
+                wind: Vec3::ZERO,
+            },
             correctives: vec![CorrectiveState::default(); k],
             started: 0,
             work_springs: vec![SpringState::default(); s],
@@ -307,6 +394,7 @@ impl Character {
                 source: vec![Transform::IDENTITY; n],
                 constrained: vec![Transform::IDENTITY; n],
                 post_spring: vec![Transform::IDENTITY; n],
+                post_corrective: vec![Transform::IDENTITY; n],
             },
             local: vec![Transform::IDENTITY; n],
             component: vec![Affine3A::IDENTITY; n],
@@ -376,7 +464,94 @@ impl Character {
     pub fn reset(&mut self) {
         self.springs.fill(SpringState::default());
         self.correctives.fill(CorrectiveState::default());
+        self.chains.clocks.fill(ChainClock::default());
         self.started = 0;
+    }
+
+    /// The character's world transform for the next updates (chains live in
+    /// world space; SPEC §7). Its uniform scale is the runtime scale applied to
+    /// chain lengths, radii and gravity. Default identity.
+    pub fn set_world_transform(&mut self, world: Transform) -> Result<(), Error> {
+        if !world.is_finite() || world.rotation().length_squared() < 1e-12 {
+            return Err(Error::InvalidParameter(
+                "world transform is not finite or has a zero rotation",
+            ));
+        }
+        if world.scale.iter().any(|s| s.abs() < MIN_SCALE) {
+            return Err(Error::InvalidParameter("world transform has a zero scale"));
+        }
+        self.inputs.world = world;
+        Ok(())
+    }
+
+    /// How important this character is on screen, for chain LOD (see
+    /// `ChainParams::lod_skip_below`, `lod_half_below`). Default 1.
+    pub fn set_importance(&mut self, importance: f32) -> Result<(), Error> {
+        if !importance.is_finite() {
+            return Err(Error::InvalidParameter("importance is not finite"));
+        }
+        self.inputs.importance = importance;
+        Ok(())
+    }
+
+    /// Wind and other external acceleration on chains, world units/s²,
+    /// scaled by each chain's `wind_factor`. Default zero.
+    pub fn set_wind(&mut self, wind: Vec3) -> Result<(), Error> {
+        if !wind.is_finite() {
+            return Err(Error::InvalidParameter("wind is not finite"));
+        }
+        self.inputs.wind = wind;
+        Ok(())
+    }
+
+    /// Changes a chain's parameters at runtime, keeping its particles and
+    /// velocities (no reset; SPEC §13.8).
+    pub fn set_chain_params(&mut self, chain: usize, params: ChainParams) -> Result<(), Error> {
+        let setup = self
+            .rig
+            .chains
+            .get(chain)
+            .ok_or(Error::InvalidParameter("chain index out of range"))?;
+        params.validate().map_err(Error::InvalidParameter)?;
+        if params.simulation_space < -1 || params.simulation_space >= self.rig.bone_count() as i32 {
+            return Err(Error::InvalidParameter(
+                "simulation_space must be -1 or a bone index",
+            ));
+        }
+        let range = setup.first_particle..setup.first_particle + setup.len();
+        chain::rest_directions(setup, &params, &mut self.rest[range]);
+        self.chain_params[chain] = params;
+        Ok(())
+    }
+
+    /// A chain's current parameters.
+    #[must_use]
+    pub fn chain_params(&self, chain: usize) -> Option<&ChainParams> {
+        self.chain_params.get(chain)
+    }
+
+    /// Particle positions (world, or the chain's simulation frame), all chains.
+    #[must_use]
+    pub fn particle_positions(&self) -> &[Vec3] {
+        &self.chains.position
+    }
+
+    /// Particle velocities, all chains.
+    #[must_use]
+    pub fn particle_velocities(&self) -> &[Vec3] {
+        &self.chains.velocity
+    }
+
+    /// Rest targets of the last substep, all chains.
+    #[must_use]
+    pub fn rest_targets(&self) -> &[Vec3] {
+        &self.rest_targets
+    }
+
+    /// 1 where a link touched a collider or the floor in the last substep.
+    #[must_use]
+    pub fn contacts(&self) -> &[u32] {
+        &self.contacts
     }
 
     /// Checks an update's inputs without touching any state.
@@ -498,6 +673,10 @@ impl Character {
     fn solve(&mut self, dt: f32, teleport: bool, recording: bool) -> Result<UpdateInfo, Error> {
         self.work_springs.copy_from_slice(&self.springs);
         self.work_correctives.copy_from_slice(&self.correctives);
+        let chains_run = self.enabled[Stage::Chains as usize] && !self.rig.chains.is_empty();
+        if chains_run {
+            self.work_chains.copy_from(&self.chains);
+        }
         let mut started = self.started;
         if teleport {
             self.work_springs.fill(SpringState::default());
@@ -536,6 +715,14 @@ impl Character {
         if correctives_ran {
             self.run_correctives(stage_dt)?;
         }
+        if recording {
+            self.stages.post_corrective.copy_from_slice(&self.local);
+        }
+
+        // Chains (SPEC §7, §8): tails and hair, last.
+        if chains_run {
+            self.run_chains(stage_dt, teleport)?;
+        }
 
         // Commit by swapping scratch and state: the next update copies the
         // state into scratch again, and a stage that ran rewrote every record.
@@ -551,6 +738,9 @@ impl Character {
             );
             std::mem::swap(&mut self.probe_distances, &mut self.work_distances);
         }
+        if chains_run {
+            std::mem::swap(&mut self.chains, &mut self.work_chains);
+        }
         self.started = 1;
         Ok(info)
     }
@@ -564,9 +754,7 @@ impl Character {
         copy(&mut sink.source, &self.stages.source);
         copy(&mut sink.constrained, &self.stages.constrained);
         copy(&mut sink.post_spring, &self.stages.post_spring);
-        // No later stage yet (chains come after the correctives): the
-        // post-corrective pose is the final pose.
-        copy(&mut sink.post_corrective, &self.local);
+        copy(&mut sink.post_corrective, &self.stages.post_corrective);
         copy(&mut sink.final_pose, &self.local);
         if let Some(d) = sink.springs.as_deref_mut() {
             d.copy_from_slice(&self.spring_records);
@@ -646,6 +834,251 @@ impl Character {
         // Later stages (chains) read the corrected pose.
         if let Some(first_driven) = rig.correctives.first().map(|c| c.driven as usize) {
             self.refresh_component_from(first_driven);
+        }
+        Ok(())
+    }
+
+    /// SPEC §7/§8: every chain on the post-corrective pose, particles in world
+    /// space (or their simulation frame), 120 substeps per second of input
+    /// time, with the anchor, the chain root and the colliders interpolated
+    /// between the previous and the current input at every substep.
+    fn run_chains(&mut self, dt: f32, teleport: bool) -> Result<(), Error> {
+        let rig = Arc::clone(&self.rig);
+        let world = self.inputs.world.to_affine();
+        let world_inverse = world.inverse();
+        let scale = self.inputs.world.scale().abs().element_sum() / 3.0;
+        let up = crate::rig::up_vector(rig.up_axis);
+        for (k, c) in rig.colliders.iter().enumerate() {
+            let m = world * self.component[c.bone as usize];
+            self.current_colliders[k] = math::decompose(&m, Vec3::ONE).transform;
+        }
+        let mut first_joint = usize::MAX;
+        for (ci, setup) in rig.chains.iter().enumerate() {
+            let params = self.chain_params[ci];
+            let n = setup.len();
+            let range = setup.first_particle..setup.first_particle + n;
+            first_joint = first_joint.min(setup.joints[0] as usize);
+            let anchor_now =
+                math::decompose(&(world * self.component[setup.anchor as usize]), Vec3::ONE)
+                    .transform
+                    .rotation();
+            let root_now =
+                Vec3::from((world * self.component[setup.joints[0] as usize]).translation);
+            let space_now = if params.simulation_space >= 0 {
+                let m = world * self.component[params.simulation_space as usize];
+                math::decompose(&m, Vec3::ONE).transform
+            } else {
+                Transform::IDENTITY
+            };
+            let ChainState {
+                position,
+                velocity,
+                bend,
+                clocks,
+                previous_colliders,
+            } = &mut self.work_chains;
+            let clock = &mut clocks[ci];
+            let seed = |clock: &mut ChainClock,
+                        position: &mut [Vec3],
+                        velocity: &mut [Vec3],
+                        bend: &mut [Quat]| {
+                animated_tips(&self.component, &world, setup, position);
+                velocity.fill(Vec3::ZERO);
+                bend.fill(Quat::IDENTITY);
+                clock.previous_anchor = anchor_now.to_array();
+                clock.previous_root = root_now.to_array();
+                clock.previous_space = space_now;
+            };
+            if clock.started == 0 {
+                // First update: particles start on the animated pose, nothing moves.
+                *clock = ChainClock {
+                    started: 1,
+                    ..ChainClock::default()
+                };
+                seed(
+                    clock,
+                    &mut position[range.clone()],
+                    &mut velocity[range.clone()],
+                    &mut bend[range.clone()],
+                );
+                for &c in &setup.colliders {
+                    previous_colliders[c as usize] = self.current_colliders[c as usize];
+                }
+                self.held_rotations[range.clone()]
+                    .iter_mut()
+                    .zip(&setup.joints)
+                    .for_each(|(h, &j)| *h = self.local[j as usize].rotation());
+                continue;
+            }
+            clock.time += dt as f64;
+            clock.lod_counter = clock.lod_counter.wrapping_add(1);
+
+            // LOD: below the skip threshold the chain follows the animation,
+            // so it resumes from there with no pop.
+            if self.inputs.importance < params.lod_skip_below {
+                seed(
+                    clock,
+                    &mut position[range.clone()],
+                    &mut velocity[range.clone()],
+                    &mut bend[range.clone()],
+                );
+                clock.simulated = clock.time;
+                clock.last_update = clock.time;
+                continue;
+            }
+
+            // Teleport: an explicit flag, or the root jumping or turning past
+            // the thresholds. Particles move rigidly with the root, keeping
+            // their offsets, and nothing is interpolated across the jump.
+            let previous_anchor = Quat::from_array(clock.previous_anchor);
+            let previous_root = Vec3::from_array(clock.previous_root);
+            let jumped = teleport
+                || (root_now - previous_root).length() > params.teleport_distance * scale
+                || previous_anchor.angle_between(anchor_now) > params.teleport_angle;
+            if jumped {
+                let turn = anchor_now * previous_anchor.conjugate();
+                for p in &mut position[range.clone()] {
+                    *p = root_now + turn * (*p - previous_root);
+                }
+                for v in &mut velocity[range.clone()] {
+                    *v = turn * *v;
+                }
+                clock.previous_anchor = anchor_now.to_array();
+                clock.previous_root = root_now.to_array();
+                for &c in &setup.colliders {
+                    previous_colliders[c as usize] = self.current_colliders[c as usize];
+                }
+            }
+
+            // Simulation space: particles ride along with a bone (a vehicle,
+            // a platform), keeping `inertia` of their world motion.
+            if params.simulation_space >= 0 {
+                let carried = 1.0 - params.inertia;
+                let delta = space_now.to_affine() * clock.previous_space.to_affine().inverse();
+                for p in &mut position[range.clone()] {
+                    *p = p.lerp(delta.transform_point3(*p), carried);
+                }
+                for v in &mut velocity[range.clone()] {
+                    *v = v.lerp(delta.transform_vector3(*v), carried);
+                }
+                let root = Vec3::from_array(clock.previous_root);
+                clock.previous_root = root.lerp(delta.transform_point3(root), carried).to_array();
+                clock.previous_space = space_now;
+            }
+
+            // LOD: half rate simulates every other update over both updates' time.
+            if self.inputs.importance < params.lod_half_below && clock.lod_counter % 2 == 1 {
+                for (k, &j) in setup.joints.iter().enumerate() {
+                    self.local[j as usize].rotation =
+                        self.held_rotations[setup.first_particle + k].to_array();
+                }
+                self.refresh_component_from(setup.joints[0] as usize);
+                continue;
+            }
+
+            let h = CHAIN_STEP * params.time_factor as f64;
+            let (t0, t1) = (clock.last_update, clock.time);
+            if t1 - clock.simulated > CHAIN_CATCH_UP {
+                clock.simulated = t1 - CHAIN_CATCH_UP; // a long pause costs at most 5 s of substeps
+            }
+            let previous_anchor = Quat::from_array(clock.previous_anchor);
+            let previous_root = Vec3::from_array(clock.previous_root);
+            let gravity_direction = params.gravity_direction.try_normalize().unwrap_or(-up);
+            let acceleration =
+                gravity_direction * params.gravity * scale + self.inputs.wind * params.wind_factor;
+            let collider_count = setup.colliders.len();
+            while clock.simulated + h <= t1 + 1e-9 {
+                let end = clock.simulated + h;
+                let f = if t1 > t0 {
+                    ((end - t0) / (t1 - t0)).clamp(0.0, 1.0) as f32
+                } else {
+                    1.0
+                };
+                for (slot, &c) in setup.colliders.iter().enumerate() {
+                    let a = previous_colliders[c as usize];
+                    let b = self.current_colliders[c as usize];
+                    let m = Transform::new(
+                        a.translation().lerp(b.translation(), f),
+                        a.rotation().slerp(b.rotation(), f),
+                        a.scale().lerp(b.scale(), f),
+                    )
+                    .to_affine();
+                    self.placed[slot] = rig.colliders[c as usize].place(&m, scale);
+                }
+                let frame = SubstepFrame {
+                    h: h as f32,
+                    anchor: previous_anchor.slerp(anchor_now, f),
+                    root: previous_root.lerp(root_now, f),
+                    up,
+                    acceleration,
+                    scale,
+                    colliders: &self.placed[..collider_count],
+                };
+                chain::substep(
+                    setup,
+                    &params,
+                    &frame,
+                    &self.rest[range.clone()],
+                    &mut position[range.clone()],
+                    &mut velocity[range.clone()],
+                    &mut bend[range.clone()],
+                    &mut self.bend_scratch[..n],
+                    &mut self.rest_targets[range.clone()],
+                    &mut self.contacts[range.clone()],
+                );
+                clock.simulated = end;
+            }
+            clock.last_update = t1;
+            clock.previous_anchor = anchor_now.to_array();
+            clock.previous_root = root_now.to_array();
+            for (k, p) in position[range.clone()].iter().enumerate() {
+                if !p.is_finite() {
+                    return Err(Error::NonFiniteResult {
+                        bone: setup.joints[k] as usize,
+                    });
+                }
+            }
+
+            // Output: each joint turns by the shortest swing from its current
+            // link direction to its particle (SPEC §7), written through the
+            // current parent (path B), blended by the chain and joint weights
+            // (authored tracks win, SPEC §8).
+            for (k, &joint) in setup.joints.iter().enumerate() {
+                let b = joint as usize;
+                let parent = math::parent_matrix(&self.component, rig.parents[b]);
+                let current = parent * self.local[b].to_affine();
+                let child = if k + 1 < n {
+                    self.local[setup.joints[k + 1] as usize].translation()
+                } else {
+                    setup.end_offset
+                };
+                let from = current.matrix3.mul_vec3(child);
+                let target = world_inverse.transform_point3(position[setup.first_particle + k]);
+                let to = target - Vec3::from(current.translation);
+                if let (Some(from), Some(to)) = (from.try_normalize(), to.try_normalize()) {
+                    let swing = Quat::from_rotation_arc(from, to);
+                    let corrected = Affine3A {
+                        matrix3: glam::Mat3A::from_quat(swing) * current.matrix3,
+                        translation: current.translation,
+                    };
+                    let solved =
+                        math::component_to_local(&parent, &corrected, self.local[b].scale());
+                    let w = params.weight * setup.weights[k];
+                    let rotation = self.local[b]
+                        .rotation()
+                        .normalize()
+                        .slerp(solved.transform.rotation(), w);
+                    self.local[b].rotation = rotation.to_array();
+                }
+                self.held_rotations[setup.first_particle + k] = self.local[b].rotation();
+                self.component[b] = parent * self.local[b].to_affine();
+            }
+        }
+        self.work_chains
+            .previous_colliders
+            .copy_from_slice(&self.current_colliders);
+        if first_joint != usize::MAX {
+            self.refresh_component_from(first_joint);
         }
         Ok(())
     }
@@ -834,5 +1267,24 @@ impl Character {
         self.correctives.copy_from_slice(&self.work_correctives);
         self.started = header.started;
         Ok(())
+    }
+}
+
+/// World positions of a chain's link tips in the current (animated) pose:
+/// joint `k+1` for link `k`, the end point for the last link.
+fn animated_tips(
+    component: &[Affine3A],
+    world: &Affine3A,
+    setup: &crate::solvers::chain::ChainSetup,
+    out: &mut [Vec3],
+) {
+    let n = setup.len();
+    for k in 0..n {
+        out[k] = if k + 1 < n {
+            world.transform_point3(component[setup.joints[k + 1] as usize].translation.into())
+        } else {
+            let last = component[setup.joints[n - 1] as usize];
+            world.transform_point3(last.transform_point3(setup.end_offset))
+        };
     }
 }

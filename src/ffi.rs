@@ -867,6 +867,7 @@ fn rig_desc_from_c(d: &SecmoRigDesc) -> Result<RigDesc, FfiError> {
         constraints,
         springs,
         correctives,
+        ..Default::default()
     })
 }
 

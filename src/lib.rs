@@ -43,6 +43,8 @@ pub use character::{
 pub use error::Error;
 pub use math::Transform;
 pub use rig::{BoneDesc, ConstraintDesc, Rig, RigDesc, RigError, RigWarning, UpAxis};
+pub use solvers::chain::{ChainDesc, ChainParams, ChainSetup, Integrator};
+pub use solvers::collide::{Collider, ColliderShape};
 pub use solvers::constraint::RotationConstraint;
 pub use solvers::corrective::{
     BtobBones, CorrectiveRecord, CorrectiveState, Gains, Probe, ProximityCorrective, Side,

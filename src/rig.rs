@@ -6,6 +6,8 @@ use std::fmt;
 use glam::{Affine3A, Mat4, Vec3};
 
 use crate::math::{self, Transform, MIN_SCALE};
+use crate::solvers::chain::{ChainDesc, ChainSetup};
+use crate::solvers::collide::Collider;
 use crate::solvers::constraint::RotationConstraint;
 use crate::solvers::corrective::ProximityCorrective;
 use crate::solvers::spring::SpringParams;
@@ -64,6 +66,10 @@ pub struct RigDesc {
     pub springs: Vec<SpringParams>,
     /// Proximity correctives (SPEC §5), run after the springs.
     pub correctives: Vec<ProximityCorrective>,
+    /// Colliders for the chains, attached to bones.
+    pub colliders: Vec<Collider>,
+    /// Tail and hair chains (SPEC §7, §8), run last.
+    pub chains: Vec<ChainDesc>,
 }
 
 impl Default for RigDesc {
@@ -75,6 +81,8 @@ impl Default for RigDesc {
             constraints: Vec::new(),
             springs: Vec::new(),
             correctives: Vec::new(),
+            colliders: Vec::new(),
+            chains: Vec::new(),
         }
     }
 }
@@ -131,6 +139,14 @@ pub enum RigError {
         corrective: usize,
         reason: &'static str,
     },
+    InvalidCollider {
+        collider: usize,
+        reason: &'static str,
+    },
+    InvalidChain {
+        chain: usize,
+        reason: &'static str,
+    },
 }
 
 impl fmt::Display for RigError {
@@ -180,6 +196,10 @@ impl fmt::Display for RigError {
             RigError::InvalidCorrective { corrective, reason } => {
                 write!(f, "corrective {corrective}: {reason}")
             }
+            RigError::InvalidCollider { collider, reason } => {
+                write!(f, "collider {collider}: {reason}")
+            }
+            RigError::InvalidChain { chain, reason } => write!(f, "chain {chain}: {reason}"),
         }
     }
 }
@@ -229,6 +249,9 @@ pub struct Rig {
     /// Index of each corrective's first probe in the flat distance arrays.
     pub(crate) first_probe: Vec<u32>,
     pub(crate) probe_count: usize,
+    pub(crate) colliders: Vec<Collider>,
+    pub(crate) chains: Vec<ChainSetup>,
+    pub(crate) particle_count: usize,
     pub(crate) warnings: Vec<RigWarning>,
     pub(crate) fingerprint: u64,
 }
@@ -315,7 +338,38 @@ impl Rig {
             probe_count += c.probes.len();
         }
 
-        let fingerprint = fingerprint(&parents, &springs, &constraints, &correctives);
+        for (i, c) in desc.colliders.iter().enumerate() {
+            c.validate(n).map_err(|reason| RigError::InvalidCollider {
+                collider: i,
+                reason,
+            })?;
+        }
+        let mut chains = Vec::with_capacity(desc.chains.len());
+        let mut particle_count = 0usize;
+        for (i, c) in desc.chains.iter().enumerate() {
+            let setup = build_chain(
+                c,
+                &parents,
+                &reference_component,
+                desc.up_axis,
+                desc.colliders.len(),
+                particle_count,
+            )
+            .map_err(|reason| RigError::InvalidChain { chain: i, reason })?;
+            for other in &chains {
+                let other: &ChainSetup = other;
+                if other.joints.iter().any(|j| setup.joints.contains(j)) {
+                    return Err(RigError::InvalidChain {
+                        chain: i,
+                        reason: "shares a joint with an earlier chain",
+                    });
+                }
+            }
+            particle_count += setup.len();
+            chains.push(setup);
+        }
+
+        let fingerprint = fingerprint(&parents, &springs, &constraints, &correctives, &chains);
         Ok(Rig {
             names: desc.bones.iter().map(|b| b.name.clone()).collect(),
             parents,
@@ -329,6 +383,9 @@ impl Rig {
             correctives,
             first_probe,
             probe_count,
+            colliders: desc.colliders.clone(),
+            chains,
+            particle_count,
             warnings,
             fingerprint,
         })
@@ -393,6 +450,24 @@ impl Rig {
     #[must_use]
     pub fn correctives(&self) -> &[ProximityCorrective] {
         &self.correctives
+    }
+
+    /// Colliders, in descriptor order.
+    #[must_use]
+    pub fn colliders(&self) -> &[Collider] {
+        &self.colliders
+    }
+
+    /// Chains, in descriptor order.
+    #[must_use]
+    pub fn chains(&self) -> &[ChainSetup] {
+        &self.chains
+    }
+
+    /// Particles over all chains (one per joint).
+    #[must_use]
+    pub fn particle_count(&self) -> usize {
+        self.particle_count
     }
 
     /// Total number of probes over all correctives (length of the distance records).
@@ -483,6 +558,130 @@ fn build_constraints(
     Ok(out)
 }
 
+/// Validates one chain and precomputes its bind lengths, its authored arc in
+/// the anchor's bind frame and its end point (SPEC §7 "missing end helper").
+fn build_chain(
+    d: &ChainDesc,
+    parents: &[i32],
+    reference_component: &[Affine3A],
+    up_axis: UpAxis,
+    collider_count: usize,
+    first_particle: usize,
+) -> Result<ChainSetup, &'static str> {
+    let n = parents.len();
+    let count = d.joints.len();
+    if count == 0 {
+        return Err("a chain needs at least one joint");
+    }
+    if d.joints.iter().any(|&j| j as usize >= n) || d.anchor as usize >= n {
+        return Err("a joint or the anchor is out of range");
+    }
+    for w in d.joints.windows(2) {
+        if parents[w[1] as usize] != w[0] as i32 {
+            return Err("each joint must be the parent of the next");
+        }
+    }
+    // The anchor must not move with the chain.
+    let root = d.joints[0] as i32;
+    let mut cur = d.anchor as i32;
+    while cur >= 0 {
+        if cur == root {
+            return Err("the anchor is inside the chain");
+        }
+        cur = parents[cur as usize];
+    }
+    if !(d.radii.is_empty() || d.radii.len() == count)
+        || !(d.weights.is_empty() || d.weights.len() == count)
+    {
+        return Err("radii and weights must be empty or have one value per joint");
+    }
+    if d.radii.iter().any(|r| !(r.is_finite() && *r >= 0.0)) {
+        return Err("a radius is negative or not finite");
+    }
+    if d.weights.iter().any(|w| !(0.0..=1.0).contains(w)) {
+        return Err("a joint weight is outside [0, 1]");
+    }
+    if d.colliders.iter().any(|&c| c as usize >= collider_count) {
+        return Err("a collider index is out of range");
+    }
+    if d.params.simulation_space < -1 || d.params.simulation_space >= n as i32 {
+        return Err("simulation_space must be -1 or a bone index");
+    }
+    if d.end_offset.is_some_and(|e| !e.is_finite()) {
+        return Err("end_offset is not finite");
+    }
+    d.params.validate()?;
+
+    let last = *d.joints.last().expect("non-empty") as usize;
+    let position = |b: usize| Vec3::from(reference_component[b].translation);
+    let end_offset = match d.end_offset {
+        Some(e) => e,
+        None => {
+            // SPEC §7: extend along the incoming tangent, expressed in the last
+            // bone's own local frame.
+            let incoming = if count >= 2 {
+                position(last) - position(d.joints[count - 2] as usize)
+            } else {
+                match parents[last] {
+                    p if p >= 0 => position(last) - position(p as usize),
+                    _ => Vec3::ZERO,
+                }
+            };
+            reference_component[last]
+                .matrix3
+                .inverse()
+                .mul_vec3(incoming)
+        }
+    };
+    let anchor_rotation = math::decompose(&reference_component[d.anchor as usize], Vec3::ONE)
+        .transform
+        .rotation();
+    let to_anchor = anchor_rotation.conjugate();
+    let up_world = up_vector(up_axis);
+    let mut lengths = Vec::with_capacity(count);
+    let mut authored = Vec::with_capacity(count);
+    let mut previous_dir = -up_world;
+    for k in 0..count {
+        let head = position(d.joints[k] as usize);
+        let tip = if k + 1 < count {
+            position(d.joints[k + 1] as usize)
+        } else {
+            reference_component[last].transform_point3(end_offset)
+        };
+        let link = tip - head;
+        let length = link.length();
+        let dir = if length > 1e-6 {
+            link / length
+        } else {
+            previous_dir
+        };
+        previous_dir = dir;
+        lengths.push(length);
+        authored.push(to_anchor * dir);
+    }
+    Ok(ChainSetup {
+        joints: d.joints.clone(),
+        anchor: d.anchor,
+        params: d.params,
+        radii: if d.radii.is_empty() {
+            vec![d.params.radius; count]
+        } else {
+            d.radii.clone()
+        },
+        weights: if d.weights.is_empty() {
+            vec![1.0; count]
+        } else {
+            d.weights.clone()
+        },
+        end_offset,
+        colliders: d.colliders.clone(),
+        lengths,
+        authored,
+        up_in_anchor: to_anchor * up_world,
+        first_particle,
+    })
+}
+
 fn validate_transform(bone: usize, t: &Transform) -> Result<(), RigError> {
     let checks: [(&[f32], &'static str); 3] = [
         (&t.translation, "reference translation"),
@@ -543,6 +742,7 @@ fn fingerprint(
     springs: &[SpringParams],
     constraints: &[RotationConstraint],
     correctives: &[ProximityCorrective],
+    chains: &[ChainSetup],
 ) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |bytes: &[u8]| {
@@ -565,6 +765,10 @@ fn fingerprint(
     for c in correctives {
         eat(&c.driven.to_le_bytes());
         eat(&(c.probes.len() as u32).to_le_bytes());
+    }
+    eat(&(chains.len() as u32).to_le_bytes());
+    for c in chains {
+        eat(&(c.joints.len() as u32).to_le_bytes());
     }
     h
 }

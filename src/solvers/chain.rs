@@ -1,0 +1,573 @@
+//! One chain solver for tails (SPEC §7) and hair (SPEC §8): two presets of
+//! the same kernel, as DESIGN.md asks.
+//!
+//! A chain is a run of joints `j_0 … j_{N−1}`, each the parent of the next.
+//! Link `i` goes from joint `i` (its head) to joint `i+1` (its tip; the last
+//! link ends at the end point). One particle per link tip, in the simulation
+//! frame (world space, optionally carried by a chosen bone). The rest arc is
+//! kept in the **anchor** frame (hips for a tail, head for hair) and the rest
+//! target of link `i` is `head_i + R_anchor · ℓ_i · r_i` — never relative to
+//! the already-bent parent (SPEC §8: that accumulates into tentacle curls).
+
+use bytemuck::{Pod, Zeroable};
+use glam::{Quat, Vec3};
+
+use crate::math::Transform;
+use crate::solvers::collide::{self, PlacedCollider};
+
+/// The fixed chain substep, exactly 1/120 s (SPEC §8: 120 steps/s).
+pub const CHAIN_STEP: f64 = 1.0 / 120.0;
+
+/// Which integrator moves the particles.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Integrator {
+    /// SPEC §7: `p̈ = ω²(T − p) − 2ζω ṗ + g`, ω = 2πf, f from `frequency_root`
+    /// at the base to `frequency_tip` at the tip; semi-implicit Euler.
+    Spring {
+        frequency_root: f32,
+        frequency_tip: f32,
+        damping_ratio: f32,
+    },
+    /// SPEC §8: `u = e^{−c h}[v + h(k(r − x) + g)]`, `y = x + h u`.
+    ExponentialDamping { stiffness: f32, damping: f32 },
+}
+
+/// Every tunable of a chain. Lengths are in the rig's position units, times in
+/// seconds, angles in radians. Presets: [`ChainParams::tail`], [`ChainParams::hair`].
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ChainParams {
+    pub integrator: Integrator,
+    /// Gravity, units/s² (tail [1 m/s²], hair [0, as VRM's gravityPower]).
+    pub gravity: f32,
+    /// World gravity direction; zero means "down the rig's up axis".
+    pub gravity_direction: Vec3,
+    /// Whole-tail lift about the anchor's lateral axis, distributed as
+    /// `C·(i+1)/N` over the links (SPEC §7) [tail 50°, hair 0].
+    pub carry_angle: f32,
+    /// Rest curve β ∈ [0,1]: 0 centred arc, 1 authored curve (SPEC §7) [tail 0, hair 1].
+    pub rest_curve: f32,
+    /// Bend coupling rate k, 1/s; α = 1 − e^(−k·h) (SPEC §7) [tail 12, hair 0 = off].
+    pub bend_rate: f32,
+    /// Elastic bend limit between neighbouring links (SPEC §7) [tail 30°, hair π = off].
+    pub bend_limit: f32,
+    /// Keep particles behind the plane through the chain root facing forward (SPEC §7) [tail on].
+    pub forward_plane: bool,
+    /// Rope projection keeps the swinging velocity and never feeds the position
+    /// correction back (tail, SPEC §7); hair rebuilds velocity from positions (SPEC §8).
+    pub velocity_from_positions: bool,
+    /// Floor contact (SPEC §7).
+    pub floor_enabled: bool,
+    /// Floor height along the up axis, world units [0].
+    pub floor_height: f32,
+    /// Clearance ρ above the floor [0.025 m].
+    pub floor_clearance: f32,
+    /// Inelastic contact damping γ, 1/s [8].
+    pub floor_damping: f32,
+    /// Link radius where the chain gives no per-joint radii [0.02 m].
+    pub radius: f32,
+    /// Blend of the simulated rotations over the animation, 0..1 [1].
+    pub weight: f32,
+    /// How strongly the character's wind acts on this chain [1].
+    pub wind_factor: f32,
+    /// Scales the substep rate (slow motion < 1) [1].
+    pub time_factor: f32,
+    /// Below this importance the chain is not simulated and follows the animation [0].
+    pub lod_skip_below: f32,
+    /// Below this importance the chain is simulated on every other update [0].
+    pub lod_half_below: f32,
+    /// Root moves farther than this in one update: teleport (units) [1 m].
+    pub teleport_distance: f32,
+    /// Root turns more than this in one update: teleport (rad) [60°].
+    pub teleport_angle: f32,
+    /// −1: particles live in world space. Otherwise the bone whose motion
+    /// carries them (a vehicle, a platform), with `inertia` of it kept.
+    pub simulation_space: i32,
+    /// Fraction of the simulation-space motion the particles resist, 0..1 [0].
+    pub inertia: f32,
+}
+
+impl ChainParams {
+    /// SPEC §7 defaults for a tail in a rig of `units_per_meter`.
+    #[must_use]
+    pub fn tail(units_per_meter: f32) -> Self {
+        let m = units_per_meter;
+        Self {
+            integrator: Integrator::Spring {
+                frequency_root: 0.9,
+                frequency_tip: 0.45,
+                damping_ratio: 0.65,
+            },
+            gravity: 1.0 * m,
+            gravity_direction: Vec3::ZERO,
+            carry_angle: 50f32.to_radians(),
+            rest_curve: 0.0,
+            bend_rate: 12.0,
+            bend_limit: std::f32::consts::FRAC_PI_6,
+            forward_plane: true,
+            velocity_from_positions: false,
+            floor_enabled: true,
+            floor_height: 0.0,
+            floor_clearance: 0.025 * m,
+            floor_damping: 8.0,
+            radius: 0.02 * m,
+            weight: 1.0,
+            wind_factor: 1.0,
+            time_factor: 1.0,
+            lod_skip_below: 0.0,
+            lod_half_below: 0.0,
+            teleport_distance: 1.0 * m,
+            teleport_angle: 60f32.to_radians(),
+            simulation_space: -1,
+            inertia: 0.0,
+        }
+    }
+
+    /// SPEC §8 defaults for a hair strand in a rig of `units_per_meter`.
+    #[must_use]
+    pub fn hair(units_per_meter: f32) -> Self {
+        Self {
+            integrator: Integrator::ExponentialDamping {
+                stiffness: 40.0,
+                damping: 4.0,
+            },
+            gravity: 0.0,
+            carry_angle: 0.0,
+            rest_curve: 1.0,
+            bend_rate: 0.0,
+            bend_limit: std::f32::consts::PI,
+            forward_plane: false,
+            velocity_from_positions: true,
+            floor_enabled: false,
+            radius: 0.01 * units_per_meter,
+            ..Self::tail(units_per_meter)
+        }
+    }
+
+    pub(crate) fn validate(&self) -> Result<(), &'static str> {
+        let (a, b, c) = match self.integrator {
+            Integrator::Spring {
+                frequency_root,
+                frequency_tip,
+                damping_ratio,
+            } => (frequency_root, frequency_tip, damping_ratio),
+            Integrator::ExponentialDamping { stiffness, damping } => (stiffness, damping, 0.0),
+        };
+        let values = [
+            a,
+            b,
+            c,
+            self.gravity,
+            self.gravity_direction.x,
+            self.gravity_direction.y,
+            self.gravity_direction.z,
+            self.carry_angle,
+            self.rest_curve,
+            self.bend_rate,
+            self.bend_limit,
+            self.floor_height,
+            self.floor_clearance,
+            self.floor_damping,
+            self.radius,
+            self.weight,
+            self.wind_factor,
+            self.time_factor,
+            self.lod_skip_below,
+            self.lod_half_below,
+            self.teleport_distance,
+            self.teleport_angle,
+            self.inertia,
+        ];
+        if !values.iter().all(|v| v.is_finite()) {
+            return Err("a chain parameter is NaN or infinite");
+        }
+        if a < 0.0 || b < 0.0 || c < 0.0 {
+            return Err("integrator frequencies, stiffness and damping must be >= 0");
+        }
+        if self.bend_rate < 0.0 || self.bend_limit <= 0.0 {
+            return Err("bend_rate must be >= 0 and bend_limit > 0");
+        }
+        if !(0.0..=1.0).contains(&self.rest_curve)
+            || !(0.0..=1.0).contains(&self.weight)
+            || !(0.0..=1.0).contains(&self.inertia)
+        {
+            return Err("rest_curve, weight and inertia must be in [0, 1]");
+        }
+        if self.radius < 0.0 || self.floor_clearance < 0.0 || self.floor_damping < 0.0 {
+            return Err("radius, floor clearance and floor damping must be >= 0");
+        }
+        if !(self.time_factor >= 1e-3 && self.time_factor <= 100.0) {
+            return Err("time_factor must be in [0.001, 100]");
+        }
+        if self.teleport_distance <= 0.0 || self.teleport_angle <= 0.0 {
+            return Err("teleport thresholds must be > 0");
+        }
+        Ok(())
+    }
+}
+
+/// SPEC §7 bend coupling weight for a time step: `α = 1 − exp(−k·Δt)`.
+#[inline]
+#[must_use]
+pub fn bend_alpha(rate: f32, dt: f32) -> f32 {
+    1.0 - (-rate * dt).exp()
+}
+
+/// A chain in a [`crate::RigDesc`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChainDesc {
+    /// Joints from the root to the last; each is the parent of the next.
+    pub joints: Vec<u32>,
+    /// Bone whose frame holds the rest arc: the hips for a tail, the head for hair.
+    pub anchor: u32,
+    pub params: ChainParams,
+    /// Per-joint link radius (segment i uses joint i); empty = `params.radius`.
+    pub radii: Vec<f32>,
+    /// Per-joint weight of the simulation over the animation; empty = 1.
+    pub weights: Vec<f32>,
+    /// End point of the last link in the last joint's local frame (a
+    /// `Tail_End` helper). `None`: extend along the incoming tangent (SPEC §7).
+    pub end_offset: Option<Vec3>,
+    /// Indices into `RigDesc::colliders` this chain collides with.
+    pub colliders: Vec<u32>,
+}
+
+impl ChainDesc {
+    /// A chain over `joints` anchored at `anchor`, no colliders.
+    #[must_use]
+    pub fn new(joints: Vec<u32>, anchor: u32, params: ChainParams) -> Self {
+        Self {
+            joints,
+            anchor,
+            params,
+            radii: Vec::new(),
+            weights: Vec::new(),
+            end_offset: None,
+            colliders: Vec::new(),
+        }
+    }
+}
+
+/// Validated, precomputed chain setup (in the Rig).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ChainSetup {
+    pub joints: Vec<u32>,
+    pub anchor: u32,
+    pub params: ChainParams,
+    pub radii: Vec<f32>,
+    pub weights: Vec<f32>,
+    /// Where the last link ends, in the last joint's local frame.
+    pub end_offset: Vec3,
+    pub colliders: Vec<u32>,
+    /// Bind length of each link.
+    pub lengths: Vec<f32>,
+    /// Bind direction of each link in the anchor's bind frame (authored curve).
+    pub authored: Vec<Vec3>,
+    /// World up in the anchor's bind frame.
+    pub up_in_anchor: Vec3,
+    /// Index of this chain's first particle in the character's flat arrays.
+    pub first_particle: usize,
+}
+
+impl ChainSetup {
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.joints.len()
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.joints.is_empty()
+    }
+}
+
+/// Rest directions in the anchor frame for the current parameters (SPEC §7
+/// carry angle and rest curve; hair keeps the authored arc).
+pub fn rest_directions(setup: &ChainSetup, params: &ChainParams, out: &mut [Vec3]) {
+    let n = setup.len();
+    let up = setup.up_in_anchor;
+    // c: the root direction without its lateral component (SPEC §7: drop x),
+    // falling back to "down".
+    let a0 = setup.authored[0];
+    let c = Vec3::new(0.0, a0.y, a0.z).try_normalize().unwrap_or(-up);
+    // The lift axis: rotating c about it moves c toward up.
+    let lateral = c.cross(up).try_normalize().unwrap_or(Vec3::X);
+    for (i, (dir, &a)) in out.iter_mut().zip(&setup.authored).enumerate().take(n) {
+        let curve = Quat::IDENTITY.slerp(Quat::from_rotation_arc(c, a), params.rest_curve);
+        let lift = Quat::from_axis_angle(lateral, params.carry_angle * (i + 1) as f32 / n as f32);
+        *dir = (lift * (curve * c)).normalize_or(a);
+    }
+}
+
+/// Per-particle state: flat arrays shared by all chains of a character.
+#[derive(Clone, Debug, Default)]
+pub struct ParticleArrays {
+    pub position: Vec<Vec3>,
+    pub velocity: Vec<Vec3>,
+    /// Bend of each link relative to its rest direction, anchor frame (SPEC §7).
+    pub bend: Vec<Quat>,
+}
+
+/// Per-chain clock and bookkeeping, plain data for snapshots.
+///
+/// The chain clock is not the f32 loop of SPEC §2 (that is the helper-bone
+/// kernel's reproduction contract). To give the same motion at 30, 60 and
+/// 120 Hz input (SPEC §8, §13.1), time is summed in f64 and substeps end at
+/// `simulated + h ≤ time`; inputs are interpolated to each substep's end time.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Default, Pod, Zeroable)]
+pub struct ChainClock {
+    /// Input time received, seconds.
+    pub time: f64,
+    /// Time simulated by substeps so far, seconds.
+    pub simulated: f64,
+    /// Input time at the last simulated update (the start of the interpolation).
+    pub last_update: f64,
+    /// 0 until the first update seeded the particles.
+    pub started: u32,
+    /// Updates counted for the half-rate LOD.
+    pub lod_counter: u32,
+    /// Anchor world rotation and root head at the last simulated update.
+    pub previous_anchor: [f32; 4],
+    pub previous_root: [f32; 3],
+    pub _pad: u32,
+    /// Simulation-space frame at the last update.
+    pub previous_space: Transform,
+}
+
+/// Longest backlog the chain clock catches up, seconds (as SPEC §2's cap).
+pub const CHAIN_CATCH_UP: f64 = 5.0;
+
+/// Everything one substep of one chain reads.
+pub struct SubstepFrame<'a> {
+    pub h: f32,
+    pub anchor: Quat,
+    pub root: Vec3,
+    pub up: Vec3,
+    /// Gravity plus wind and external forces, units/s².
+    pub acceleration: Vec3,
+    /// Character's uniform runtime scale.
+    pub scale: f32,
+    pub colliders: &'a [PlacedCollider],
+}
+
+/// Advances one chain by one substep (SPEC §7/§8). `rest` are the anchor-frame
+/// rest directions; `bend_scratch` holds the new bends until all links are
+/// done (every step reads a snapshot of the old bends, never partly updated
+/// values). Returns the number of links in contact.
+#[allow(clippy::too_many_arguments)]
+pub fn substep(
+    setup: &ChainSetup,
+    params: &ChainParams,
+    frame: &SubstepFrame<'_>,
+    rest: &[Vec3],
+    position: &mut [Vec3],
+    velocity: &mut [Vec3],
+    bend: &mut [Quat],
+    bend_scratch: &mut [Quat],
+    rest_targets: &mut [Vec3],
+    contacts: &mut [u32],
+) {
+    let n = setup.len();
+    let h = frame.h;
+    let up = frame.up;
+    let alpha = if n > 1 {
+        bend_alpha(params.bend_rate, h)
+    } else {
+        0.0
+    };
+    let anchor_inv = frame.anchor.conjugate();
+    let back_anchor = {
+        let c = rest[0] - up * rest[0].dot(up);
+        c.try_normalize()
+    };
+    let mut head = frame.root;
+    let mut previous_bend = Quat::IDENTITY;
+    for i in 0..n {
+        let length = setup.lengths[i] * frame.scale;
+        let rest_world = frame.anchor * rest[i];
+        contacts[i] = 0;
+        if length <= 1e-6 {
+            // Zero-length link: the particle sits on its head (no NaN).
+            position[i] = head;
+            velocity[i] = Vec3::ZERO;
+            bend_scratch[i] = Quat::IDENTITY;
+            rest_targets[i] = head;
+            continue;
+        }
+        let target = head + rest_world * length;
+        rest_targets[i] = target;
+        let start = position[i];
+        let mut p = position[i];
+        let mut v = velocity[i];
+
+        // Integrate toward the rest target.
+        match params.integrator {
+            Integrator::Spring {
+                frequency_root,
+                frequency_tip,
+                damping_ratio,
+            } => {
+                let f = if n > 1 {
+                    frequency_root + (frequency_tip - frequency_root) * i as f32 / (n - 1) as f32
+                } else {
+                    frequency_root
+                };
+                let omega = 2.0 * std::f32::consts::PI * f;
+                // SPEC §7: p̈ = ω²(T − p) − 2ζω ṗ + g, semi-implicit Euler.
+                let a = omega * omega * (target - p) - 2.0 * damping_ratio * omega * v
+                    + frame.acceleration;
+                v += a * h;
+                p += v * h;
+            }
+            Integrator::ExponentialDamping { stiffness, damping } => {
+                // SPEC §8: u = e^{−ch}[v + h(k(r − x) + g)], y = x + h·u.
+                let force = stiffness * (target - p) + frame.acceleration;
+                v = (-damping * h).exp() * (v + h * force);
+                p += h * v;
+            }
+        }
+
+        // Length (rope) projection; a degenerate candidate takes the rest direction.
+        let mut dir = (p - head).try_normalize().unwrap_or(rest_world);
+        p = head + dir * length;
+        if params.velocity_from_positions {
+            v = (p - start) / h; // SPEC §8: rebuilt from the projected position
+        } else {
+            v -= dir * v.dot(dir); // SPEC §7: keep only the swinging component
+        }
+
+        // Bend coupling and the elastic bend limit, in the shared anchor frame.
+        let coupling = params.bend_rate > 0.0 && n > 1;
+        let limiting = params.bend_limit < std::f32::consts::PI;
+        if coupling || limiting {
+            let d_anchor = anchor_inv * dir;
+            let mut q = Quat::from_rotation_arc(rest[i], d_anchor);
+            if coupling {
+                let neighbour = if i == 0 {
+                    Quat::IDENTITY.slerp(bend[1], 0.5) // the hips support the base
+                } else if i == n - 1 {
+                    bend[i - 1] // a free tip has one neighbour
+                } else {
+                    bend[i - 1].slerp(bend[i + 1], 0.5)
+                };
+                q = q.slerp(neighbour, alpha);
+            }
+            if limiting {
+                // DECISION: the limit applies between neighbouring links (the
+                // base against the anchor): the base stays supported, the tip
+                // accumulates freedom.
+                let relative = previous_bend.conjugate() * q;
+                let theta = 2.0 * relative.w.abs().clamp(0.0, 1.0).acos();
+                if theta > params.bend_limit {
+                    let limited = Quat::IDENTITY.slerp(relative, params.bend_limit / theta);
+                    q = previous_bend * limited;
+                }
+            }
+            let new_dir = (frame.anchor * (q * rest[i])).normalize_or(dir);
+            let wanted = p;
+            p = head + new_dir * length;
+            // Remove the velocity that keeps pushing into the limit, so it
+            // cannot accumulate and release as a jolt.
+            if let Some(push) = (wanted - p).try_normalize() {
+                let into = v.dot(push);
+                if into > 0.0 {
+                    v -= push * into;
+                }
+            }
+            dir = new_dir;
+            previous_bend = q;
+            bend_scratch[i] = q;
+        } else {
+            bend_scratch[i] = Quat::IDENTITY;
+        }
+
+        // Forward plane: never swing between the legs (SPEC §7).
+        if params.forward_plane {
+            if let Some(back) = back_anchor.map(|b| frame.anchor * b) {
+                let side = (p - frame.root).dot(back);
+                if side < 0.0 {
+                    p -= back * side;
+                    dir = (p - head).try_normalize().unwrap_or(dir);
+                    p = head + dir * length;
+                    let toward = v.dot(back);
+                    if toward < 0.0 {
+                        v -= back * toward;
+                    }
+                }
+            }
+        }
+
+        // Floor contact (SPEC §7): rotate the link about its head so the tip
+        // sits on F = g0 + ρ; never stretch the bone, never lift the body.
+        if params.floor_enabled {
+            let floor = params.floor_height + params.floor_clearance * frame.scale;
+            if p.dot(up) < floor {
+                let u = ((floor - head.dot(up)) / length).clamp(-1.0, 1.0);
+                let horizontal = |d: Vec3| (d - up * d.dot(up)).try_normalize();
+                let t = horizontal(p - head)
+                    .or_else(|| horizontal(rest_world))
+                    .unwrap_or_else(|| up.any_orthonormal_vector());
+                p = head + length * ((1.0 - u * u).max(0.0).sqrt() * t + u * up);
+                dir = (p - head) / length;
+                let vertical = v.dot(up);
+                let damping = (-params.floor_damping * h).exp();
+                v = damping * (v - up * vertical + up * vertical.max(0.0));
+                contacts[i] = 1;
+            }
+        }
+
+        // Colliders along the whole link, without a bounce impulse (SPEC §8).
+        if !setup.colliders.is_empty() {
+            let radius = setup.radii[i] * frame.scale; // segment i reads joint i
+            let mut touched = false;
+            for _ in 0..2 {
+                for c in frame.colliders {
+                    if let Some((correction, normal)) = collide::resolve(head, p, radius, c) {
+                        p += correction;
+                        let approaching = v.dot(normal);
+                        if approaching < 0.0 {
+                            v -= normal * approaching;
+                        }
+                        touched = true;
+                    }
+                }
+                dir = (p - head).try_normalize().unwrap_or(dir);
+                p = head + dir * length;
+            }
+            if touched {
+                v -= dir * v.dot(dir); // no velocity along the link after contact
+                contacts[i] = 1;
+            }
+        }
+
+        position[i] = p;
+        velocity[i] = v;
+        head = p;
+    }
+    bend.copy_from_slice(&bend_scratch[..n]);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bend_alpha_at_60_and_30_fps() {
+        // SPEC §7: k = 12 /s → α ≈ 0.181 at 60 fps, 0.330 at 30 fps.
+        assert!((bend_alpha(12.0, 1.0 / 60.0) - 0.181).abs() < 5e-4);
+        assert!((bend_alpha(12.0, 1.0 / 30.0) - 0.330).abs() < 5e-4);
+        assert_eq!(bend_alpha(0.0, 1.0 / 60.0), 0.0);
+    }
+
+    #[test]
+    fn presets_validate() {
+        assert!(ChainParams::tail(100.0).validate().is_ok());
+        assert!(ChainParams::hair(1.0).validate().is_ok());
+        let mut p = ChainParams::tail(1.0);
+        p.weight = 2.0;
+        assert!(p.validate().is_err());
+        p = ChainParams::tail(1.0);
+        p.gravity = f32::NAN;
+        assert!(p.validate().is_err());
+    }
+}
