@@ -19,12 +19,6 @@
 #include <stdint.h>
 
 /**
- * `UpdateInfo::warnings`: a constraint wrote through a sheared parent chain;
- * TRS dropped the shear (SPEC §1 DECISION: reported, never silent).
- */
-#define WARNING_SHEAR 1
-
-/**
  * Version of this ABI. Bumped only by incompatible changes; growing a
  * descriptor (with `struct_size`) does not bump it.
  */
