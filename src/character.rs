@@ -304,7 +304,7 @@ pub struct Character {
 /// Snapshot header magic, "SMSN" little-endian.
 const SNAPSHOT_MAGIC: u32 = u32::from_le_bytes(*b"SMSN");
 /// Bumped whenever the snapshot layout changes.
-pub const SNAPSHOT_VERSION: u32 = 2;
+pub const SNAPSHOT_VERSION: u32 = 3;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -1172,6 +1172,16 @@ impl Character {
         HEADER_SIZE
             + self.springs.len() * core::mem::size_of::<SpringState>()
             + self.correctives.len() * core::mem::size_of::<CorrectiveState>()
+            + self.chain_bytes()
+    }
+
+    /// Bytes of the chain section: clocks, then per particle position,
+    /// velocity and bend, then the previous collider frames.
+    fn chain_bytes(&self) -> usize {
+        let c = &self.chains;
+        c.clocks.len() * core::mem::size_of::<ChainClock>()
+            + c.position.len() * (2 * core::mem::size_of::<Vec3>() + core::mem::size_of::<Quat>())
+            + c.previous_colliders.len() * core::mem::size_of::<Transform>()
     }
 
     /// Writes the full solver state (ring contents, indices, remainders and
@@ -1199,7 +1209,23 @@ impl Character {
         let springs_end = HEADER_SIZE + self.springs.len() * core::mem::size_of::<SpringState>();
         buffer[..HEADER_SIZE].copy_from_slice(bytemuck::bytes_of(&header));
         buffer[HEADER_SIZE..springs_end].copy_from_slice(bytemuck::cast_slice(&self.springs));
-        buffer[springs_end..size].copy_from_slice(bytemuck::cast_slice(&self.correctives));
+        let correctives_end =
+            springs_end + self.correctives.len() * core::mem::size_of::<CorrectiveState>();
+        buffer[springs_end..correctives_end]
+            .copy_from_slice(bytemuck::cast_slice(&self.correctives));
+        let mut at = correctives_end;
+        let c = &self.chains;
+        for bytes in [
+            bytemuck::cast_slice::<ChainClock, u8>(&c.clocks),
+            bytemuck::cast_slice(&c.position),
+            bytemuck::cast_slice(&c.velocity),
+            bytemuck::cast_slice(&c.bend),
+            bytemuck::cast_slice(&c.previous_colliders),
+        ] {
+            buffer[at..at + bytes.len()].copy_from_slice(bytes);
+            at += bytes.len();
+        }
+        debug_assert_eq!(at, size);
         Ok(size)
     }
 
@@ -1253,7 +1279,8 @@ impl Character {
             self.work_springs[i] = s;
         }
         let corrective_size = core::mem::size_of::<CorrectiveState>();
-        for (i, chunk) in buffer[springs_end..size]
+        let correctives_end = springs_end + self.correctives.len() * corrective_size;
+        for (i, chunk) in buffer[springs_end..correctives_end]
             .chunks_exact(corrective_size)
             .enumerate()
         {
@@ -1263,8 +1290,38 @@ impl Character {
             }
             self.work_correctives[i] = c;
         }
+        // Chains: read every section into the scratch state, check, commit.
+        let mut at = correctives_end;
+        let mut read = |dst: &mut [u8]| {
+            dst.copy_from_slice(&buffer[at..at + dst.len()]);
+            at += dst.len();
+        };
+        let w = &mut self.work_chains;
+        read(bytemuck::cast_slice_mut(&mut w.clocks));
+        read(bytemuck::cast_slice_mut(&mut w.position));
+        read(bytemuck::cast_slice_mut(&mut w.velocity));
+        read(bytemuck::cast_slice_mut(&mut w.bend));
+        read(bytemuck::cast_slice_mut(&mut w.previous_colliders));
+        let clocks_ok = w.clocks.iter().all(|c| {
+            c.time.is_finite()
+                && c.simulated.is_finite()
+                && c.last_update.is_finite()
+                && c.started <= 1
+                && c.previous_anchor
+                    .iter()
+                    .chain(&c.previous_root)
+                    .all(|v| v.is_finite())
+                && c.previous_space.is_finite()
+        });
+        let particles_ok = w.position.iter().chain(&w.velocity).all(|v| v.is_finite())
+            && w.bend.iter().all(|q| q.is_finite())
+            && w.previous_colliders.iter().all(Transform::is_finite);
+        if !clocks_ok || !particles_ok {
+            return Err(Error::Snapshot("snapshot contents are corrupted"));
+        }
         self.springs.copy_from_slice(&self.work_springs);
         self.correctives.copy_from_slice(&self.work_correctives);
+        self.chains.copy_from(&self.work_chains);
         self.started = header.started;
         Ok(())
     }
