@@ -719,9 +719,11 @@ impl Character {
             self.stages.post_corrective.copy_from_slice(&self.local);
         }
 
-        // Chains (SPEC §7, §8): tails and hair, last.
+        // Chains (SPEC §7, §8): tails and hair, last. A teleport carries the
+        // particles instead of resetting them, so the frame's time still counts.
         if chains_run {
-            self.run_chains(stage_dt, teleport)?;
+            let chain_dt = if self.started == 0 { 0.0 } else { dt };
+            self.run_chains(chain_dt, teleport)?;
         }
 
         // Commit by swapping scratch and state: the next update copies the
@@ -864,6 +866,14 @@ impl Character {
                     .rotation();
             let root_now =
                 Vec3::from((world * self.component[setup.joints[0] as usize]).translation);
+            let root_joint = setup.joints[0] as usize;
+            let parent_now = match rig.parents[root_joint] {
+                p if p >= 0 => {
+                    math::decompose(&(world * self.component[p as usize]), Vec3::ONE).transform
+                }
+                _ => math::decompose(&world, Vec3::ONE).transform,
+            };
+            let root_local_now = self.local[root_joint].translation;
             let space_now = if params.simulation_space >= 0 {
                 let m = world * self.component[params.simulation_space as usize];
                 math::decompose(&m, Vec3::ONE).transform
@@ -888,6 +898,8 @@ impl Character {
                 clock.previous_anchor = anchor_now.to_array();
                 clock.previous_root = root_now.to_array();
                 clock.previous_space = space_now;
+                clock.previous_parent = parent_now;
+                clock.previous_root_local = root_local_now;
             };
             if clock.started == 0 {
                 // First update: particles start on the animated pose, nothing moves.
@@ -916,12 +928,28 @@ impl Character {
             // LOD: below the skip threshold the chain follows the animation,
             // so it resumes from there with no pop.
             if self.inputs.importance < params.lod_skip_below {
-                seed(
-                    clock,
-                    &mut position[range.clone()],
-                    &mut velocity[range.clone()],
-                    &mut bend[range.clone()],
-                );
+                // Follow the animation, carrying its velocity, so that the
+                // chain resumes in step with the body instead of from rest.
+                let tips = &mut self.rest_targets[range.clone()];
+                animated_tips(&self.component, &world, setup, tips);
+                for ((p, v), tip) in position[range.clone()]
+                    .iter_mut()
+                    .zip(&mut velocity[range.clone()])
+                    .zip(tips.iter())
+                {
+                    *v = if dt > 0.0 {
+                        (*tip - *p) / dt
+                    } else {
+                        Vec3::ZERO
+                    };
+                    *p = *tip;
+                }
+                bend[range.clone()].fill(Quat::IDENTITY);
+                clock.previous_anchor = anchor_now.to_array();
+                clock.previous_root = root_now.to_array();
+                clock.previous_space = space_now;
+                clock.previous_parent = parent_now;
+                clock.previous_root_local = root_local_now;
                 clock.simulated = clock.time;
                 clock.last_update = clock.time;
                 continue;
@@ -945,6 +973,8 @@ impl Character {
                 }
                 clock.previous_anchor = anchor_now.to_array();
                 clock.previous_root = root_now.to_array();
+                clock.previous_parent = parent_now;
+                clock.previous_root_local = root_local_now;
                 for &c in &setup.colliders {
                     previous_colliders[c as usize] = self.current_colliders[c as usize];
                 }
@@ -963,74 +993,95 @@ impl Character {
                 }
                 let root = Vec3::from_array(clock.previous_root);
                 clock.previous_root = root.lerp(delta.transform_point3(root), carried).to_array();
+                let parent = clock.previous_parent;
+                let moved =
+                    math::decompose(&(delta * parent.to_affine()), parent.scale()).transform;
+                clock.previous_parent = Transform::new(
+                    parent.translation().lerp(moved.translation(), carried),
+                    parent.rotation().slerp(moved.rotation(), carried),
+                    parent.scale(),
+                );
                 clock.previous_space = space_now;
             }
 
-            // LOD: half rate simulates every other update over both updates' time.
-            if self.inputs.importance < params.lod_half_below && clock.lod_counter % 2 == 1 {
-                for (k, &j) in setup.joints.iter().enumerate() {
-                    self.local[j as usize].rotation =
-                        self.held_rotations[setup.first_particle + k].to_array();
-                }
-                self.refresh_component_from(setup.joints[0] as usize);
-                continue;
-            }
+            // LOD: half rate simulates every other update over both updates'
+            // time. On the held update the particles stay where they are and
+            // the output is written from them, as a half-rate simulation would
+            // show (holding local rotations instead welds the chain to the body
+            // for a frame and pops when updates resume).
+            let hold = self.inputs.importance < params.lod_half_below && clock.lod_counter % 2 == 1;
 
-            let h = CHAIN_STEP * params.time_factor as f64;
-            let (t0, t1) = (clock.last_update, clock.time);
-            if t1 - clock.simulated > CHAIN_CATCH_UP {
-                clock.simulated = t1 - CHAIN_CATCH_UP; // a long pause costs at most 5 s of substeps
-            }
-            let previous_anchor = Quat::from_array(clock.previous_anchor);
-            let previous_root = Vec3::from_array(clock.previous_root);
-            let gravity_direction = params.gravity_direction.try_normalize().unwrap_or(-up);
-            let acceleration =
-                gravity_direction * params.gravity * scale + self.inputs.wind * params.wind_factor;
-            let collider_count = setup.colliders.len();
-            while clock.simulated + h <= t1 + 1e-9 {
-                let end = clock.simulated + h;
-                let f = if t1 > t0 {
-                    ((end - t0) / (t1 - t0)).clamp(0.0, 1.0) as f32
-                } else {
-                    1.0
-                };
-                for (slot, &c) in setup.colliders.iter().enumerate() {
-                    let a = previous_colliders[c as usize];
-                    let b = self.current_colliders[c as usize];
-                    let m = Transform::new(
-                        a.translation().lerp(b.translation(), f),
-                        a.rotation().slerp(b.rotation(), f),
-                        a.scale().lerp(b.scale(), f),
-                    )
-                    .to_affine();
-                    self.placed[slot] = rig.colliders[c as usize].place(&m, scale);
+            if !hold {
+                let h = CHAIN_STEP * params.time_factor as f64;
+                let (t0, t1) = (clock.last_update, clock.time);
+                if t1 - clock.simulated > CHAIN_CATCH_UP {
+                    clock.simulated = t1 - CHAIN_CATCH_UP; // a long pause costs at most 5 s of substeps
                 }
-                let frame = SubstepFrame {
-                    h: h as f32,
-                    anchor: previous_anchor.slerp(anchor_now, f),
-                    root: previous_root.lerp(root_now, f),
-                    up,
-                    acceleration,
-                    scale,
-                    colliders: &self.placed[..collider_count],
-                };
-                chain::substep(
-                    setup,
-                    &params,
-                    &frame,
-                    &self.rest[range.clone()],
-                    &mut position[range.clone()],
-                    &mut velocity[range.clone()],
-                    &mut bend[range.clone()],
-                    &mut self.bend_scratch[..n],
-                    &mut self.rest_targets[range.clone()],
-                    &mut self.contacts[range.clone()],
-                );
-                clock.simulated = end;
+                let previous_anchor = Quat::from_array(clock.previous_anchor);
+                let previous_parent = clock.previous_parent;
+                let previous_root_local = Vec3::from_array(clock.previous_root_local);
+                let gravity_direction = params.gravity_direction.try_normalize().unwrap_or(-up);
+                let acceleration = gravity_direction * params.gravity * scale
+                    + self.inputs.wind * params.wind_factor;
+                let collider_count = setup.colliders.len();
+                while clock.simulated + h <= t1 + 1e-9 {
+                    let end = clock.simulated + h;
+                    let f = if t1 > t0 {
+                        ((end - t0) / (t1 - t0)).clamp(0.0, 1.0) as f32
+                    } else {
+                        1.0
+                    };
+                    for (slot, &c) in setup.colliders.iter().enumerate() {
+                        let a = previous_colliders[c as usize];
+                        let b = self.current_colliders[c as usize];
+                        let m = Transform::new(
+                            a.translation().lerp(b.translation(), f),
+                            a.rotation().slerp(b.rotation(), f),
+                            a.scale().lerp(b.scale(), f),
+                        )
+                        .to_affine();
+                        self.placed[slot] = rig.colliders[c as usize].place(&m, scale);
+                    }
+                    let frame = SubstepFrame {
+                        h: h as f32,
+                        anchor: previous_anchor.slerp(anchor_now, f),
+                        root: {
+                            let parent = Transform::new(
+                                previous_parent
+                                    .translation()
+                                    .lerp(parent_now.translation(), f),
+                                previous_parent.rotation().slerp(parent_now.rotation(), f),
+                                previous_parent.scale().lerp(parent_now.scale(), f),
+                            );
+                            let local =
+                                previous_root_local.lerp(Vec3::from_array(root_local_now), f);
+                            parent.to_affine().transform_point3(local)
+                        },
+                        up,
+                        acceleration,
+                        scale,
+                        colliders: &self.placed[..collider_count],
+                    };
+                    chain::substep(
+                        setup,
+                        &params,
+                        &frame,
+                        &self.rest[range.clone()],
+                        &mut position[range.clone()],
+                        &mut velocity[range.clone()],
+                        &mut bend[range.clone()],
+                        &mut self.bend_scratch[..n],
+                        &mut self.rest_targets[range.clone()],
+                        &mut self.contacts[range.clone()],
+                    );
+                    clock.simulated = end;
+                }
+                clock.last_update = t1;
+                clock.previous_anchor = anchor_now.to_array();
+                clock.previous_root = root_now.to_array();
+                clock.previous_parent = parent_now;
+                clock.previous_root_local = root_local_now;
             }
-            clock.last_update = t1;
-            clock.previous_anchor = anchor_now.to_array();
-            clock.previous_root = root_now.to_array();
             for (k, p) in position[range.clone()].iter().enumerate() {
                 if !p.is_finite() {
                     return Err(Error::NonFiniteResult {
@@ -1055,6 +1106,13 @@ impl Character {
                 let from = current.matrix3.mul_vec3(child);
                 let target = world_inverse.transform_point3(position[setup.first_particle + k]);
                 let to = target - Vec3::from(current.translation);
+                let w = params.weight * setup.weights[k];
+                if w <= 0.0 {
+                    // Authored tracks win (SPEC §8): leave the joint exactly as animated.
+                    self.held_rotations[setup.first_particle + k] = self.local[b].rotation();
+                    self.component[b] = current;
+                    continue;
+                }
                 if let (Some(from), Some(to)) = (from.try_normalize(), to.try_normalize()) {
                     let swing = Quat::from_rotation_arc(from, to);
                     let corrected = Affine3A {
@@ -1063,7 +1121,6 @@ impl Character {
                     };
                     let solved =
                         math::component_to_local(&parent, &corrected, self.local[b].scale());
-                    let w = params.weight * setup.weights[k];
                     let rotation = self.local[b]
                         .rotation()
                         .normalize()
@@ -1312,6 +1369,8 @@ impl Character {
                     .chain(&c.previous_root)
                     .all(|v| v.is_finite())
                 && c.previous_space.is_finite()
+                && c.previous_parent.is_finite()
+                && c.previous_root_local.iter().all(|v| v.is_finite())
         });
         let particles_ok = w.position.iter().chain(&w.velocity).all(|v| v.is_finite())
             && w.bend.iter().all(|q| q.is_finite())

@@ -290,3 +290,424 @@ fn segment_radius_is_read_from_its_own_joint() {
         "the last segment's own radius must reach the ball"
     );
 }
+
+// --- behaviour shared by both presets (SPEC §13) ---------------------------
+
+const TAIL_HIPS: usize = 1;
+
+/// root, hips, 5-joint tail, in metres.
+fn tail_desc(params: ChainParams) -> RigDesc {
+    let mut bones = vec![
+        BoneDesc::new("root", -1, Transform::IDENTITY),
+        BoneDesc::new(
+            "hips",
+            0,
+            Transform::from_translation(Vec3::new(0.0, 1.0, 0.0)),
+        ),
+    ];
+    for i in 0..5 {
+        let offset = if i == 0 {
+            Vec3::new(0.0, -0.05, -0.1)
+        } else {
+            Vec3::new(0.0, -0.05, -0.15)
+        };
+        bones.push(BoneDesc::new(
+            format!("tail_{i}"),
+            if i == 0 { 1 } else { i + 1 },
+            Transform::from_translation(offset),
+        ));
+    }
+    RigDesc {
+        bones,
+        units_per_meter: 1.0,
+        chains: vec![ChainDesc::new((2..7).collect(), TAIL_HIPS as u32, params)],
+        ..Default::default()
+    }
+}
+
+/// Piecewise-linear input: key poses every 1/30 s (yaw and translation of
+/// `bone`), sampled at `rate` Hz by linear interpolation (slerp for rotation).
+fn piecewise_linear_run(desc: RigDesc, bone: usize, rate: usize, seconds: usize) -> Vec<Vec<Vec3>> {
+    let rig = rig(desc);
+    let mut c = Character::new(rig.clone(), CharacterOptions::default());
+    let key = |j: usize| {
+        let t = j as f32 / 30.0;
+        let yaw = 0.9 * (2.3 * t).sin() * (0.7 * t).cos();
+        let offset = Vec3::new(0.2 * (1.7 * t).sin(), 0.05 * (3.1 * t).sin(), 0.1 * t);
+        (Quat::from_rotation_y(yaw), offset)
+    };
+    let m = rate / 30;
+    let mut samples = Vec::new();
+    for i in 0..=(seconds * rate) {
+        let (j, f) = (i / m, (i % m) as f32 / m as f32);
+        let ((qa, oa), (qb, ob)) = (key(j), key(j + 1));
+        let mut pose = rig.reference_pose().to_vec();
+        pose[bone].rotation = qa.slerp(qb, f).to_array();
+        pose[bone].translation =
+            (Vec3::from_array(rig.reference_pose()[bone].translation) + oa.lerp(ob, f)).to_array();
+        step(&mut c, if i == 0 { 0.0 } else { 1.0 / rate as f32 }, &pose);
+        if i % m == 0 {
+            samples.push(c.particle_positions().to_vec());
+        }
+    }
+    samples
+}
+
+#[test]
+fn the_same_motion_at_30_60_and_120_hz_input() {
+    for (name, desc, bone) in [
+        ("tail", tail_desc(ChainParams::tail(1.0)), TAIL_HIPS),
+        ("hair", hair_desc(ChainParams::hair(1.0)), HEAD),
+    ] {
+        let runs: Vec<_> = [30, 60, 120]
+            .iter()
+            .map(|&r| piecewise_linear_run(desc.clone(), bone, r, 4))
+            .collect();
+        let mut worst = 0.0f32;
+        let mut moved = 0.0f32;
+        for k in 0..runs[0].len() {
+            for (a, (b, c)) in runs[0][k].iter().zip(runs[1][k].iter().zip(&runs[2][k])) {
+                worst = worst.max((*a - *b).length()).max((*a - *c).length());
+                moved = moved.max((*a - runs[0][0][0]).length());
+            }
+        }
+        println!("{name}: largest 30/60/120 Hz difference {worst:.2e} m over 4 s (motion up to {moved:.2} m)");
+        // The bound reached: f32 noise. Measured after 480 substeps on
+        // coordinates of about 1 m (ulp 1.2e-7): tail 3.4e-6 m; hair 1.1e-5 m,
+        // higher because hair rebuilds velocity from positions ((x̂ − x)/h
+        // multiplies position rounding by 120). Bounds 1e-5 and 3e-5 m.
+        let bound = if name == "tail" { 1e-5 } else { 3e-5 };
+        assert!(worst < bound, "{name}: {worst} m");
+        assert!(moved > 0.1);
+    }
+}
+
+/// Particle offsets in the chain root's frame (anchor rotation, root position).
+fn relative_offsets(c: &Character, anchor: Quat, root: Vec3) -> Vec<Vec3> {
+    c.particle_positions()
+        .iter()
+        .map(|p| anchor.conjugate() * (*p - root))
+        .collect()
+}
+
+#[test]
+fn teleport_of_100_m_and_90_degrees_keeps_the_offsets() {
+    for explicit in [true, false] {
+        let rig = rig(tail_desc(ChainParams::tail(1.0)));
+        let mut c = Character::new(rig.clone(), CharacterOptions::default());
+        let mut control = Character::new(rig.clone(), CharacterOptions::default());
+        // Swing, then stand still for a moment so that the teleport frame has no motion of its own.
+        let pose_at = |t: f32| {
+            let mut p = rig.reference_pose().to_vec();
+            p[TAIL_HIPS].rotation =
+                Quat::from_rotation_y(0.5 * (3.0 * t.min(1.0)).sin()).to_array();
+            p
+        };
+        for i in 0..70 {
+            let pose = pose_at(i as f32 / 60.0);
+            step(&mut c, 1.0 / 60.0, &pose);
+            step(&mut control, 1.0 / 60.0, &pose);
+        }
+        let turn = Quat::from_rotation_y(std::f32::consts::FRAC_PI_2);
+        let world = Transform::new(Vec3::new(100.0, 0.0, -30.0), turn, Vec3::ONE);
+        c.set_world_transform(world).unwrap();
+        let root_of = |w: &Transform| w.to_affine().transform_point3(Vec3::new(0.0, 0.95, -0.1));
+        for i in 70..100 {
+            let pose = pose_at(i as f32 / 60.0);
+            let mut out = pose.clone();
+            c.update(
+                &FrameInput {
+                    dt: 1.0 / 60.0,
+                    pose: &pose,
+                    teleport: explicit && i == 70,
+                },
+                &mut out,
+            )
+            .unwrap();
+            step(&mut control, 1.0 / 60.0, &pose);
+            let hips = Quat::from_array(pose[TAIL_HIPS].rotation);
+            let a = relative_offsets(&c, turn * hips, root_of(&world));
+            let b = relative_offsets(&control, hips, root_of(&Transform::IDENTITY));
+            let worst = a
+                .iter()
+                .zip(&b)
+                .map(|(x, y)| (*x - *y).length())
+                .fold(0.0f32, f32::max);
+            // On the teleport frame the offsets are unchanged to f32 noise at
+            // 100 m (ulp 7.6e-6 m). Afterwards the particles live 100 m from the
+            // origin in f32, and that precision accumulates (measured 1.7e-4 m
+            // after 20 frames): engines rebase far origins.
+            let bound = if i <= 71 { 5e-5 } else { 5e-4 };
+            assert!(
+                worst < bound,
+                "explicit {explicit}, frame {i}: offsets changed by {worst} m"
+            );
+        }
+    }
+}
+
+#[test]
+fn a_ten_second_pause_is_capped_without_an_explosion() {
+    let rig = rig(tail_desc(ChainParams::tail(1.0)));
+    let mut c = Character::new(rig.clone(), CharacterOptions::default());
+    let mut pose = rig.reference_pose().to_vec();
+    for i in 0..60 {
+        pose[TAIL_HIPS].rotation = Quat::from_rotation_y(0.8 * (i as f32 / 10.0).sin()).to_array();
+        step(&mut c, 1.0 / 60.0, &pose);
+    }
+    pose[TAIL_HIPS].rotation = Quat::from_rotation_y(-0.8).to_array();
+    let out = step(&mut c, 10.0, &pose);
+    assert!(out.iter().all(Transform::is_finite));
+    assert!(c
+        .particle_positions()
+        .iter()
+        .all(|p| p.is_finite() && p.length() < 3.0));
+    assert!(
+        c.particle_velocities().iter().all(|v| v.length() < 1.0),
+        "settled, not exploded"
+    );
+}
+
+#[test]
+fn zero_length_links_and_coincident_joints_never_give_nan() {
+    let mut desc = tail_desc(ChainParams::tail(1.0));
+    desc.bones[3].reference.translation = [0.0; 3]; // tail_1 on top of tail_0
+    desc.bones[6].reference.translation = [0.0; 3]; // last joint on its parent, no end helper
+    desc.chains[0].end_offset = Some(Vec3::ZERO);
+    let rig = rig(desc);
+    let mut c = Character::new(rig.clone(), CharacterOptions::default());
+    for i in 0..240 {
+        let mut pose = rig.reference_pose().to_vec();
+        pose[TAIL_HIPS].rotation = Quat::from_rotation_y(1.2 * (i as f32 / 8.0).sin()).to_array();
+        pose[TAIL_HIPS].translation = [0.3 * (i as f32 / 5.0).sin(), 1.0, 0.0];
+        let out = step(&mut c, 1.0 / 60.0, &pose);
+        assert!(out.iter().all(Transform::is_finite), "frame {i}");
+        assert!(c.particle_positions().iter().all(|p| p.is_finite()));
+    }
+}
+
+#[test]
+fn chain_snapshots_continue_bit_identically() {
+    let mut desc = tail_desc(ChainParams::tail(1.0));
+    desc.colliders = vec![Collider {
+        bone: 0,
+        shape: ColliderShape::Capsule,
+        a: Vec3::new(-0.3, 0.3, -0.4),
+        b: Vec3::new(0.3, 0.3, -0.4),
+        radius: 0.1,
+    }];
+    desc.chains[0].colliders = vec![0];
+    let rig = rig(desc);
+    let poses: Vec<Vec<Transform>> = (0..200)
+        .map(|i| {
+            let mut p = rig.reference_pose().to_vec();
+            p[TAIL_HIPS].rotation = Quat::from_rotation_y(0.9 * (i as f32 / 9.0).sin()).to_array();
+            p
+        })
+        .collect();
+    let mut a = Character::new(rig.clone(), CharacterOptions::default());
+    let mut snap = vec![0u8; a.snapshot_size()];
+    let mut outputs = Vec::new();
+    for (i, p) in poses.iter().enumerate() {
+        if i == 90 {
+            a.snapshot(&mut snap).unwrap();
+        }
+        outputs.push(step(&mut a, 1.0 / 45.0, p));
+    }
+    let mut b = Character::new(rig.clone(), CharacterOptions::default());
+    b.restore(&snap).unwrap();
+    for (i, p) in poses.iter().enumerate().skip(90) {
+        let out = step(&mut b, 1.0 / 45.0, p);
+        assert_eq!(out, outputs[i], "frame {i}");
+    }
+    assert_eq!(a.particle_positions(), b.particle_positions());
+}
+
+#[test]
+fn parameters_change_at_runtime_without_a_reset() {
+    let rig = rig(tail_desc(ChainParams::tail(1.0)));
+    let mut c = Character::new(rig.clone(), CharacterOptions::default());
+    let mut pose = rig.reference_pose().to_vec();
+    for i in 0..90 {
+        pose[TAIL_HIPS].rotation = Quat::from_rotation_y(0.7 * (i as f32 / 7.0).sin()).to_array();
+        step(&mut c, 1.0 / 60.0, &pose);
+    }
+    let before = c.particle_positions().to_vec();
+    let velocities = c.particle_velocities().to_vec();
+    let mut stiffer = *c.chain_params(0).unwrap();
+    stiffer.integrator = secmo::Integrator::Spring {
+        frequency_root: 2.0,
+        frequency_tip: 1.0,
+        damping_ratio: 0.9,
+    };
+    stiffer.carry_angle = 0.3;
+    c.set_chain_params(0, stiffer).unwrap();
+    assert_eq!(
+        c.particle_positions(),
+        &before[..],
+        "no reset on a parameter change"
+    );
+    assert_eq!(c.particle_velocities(), &velocities[..]);
+    step(&mut c, 1.0 / 60.0, &pose);
+    let jump = c
+        .particle_positions()
+        .iter()
+        .zip(&before)
+        .map(|(a, b)| (*a - *b).length())
+        .fold(0.0f32, f32::max);
+    assert!(jump < 0.05, "a parameter change must not pop: {jump} m");
+    let mut bad = stiffer;
+    bad.weight = 3.0;
+    assert!(c.set_chain_params(0, bad).is_err());
+    assert!(c.set_chain_params(5, stiffer).is_err());
+}
+
+#[test]
+fn weights_let_authored_tracks_win() {
+    for weight in [0.0f32, 0.5, 1.0] {
+        let mut params = ChainParams::tail(1.0);
+        params.weight = weight;
+        let rig = rig(tail_desc(params));
+        let mut c = Character::new(rig.clone(), CharacterOptions::default());
+        let mut pose = rig.reference_pose().to_vec();
+        let mut deviation = 0.0f32;
+        for i in 0..120 {
+            pose[TAIL_HIPS].rotation =
+                Quat::from_rotation_y(0.8 * (i as f32 / 6.0).sin()).to_array();
+            let out = step(&mut c, 1.0 / 60.0, &pose);
+            for b in 2..7 {
+                deviation = deviation.max(out[b].rotation().angle_between(pose[b].rotation()));
+            }
+        }
+        if weight == 0.0 {
+            assert_eq!(deviation, 0.0, "weight 0 leaves the animation exactly");
+        } else {
+            assert!(deviation > 0.05, "weight {weight}: {deviation}");
+        }
+    }
+}
+
+#[test]
+fn lod_skips_and_halves_and_resumes_without_a_pop() {
+    // The rest arc equals the animated pose (no carry, authored curve), so a
+    // chain resuming from the animation has nothing to swing toward: any jump
+    // on resume would be a pop.
+    let mut params = ChainParams::tail(1.0);
+    params.carry_angle = 0.0;
+    params.rest_curve = 1.0;
+    params.lod_skip_below = 0.2;
+    params.lod_half_below = 0.5;
+    let rig = rig(tail_desc(params));
+    let mut c = Character::new(rig.clone(), CharacterOptions::default());
+    let mut pose = rig.reference_pose().to_vec();
+    let mut previous: Option<Vec<Transform>> = None;
+    let mut normal = 0.0f32; // largest per-frame turn at full rate, frames 1..59
+    for i in 0..240 {
+        let importance = match i {
+            0..=59 => 1.0,
+            60..=119 => 0.1,  // skipped: follows the animation
+            120..=179 => 0.3, // half rate
+            _ => 1.0,
+        };
+        c.set_importance(importance).unwrap();
+        pose[TAIL_HIPS].rotation = Quat::from_rotation_y(0.6 * (i as f32 / 10.0).sin()).to_array();
+        let out = step(&mut c, 1.0 / 60.0, &pose);
+        if (60..120).contains(&i) {
+            assert_eq!(out, pose, "frame {i}: a skipped chain shows the animation");
+        }
+        if let Some(prev) = &previous {
+            let turn = (2..7)
+                .map(|b| out[b].rotation().angle_between(prev[b].rotation()))
+                .fold(0.0f32, f32::max);
+            if i < 60 {
+                normal = normal.max(turn);
+            }
+            // No pop when updates resume (the first simulated frame after the
+            // skip, and full rate again from 180): no more than two frames of
+            // ordinary motion, which is what a half-rate catch-up covers.
+            if i == 120 || i >= 180 {
+                assert!(
+                    turn <= 2.0 * normal,
+                    "frame {i}: popped {turn} rad (normal {normal})"
+                );
+            }
+        }
+        previous = Some(out);
+    }
+}
+
+#[test]
+fn wind_uniform_scale_and_simulation_space() {
+    // Wind pushes the tail downwind.
+    let rig = rig(tail_desc(ChainParams::tail(1.0)));
+    let settle = |c: &mut Character| {
+        let pose = rig.reference_pose().to_vec();
+        for _ in 0..240 {
+            step(c, 1.0 / 60.0, &pose);
+        }
+    };
+    let mut calm = Character::new(rig.clone(), CharacterOptions::default());
+    let mut windy = Character::new(rig.clone(), CharacterOptions::default());
+    windy.set_wind(Vec3::new(3.0, 0.0, 0.0)).unwrap();
+    settle(&mut calm);
+    settle(&mut windy);
+    let tip = |c: &Character| *c.particle_positions().last().unwrap();
+    assert!(
+        tip(&windy).x > tip(&calm).x + 0.02,
+        "{} vs {}",
+        tip(&windy),
+        tip(&calm)
+    );
+
+    // A character scaled ×2 at runtime moves exactly like the original, scaled.
+    let run_scaled = |s: f32| {
+        let mut c = Character::new(rig.clone(), CharacterOptions::default());
+        c.set_world_transform(Transform::new(Vec3::ZERO, Quat::IDENTITY, Vec3::splat(s)))
+            .unwrap();
+        let mut pose = rig.reference_pose().to_vec();
+        for i in 0..120 {
+            pose[TAIL_HIPS].rotation =
+                Quat::from_rotation_y(0.7 * (i as f32 / 8.0).sin()).to_array();
+            step(&mut c, 1.0 / 60.0, &pose);
+        }
+        c.particle_positions().to_vec()
+    };
+    let one = run_scaled(1.0);
+    let two = run_scaled(2.0);
+    let worst = one
+        .iter()
+        .zip(&two)
+        .map(|(a, b)| (*a * 2.0 - *b).length())
+        .fold(0.0f32, f32::max);
+    assert!(worst < 1e-4, "scaled motion differs by {worst}");
+
+    // On a fast vehicle (the world transform moving 10 m/s), a chain in the
+    // vehicle's space (the root bone, inertia 0) hangs as if standing still;
+    // one in world space streams behind.
+    let ride = |space: i32| {
+        let mut params = ChainParams::tail(1.0);
+        params.simulation_space = space;
+        let vehicle_rig = Arc::new(Rig::new(tail_desc(params)).unwrap());
+        let mut c = Character::new(vehicle_rig.clone(), CharacterOptions::default());
+        let pose = vehicle_rig.reference_pose().to_vec();
+        let mut out = pose.clone();
+        for i in 0..120 {
+            let x = 10.0 * i as f32 / 60.0;
+            c.set_world_transform(Transform::from_translation(Vec3::new(x, 0.0, 0.0)))
+                .unwrap();
+            out = step(&mut c, 1.0 / 60.0, &pose);
+        }
+        (2..7)
+            .map(|b| out[b].rotation().angle_between(pose[b].rotation()))
+            .fold(0.0f32, f32::max)
+    };
+    let carried = ride(0);
+    let world = ride(-1);
+    let mut still = Character::new(rig.clone(), CharacterOptions::default());
+    settle(&mut still);
+    println!("vehicle: carried {carried:.4} rad, world space {world:.4} rad");
+    assert!(
+        world > carried + 0.1,
+        "world space should stream behind: {world} vs {carried}"
+    );
+}

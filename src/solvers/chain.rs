@@ -336,7 +336,16 @@ pub struct ChainClock {
     pub _pad: u32,
     /// Simulation-space frame at the last update.
     pub previous_space: Transform,
+    /// World frame of the chain root's parent, and the root's local
+    /// translation, at the last simulated update. The root head is
+    /// interpolated through them (not as a straight line), so that a
+    /// piecewise-linear animation gives the same path at every input rate.
+    pub previous_parent: Transform,
+    pub previous_root_local: [f32; 3],
+    pub _pad2: u32,
 }
+
+const _: () = assert!(core::mem::size_of::<ChainClock>() == 160);
 
 /// Longest backlog the chain clock catches up, seconds (as SPEC §2's cap).
 pub const CHAIN_CATCH_UP: f64 = 5.0;
@@ -454,6 +463,7 @@ pub fn substep(
                 } else {
                     bend[i - 1].slerp(bend[i + 1], 0.5)
                 };
+                // Coupling smooths positions; it never feeds back into velocity.
                 q = q.slerp(neighbour, alpha);
             }
             if limiting {
@@ -468,14 +478,22 @@ pub fn substep(
                 }
             }
             let new_dir = (frame.anchor * (q * rest[i])).normalize_or(dir);
-            let wanted = p;
+            let before = p;
             p = head + new_dir * length;
-            // Remove the velocity that keeps pushing into the limit, so it
-            // cannot accumulate and release as a jolt.
-            if let Some(push) = (wanted - p).try_normalize() {
-                let into = v.dot(push);
-                if into > 0.0 {
-                    v -= push * into;
+            // Remove the velocity that keeps pushing against the coupling and
+            // the limit, so it cannot accumulate and release as a jolt
+            // (SPEC §7) — at most the velocity this correction undid (|c|/h).
+            // Never more: that would feed the correction back as velocity. And
+            // continuous: a vanishing correction removes nothing, so f32-level
+            // differences cannot switch a finite kick on or off (an on/off
+            // removal made 30/60/120 Hz runs differ by centimetres).
+            let correction = p - before;
+            let size = correction.length();
+            if size > 0.0 {
+                let n_c = correction / size;
+                let against = -v.dot(n_c);
+                if against > 0.0 {
+                    v += n_c * against.min(size / h);
                 }
             }
             dir = new_dir;
