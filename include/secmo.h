@@ -25,9 +25,22 @@
 #define SECMO_ABI_VERSION 1
 
 /**
- * `SecmoFrameInput.flags`: reset all solver state before this update (teleport).
+ * `SecmoFrameInput.flags`: teleport. Helper springs and correctives restart
+ * from their targets; chain particles move rigidly with their root.
  */
 #define SECMO_FRAME_TELEPORT 1
+
+/**
+ * `SecmoFrameInput.flags`: `world` holds the character's world transform
+ * (otherwise the last one given, identity at first).
+ */
+#define SECMO_FRAME_HAS_WORLD 2
+
+/**
+ * `SecmoFrameInput.flags`: `importance` holds the chain LOD importance
+ * (otherwise the last one given, 1 at first).
+ */
+#define SECMO_FRAME_HAS_IMPORTANCE 4
 
 /**
  * `SecmoRigDesc.up_axis` values.
@@ -66,6 +79,50 @@
 #define SECMO_STAGE_SPRINGS 1
 
 #define SECMO_STAGE_CORRECTIVES 2
+
+#define SECMO_STAGE_CHAINS 3
+
+/**
+ * `SecmoColliderDesc.shape` values.
+ */
+#define SECMO_COLLIDER_SPHERE 0
+
+#define SECMO_COLLIDER_CAPSULE 1
+
+#define SECMO_COLLIDER_PLANE 2
+
+#define SECMO_COLLIDER_INSIDE_SPHERE 3
+
+#define SECMO_COLLIDER_INSIDE_CAPSULE 4
+
+/**
+ * `SecmoChainParams.integrator` values.
+ */
+#define SECMO_INTEGRATOR_SPRING 0
+
+#define SECMO_INTEGRATOR_EXPONENTIAL_DAMPING 1
+
+/**
+ * `SecmoChainDesc.preset` values, used when `params` is NULL.
+ */
+#define SECMO_CHAIN_TAIL 0
+
+#define SECMO_CHAIN_HAIR 1
+
+/**
+ * Kinds of `SecmoDebugLine` / `SecmoDebugSphere`.
+ */
+#define SECMO_DEBUG_PARTICLE 1
+
+#define SECMO_DEBUG_REST_TARGET 2
+
+#define SECMO_DEBUG_LINK 3
+
+#define SECMO_DEBUG_REST_LINK 4
+
+#define SECMO_DEBUG_COLLIDER 5
+
+#define SECMO_DEBUG_CONTACT 6
 
 /**
  * Longest velocity history a spring may keep. The ring is stored inline so
@@ -239,6 +296,139 @@ typedef struct SecmoRotationConstraintDesc {
 } SecmoRotationConstraintDesc;
 
 /**
+ * A collider attached to a bone (offsets in the bone's local frame).
+ */
+typedef struct SecmoColliderDesc {
+  /**
+   * `sizeof(SecmoColliderDesc)`.
+   */
+  uint32_t struct_size;
+  /**
+   * `SECMO_COLLIDER_*`.
+   */
+  uint32_t shape;
+  uint32_t bone;
+  /**
+   * Sphere centre, capsule end A, or a point on the plane.
+   */
+  float a[3];
+  /**
+   * Capsule end B, or the plane normal. Ignored for spheres.
+   */
+  float b[3];
+  float radius;
+} SecmoColliderDesc;
+
+/**
+ * Every tunable of a chain (see `secmo::ChainParams` and docs/chains.md).
+ * Fill with `secmo_chain_params_tail` or `_hair`, then adjust.
+ */
+typedef struct SecmoChainParams {
+  /**
+   * `sizeof(SecmoChainParams)`.
+   */
+  uint32_t struct_size;
+  /**
+   * `SECMO_INTEGRATOR_*`.
+   */
+  uint32_t integrator;
+  /**
+   * Spring integrator (tails): frequencies in Hz, damping ratio ζ.
+   */
+  float frequency_root;
+  float frequency_tip;
+  float damping_ratio;
+  /**
+   * Exponential-damping integrator (hair): k in 1/s², c in 1/s.
+   */
+  float stiffness;
+  float damping;
+  /**
+   * Units/s²; direction zero = down the rig's up axis.
+   */
+  float gravity;
+  float gravity_direction[3];
+  /**
+   * Radians.
+   */
+  float carry_angle;
+  float rest_curve;
+  /**
+   * 1/s.
+   */
+  float bend_rate;
+  /**
+   * Radians; π or more disables the limit.
+   */
+  float bend_limit;
+  uint32_t forward_plane;
+  uint32_t velocity_from_positions;
+  uint32_t floor_enabled;
+  float floor_height;
+  float floor_clearance;
+  float floor_damping;
+  float radius;
+  float weight;
+  float wind_factor;
+  float time_factor;
+  float lod_skip_below;
+  float lod_half_below;
+  float teleport_distance;
+  float teleport_angle;
+  /**
+   * −1 world, or the bone whose motion carries the particles.
+   */
+  int32_t simulation_space;
+  float inertia;
+} SecmoChainParams;
+
+/**
+ * A tail or hair chain (SPEC §7, §8).
+ */
+typedef struct SecmoChainDesc {
+  /**
+   * `sizeof(SecmoChainDesc)`.
+   */
+  uint32_t struct_size;
+  /**
+   * Bone holding the rest arc: the hips for a tail, the head for hair.
+   */
+  uint32_t anchor;
+  /**
+   * `joint_count` joints from the root; each the parent of the next.
+   */
+  const uint32_t *joints;
+  uint32_t joint_count;
+  /**
+   * `SECMO_CHAIN_TAIL` or `_HAIR`: the defaults when `params` is NULL.
+   */
+  uint32_t preset;
+  /**
+   * Optional (NULL): the chain's parameters.
+   */
+  const struct SecmoChainParams *params;
+  /**
+   * Optional (NULL): `joint_count` link radii (segment i uses joint i).
+   */
+  const float *radii;
+  /**
+   * Optional (NULL): `joint_count` weights of the simulation, 0..1.
+   */
+  const float *weights;
+  /**
+   * Indices into `SecmoRigDesc.colliders` this chain collides with.
+   */
+  const uint32_t *colliders;
+  uint32_t collider_count;
+  /**
+   * Non-zero: `end_offset` is the last link's end in the last joint's
+   * local frame. Zero: extend along the incoming tangent.
+   */
+  uint32_t has_end_offset;
+  float end_offset[3];
+} SecmoChainDesc;
+
+/**
  * Describes a rig. Arrays are read during `secmo_rig_create` only; the caller
  * keeps ownership.
  */
@@ -292,6 +482,16 @@ typedef struct SecmoRigDesc {
    */
   const struct SecmoCorrectiveDesc *correctives;
   uint32_t corrective_count;
+  /**
+   * `collider_count` colliders for the chains.
+   */
+  const struct SecmoColliderDesc *colliders;
+  uint32_t collider_count;
+  /**
+   * `chain_count` tail and hair chains (SPEC §7, §8).
+   */
+  const struct SecmoChainDesc *chains;
+  uint32_t chain_count;
 } SecmoRigDesc;
 
 /**
@@ -329,6 +529,15 @@ typedef struct SecmoFrameInput {
    */
   const struct SecmoTransform *pose;
   size_t pose_len;
+  /**
+   * The character's world transform (with `SECMO_FRAME_HAS_WORLD`). Its
+   * uniform scale is the runtime scale of the chains.
+   */
+  struct SecmoTransform world;
+  /**
+   * Chain LOD importance (with `SECMO_FRAME_HAS_IMPORTANCE`).
+   */
+  float importance;
 } SecmoFrameInput;
 
 /**
@@ -463,6 +672,30 @@ typedef struct SecmoStageRecords {
   float *probe_distances;
   uint32_t probe_distance_count;
 } SecmoStageRecords;
+
+/**
+ * A line for debug drawing (world space).
+ */
+typedef struct SecmoDebugLine {
+  float a[3];
+  float b[3];
+  /**
+   * One of the `DEBUG_*` kinds.
+   */
+  uint32_t kind;
+} SecmoDebugLine;
+
+/**
+ * A sphere for debug drawing (world space).
+ */
+typedef struct SecmoDebugSphere {
+  float center[3];
+  float radius;
+  /**
+   * One of the `DEBUG_*` kinds.
+   */
+  uint32_t kind;
+} SecmoDebugSphere;
 
 /**
  * Success.
@@ -735,6 +968,64 @@ SecmoResult secmo_character_restore(struct SecmoCharacter *character,
                                     const uint8_t *buffer,
                                     size_t buffer_len);
 
+/**
+ * Fills `*out_params` with the tail preset (SPEC §7) for a rig in
+ * `units_per_meter`. Errors: NULL_POINTER, INVALID_ARGUMENT.
+ */
+SecmoResult secmo_chain_params_tail(float units_per_meter, struct SecmoChainParams *out_params);
+
+/**
+ * Fills `*out_params` with the hair preset (SPEC §8) for a rig in
+ * `units_per_meter`. Errors: NULL_POINTER, INVALID_ARGUMENT.
+ */
+SecmoResult secmo_chain_params_hair(float units_per_meter, struct SecmoChainParams *out_params);
+
+/**
+ * Changes chain `chain`'s parameters at runtime, keeping its particles and
+ * velocities (no reset). Does not allocate.
+ * Errors: NULL_POINTER, STRUCT_SIZE, INVALID_ARGUMENT.
+ */
+SecmoResult secmo_character_set_chain_params(struct SecmoCharacter *character,
+                                             uint32_t chain,
+                                             const struct SecmoChainParams *params);
+
+/**
+ * Copies chain `chain`'s current parameters into `*out_params`.
+ * Errors: NULL_POINTER, INVALID_ARGUMENT.
+ */
+SecmoResult secmo_character_chain_params(const struct SecmoCharacter *character,
+                                         uint32_t chain,
+                                         struct SecmoChainParams *out_params);
+
+/**
+ * Wind and other external acceleration on the chains, world units/s²,
+ * scaled by each chain's `wind_factor`. Errors: NULL_POINTER, INVALID_ARGUMENT.
+ */
+SecmoResult secmo_character_set_wind(struct SecmoCharacter *character, const float (*wind)[3]);
+
+/**
+ * Buffer sizes that always hold everything `secmo_character_debug_draw`
+ * writes. Errors: NULL_POINTER.
+ */
+SecmoResult secmo_character_debug_draw_capacity(const struct SecmoCharacter *character,
+                                                size_t *out_lines,
+                                                size_t *out_spheres);
+
+/**
+ * Writes the chains after the last update (world space): links and rest
+ * arcs as lines; particles, rest targets and colliders as spheres; kinds
+ * `SECMO_DEBUG_*`. Fills at most the given lengths (either buffer may be NULL
+ * with length 0) and reports the counts written. Does not allocate.
+ * Errors: NULL_POINTER.
+ */
+SecmoResult secmo_character_debug_draw(const struct SecmoCharacter *character,
+                                       struct SecmoDebugLine *lines,
+                                       size_t lines_len,
+                                       size_t *out_line_count,
+                                       struct SecmoDebugSphere *spheres,
+                                       size_t spheres_len,
+                                       size_t *out_sphere_count);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus
@@ -754,6 +1045,11 @@ static_assert(sizeof(SecmoProbeDesc) == 68, "SecmoProbeDesc layout");
 static_assert(sizeof(SecmoCorrectiveDesc) == 32, "SecmoCorrectiveDesc layout");
 static_assert(sizeof(SecmoBtobBones) == 32, "SecmoBtobBones layout");
 static_assert(sizeof(SecmoCorrectiveRecord) == 104, "SecmoCorrectiveRecord layout");
+static_assert(sizeof(SecmoColliderDesc) == 40, "SecmoColliderDesc layout");
+static_assert(sizeof(SecmoChainParams) == 124, "SecmoChainParams layout");
+static_assert(sizeof(SecmoFrameInput) == 80, "SecmoFrameInput layout");
+static_assert(sizeof(SecmoDebugLine) == 28, "SecmoDebugLine layout");
+static_assert(sizeof(SecmoDebugSphere) == 20, "SecmoDebugSphere layout");
 static_assert(sizeof(SecmoSpringRecord) == 276, "SecmoSpringRecord layout");
 #else
 typedef char secmo_layout_check_transform[(sizeof(SecmoTransform) == 40) ? 1 : -1];
@@ -765,6 +1061,11 @@ typedef char secmo_layout_check_probe_desc[(sizeof(SecmoProbeDesc) == 68) ? 1 : 
 typedef char secmo_layout_check_corrective_desc[(sizeof(SecmoCorrectiveDesc) == 32) ? 1 : -1];
 typedef char secmo_layout_check_btob_bones[(sizeof(SecmoBtobBones) == 32) ? 1 : -1];
 typedef char secmo_layout_check_corrective_record[(sizeof(SecmoCorrectiveRecord) == 104) ? 1 : -1];
+typedef char secmo_layout_check_collider_desc[(sizeof(SecmoColliderDesc) == 40) ? 1 : -1];
+typedef char secmo_layout_check_chain_params[(sizeof(SecmoChainParams) == 124) ? 1 : -1];
+typedef char secmo_layout_check_frame_input[(sizeof(SecmoFrameInput) == 80) ? 1 : -1];
+typedef char secmo_layout_check_debug_line[(sizeof(SecmoDebugLine) == 28) ? 1 : -1];
+typedef char secmo_layout_check_debug_sphere[(sizeof(SecmoDebugSphere) == 20) ? 1 : -1];
 typedef char secmo_layout_check_spring_record[(sizeof(SecmoSpringRecord) == 276) ? 1 : -1];
 #endif
 #endif /* SECMO_H_LAYOUT_CHECKS */

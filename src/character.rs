@@ -103,6 +103,35 @@ pub struct UpdateInfo {
     pub warnings: u32,
 }
 
+/// A line for debug drawing (world space).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Default, Pod, Zeroable)]
+pub struct DebugLine {
+    pub a: [f32; 3],
+    pub b: [f32; 3],
+    /// One of the `DEBUG_*` kinds.
+    pub kind: u32,
+}
+
+/// A sphere for debug drawing (world space).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Default, Pod, Zeroable)]
+pub struct DebugSphere {
+    pub center: [f32; 3],
+    pub radius: f32,
+    /// One of the `DEBUG_*` kinds.
+    pub kind: u32,
+}
+
+/// Debug-draw kinds: a chain particle, its rest target, a link, the rest
+/// arc of a link, a collider, a link or particle in contact.
+pub const DEBUG_PARTICLE: u32 = 1;
+pub const DEBUG_REST_TARGET: u32 = 2;
+pub const DEBUG_LINK: u32 = 3;
+pub const DEBUG_REST_LINK: u32 = 4;
+pub const DEBUG_COLLIDER: u32 = 5;
+pub const DEBUG_CONTACT: u32 = 6;
+
 /// `UpdateInfo::warnings`: a constraint wrote through a sheared parent chain;
 /// TRS dropped the shear (SPEC §1 DECISION: reported, never silent).
 pub const WARNING_SHEAR: u32 = 1;
@@ -257,7 +286,7 @@ impl ChainState {
 
 /// Per-update chain inputs that are not part of the pose.
 #[derive(Clone, Copy, Debug)]
-struct ChainInputs {
+pub(crate) struct ChainInputs {
     world: Transform,
     importance: f32,
     wind: Vec3,
@@ -468,6 +497,27 @@ impl Character {
         self.started = 0;
     }
 
+    pub(crate) fn chain_inputs(&self) -> ChainInputs {
+        self.inputs
+    }
+
+    pub(crate) fn restore_chain_inputs(&mut self, inputs: ChainInputs) {
+        self.inputs = inputs;
+    }
+
+    /// Checks a world transform the way [`Character::set_world_transform`] does.
+    pub fn validate_world_transform(&self, world: &Transform) -> Result<(), Error> {
+        if !world.is_finite() || world.rotation().length_squared() < 1e-12 {
+            return Err(Error::InvalidParameter(
+                "world transform is not finite or has a zero rotation",
+            ));
+        }
+        if world.scale.iter().any(|s| s.abs() < MIN_SCALE) {
+            return Err(Error::InvalidParameter("world transform has a zero scale"));
+        }
+        Ok(())
+    }
+
     /// The character's world transform for the next updates (chains live in
     /// world space; SPEC §7). Its uniform scale is the runtime scale applied to
     /// chain lengths, radii and gravity. Default identity.
@@ -552,6 +602,103 @@ impl Character {
     #[must_use]
     pub fn contacts(&self) -> &[u32] {
         &self.contacts
+    }
+
+    /// Buffer sizes that always hold everything [`Character::debug_draw`]
+    /// writes: (lines, spheres). An upper bound; the exact count depends on
+    /// the collider shapes.
+    #[must_use]
+    pub fn debug_draw_capacity(&self) -> (usize, usize) {
+        let particles = self.rig.particle_count;
+        let colliders = self.rig.colliders.len();
+        (particles * 2 + colliders, particles * 2 + colliders * 2)
+    }
+
+    /// Writes what the chains look like after the last update, in world space,
+    /// for an engine to draw: links (and the rest arc) as lines, particles,
+    /// rest targets and colliders as spheres, contacts marked by kind. Writes
+    /// at most the buffers' lengths and returns (lines, spheres) written. Does
+    /// not allocate.
+    pub fn debug_draw(
+        &self,
+        lines: &mut [DebugLine],
+        spheres: &mut [DebugSphere],
+    ) -> (usize, usize) {
+        let mut nl = 0;
+        let mut ns = 0;
+        let mut line = |a: Vec3, b: Vec3, kind: u32| {
+            if let Some(slot) = lines.get_mut(nl) {
+                *slot = DebugLine {
+                    a: a.to_array(),
+                    b: b.to_array(),
+                    kind,
+                };
+                nl += 1;
+            }
+        };
+        let mut sphere = |c: Vec3, r: f32, kind: u32| {
+            if let Some(slot) = spheres.get_mut(ns) {
+                *slot = DebugSphere {
+                    center: c.to_array(),
+                    radius: r,
+                    kind,
+                };
+                ns += 1;
+            }
+        };
+        let scale = self.inputs.world.scale().abs().element_sum() / 3.0;
+        for (ci, setup) in self.rig.chains.iter().enumerate() {
+            let clock = &self.chains.clocks[ci];
+            if clock.started == 0 {
+                continue;
+            }
+            let mut head = Vec3::from_array(clock.previous_root);
+            for k in 0..setup.len() {
+                let i = setup.first_particle + k;
+                let p = self.chains.position[i];
+                let touching = self.contacts[i] == 1;
+                line(head, p, if touching { DEBUG_CONTACT } else { DEBUG_LINK });
+                line(head, self.rest_targets[i], DEBUG_REST_LINK);
+                sphere(
+                    p,
+                    setup.radii[k] * scale,
+                    if touching {
+                        DEBUG_CONTACT
+                    } else {
+                        DEBUG_PARTICLE
+                    },
+                );
+                sphere(
+                    self.rest_targets[i],
+                    0.25 * setup.radii[k] * scale,
+                    DEBUG_REST_TARGET,
+                );
+                head = p;
+            }
+        }
+        for (c, frame) in self
+            .rig
+            .colliders
+            .iter()
+            .zip(&self.chains.previous_colliders)
+        {
+            let placed = c.place(&frame.to_affine(), scale);
+            match placed.shape {
+                crate::ColliderShape::Sphere | crate::ColliderShape::InsideSphere => {
+                    sphere(placed.a, placed.radius, DEBUG_COLLIDER);
+                }
+                crate::ColliderShape::Capsule | crate::ColliderShape::InsideCapsule => {
+                    sphere(placed.a, placed.radius, DEBUG_COLLIDER);
+                    sphere(placed.b, placed.radius, DEBUG_COLLIDER);
+                    line(placed.a, placed.b, DEBUG_COLLIDER);
+                }
+                crate::ColliderShape::Plane => {
+                    let size = 0.1 * self.rig.units_per_meter * scale;
+                    line(placed.a, placed.a + placed.b * size, DEBUG_COLLIDER);
+                }
+            }
+        }
+        (nl, ns)
     }
 
     /// Checks an update's inputs without touching any state.

@@ -17,11 +17,14 @@ use std::sync::Arc;
 use glam::{Mat4, Vec3};
 
 use crate::character::{
-    Character, CharacterOptions, FrameInput, RecordSink, SpringRecord, Stage, SubstepTarget,
+    Character, CharacterOptions, DebugLine, DebugSphere, FrameInput, RecordSink, SpringRecord,
+    Stage, SubstepTarget,
 };
 use crate::error::Error;
 use crate::math::Transform;
 use crate::rig::{BoneDesc, ConstraintDesc, Rig, RigDesc, RigError, RigWarning, UpAxis};
+use crate::solvers::chain::{ChainDesc, ChainParams, Integrator};
+use crate::solvers::collide::{Collider, ColliderShape};
 use crate::solvers::corrective::{
     BtobBones, CorrectiveRecord, Gains, Probe, ProximityCorrective, Side,
 };
@@ -61,8 +64,15 @@ pub const SECMO_ERROR_PANIC: SecmoResult = 7099;
 /// descriptor (with `struct_size`) does not bump it.
 pub const SECMO_ABI_VERSION: u32 = 1;
 
-/// `SecmoFrameInput.flags`: reset all solver state before this update (teleport).
+/// `SecmoFrameInput.flags`: teleport. Helper springs and correctives restart
+/// from their targets; chain particles move rigidly with their root.
 pub const SECMO_FRAME_TELEPORT: u32 = 1;
+/// `SecmoFrameInput.flags`: `world` holds the character's world transform
+/// (otherwise the last one given, identity at first).
+pub const SECMO_FRAME_HAS_WORLD: u32 = 2;
+/// `SecmoFrameInput.flags`: `importance` holds the chain LOD importance
+/// (otherwise the last one given, 1 at first).
+pub const SECMO_FRAME_HAS_IMPORTANCE: u32 = 4;
 
 /// `SecmoRigDesc.up_axis` values.
 pub const SECMO_UP_AXIS_Y: u32 = 1;
@@ -85,6 +95,30 @@ pub const SECMO_SIDE_RIGHT: u32 = 2;
 pub const SECMO_STAGE_CONSTRAINTS: u32 = 0;
 pub const SECMO_STAGE_SPRINGS: u32 = 1;
 pub const SECMO_STAGE_CORRECTIVES: u32 = 2;
+pub const SECMO_STAGE_CHAINS: u32 = 3;
+
+/// `SecmoColliderDesc.shape` values.
+pub const SECMO_COLLIDER_SPHERE: u32 = 0;
+pub const SECMO_COLLIDER_CAPSULE: u32 = 1;
+pub const SECMO_COLLIDER_PLANE: u32 = 2;
+pub const SECMO_COLLIDER_INSIDE_SPHERE: u32 = 3;
+pub const SECMO_COLLIDER_INSIDE_CAPSULE: u32 = 4;
+
+/// `SecmoChainParams.integrator` values.
+pub const SECMO_INTEGRATOR_SPRING: u32 = 0;
+pub const SECMO_INTEGRATOR_EXPONENTIAL_DAMPING: u32 = 1;
+
+/// `SecmoChainDesc.preset` values, used when `params` is NULL.
+pub const SECMO_CHAIN_TAIL: u32 = 0;
+pub const SECMO_CHAIN_HAIR: u32 = 1;
+
+/// Kinds of `SecmoDebugLine` / `SecmoDebugSphere`.
+pub const SECMO_DEBUG_PARTICLE: u32 = 1;
+pub const SECMO_DEBUG_REST_TARGET: u32 = 2;
+pub const SECMO_DEBUG_LINK: u32 = 3;
+pub const SECMO_DEBUG_REST_LINK: u32 = 4;
+pub const SECMO_DEBUG_COLLIDER: u32 = 5;
+pub const SECMO_DEBUG_CONTACT: u32 = 6;
 
 // ---------------------------------------------------------------------------
 // Descriptors and plain structs.
@@ -167,6 +201,95 @@ pub struct SecmoCorrectiveDesc {
     pub probe_count: u32,
 }
 
+/// A collider attached to a bone (offsets in the bone's local frame).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoColliderDesc {
+    /// `sizeof(SecmoColliderDesc)`.
+    pub struct_size: u32,
+    /// `SECMO_COLLIDER_*`.
+    pub shape: u32,
+    pub bone: u32,
+    /// Sphere centre, capsule end A, or a point on the plane.
+    pub a: [f32; 3],
+    /// Capsule end B, or the plane normal. Ignored for spheres.
+    pub b: [f32; 3],
+    pub radius: f32,
+}
+
+/// Every tunable of a chain (see `secmo::ChainParams` and docs/chains.md).
+/// Fill with `secmo_chain_params_tail` or `_hair`, then adjust.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoChainParams {
+    /// `sizeof(SecmoChainParams)`.
+    pub struct_size: u32,
+    /// `SECMO_INTEGRATOR_*`.
+    pub integrator: u32,
+    /// Spring integrator (tails): frequencies in Hz, damping ratio ζ.
+    pub frequency_root: f32,
+    pub frequency_tip: f32,
+    pub damping_ratio: f32,
+    /// Exponential-damping integrator (hair): k in 1/s², c in 1/s.
+    pub stiffness: f32,
+    pub damping: f32,
+    /// Units/s²; direction zero = down the rig's up axis.
+    pub gravity: f32,
+    pub gravity_direction: [f32; 3],
+    /// Radians.
+    pub carry_angle: f32,
+    pub rest_curve: f32,
+    /// 1/s.
+    pub bend_rate: f32,
+    /// Radians; π or more disables the limit.
+    pub bend_limit: f32,
+    pub forward_plane: u32,
+    pub velocity_from_positions: u32,
+    pub floor_enabled: u32,
+    pub floor_height: f32,
+    pub floor_clearance: f32,
+    pub floor_damping: f32,
+    pub radius: f32,
+    pub weight: f32,
+    pub wind_factor: f32,
+    pub time_factor: f32,
+    pub lod_skip_below: f32,
+    pub lod_half_below: f32,
+    pub teleport_distance: f32,
+    pub teleport_angle: f32,
+    /// −1 world, or the bone whose motion carries the particles.
+    pub simulation_space: i32,
+    pub inertia: f32,
+}
+
+/// A tail or hair chain (SPEC §7, §8).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoChainDesc {
+    /// `sizeof(SecmoChainDesc)`.
+    pub struct_size: u32,
+    /// Bone holding the rest arc: the hips for a tail, the head for hair.
+    pub anchor: u32,
+    /// `joint_count` joints from the root; each the parent of the next.
+    pub joints: *const u32,
+    pub joint_count: u32,
+    /// `SECMO_CHAIN_TAIL` or `_HAIR`: the defaults when `params` is NULL.
+    pub preset: u32,
+    /// Optional (NULL): the chain's parameters.
+    pub params: *const SecmoChainParams,
+    /// Optional (NULL): `joint_count` link radii (segment i uses joint i).
+    pub radii: *const f32,
+    /// Optional (NULL): `joint_count` weights of the simulation, 0..1.
+    pub weights: *const f32,
+    /// Indices into `SecmoRigDesc.colliders` this chain collides with.
+    pub colliders: *const u32,
+    pub collider_count: u32,
+    /// Non-zero: `end_offset` is the last link's end in the last joint's
+    /// local frame. Zero: extend along the incoming tangent.
+    pub has_end_offset: u32,
+    pub end_offset: [f32; 3],
+}
+
 /// Describes a rig. Arrays are read during `secmo_rig_create` only; the caller
 /// keeps ownership.
 #[repr(C)]
@@ -199,6 +322,12 @@ pub struct SecmoRigDesc {
     /// `corrective_count` proximity correctives (SPEC §5).
     pub correctives: *const SecmoCorrectiveDesc,
     pub corrective_count: u32,
+    /// `collider_count` colliders for the chains.
+    pub colliders: *const SecmoColliderDesc,
+    pub collider_count: u32,
+    /// `chain_count` tail and hair chains (SPEC §7, §8).
+    pub chains: *const SecmoChainDesc,
+    pub chain_count: u32,
 }
 
 impl Default for SecmoRigDesc {
@@ -220,6 +349,10 @@ impl Default for SecmoRigDesc {
             constraint_count: 0,
             correctives: std::ptr::null(),
             corrective_count: 0,
+            colliders: std::ptr::null(),
+            collider_count: 0,
+            chains: std::ptr::null(),
+            chain_count: 0,
         }
     }
 }
@@ -247,6 +380,11 @@ pub struct SecmoFrameInput {
     /// `pose_len` source local transforms (must equal the rig's bone count).
     pub pose: *const Transform,
     pub pose_len: usize,
+    /// The character's world transform (with `SECMO_FRAME_HAS_WORLD`). Its
+    /// uniform scale is the runtime scale of the chains.
+    pub world: Transform,
+    /// Chain LOD importance (with `SECMO_FRAME_HAS_IMPORTANCE`).
+    pub importance: f32,
 }
 
 /// Summary of one update (optional output).
@@ -296,6 +434,9 @@ pub struct SecmoStageRecords {
 const _: () = assert!(core::mem::size_of::<SecmoSpringDesc>() == 52);
 const _: () = assert!(core::mem::size_of::<SecmoCharacterDesc>() == 8);
 const _: () = assert!(core::mem::size_of::<SecmoUpdateInfo>() == 16);
+const _: () = assert!(core::mem::size_of::<SecmoColliderDesc>() == 40);
+const _: () = assert!(core::mem::size_of::<SecmoChainParams>() == 124);
+const _: () = assert!(core::mem::size_of::<SecmoFrameInput>() == 80);
 const _: () = assert!(core::mem::size_of::<SecmoRotationConstraintDesc>() == 12);
 const _: () = assert!(core::mem::size_of::<SecmoProbeDesc>() == 68);
 const _: () = assert!(core::mem::size_of::<SecmoCorrectiveDesc>() == 32);
@@ -521,6 +662,171 @@ fn side_from(value: u32) -> Result<Side, FfiError> {
             format!("side is {other}; use SECMO_SIDE_CENTER, _LEFT or _RIGHT"),
         )),
     }
+}
+
+fn chain_params_to_c(p: &ChainParams) -> SecmoChainParams {
+    let (integrator, frequency_root, frequency_tip, damping_ratio, stiffness, damping) =
+        match p.integrator {
+            Integrator::Spring {
+                frequency_root,
+                frequency_tip,
+                damping_ratio,
+            } => (
+                SECMO_INTEGRATOR_SPRING,
+                frequency_root,
+                frequency_tip,
+                damping_ratio,
+                0.0,
+                0.0,
+            ),
+            Integrator::ExponentialDamping { stiffness, damping } => (
+                SECMO_INTEGRATOR_EXPONENTIAL_DAMPING,
+                0.0,
+                0.0,
+                0.0,
+                stiffness,
+                damping,
+            ),
+        };
+    SecmoChainParams {
+        struct_size: core::mem::size_of::<SecmoChainParams>() as u32,
+        integrator,
+        frequency_root,
+        frequency_tip,
+        damping_ratio,
+        stiffness,
+        damping,
+        gravity: p.gravity,
+        gravity_direction: p.gravity_direction.to_array(),
+        carry_angle: p.carry_angle,
+        rest_curve: p.rest_curve,
+        bend_rate: p.bend_rate,
+        bend_limit: p.bend_limit,
+        forward_plane: p.forward_plane as u32,
+        velocity_from_positions: p.velocity_from_positions as u32,
+        floor_enabled: p.floor_enabled as u32,
+        floor_height: p.floor_height,
+        floor_clearance: p.floor_clearance,
+        floor_damping: p.floor_damping,
+        radius: p.radius,
+        weight: p.weight,
+        wind_factor: p.wind_factor,
+        time_factor: p.time_factor,
+        lod_skip_below: p.lod_skip_below,
+        lod_half_below: p.lod_half_below,
+        teleport_distance: p.teleport_distance,
+        teleport_angle: p.teleport_angle,
+        simulation_space: p.simulation_space,
+        inertia: p.inertia,
+    }
+}
+
+fn chain_params_from_c(c: &SecmoChainParams) -> Result<ChainParams, FfiError> {
+    let integrator = match c.integrator {
+        SECMO_INTEGRATOR_SPRING => Integrator::Spring {
+            frequency_root: c.frequency_root,
+            frequency_tip: c.frequency_tip,
+            damping_ratio: c.damping_ratio,
+        },
+        SECMO_INTEGRATOR_EXPONENTIAL_DAMPING => Integrator::ExponentialDamping {
+            stiffness: c.stiffness,
+            damping: c.damping,
+        },
+        other => {
+            return Err(FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                format!("params.integrator is {other}; use SECMO_INTEGRATOR_*"),
+            ))
+        }
+    };
+    Ok(ChainParams {
+        integrator,
+        gravity: c.gravity,
+        gravity_direction: Vec3::from_array(c.gravity_direction),
+        carry_angle: c.carry_angle,
+        rest_curve: c.rest_curve,
+        bend_rate: c.bend_rate,
+        bend_limit: c.bend_limit,
+        forward_plane: c.forward_plane != 0,
+        velocity_from_positions: c.velocity_from_positions != 0,
+        floor_enabled: c.floor_enabled != 0,
+        floor_height: c.floor_height,
+        floor_clearance: c.floor_clearance,
+        floor_damping: c.floor_damping,
+        radius: c.radius,
+        weight: c.weight,
+        wind_factor: c.wind_factor,
+        time_factor: c.time_factor,
+        lod_skip_below: c.lod_skip_below,
+        lod_half_below: c.lod_half_below,
+        teleport_distance: c.teleport_distance,
+        teleport_angle: c.teleport_angle,
+        simulation_space: c.simulation_space,
+        inertia: c.inertia,
+    })
+}
+
+fn collider_from_c(c: &SecmoColliderDesc) -> Result<Collider, FfiError> {
+    let shape = match c.shape {
+        SECMO_COLLIDER_SPHERE => ColliderShape::Sphere,
+        SECMO_COLLIDER_CAPSULE => ColliderShape::Capsule,
+        SECMO_COLLIDER_PLANE => ColliderShape::Plane,
+        SECMO_COLLIDER_INSIDE_SPHERE => ColliderShape::InsideSphere,
+        SECMO_COLLIDER_INSIDE_CAPSULE => ColliderShape::InsideCapsule,
+        other => {
+            return Err(FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                format!("collider shape is {other}; use SECMO_COLLIDER_*"),
+            ))
+        }
+    };
+    Ok(Collider {
+        bone: c.bone,
+        shape,
+        a: Vec3::from_array(c.a),
+        b: Vec3::from_array(c.b),
+        radius: c.radius,
+    })
+}
+
+fn chain_from_c(c: &SecmoChainDesc, units_per_meter: f32, i: usize) -> Result<ChainDesc, FfiError> {
+    let n = c.joint_count as usize;
+    let what = |field: &str| format!("desc.chains[{i}].{field}");
+    let joints = slice(c.joints, n, &what("joints"))?.to_vec();
+    let params = if c.params.is_null() {
+        match c.preset {
+            SECMO_CHAIN_TAIL => ChainParams::tail(units_per_meter),
+            SECMO_CHAIN_HAIR => ChainParams::hair(units_per_meter),
+            other => {
+                return Err(FfiError::new(
+                    SECMO_ERROR_INVALID_ARGUMENT,
+                    format!(
+                        "{} is {other}; use SECMO_CHAIN_TAIL or _HAIR",
+                        what("preset")
+                    ),
+                ))
+            }
+        }
+    } else {
+        let defaults = chain_params_to_c(&ChainParams::tail(units_per_meter));
+        chain_params_from_c(&read_versioned(c.params, defaults, &what("params"))?)?
+    };
+    let optional = |ptr: *const f32, field: &str| -> Result<Vec<f32>, FfiError> {
+        if ptr.is_null() {
+            Ok(Vec::new())
+        } else {
+            Ok(slice(ptr, n, &what(field))?.to_vec())
+        }
+    };
+    Ok(ChainDesc {
+        joints,
+        anchor: c.anchor,
+        params,
+        radii: optional(c.radii, "radii")?,
+        weights: optional(c.weights, "weights")?,
+        end_offset: (c.has_end_offset != 0).then(|| Vec3::from_array(c.end_offset)),
+        colliders: slice(c.colliders, c.collider_count as usize, &what("colliders"))?.to_vec(),
+    })
 }
 
 // ---------------------------------------------------------------------------
@@ -860,6 +1166,41 @@ fn rig_desc_from_c(d: &SecmoRigDesc) -> Result<RigDesc, FfiError> {
             probes,
         });
     }
+    let colliders = read_array(
+        d.colliders,
+        d.collider_count,
+        SecmoColliderDesc {
+            struct_size: 0,
+            shape: SECMO_COLLIDER_SPHERE,
+            bone: 0,
+            a: [0.0; 3],
+            b: [0.0; 3],
+            radius: 0.0,
+        },
+        "desc.colliders",
+    )?
+    .iter()
+    .map(collider_from_c)
+    .collect::<Result<Vec<_>, _>>()?;
+    let chain_defaults = SecmoChainDesc {
+        struct_size: 0,
+        anchor: 0,
+        joints: std::ptr::null(),
+        joint_count: 0,
+        preset: SECMO_CHAIN_TAIL,
+        params: std::ptr::null(),
+        radii: std::ptr::null(),
+        weights: std::ptr::null(),
+        colliders: std::ptr::null(),
+        collider_count: 0,
+        has_end_offset: 0,
+        end_offset: [0.0; 3],
+    };
+    let chains = read_array(d.chains, d.chain_count, chain_defaults, "desc.chains")?
+        .iter()
+        .enumerate()
+        .map(|(i, c)| chain_from_c(c, d.units_per_meter, i))
+        .collect::<Result<Vec<_>, _>>()?;
     Ok(RigDesc {
         bones,
         units_per_meter: d.units_per_meter,
@@ -867,7 +1208,8 @@ fn rig_desc_from_c(d: &SecmoRigDesc) -> Result<RigDesc, FfiError> {
         constraints,
         springs,
         correctives,
-        ..Default::default()
+        colliders,
+        chains,
     })
 }
 
@@ -1090,9 +1432,22 @@ unsafe fn update_impl(
             dt: 0.0,
             pose: std::ptr::null(),
             pose_len: 0,
+            world: Transform::IDENTITY,
+            importance: 1.0,
         },
         "input",
     )?;
+    // World and importance are validated before anything changes, and
+    // applied only when the update itself succeeds.
+    if frame.flags & SECMO_FRAME_HAS_WORLD != 0 {
+        character.validate_world_transform(&frame.world)?;
+    }
+    if frame.flags & SECMO_FRAME_HAS_IMPORTANCE != 0 && !frame.importance.is_finite() {
+        return Err(FfiError::new(
+            SECMO_ERROR_INVALID_ARGUMENT,
+            "input->importance is not finite",
+        ));
+    }
     if !out_info.is_null() {
         let size = (*out_info).struct_size as usize;
         if size < 8 || size > core::mem::size_of::<SecmoUpdateInfo>() {
@@ -1127,31 +1482,27 @@ unsafe fn update_impl(
         Some(record_sink(&r, character.rig())?)
     };
     let teleport = frame.flags & SECMO_FRAME_TELEPORT != 0;
-    let in_start = frame.pose as usize;
-    let in_end = in_start + frame.pose_len * core::mem::size_of::<Transform>();
-    let out_start = out_pose as usize;
-    let out_end = out_start + out_pose_len * core::mem::size_of::<Transform>();
-    let info = if in_start == out_start && frame.pose_len == out_pose_len && !out_pose.is_null() {
-        let pose = slice_mut(out_pose, out_pose_len, "out_pose")?;
-        character.update_in_place_with_sink(frame.dt, teleport, pose, sink.as_mut())?
-    } else {
-        if in_start < out_end && out_start < in_end {
-            return Err(FfiError::new(
-                SECMO_ERROR_INVALID_ARGUMENT,
-                "input->pose and out_pose partly overlap",
-            ));
+    let saved_inputs = character.chain_inputs();
+    if frame.flags & SECMO_FRAME_HAS_WORLD != 0 {
+        character.set_world_transform(frame.world)?;
+    }
+    if frame.flags & SECMO_FRAME_HAS_IMPORTANCE != 0 {
+        character.set_importance(frame.importance)?;
+    }
+    let result = update_pose(
+        character,
+        &frame,
+        teleport,
+        out_pose,
+        out_pose_len,
+        sink.as_mut(),
+    );
+    let info = match result {
+        Ok(info) => info,
+        Err(e) => {
+            character.restore_chain_inputs(saved_inputs);
+            return Err(e);
         }
-        let pose = slice(frame.pose, frame.pose_len, "input->pose")?;
-        let output = slice_mut(out_pose, out_pose_len, "out_pose")?;
-        character.update_with_sink(
-            &FrameInput {
-                dt: frame.dt,
-                pose,
-                teleport,
-            },
-            output,
-            sink.as_mut(),
-        )?
     };
     if !out_info.is_null() {
         let size = (*out_info).struct_size as usize;
@@ -1168,6 +1519,43 @@ unsafe fn update_impl(
         );
     }
     Ok(())
+}
+
+/// The pose part of an update: in place or from one buffer to another.
+unsafe fn update_pose(
+    character: &mut Character,
+    frame: &SecmoFrameInput,
+    teleport: bool,
+    out_pose: *mut Transform,
+    out_pose_len: usize,
+    sink: Option<&mut RecordSink<'_>>,
+) -> Result<crate::character::UpdateInfo, FfiError> {
+    let in_start = frame.pose as usize;
+    let in_end = in_start + frame.pose_len * core::mem::size_of::<Transform>();
+    let out_start = out_pose as usize;
+    let out_end = out_start + out_pose_len * core::mem::size_of::<Transform>();
+    if in_start == out_start && frame.pose_len == out_pose_len && !out_pose.is_null() {
+        let pose = slice_mut(out_pose, out_pose_len, "out_pose")?;
+        Ok(character.update_in_place_with_sink(frame.dt, teleport, pose, sink)?)
+    } else {
+        if in_start < out_end && out_start < in_end {
+            return Err(FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                "input->pose and out_pose partly overlap",
+            ));
+        }
+        let pose = slice(frame.pose, frame.pose_len, "input->pose")?;
+        let output = slice_mut(out_pose, out_pose_len, "out_pose")?;
+        Ok(character.update_with_sink(
+            &FrameInput {
+                dt: frame.dt,
+                pose,
+                teleport,
+            },
+            output,
+            sink,
+        )?)
+    }
 }
 
 /// Runs one update. `out_pose` receives `out_pose_len` (= bone count) final
@@ -1231,6 +1619,7 @@ pub unsafe extern "C" fn secmo_character_set_stage_enabled(
             SECMO_STAGE_CONSTRAINTS => Stage::Constraints,
             SECMO_STAGE_SPRINGS => Stage::Springs,
             SECMO_STAGE_CORRECTIVES => Stage::Correctives,
+            SECMO_STAGE_CHAINS => Stage::Chains,
             other => {
                 return Err(FfiError::new(
                     SECMO_ERROR_INVALID_ARGUMENT,
@@ -1344,6 +1733,167 @@ pub unsafe extern "C" fn secmo_character_restore(
         let c = &mut non_null_mut(character, "character")?.character;
         let buf = slice(buffer, buffer_len, "buffer")?;
         c.restore(buf)?;
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Chains.
+
+fn chain_preset(
+    name: &str,
+    units_per_meter: f32,
+    out: *mut SecmoChainParams,
+    make: fn(f32) -> ChainParams,
+) -> SecmoResult {
+    guard(name, || {
+        let out = non_null_mut(out, "out_params")?;
+        if !(units_per_meter.is_finite() && units_per_meter > 0.0) {
+            return Err(FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                format!("units_per_meter {units_per_meter} must be finite and > 0"),
+            ));
+        }
+        *out = chain_params_to_c(&make(units_per_meter));
+        Ok(())
+    })
+}
+
+/// Fills `*out_params` with the tail preset (SPEC §7) for a rig in
+/// `units_per_meter`. Errors: NULL_POINTER, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_chain_params_tail(
+    units_per_meter: f32,
+    out_params: *mut SecmoChainParams,
+) -> SecmoResult {
+    chain_preset(
+        "secmo_chain_params_tail",
+        units_per_meter,
+        out_params,
+        ChainParams::tail,
+    )
+}
+
+/// Fills `*out_params` with the hair preset (SPEC §8) for a rig in
+/// `units_per_meter`. Errors: NULL_POINTER, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_chain_params_hair(
+    units_per_meter: f32,
+    out_params: *mut SecmoChainParams,
+) -> SecmoResult {
+    chain_preset(
+        "secmo_chain_params_hair",
+        units_per_meter,
+        out_params,
+        ChainParams::hair,
+    )
+}
+
+/// Changes chain `chain`'s parameters at runtime, keeping its particles and
+/// velocities (no reset). Does not allocate.
+/// Errors: NULL_POINTER, STRUCT_SIZE, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_set_chain_params(
+    character: *mut SecmoCharacter,
+    chain: u32,
+    params: *const SecmoChainParams,
+) -> SecmoResult {
+    guard("secmo_character_set_chain_params", || {
+        let c = &mut non_null_mut(character, "character")?.character;
+        let current = c.chain_params(chain as usize).copied().ok_or_else(|| {
+            FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                format!("chain {chain} does not exist"),
+            )
+        })?;
+        let p = chain_params_from_c(&read_versioned(
+            params,
+            chain_params_to_c(&current),
+            "params",
+        )?)?;
+        c.set_chain_params(chain as usize, p)?;
+        Ok(())
+    })
+}
+
+/// Copies chain `chain`'s current parameters into `*out_params`.
+/// Errors: NULL_POINTER, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_chain_params(
+    character: *const SecmoCharacter,
+    chain: u32,
+    out_params: *mut SecmoChainParams,
+) -> SecmoResult {
+    guard("secmo_character_chain_params", || {
+        let c = &non_null(character, "character")?.character;
+        let out = non_null_mut(out_params, "out_params")?;
+        let p = c.chain_params(chain as usize).ok_or_else(|| {
+            FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                format!("chain {chain} does not exist"),
+            )
+        })?;
+        *out = chain_params_to_c(p);
+        Ok(())
+    })
+}
+
+/// Wind and other external acceleration on the chains, world units/s²,
+/// scaled by each chain's `wind_factor`. Errors: NULL_POINTER, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_set_wind(
+    character: *mut SecmoCharacter,
+    wind: *const [f32; 3],
+) -> SecmoResult {
+    guard("secmo_character_set_wind", || {
+        let c = &mut non_null_mut(character, "character")?.character;
+        let w = non_null(wind, "wind")?;
+        c.set_wind(Vec3::from_array(*w))?;
+        Ok(())
+    })
+}
+
+/// Buffer sizes that always hold everything `secmo_character_debug_draw`
+/// writes. Errors: NULL_POINTER.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_debug_draw_capacity(
+    character: *const SecmoCharacter,
+    out_lines: *mut usize,
+    out_spheres: *mut usize,
+) -> SecmoResult {
+    guard("secmo_character_debug_draw_capacity", || {
+        let c = &non_null(character, "character")?.character;
+        let (l, s) = c.debug_draw_capacity();
+        *non_null_mut(out_lines, "out_lines")? = l;
+        *non_null_mut(out_spheres, "out_spheres")? = s;
+        Ok(())
+    })
+}
+
+/// Writes the chains after the last update (world space): links and rest
+/// arcs as lines; particles, rest targets and colliders as spheres; kinds
+/// `SECMO_DEBUG_*`. Fills at most the given lengths (either buffer may be NULL
+/// with length 0) and reports the counts written. Does not allocate.
+/// Errors: NULL_POINTER.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_debug_draw(
+    character: *const SecmoCharacter,
+    lines: *mut DebugLine,
+    lines_len: usize,
+    out_line_count: *mut usize,
+    spheres: *mut DebugSphere,
+    spheres_len: usize,
+    out_sphere_count: *mut usize,
+) -> SecmoResult {
+    guard("secmo_character_debug_draw", || {
+        let c = &non_null(character, "character")?.character;
+        let line_count = non_null_mut(out_line_count, "out_line_count")?;
+        let sphere_count = non_null_mut(out_sphere_count, "out_sphere_count")?;
+        let l = slice_mut(lines, lines_len, "lines")?;
+        let s = slice_mut(spheres, spheres_len, "spheres")?;
+        let (nl, ns) = c.debug_draw(l, s);
+        *line_count = nl;
+        *sphere_count = ns;
         Ok(())
     })
 }

@@ -37,8 +37,9 @@ pub mod rig;
 pub mod solvers;
 
 pub use character::{
-    Character, CharacterOptions, FrameInput, SpringRecord, Stage, StageRecords, SubstepTarget,
-    UpdateInfo, SNAPSHOT_HEADER_SIZE, WARNING_SHEAR,
+    Character, CharacterOptions, DebugLine, DebugSphere, FrameInput, SpringRecord, Stage,
+    StageRecords, SubstepTarget, UpdateInfo, DEBUG_COLLIDER, DEBUG_CONTACT, DEBUG_LINK,
+    DEBUG_PARTICLE, DEBUG_REST_LINK, DEBUG_REST_TARGET, SNAPSHOT_HEADER_SIZE, WARNING_SHEAR,
 };
 pub use error::Error;
 pub use math::Transform;

@@ -163,6 +163,8 @@ fn c_abi_updates_allocate_nothing() {
                 dt: 1.0 / 60.0,
                 pose: pose.as_ptr(),
                 pose_len: pose.len(),
+                world: Transform::IDENTITY,
+                importance: 1.0,
             };
             let r = unsafe {
                 secmo_character_update(ch, &input, out.as_mut_ptr(), out.len(), &mut info)
@@ -212,4 +214,114 @@ fn full_pipeline_allocates_nothing_with_records_on_or_off() {
         c.corrective_states()[0].translation[0] != 0.0,
         "BtoB was active"
     );
+}
+
+#[test]
+fn chains_allocate_nothing() {
+    use glam::{Quat, Vec3};
+    use secmo::{
+        BoneDesc, ChainDesc, ChainParams, Character, Collider, ColliderShape, RigDesc, StageRecords,
+    };
+    // Hips with a 4-joint tail (floor on) and a head with a 6-joint strand
+    // colliding with 2 spheres and 1 capsule.
+    let t = |x: f32, y: f32, z: f32| Transform::from_translation(Vec3::new(x, y, z));
+    let mut bones = vec![
+        BoneDesc::new("root", -1, Transform::IDENTITY),
+        BoneDesc::new("hips", 0, t(0.0, 1.0, 0.0)),
+        BoneDesc::new("head", 1, t(0.0, 0.6, 0.0)),
+    ];
+    for i in 0..4 {
+        bones.push(BoneDesc::new(
+            format!("tail{i}"),
+            if i == 0 { 1 } else { 2 + i },
+            t(0.0, -0.05, -0.15),
+        ));
+    }
+    for i in 0..6 {
+        bones.push(BoneDesc::new(
+            format!("hair{i}"),
+            if i == 0 { 2 } else { 6 + i },
+            t(0.0, -0.05, -0.01),
+        ));
+    }
+    let colliders = vec![
+        Collider {
+            bone: 2,
+            shape: ColliderShape::Sphere,
+            a: Vec3::new(0.0, 0.0, 0.0),
+            b: Vec3::ZERO,
+            radius: 0.09,
+        },
+        Collider {
+            bone: 1,
+            shape: ColliderShape::Sphere,
+            a: Vec3::new(0.0, 0.3, 0.1),
+            b: Vec3::ZERO,
+            radius: 0.12,
+        },
+        Collider {
+            bone: 1,
+            shape: ColliderShape::Capsule,
+            a: Vec3::new(0.0, 0.1, 0.0),
+            b: Vec3::new(0.0, 0.5, 0.0),
+            radius: 0.15,
+        },
+    ];
+    let mut hair = ChainDesc::new((7..13).collect(), 2, ChainParams::hair(1.0));
+    hair.colliders = vec![0, 1, 2];
+    let rig = std::sync::Arc::new(
+        secmo::Rig::new(RigDesc {
+            bones,
+            units_per_meter: 1.0,
+            colliders,
+            chains: vec![
+                ChainDesc::new((3..7).collect(), 1, ChainParams::tail(1.0)),
+                hair,
+            ],
+            ..Default::default()
+        })
+        .unwrap(),
+    );
+    let mut c = Character::new(rig.clone(), Default::default());
+    let poses: Vec<Vec<Transform>> = (0..1000)
+        .map(|i| {
+            let mut p = rig.reference_pose().to_vec();
+            p[1].rotation = Quat::from_rotation_y(0.8 * (i as f32 / 9.0).sin()).to_array();
+            p[2].rotation = Quat::from_rotation_x(0.4 * (i as f32 / 7.0).sin()).to_array();
+            p
+        })
+        .collect();
+    let mut out = vec![Transform::IDENTITY; rig.bone_count()];
+    let mut records = StageRecords::new(&rig);
+    let mut snapshot = vec![0u8; c.snapshot_size()];
+    let params = *c.chain_params(0).unwrap();
+    let n = count_allocations(|| {
+        for (i, pose) in poses.iter().enumerate() {
+            c.set_world_transform(Transform::from_translation(Vec3::new(
+                i as f32 * 0.01,
+                0.0,
+                0.0,
+            )))
+            .unwrap();
+            c.set_importance(if (400..500).contains(&i) { 0.0 } else { 1.0 })
+                .unwrap();
+            let input = FrameInput {
+                dt: 1.0 / 60.0,
+                pose,
+                teleport: i == 300,
+            };
+            if i % 3 == 0 {
+                c.update_recorded(&input, &mut out, &mut records).unwrap();
+            } else {
+                c.update(&input, &mut out).unwrap();
+            }
+            if i == 700 {
+                c.snapshot(&mut snapshot).unwrap();
+                c.restore(&snapshot).unwrap();
+                c.set_chain_params(0, params).unwrap();
+            }
+        }
+    });
+    assert_eq!(n, 0, "{n} allocations in 1000 chain updates");
+    assert!(c.particle_positions().iter().all(|p| p.is_finite()));
 }

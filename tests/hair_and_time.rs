@@ -711,3 +711,59 @@ fn wind_uniform_scale_and_simulation_space() {
         "world space should stream behind: {world} vs {carried}"
     );
 }
+
+#[test]
+fn debug_draw_shows_particles_rest_targets_colliders_and_contacts() {
+    use secmo::{
+        DebugLine, DebugSphere, DEBUG_COLLIDER, DEBUG_CONTACT, DEBUG_PARTICLE, DEBUG_REST_TARGET,
+    };
+    let rig = rig(strand_with_collider(
+        ColliderShape::Sphere,
+        Vec3::new(0.03, -0.10, -0.125),
+        Vec3::ZERO,
+        0.03,
+        vec![],
+    ));
+    let mut c = Character::new(rig.clone(), CharacterOptions::default());
+    let pose = head_pose(&rig, Quat::IDENTITY, Vec3::ZERO);
+    for _ in 0..60 {
+        step(&mut c, 1.0 / 60.0, &pose);
+    }
+    let (nl, ns) = c.debug_draw_capacity();
+    let mut lines = vec![DebugLine::default(); nl];
+    let mut spheres = vec![DebugSphere::default(); ns];
+    // The capacity is an upper bound; here: 2 lines per link (link, rest
+    // arc), 2 spheres per particle (particle, rest target) and one ball.
+    let (wl, ws) = c.debug_draw(&mut lines, &mut spheres);
+    assert_eq!((wl, ws), (2 * LINKS, 2 * LINKS + 1));
+    assert!(wl <= nl && ws <= ns);
+    let particles: Vec<_> = spheres
+        .iter()
+        .filter(|s| s.kind == DEBUG_PARTICLE || s.kind == DEBUG_CONTACT)
+        .collect();
+    assert_eq!(particles.len(), LINKS);
+    for (s, p) in particles.iter().zip(c.particle_positions()) {
+        assert_eq!(Vec3::from_array(s.center), *p);
+    }
+    assert_eq!(
+        spheres
+            .iter()
+            .filter(|s| s.kind == DEBUG_REST_TARGET)
+            .count(),
+        LINKS
+    );
+    let ball = spheres
+        .iter()
+        .find(|s| s.kind == DEBUG_COLLIDER)
+        .expect("the collider is drawn");
+    assert!((Vec3::from_array(ball.center) - Vec3::new(0.03, 1.50, -0.125)).length() < 1e-5);
+    assert_eq!(ball.radius, 0.03);
+    assert!(
+        lines.iter().any(|l| l.kind == DEBUG_CONTACT),
+        "the resting contact is marked"
+    );
+    // Short buffers are filled up to their length, never beyond.
+    let mut few_lines = vec![DebugLine::default(); 2];
+    let mut no_spheres: Vec<DebugSphere> = Vec::new();
+    assert_eq!(c.debug_draw(&mut few_lines, &mut no_spheres), (2, 0));
+}
