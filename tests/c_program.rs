@@ -350,3 +350,126 @@ fn c_pipeline_program_matches_the_rust_api_bit_for_bit() {
     let stdout = run_c_program("pipeline");
     assert_same_lines(&stdout, &rust_pipeline_transcript());
 }
+
+// --- Chains (tests/c/chains.c) ---------------------------------------------
+
+fn chains_transcript() -> String {
+    use secmo::{ChainDesc, ChainParams, Collider, ColliderShape, DebugLine, DebugSphere};
+    let t = |x: f32, y: f32, z: f32| Transform::from_translation(Vec3::new(x, y, z));
+    let mut reference = vec![
+        t(0.0, 0.0, 0.0),
+        t(0.0, 1.0, 0.0),
+        t(0.0, 0.6, 0.0),
+        t(0.0, -0.05, -0.1),
+    ];
+    for _ in 4..=6 {
+        reference.push(t(0.0, -0.05, -0.15));
+    }
+    reference.push(t(0.03, 0.05, -0.09));
+    for _ in 8..=12 {
+        reference.push(t(0.0, -0.048, -0.014));
+    }
+    let parents = [-1, 0, 1, 1, 3, 4, 5, 2, 7, 8, 9, 10, 11];
+    let bones = parents
+        .iter()
+        .zip(&reference)
+        .enumerate()
+        .map(|(i, (&p, &r))| BoneDesc::new(format!("bone{i}"), p, r))
+        .collect();
+    let mut hair = ChainParams::hair(1.0);
+    hair.gravity = 2.0;
+    let mut hair_chain = ChainDesc::new(vec![7, 8, 9, 10, 11, 12], 2, hair);
+    hair_chain.colliders = vec![0, 1, 2];
+    let rig = Arc::new(
+        Rig::new(RigDesc {
+            bones,
+            units_per_meter: 1.0,
+            colliders: vec![
+                Collider {
+                    bone: 2,
+                    shape: ColliderShape::Sphere,
+                    a: Vec3::ZERO,
+                    b: Vec3::ZERO,
+                    radius: 0.09,
+                },
+                Collider {
+                    bone: 1,
+                    shape: ColliderShape::Sphere,
+                    a: Vec3::new(0.0, 0.35, 0.05),
+                    b: Vec3::ZERO,
+                    radius: 0.12,
+                },
+                Collider {
+                    bone: 1,
+                    shape: ColliderShape::Capsule,
+                    a: Vec3::new(0.0, 0.1, -0.12),
+                    b: Vec3::new(0.0, 0.5, -0.12),
+                    radius: 0.05,
+                },
+            ],
+            chains: vec![
+                ChainDesc::new(vec![3, 4, 5, 6], 1, ChainParams::tail(1.0)),
+                hair_chain,
+            ],
+            ..Default::default()
+        })
+        .unwrap(),
+    );
+    let mut c = Character::new(rig.clone(), Default::default());
+    c.set_wind(Vec3::new(0.5, 0.0, 0.0)).unwrap();
+    let mut out = vec![Transform::IDENTITY; 13];
+    let mut text = String::new();
+    for f in 0..240i32 {
+        let (a, b) = (f % 40, f % 26);
+        let tri = if a < 20 { a } else { 40 - a };
+        let tri2 = if b < 13 { b } else { 26 - b };
+        let mut pose = reference.clone();
+        pose[1].rotation[1] = 0.04f32 * (tri - 10) as f32;
+        pose[2].rotation[0] = 0.03f32 * (tri2 - 6) as f32;
+        let x = 0.01f32 * f as f32 + if f >= 150 { 100.0f32 } else { 0.0 };
+        c.set_world_transform(Transform::from_translation(Vec3::new(x, 0.0, 0.0)))
+            .unwrap();
+        c.update(
+            &FrameInput {
+                dt: 1.0f32 / 60.0f32,
+                pose: &pose,
+                teleport: f == 150,
+            },
+            &mut out,
+        )
+        .unwrap();
+        if f % 10 == 9 {
+            text += &format!("{f}");
+            for b in &out[3..] {
+                for v in &b.rotation[..3] {
+                    text += &format!(" {:08x}", v.to_bits());
+                }
+            }
+            text += "\n";
+        }
+        if f == 120 {
+            let mut stiffer = hair;
+            stiffer.integrator = secmo::Integrator::ExponentialDamping {
+                stiffness: 80.0,
+                damping: 10.0,
+            };
+            c.set_chain_params(1, stiffer).unwrap();
+        }
+    }
+    let (cl, cs) = c.debug_draw_capacity();
+    let mut lines = vec![DebugLine::default(); cl];
+    let mut spheres = vec![DebugSphere::default(); cs];
+    let (nl, ns) = c.debug_draw(&mut lines, &mut spheres);
+    text += &format!(
+        "draw {nl} {ns} {:08x} {:08x}\nok\n",
+        spheres[0].center[0].to_bits(),
+        spheres[0].radius.to_bits()
+    );
+    text
+}
+
+#[test]
+fn c_chains_program_matches_the_rust_api_bit_for_bit() {
+    let stdout = run_c_program("chains");
+    assert_same_lines(&stdout, &chains_transcript());
+}
