@@ -389,6 +389,12 @@ pub fn substep(
         0.0
     };
     let anchor_inv = frame.anchor.conjugate();
+    // Per-substep constants, hoisted out of the per-link loop.
+    let velocity_decay = match params.integrator {
+        Integrator::ExponentialDamping { damping, .. } => (-damping * h).exp(),
+        Integrator::Spring { .. } => 1.0,
+    };
+    let floor_decay = (-params.floor_damping * h).exp();
     let back_anchor = {
         let c = rest[0] - up * rest[0].dot(up);
         c.try_normalize()
@@ -432,10 +438,11 @@ pub fn substep(
                 v += a * h;
                 p += v * h;
             }
-            Integrator::ExponentialDamping { stiffness, damping } => {
-                // SPEC §8: u = e^{−ch}[v + h(k(r − x) + g)], y = x + h·u.
+            Integrator::ExponentialDamping { stiffness, .. } => {
+                // SPEC §8: u = e^{−ch}[v + h(k(r − x) + g)], y = x + h·u
+                // (e^{−ch} is `velocity_decay`, computed once per substep).
                 let force = stiffness * (target - p) + frame.acceleration;
-                v = (-damping * h).exp() * (v + h * force);
+                v = velocity_decay * (v + h * force);
                 p += h * v;
             }
         }
@@ -532,8 +539,7 @@ pub fn substep(
                 p = head + length * ((1.0 - u * u).max(0.0).sqrt() * t + u * up);
                 dir = (p - head) / length;
                 let vertical = v.dot(up);
-                let damping = (-params.floor_damping * h).exp();
-                v = damping * (v - up * vertical + up * vertical.max(0.0));
+                v = floor_decay * (v - up * vertical + up * vertical.max(0.0));
                 contacts[i] = 1;
             }
         }
