@@ -886,22 +886,22 @@ fn spring_desc_from(p: &SpringParams) -> SecmoSpringDesc {
     }
 }
 
-fn spring_preset(
+/// Fills `*out` with `make(units_per_meter)` behind the panic guard.
+fn preset<T>(
     name: &str,
-    bone: u32,
     units_per_meter: f32,
-    out: *mut SecmoSpringDesc,
-    make: fn(u32, f32) -> SpringParams,
+    out: *mut T,
+    make: impl FnOnce(f32) -> T,
 ) -> SecmoResult {
     guard(name, || {
-        let out = non_null_mut(out, "out_desc")?;
+        let out = non_null_mut(out, "out")?;
         if !(units_per_meter.is_finite() && units_per_meter > 0.0) {
             return Err(FfiError::new(
                 SECMO_ERROR_INVALID_ARGUMENT,
                 format!("units_per_meter {units_per_meter} must be finite and > 0"),
             ));
         }
-        *out = spring_desc_from(&make(bone, units_per_meter));
+        *out = make(units_per_meter);
         Ok(())
     })
 }
@@ -914,13 +914,9 @@ pub unsafe extern "C" fn secmo_spring_desc_hip(
     units_per_meter: f32,
     out_desc: *mut SecmoSpringDesc,
 ) -> SecmoResult {
-    spring_preset(
-        "secmo_spring_desc_hip",
-        bone,
-        units_per_meter,
-        out_desc,
-        SpringParams::hip,
-    )
+    preset("secmo_spring_desc_hip", units_per_meter, out_desc, |u| {
+        spring_desc_from(&SpringParams::hip(bone, u))
+    })
 }
 
 /// Fills `*out_desc` with the article's chest spring defaults (SPEC §3).
@@ -931,13 +927,9 @@ pub unsafe extern "C" fn secmo_spring_desc_chest(
     units_per_meter: f32,
     out_desc: *mut SecmoSpringDesc,
 ) -> SecmoResult {
-    spring_preset(
-        "secmo_spring_desc_chest",
-        bone,
-        units_per_meter,
-        out_desc,
-        SpringParams::chest,
-    )
+    preset("secmo_spring_desc_chest", units_per_meter, out_desc, |u| {
+        spring_desc_from(&SpringParams::chest(bone, u))
+    })
 }
 
 /// Fills a BtoB corrective (SPEC §5) for one chest bone: probes on both
@@ -1740,25 +1732,6 @@ pub unsafe extern "C" fn secmo_character_restore(
 // ---------------------------------------------------------------------------
 // Chains.
 
-fn chain_preset(
-    name: &str,
-    units_per_meter: f32,
-    out: *mut SecmoChainParams,
-    make: fn(f32) -> ChainParams,
-) -> SecmoResult {
-    guard(name, || {
-        let out = non_null_mut(out, "out_params")?;
-        if !(units_per_meter.is_finite() && units_per_meter > 0.0) {
-            return Err(FfiError::new(
-                SECMO_ERROR_INVALID_ARGUMENT,
-                format!("units_per_meter {units_per_meter} must be finite and > 0"),
-            ));
-        }
-        *out = chain_params_to_c(&make(units_per_meter));
-        Ok(())
-    })
-}
-
 /// Fills `*out_params` with the tail preset (SPEC §7) for a rig in
 /// `units_per_meter`. Errors: NULL_POINTER, INVALID_ARGUMENT.
 #[no_mangle]
@@ -1766,11 +1739,11 @@ pub unsafe extern "C" fn secmo_chain_params_tail(
     units_per_meter: f32,
     out_params: *mut SecmoChainParams,
 ) -> SecmoResult {
-    chain_preset(
+    preset(
         "secmo_chain_params_tail",
         units_per_meter,
         out_params,
-        ChainParams::tail,
+        |u| chain_params_to_c(&ChainParams::tail(u)),
     )
 }
 
@@ -1781,11 +1754,11 @@ pub unsafe extern "C" fn secmo_chain_params_hair(
     units_per_meter: f32,
     out_params: *mut SecmoChainParams,
 ) -> SecmoResult {
-    chain_preset(
+    preset(
         "secmo_chain_params_hair",
         units_per_meter,
         out_params,
-        ChainParams::hair,
+        |u| chain_params_to_c(&ChainParams::hair(u)),
     )
 }
 

@@ -1,59 +1,13 @@
 //! Tail and hair chains (SPEC §7, §8): one solver, two presets.
 
+mod common;
+
+use common::{shared as rig, step, tail_desc, FIRST_TAIL, TAIL_HIPS as HIPS};
+
 use std::sync::Arc;
 
 use glam::{Quat, Vec3};
-use secmo::{
-    BoneDesc, ChainDesc, ChainParams, Character, CharacterOptions, FrameInput, Rig, RigDesc,
-    Transform,
-};
-
-const HIPS: usize = 1;
-const FIRST_TAIL: usize = 2;
-
-/// root, hips (1 m up), then a tail of `joints` bones hanging back and down
-/// (−Z is behind), total length ≈ 0.8 m, in metres (Y-up).
-fn tail_desc(joints: usize, params: ChainParams) -> RigDesc {
-    let mut bones = vec![
-        BoneDesc::new("root", -1, Transform::IDENTITY),
-        BoneDesc::new(
-            "hips",
-            0,
-            Transform::from_translation(Vec3::new(0.0, 1.0, 0.0)),
-        ),
-    ];
-    let link = 0.8 / joints as f32;
-    for i in 0..joints {
-        let offset = if i == 0 {
-            Vec3::new(0.0, -0.05, -0.1)
-        } else {
-            Vec3::new(0.0, -0.35 * link, -0.94 * link)
-        };
-        bones.push(BoneDesc::new(
-            format!("tail_{}", i + 1),
-            if i == 0 {
-                HIPS as i32
-            } else {
-                (FIRST_TAIL + i - 1) as i32
-            },
-            Transform::from_translation(offset),
-        ));
-    }
-    RigDesc {
-        bones,
-        units_per_meter: 1.0,
-        chains: vec![ChainDesc::new(
-            (0..joints).map(|i| (FIRST_TAIL + i) as u32).collect(),
-            HIPS as u32,
-            params,
-        )],
-        ..Default::default()
-    }
-}
-
-fn rig(desc: RigDesc) -> Arc<Rig> {
-    Arc::new(Rig::new(desc).expect("valid rig"))
-}
+use secmo::{ChainParams, Character, CharacterOptions, Rig, Transform};
 
 /// Hips turning about the vertical (yaw, radians) and moving.
 fn hip_pose(rig: &Rig, yaw: f32, offset: Vec3) -> Vec<Transform> {
@@ -61,20 +15,6 @@ fn hip_pose(rig: &Rig, yaw: f32, offset: Vec3) -> Vec<Transform> {
     pose[HIPS].rotation = Quat::from_rotation_y(yaw).to_array();
     pose[HIPS].translation = (Vec3::new(0.0, 1.0, 0.0) + offset).to_array();
     pose
-}
-
-fn step(c: &mut Character, dt: f32, pose: &[Transform]) -> Vec<Transform> {
-    let mut out = pose.to_vec();
-    c.update(
-        &FrameInput {
-            dt,
-            pose,
-            teleport: false,
-        },
-        &mut out,
-    )
-    .unwrap();
-    out
 }
 
 fn component(rig: &Rig, pose: &[Transform]) -> Vec<glam::Affine3A> {

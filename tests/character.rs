@@ -6,20 +6,6 @@ use common::*;
 use glam::{Affine3A, Quat, Vec3};
 use secmo::{Character, CharacterOptions, Error, FrameInput, SubstepTarget, Transform};
 
-fn step(c: &mut Character, dt: f32, pose: &[Transform]) -> Vec<Transform> {
-    let mut out = vec![Transform::IDENTITY; pose.len()];
-    c.update(
-        &FrameInput {
-            dt,
-            pose,
-            teleport: false,
-        },
-        &mut out,
-    )
-    .unwrap();
-    out
-}
-
 fn component(rig: &secmo::Rig, pose: &[Transform]) -> Vec<Affine3A> {
     let mut c = vec![Affine3A::IDENTITY; pose.len()];
     secmo::math::forward_kinematics(rig.parents(), pose, &mut c);

@@ -2,6 +2,10 @@
 //! spring bones expect (SPEC §13): frame-rate independence, teleport, pauses,
 //! degenerate input, snapshots.
 
+mod common;
+
+use common::{shared as rig, step, tail_desc, TAIL_HIPS};
+
 use std::sync::Arc;
 
 use glam::{Quat, Vec3};
@@ -52,29 +56,11 @@ fn hair_desc(params: ChainParams) -> RigDesc {
     }
 }
 
-fn rig(desc: RigDesc) -> Arc<Rig> {
-    Arc::new(Rig::new(desc).expect("valid rig"))
-}
-
 fn head_pose(rig: &Rig, rotation: Quat, offset: Vec3) -> Vec<Transform> {
     let mut pose = rig.reference_pose().to_vec();
     pose[HEAD].rotation = rotation.to_array();
     pose[HEAD].translation = (Vec3::new(0.0, 1.6, 0.0) + offset).to_array();
     pose
-}
-
-fn step(c: &mut Character, dt: f32, pose: &[Transform]) -> Vec<Transform> {
-    let mut out = pose.to_vec();
-    c.update(
-        &FrameInput {
-            dt,
-            pose,
-            teleport: false,
-        },
-        &mut out,
-    )
-    .unwrap();
-    out
 }
 
 /// SPEC §10 head-turn benchmark: 4 s of head motion, then still.
@@ -293,38 +279,6 @@ fn segment_radius_is_read_from_its_own_joint() {
 
 // --- behaviour shared by both presets (SPEC §13) ---------------------------
 
-const TAIL_HIPS: usize = 1;
-
-/// root, hips, 5-joint tail, in metres.
-fn tail_desc(params: ChainParams) -> RigDesc {
-    let mut bones = vec![
-        BoneDesc::new("root", -1, Transform::IDENTITY),
-        BoneDesc::new(
-            "hips",
-            0,
-            Transform::from_translation(Vec3::new(0.0, 1.0, 0.0)),
-        ),
-    ];
-    for i in 0..5 {
-        let offset = if i == 0 {
-            Vec3::new(0.0, -0.05, -0.1)
-        } else {
-            Vec3::new(0.0, -0.05, -0.15)
-        };
-        bones.push(BoneDesc::new(
-            format!("tail_{i}"),
-            if i == 0 { 1 } else { i + 1 },
-            Transform::from_translation(offset),
-        ));
-    }
-    RigDesc {
-        bones,
-        units_per_meter: 1.0,
-        chains: vec![ChainDesc::new((2..7).collect(), TAIL_HIPS as u32, params)],
-        ..Default::default()
-    }
-}
-
 /// Piecewise-linear input: key poses every 1/30 s (yaw and translation of
 /// `bone`), sampled at `rate` Hz by linear interpolation (slerp for rotation).
 fn piecewise_linear_run(desc: RigDesc, bone: usize, rate: usize, seconds: usize) -> Vec<Vec<Vec3>> {
@@ -356,7 +310,7 @@ fn piecewise_linear_run(desc: RigDesc, bone: usize, rate: usize, seconds: usize)
 #[test]
 fn the_same_motion_at_30_60_and_120_hz_input() {
     for (name, desc, bone) in [
-        ("tail", tail_desc(ChainParams::tail(1.0)), TAIL_HIPS),
+        ("tail", tail_desc(5, ChainParams::tail(1.0)), TAIL_HIPS),
         ("hair", hair_desc(ChainParams::hair(1.0)), HEAD),
     ] {
         let runs: Vec<_> = [30, 60, 120]
@@ -393,7 +347,7 @@ fn relative_offsets(c: &Character, anchor: Quat, root: Vec3) -> Vec<Vec3> {
 #[test]
 fn teleport_of_100_m_and_90_degrees_keeps_the_offsets() {
     for explicit in [true, false] {
-        let rig = rig(tail_desc(ChainParams::tail(1.0)));
+        let rig = rig(tail_desc(5, ChainParams::tail(1.0)));
         let mut c = Character::new(rig.clone(), CharacterOptions::default());
         let mut control = Character::new(rig.clone(), CharacterOptions::default());
         // Swing, then stand still for a moment so that the teleport frame has no motion of its own.
@@ -448,7 +402,7 @@ fn teleport_of_100_m_and_90_degrees_keeps_the_offsets() {
 
 #[test]
 fn a_ten_second_pause_is_capped_without_an_explosion() {
-    let rig = rig(tail_desc(ChainParams::tail(1.0)));
+    let rig = rig(tail_desc(5, ChainParams::tail(1.0)));
     let mut c = Character::new(rig.clone(), CharacterOptions::default());
     let mut pose = rig.reference_pose().to_vec();
     for i in 0..60 {
@@ -470,7 +424,7 @@ fn a_ten_second_pause_is_capped_without_an_explosion() {
 
 #[test]
 fn zero_length_links_and_coincident_joints_never_give_nan() {
-    let mut desc = tail_desc(ChainParams::tail(1.0));
+    let mut desc = tail_desc(5, ChainParams::tail(1.0));
     desc.bones[3].reference.translation = [0.0; 3]; // tail_1 on top of tail_0
     desc.bones[6].reference.translation = [0.0; 3]; // last joint on its parent, no end helper
     desc.chains[0].end_offset = Some(Vec3::ZERO);
@@ -488,7 +442,7 @@ fn zero_length_links_and_coincident_joints_never_give_nan() {
 
 #[test]
 fn chain_snapshots_continue_bit_identically() {
-    let mut desc = tail_desc(ChainParams::tail(1.0));
+    let mut desc = tail_desc(5, ChainParams::tail(1.0));
     desc.colliders = vec![Collider {
         bone: 0,
         shape: ColliderShape::Capsule,
@@ -525,7 +479,7 @@ fn chain_snapshots_continue_bit_identically() {
 
 #[test]
 fn parameters_change_at_runtime_without_a_reset() {
-    let rig = rig(tail_desc(ChainParams::tail(1.0)));
+    let rig = rig(tail_desc(5, ChainParams::tail(1.0)));
     let mut c = Character::new(rig.clone(), CharacterOptions::default());
     let mut pose = rig.reference_pose().to_vec();
     for i in 0..90 {
@@ -567,7 +521,7 @@ fn weights_let_authored_tracks_win() {
     for weight in [0.0f32, 0.5, 1.0] {
         let mut params = ChainParams::tail(1.0);
         params.weight = weight;
-        let rig = rig(tail_desc(params));
+        let rig = rig(tail_desc(5, params));
         let mut c = Character::new(rig.clone(), CharacterOptions::default());
         let mut pose = rig.reference_pose().to_vec();
         let mut deviation = 0.0f32;
@@ -597,7 +551,7 @@ fn lod_skips_and_halves_and_resumes_without_a_pop() {
     params.rest_curve = 1.0;
     params.lod_skip_below = 0.2;
     params.lod_half_below = 0.5;
-    let rig = rig(tail_desc(params));
+    let rig = rig(tail_desc(5, params));
     let mut c = Character::new(rig.clone(), CharacterOptions::default());
     let mut pose = rig.reference_pose().to_vec();
     let mut previous: Option<Vec<Transform>> = None;
@@ -639,7 +593,7 @@ fn lod_skips_and_halves_and_resumes_without_a_pop() {
 #[test]
 fn wind_uniform_scale_and_simulation_space() {
     // Wind pushes the tail downwind.
-    let rig = rig(tail_desc(ChainParams::tail(1.0)));
+    let rig = rig(tail_desc(5, ChainParams::tail(1.0)));
     let settle = |c: &mut Character| {
         let pose = rig.reference_pose().to_vec();
         for _ in 0..240 {
@@ -687,7 +641,7 @@ fn wind_uniform_scale_and_simulation_space() {
     let ride = |space: i32| {
         let mut params = ChainParams::tail(1.0);
         params.simulation_space = space;
-        let vehicle_rig = Arc::new(Rig::new(tail_desc(params)).unwrap());
+        let vehicle_rig = Arc::new(Rig::new(tail_desc(5, params)).unwrap());
         let mut c = Character::new(vehicle_rig.clone(), CharacterOptions::default());
         let pose = vehicle_rig.reference_pose().to_vec();
         let mut out = pose.clone();

@@ -4,7 +4,10 @@
 use std::sync::Arc;
 
 use glam::{Quat, Vec3};
-use secmo::{BoneDesc, Character, CharacterOptions, Rig, RigDesc, SpringParams, Transform};
+use secmo::{
+    BoneDesc, ChainDesc, ChainParams, Character, CharacterOptions, FrameInput, Rig, RigDesc,
+    SpringParams, Transform,
+};
 
 pub const UPM: f32 = 100.0; // centimetres, as the helper-bone article
 
@@ -191,4 +194,70 @@ pub fn full_body_pose(rig: &Rig, t: f32, hug_start: f32) -> Vec<Transform> {
         pose[fore].rotation = Quat::IDENTITY.slerp(bend, fold).to_array();
     }
     pose
+}
+
+/// One update; returns the output pose.
+pub fn step(c: &mut Character, dt: f32, pose: &[Transform]) -> Vec<Transform> {
+    let mut out = pose.to_vec();
+    c.update(
+        &FrameInput {
+            dt,
+            pose,
+            teleport: false,
+        },
+        &mut out,
+    )
+    .unwrap();
+    out
+}
+
+/// A validated, shared rig.
+pub fn shared(desc: RigDesc) -> Arc<Rig> {
+    Arc::new(Rig::new(desc).expect("valid rig"))
+}
+
+/// Tail rigs: bone 0 root, bone 1 hips (1 m up).
+pub const TAIL_HIPS: usize = 1;
+/// The first tail bone; the tail runs to the last bone.
+pub const FIRST_TAIL: usize = 2;
+
+/// root, hips, then a tail of `joints` bones hanging back and down (−Z is
+/// behind), about 0.8 m in all, in metres (Y-up).
+pub fn tail_desc(joints: usize, params: ChainParams) -> RigDesc {
+    let mut bones = vec![
+        BoneDesc::new("root", -1, Transform::IDENTITY),
+        BoneDesc::new(
+            "hips",
+            0,
+            Transform::from_translation(Vec3::new(0.0, 1.0, 0.0)),
+        ),
+    ];
+    let link = 0.8 / joints as f32;
+    for i in 0..joints {
+        let offset = if i == 0 {
+            Vec3::new(0.0, -0.05, -0.1)
+        } else {
+            Vec3::new(0.0, -0.35 * link, -0.94 * link)
+        };
+        let parent = if i == 0 {
+            TAIL_HIPS
+        } else {
+            FIRST_TAIL + i - 1
+        };
+        bones.push(BoneDesc::new(
+            format!("tail_{}", i + 1),
+            parent as i32,
+            Transform::from_translation(offset),
+        ));
+    }
+    RigDesc {
+        bones,
+        units_per_meter: 1.0,
+        chains: vec![ChainDesc::new(
+            (0..joints).map(|i| (FIRST_TAIL + i) as u32).collect(),
+            TAIL_HIPS as u32,
+            params,
+        )],
+        ..Default::default()
+    }
 }
