@@ -125,6 +125,11 @@
 #define SECMO_DEBUG_CONTACT 6
 
 /**
+ * The version this library reads and writes.
+ */
+#define SETTINGS_VERSION 1
+
+/**
  * Longest velocity history a spring may keep. The ring is stored inline so
  * that the state is plain data (snapshot = bytes) and never allocates.
  */
@@ -753,6 +758,12 @@ typedef struct SecmoDebugSphere {
 #define SECMO_ERROR_NON_FINITE_RESULT 7010
 
 /**
+ * A rig-settings text is not valid JSON, is another format or version, or
+ * names a bone or collider that does not exist; the message gives the path.
+ */
+#define SECMO_ERROR_SETTINGS 7011
+
+/**
  * A Rust panic was caught at the boundary. The object is still valid.
  */
 #define SECMO_ERROR_PANIC 7099
@@ -827,6 +838,32 @@ SecmoResult secmo_corrective_desc_btob(const struct SecmoBtobBones *bones,
  * INVALID_ARGUMENT.
  */
 SecmoResult secmo_rig_create(const struct SecmoRigDesc *desc, struct SecmoRig **out_rig);
+
+/**
+ * Builds a rig from a skeleton and a rig-settings text (docs/settings.md):
+ * `skeleton` gives the bones (with `bone_names`, which the settings refer
+ * to), units and up axis, and any solvers it already lists; the settings'
+ * springs, constraints, correctives, colliders and chains are added to them.
+ * `settings` is UTF-8 JSON of `settings_len` bytes (no NUL needed). Allocates.
+ * Errors: NULL_POINTER, STRUCT_SIZE, SETTINGS (the message names the JSON
+ * line or the field), INVALID_RIG, INVALID_ARGUMENT.
+ */
+SecmoResult secmo_rig_create_from_settings(const struct SecmoRigDesc *skeleton,
+                                           const char *settings,
+                                           size_t settings_len,
+                                           struct SecmoRig **out_rig);
+
+/**
+ * Writes the rig's solver setup as a rig-settings text (UTF-8 JSON,
+ * NUL-terminated). `*out_len` receives the bytes needed including the NUL,
+ * also when `buffer` is NULL or too small (then BUFFER_LENGTH is returned
+ * and nothing is written): call once to size, once to fill. Allocates.
+ * Errors: NULL_POINTER, BUFFER_LENGTH.
+ */
+SecmoResult secmo_rig_write_settings(const struct SecmoRig *rig,
+                                     char *buffer,
+                                     size_t buffer_len,
+                                     size_t *out_len);
 
 /**
  * Releases the caller's reference. Characters created from the rig keep it

@@ -57,6 +57,9 @@ pub const SECMO_ERROR_SNAPSHOT: SecmoResult = 7008;
 pub const SECMO_ERROR_INVALID_ARGUMENT: SecmoResult = 7009;
 /// A result was not finite (inputs near the f32 limit); nothing was written.
 pub const SECMO_ERROR_NON_FINITE_RESULT: SecmoResult = 7010;
+/// A rig-settings text is not valid JSON, is another format or version, or
+/// names a bone or collider that does not exist; the message gives the path.
+pub const SECMO_ERROR_SETTINGS: SecmoResult = 7011;
 /// A Rust panic was caught at the boundary. The object is still valid.
 pub const SECMO_ERROR_PANIC: SecmoResult = 7099;
 
@@ -1221,6 +1224,92 @@ pub unsafe extern "C" fn secmo_rig_create(
         let d = read_versioned(desc, SecmoRigDesc::default(), "desc")?;
         let rig = Rig::new(rig_desc_from_c(&d)?)?;
         *out = new_handle(SecmoRig { rig: Arc::new(rig) });
+        Ok(())
+    })
+}
+
+/// Builds a rig from a skeleton and a rig-settings text (docs/settings.md):
+/// `skeleton` gives the bones (with `bone_names`, which the settings refer
+/// to), units and up axis, and any solvers it already lists; the settings'
+/// springs, constraints, correctives, colliders and chains are added to them.
+/// `settings` is UTF-8 JSON of `settings_len` bytes (no NUL needed). Allocates.
+/// Errors: NULL_POINTER, STRUCT_SIZE, SETTINGS (the message names the JSON
+/// line or the field), INVALID_RIG, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_create_from_settings(
+    skeleton: *const SecmoRigDesc,
+    settings: *const c_char,
+    settings_len: usize,
+    out_rig: *mut *mut SecmoRig,
+) -> SecmoResult {
+    guard("secmo_rig_create_from_settings", || {
+        let out = non_null_mut(out_rig, "out_rig")?;
+        let d = read_versioned(skeleton, SecmoRigDesc::default(), "skeleton")?;
+        if d.bone_names.is_null() {
+            return Err(FfiError::new(
+                SECMO_ERROR_SETTINGS,
+                "skeleton.bone_names is NULL; settings refer to bones by name",
+            ));
+        }
+        let bytes = slice(settings as *const u8, settings_len, "settings")?;
+        let text = std::str::from_utf8(bytes).map_err(|e| {
+            FfiError::new(SECMO_ERROR_SETTINGS, format!("settings are not UTF-8: {e}"))
+        })?;
+        let parsed = crate::settings::RigSettings::from_json(text)
+            .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, e.to_string()))?;
+        let mut base = rig_desc_from_c(&d)?;
+        let bones = std::mem::take(&mut base.bones);
+        let mut desc = parsed
+            .to_rig_desc(bones, base.units_per_meter, base.up_axis)
+            .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, e.to_string()))?;
+        // The skeleton's own solvers come first.
+        base.springs.append(&mut desc.springs);
+        base.constraints.append(&mut desc.constraints);
+        base.correctives.append(&mut desc.correctives);
+        let collider_offset = base.colliders.len() as u32;
+        for chain in &mut desc.chains {
+            for c in &mut chain.colliders {
+                *c += collider_offset;
+            }
+        }
+        base.colliders.append(&mut desc.colliders);
+        base.chains.append(&mut desc.chains);
+        base.bones = desc.bones;
+        let rig = Rig::new(base)?;
+        *out = new_handle(SecmoRig { rig: Arc::new(rig) });
+        Ok(())
+    })
+}
+
+/// Writes the rig's solver setup as a rig-settings text (UTF-8 JSON,
+/// NUL-terminated). `*out_len` receives the bytes needed including the NUL,
+/// also when `buffer` is NULL or too small (then BUFFER_LENGTH is returned
+/// and nothing is written): call once to size, once to fill. Allocates.
+/// Errors: NULL_POINTER, BUFFER_LENGTH.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_write_settings(
+    rig: *const SecmoRig,
+    buffer: *mut c_char,
+    buffer_len: usize,
+    out_len: *mut usize,
+) -> SecmoResult {
+    guard("secmo_rig_write_settings", || {
+        let rig = non_null(rig, "rig")?;
+        let needed_out = non_null_mut(out_len, "out_len")?;
+        let text = crate::settings::RigSettings::from_rig(&rig.rig).to_json();
+        let needed = text.len() + 1;
+        *needed_out = needed;
+        if buffer.is_null() || buffer_len < needed {
+            return Err(Error::BufferLength {
+                what: "settings buffer",
+                expected: needed,
+                got: buffer_len,
+            }
+            .into());
+        }
+        let out = slice_mut(buffer as *mut u8, needed, "buffer")?;
+        out[..text.len()].copy_from_slice(text.as_bytes());
+        out[text.len()] = 0;
         Ok(())
     })
 }

@@ -34,6 +34,7 @@ pub mod error;
 pub mod ffi;
 pub mod math;
 pub mod rig;
+pub mod settings;
 pub mod solvers;
 
 pub use character::{
@@ -44,6 +45,7 @@ pub use character::{
 pub use error::Error;
 pub use math::Transform;
 pub use rig::{BoneDesc, ConstraintDesc, Rig, RigDesc, RigError, RigWarning, UpAxis};
+pub use settings::{RigSettings, SettingsError};
 pub use solvers::chain::{ChainDesc, ChainParams, ChainSetup, Integrator};
 pub use solvers::collide::{Collider, ColliderShape};
 pub use solvers::constraint::RotationConstraint;

@@ -461,7 +461,7 @@ fn chains_transcript() -> String {
     let mut spheres = vec![DebugSphere::default(); cs];
     let (nl, ns) = c.debug_draw(&mut lines, &mut spheres);
     text += &format!(
-        "draw {nl} {ns} {:08x} {:08x}\nok\n",
+        "draw {nl} {ns} {:08x} {:08x}\nsettings 1\nok\n",
         spheres[0].center[0].to_bits(),
         spheres[0].radius.to_bits()
     );

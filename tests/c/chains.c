@@ -43,8 +43,13 @@ int main(void) {
     SecmoChainParams hair, check_params;
     SecmoRigDesc desc;
     SecmoFrameInput in;
-    SecmoRig *rig = NULL;
-    SecmoCharacter *c = NULL;
+    SecmoRig *rig = NULL, *rig2 = NULL;
+    SecmoCharacter *c = NULL, *c2 = NULL;
+    const char *names[BONES] = {"root",  "hips",  "head",  "tail0", "tail1", "tail2", "tail3",
+                                "hair0", "hair1", "hair2", "hair3", "hair4", "hair5"};
+    static char settings[16384];
+    size_t settings_len = 0;
+    SecmoTransform final_pose[BONES];
     SecmoDebugLine lines[64];
     SecmoDebugSphere spheres[64];
     size_t nl = 0, ns = 0, cap_l = 0, cap_s = 0;
@@ -104,6 +109,7 @@ int main(void) {
     desc.collider_count = 3;
     desc.chains = chains;
     desc.chain_count = 2;
+    desc.bone_names = names;
 
     /* Broken setups are refused with messages that name the entry. */
     colliders[1].shape = 42;
@@ -116,7 +122,32 @@ int main(void) {
 
     if (check(secmo_rig_create(&desc, &rig), SECMO_OK, "rig")) return 1;
     if (check(secmo_character_create(rig, NULL, &c), SECMO_OK, "character")) return 1;
+
+    /* The rig's setup as a settings text: size first, then fill. */
+    if (check(secmo_rig_write_settings(rig, NULL, 0, &settings_len), SECMO_ERROR_BUFFER_LENGTH, "size"))
+        return 1;
+    if (settings_len > sizeof settings) return 6;
+    if (check(secmo_rig_write_settings(rig, settings, sizeof settings, &settings_len), SECMO_OK, "write"))
+        return 1;
     secmo_rig_destroy(rig);
+
+    /* A second rig: the bare skeleton plus the settings text. */
+    {
+        SecmoRigDesc skeleton = desc;
+        skeleton.colliders = NULL;
+        skeleton.collider_count = 0;
+        skeleton.chains = NULL;
+        skeleton.chain_count = 0;
+        if (check(secmo_rig_create_from_settings(&skeleton, settings, settings_len - 1, &rig2), SECMO_OK,
+                  "from settings"))
+            return 1;
+        if (check(secmo_rig_create_from_settings(&skeleton, "{\"format\": 1}", 13, &rig), SECMO_ERROR_SETTINGS,
+                  "bad settings"))
+            return 1;
+        if (check(secmo_character_create(rig2, NULL, &c2), SECMO_OK, "character 2")) return 1;
+        secmo_rig_destroy(rig2);
+        if (check(secmo_character_set_wind(c2, &wind), SECMO_OK, "wind 2")) return 1;
+    }
     if (check(secmo_character_set_wind(c, &wind), SECMO_OK, "wind")) return 1;
 
     for (f = 0; f < FRAMES; ++f) {
@@ -129,6 +160,7 @@ int main(void) {
         in.pose_len = BONES;
         set_t(&in.world, 0.01f * (float)f + (f >= 150 ? 100.0f : 0.0f), 0.0f, 0.0f);
         if (check(secmo_character_update(c, &in, out, BONES, NULL), SECMO_OK, "update")) return 1;
+        if (check(secmo_character_update(c2, &in, final_pose, BONES, NULL), SECMO_OK, "update 2")) return 1;
         if (f % 10 == 9) {
             printf("%d", f);
             for (b = 3; b < BONES; ++b)
@@ -140,6 +172,7 @@ int main(void) {
             /* Stiffer hair at runtime, without a reset. */
             hair.stiffness = 80.0f;
             if (check(secmo_character_set_chain_params(c, 1, &hair), SECMO_OK, "set params")) return 1;
+            if (check(secmo_character_set_chain_params(c2, 1, &hair), SECMO_OK, "set params 2")) return 1;
         }
     }
 
@@ -162,7 +195,12 @@ int main(void) {
     printf("draw %u %u %08x %08x\n", (unsigned)nl, (unsigned)ns, bits(spheres[0].center[0]),
            bits(spheres[0].radius));
 
+    /* The rig rebuilt from its own settings moved exactly alike. */
+    if (memcmp(final_pose, out, sizeof out) != 0) return 7;
+    printf("settings %u\n", (unsigned)(settings_len > 100));
+
     secmo_character_destroy(c);
+    secmo_character_destroy(c2);
     if (secmo_live_object_count() != 0) return 9;
     printf("ok\n");
     return 0;

@@ -1,0 +1,933 @@
+//! The rig-settings file: one readable JSON format for every solver's setup,
+//! shared by the tool, Unity and Unreal (docs/settings.md).
+//!
+//! Bones and colliders are referenced by name; the skeleton itself comes from
+//! the engine or the imported file. Every entry starts from its preset (hip or
+//! chest spring, tail or hair chain, BtoB) and the fields given override it.
+//! Angles are in degrees, lengths in the rig's units.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use glam::Vec3;
+use serde::{Deserialize, Serialize};
+
+use crate::rig::{BoneDesc, ConstraintDesc, Rig, RigDesc, UpAxis};
+use crate::solvers::chain::{ChainDesc, ChainParams, Integrator};
+use crate::solvers::collide::{Collider, ColliderShape};
+use crate::solvers::corrective::{BtobBones, Gains, Probe, ProximityCorrective, Side};
+use crate::solvers::spring::SpringParams;
+
+/// The value of the `format` field.
+pub const SETTINGS_FORMAT: &str = "secmo-rig-settings";
+/// The version this library reads and writes.
+pub const SETTINGS_VERSION: u32 = 1;
+
+/// What went wrong, and where (`chains[0].joints[2]`, or a JSON line/column).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SettingsError {
+    pub path: String,
+    pub message: String,
+}
+
+impl fmt::Display for SettingsError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.path.is_empty() {
+            write!(f, "{}", self.message)
+        } else {
+            write!(f, "{}: {}", self.path, self.message)
+        }
+    }
+}
+
+impl std::error::Error for SettingsError {}
+
+fn error(path: impl Into<String>, message: impl Into<String>) -> SettingsError {
+    SettingsError {
+        path: path.into(),
+        message: message.into(),
+    }
+}
+
+/// The whole file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RigSettings {
+    pub format: String,
+    pub version: u32,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub springs: Vec<SpringSettings>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub constraints: Vec<ConstraintSettings>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub correctives: Vec<CorrectiveSettings>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub colliders: Vec<ColliderSettings>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chains: Vec<ChainSettings>,
+}
+
+/// A helper-bone translation spring (SPEC §3).
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpringSettings {
+    pub bone: String,
+    /// "hip" [default] or "chest".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preset: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stiffness: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damping: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_offset: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_substep_displacement: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub history_length: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reset_threshold: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_factor: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub extra_velocity: Option<[f32; 3]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub alpha: Option<f32>,
+}
+
+/// A rotation constraint (SPEC §4).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConstraintSettings {
+    pub bone: String,
+    pub target: String,
+}
+
+/// Gains of a probe on one side.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GainSettings {
+    #[serde(default)]
+    pub translation: [f32; 3],
+    #[serde(default)]
+    pub scale: [f32; 3],
+}
+
+/// One probe of a proximity corrective (SPEC §5).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProbeSettings {
+    pub bone: String,
+    pub threshold: f32,
+    #[serde(default = "one")]
+    pub weight: f32,
+    #[serde(default = "center")]
+    pub side: String,
+    #[serde(default)]
+    pub same: GainSettings,
+    #[serde(default)]
+    pub opposite: GainSettings,
+}
+
+fn one() -> f32 {
+    1.0
+}
+
+fn center() -> String {
+    "center".into()
+}
+
+/// The BtoB preset's bones (SPEC §5).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BtobSettings {
+    pub other_chest: String,
+    pub upper_arm_l: String,
+    pub forearm_l: String,
+    pub hand_l: String,
+    pub upper_arm_r: String,
+    pub forearm_r: String,
+    pub hand_r: String,
+    /// Sign of the chest's local +X toward the midline (+1 or −1).
+    pub medial_x: f32,
+    /// Rest distance between the chests, rig units.
+    pub chest_gap: f32,
+}
+
+/// A proximity corrective: explicit probes, or the BtoB preset.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CorrectiveSettings {
+    pub driven: String,
+    #[serde(default = "center")]
+    pub side: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<f32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub probes: Vec<ProbeSettings>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub btob: Option<BtobSettings>,
+}
+
+/// A collider on a bone.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ColliderSettings {
+    pub name: String,
+    pub bone: String,
+    /// "sphere", "capsule", "plane", "inside_sphere" or "inside_capsule".
+    pub shape: String,
+    #[serde(default)]
+    pub a: [f32; 3],
+    #[serde(default)]
+    pub b: [f32; 3],
+    #[serde(default)]
+    pub radius: f32,
+}
+
+/// Overrides of a chain preset; angles in degrees.
+#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainParamSettings {
+    /// "spring" or "exponential_damping".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub integrator: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequency_root: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub frequency_tip: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damping_ratio: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stiffness: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub damping: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gravity: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gravity_direction: Option<[f32; 3]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub carry_angle_degrees: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rest_curve: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bend_rate: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bend_limit_degrees: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub forward_plane: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub velocity_from_positions: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor_enabled: Option<bool>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor_height: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor_clearance: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub floor_damping: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub weight: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wind_factor: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub time_factor: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lod_skip_below: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lod_half_below: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teleport_distance: Option<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub teleport_angle_degrees: Option<f32>,
+    /// A bone name, or absent for world space.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub simulation_space: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inertia: Option<f32>,
+}
+
+/// A tail or hair chain (SPEC §7, §8).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ChainSettings {
+    /// "tail" or "hair".
+    pub preset: String,
+    pub anchor: String,
+    pub joints: Vec<String>,
+    #[serde(default)]
+    pub params: ChainParamSettings,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub radii: Vec<f32>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub weights: Vec<f32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub end_offset: Option<[f32; 3]>,
+    /// Collider names.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub colliders: Vec<String>,
+}
+
+fn parse_side(path: &str, s: &str) -> Result<Side, SettingsError> {
+    match s {
+        "center" => Ok(Side::Center),
+        "left" => Ok(Side::Left),
+        "right" => Ok(Side::Right),
+        other => Err(error(
+            path,
+            format!("side \"{other}\" is not center, left or right"),
+        )),
+    }
+}
+
+fn side_name(s: Side) -> String {
+    match s {
+        Side::Center => "center",
+        Side::Left => "left",
+        Side::Right => "right",
+    }
+    .into()
+}
+
+fn shape_name(s: ColliderShape) -> &'static str {
+    match s {
+        ColliderShape::Sphere => "sphere",
+        ColliderShape::Capsule => "capsule",
+        ColliderShape::Plane => "plane",
+        ColliderShape::InsideSphere => "inside_sphere",
+        ColliderShape::InsideCapsule => "inside_capsule",
+    }
+}
+
+impl RigSettings {
+    /// An empty file of the current version.
+    #[must_use]
+    pub fn new() -> Self {
+        Self {
+            format: SETTINGS_FORMAT.into(),
+            version: SETTINGS_VERSION,
+            springs: Vec::new(),
+            constraints: Vec::new(),
+            correctives: Vec::new(),
+            colliders: Vec::new(),
+            chains: Vec::new(),
+        }
+    }
+
+    /// Parses a settings file; errors give the JSON line and column.
+    pub fn from_json(text: &str) -> Result<Self, SettingsError> {
+        let s: RigSettings = serde_json::from_str(text).map_err(|e| {
+            error(
+                format!("line {}, column {}", e.line(), e.column()),
+                e.to_string(),
+            )
+        })?;
+        if s.format != SETTINGS_FORMAT {
+            return Err(error(
+                "format",
+                format!("expected \"{SETTINGS_FORMAT}\", found \"{}\"", s.format),
+            ));
+        }
+        if s.version != SETTINGS_VERSION {
+            return Err(error(
+                "version",
+                format!(
+                    "version {} is not supported (this library reads {SETTINGS_VERSION})",
+                    s.version
+                ),
+            ));
+        }
+        Ok(s)
+    }
+
+    /// Pretty JSON.
+    #[must_use]
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).expect("settings always serialise")
+    }
+
+    /// Builds a [`RigDesc`] for `bones` (which name the bones the settings
+    /// refer to), in a rig of `units_per_meter` with `up_axis`.
+    pub fn to_rig_desc(
+        &self,
+        bones: Vec<BoneDesc>,
+        units_per_meter: f32,
+        up_axis: UpAxis,
+    ) -> Result<RigDesc, SettingsError> {
+        let names: HashMap<&str, u32> = bones
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (b.name.as_str(), i as u32))
+            .collect();
+        let bone = |path: String, name: &str| -> Result<u32, SettingsError> {
+            names
+                .get(name)
+                .copied()
+                .ok_or_else(|| error(path, format!("no bone named \"{name}\"")))
+        };
+        let upm = units_per_meter;
+
+        let mut springs = Vec::new();
+        for (i, s) in self.springs.iter().enumerate() {
+            let path = format!("springs[{i}]");
+            let b = bone(format!("{path}.bone"), &s.bone)?;
+            let mut p = match s.preset.as_deref().unwrap_or("hip") {
+                "hip" => SpringParams::hip(b, upm),
+                "chest" => SpringParams::chest(b, upm),
+                other => {
+                    return Err(error(
+                        format!("{path}.preset"),
+                        format!("\"{other}\" is not hip or chest"),
+                    ))
+                }
+            };
+            if let Some(v) = s.stiffness {
+                p.stiffness = v;
+            }
+            if let Some(v) = s.damping {
+                p.damping = v;
+            }
+            if let Some(v) = s.max_offset {
+                p.max_offset = v;
+                if s.max_substep_displacement.is_none() {
+                    p.max_substep_displacement = v; // SPEC §3 DECISION: defaults to max offset
+                }
+            }
+            if let Some(v) = s.max_substep_displacement {
+                p.max_substep_displacement = v;
+            }
+            if let Some(v) = s.history_length {
+                p.history_length = v;
+            }
+            if let Some(v) = s.reset_threshold {
+                p.reset_threshold = v;
+            }
+            if let Some(v) = s.time_factor {
+                p.time_factor = v;
+            }
+            if let Some(v) = s.extra_velocity {
+                p.extra_velocity = Vec3::from_array(v);
+            }
+            if let Some(v) = s.alpha {
+                p.alpha = v;
+            }
+            springs.push(p);
+        }
+
+        let mut constraints = Vec::new();
+        for (i, c) in self.constraints.iter().enumerate() {
+            constraints.push(ConstraintDesc {
+                bone: bone(format!("constraints[{i}].bone"), &c.bone)?,
+                target: bone(format!("constraints[{i}].target"), &c.target)?,
+            });
+        }
+
+        let mut correctives = Vec::new();
+        for (i, c) in self.correctives.iter().enumerate() {
+            let path = format!("correctives[{i}]");
+            let driven = bone(format!("{path}.driven"), &c.driven)?;
+            let side = parse_side(&format!("{path}.side"), &c.side)?;
+            let mut corrective = if let Some(b) = &c.btob {
+                if !c.probes.is_empty() {
+                    return Err(error(&path, "give either probes or btob, not both"));
+                }
+                let p = |field: &str, name: &str| bone(format!("{path}.btob.{field}"), name);
+                ProximityCorrective::btob(
+                    BtobBones {
+                        chest: driven,
+                        other_chest: p("other_chest", &b.other_chest)?,
+                        upper_arm_l: p("upper_arm_l", &b.upper_arm_l)?,
+                        forearm_l: p("forearm_l", &b.forearm_l)?,
+                        hand_l: p("hand_l", &b.hand_l)?,
+                        upper_arm_r: p("upper_arm_r", &b.upper_arm_r)?,
+                        forearm_r: p("forearm_r", &b.forearm_r)?,
+                        hand_r: p("hand_r", &b.hand_r)?,
+                    },
+                    side,
+                    b.medial_x,
+                    b.chest_gap,
+                    upm,
+                )
+            } else {
+                let mut probes = Vec::new();
+                for (j, p) in c.probes.iter().enumerate() {
+                    let pp = format!("{path}.probes[{j}]");
+                    probes.push(Probe {
+                        bone: bone(format!("{pp}.bone"), &p.bone)?,
+                        threshold: p.threshold,
+                        weight: p.weight,
+                        side: parse_side(&format!("{pp}.side"), &p.side)?,
+                        same_side: Gains {
+                            translation: Vec3::from_array(p.same.translation),
+                            scale: Vec3::from_array(p.same.scale),
+                        },
+                        opposite_side: Gains {
+                            translation: Vec3::from_array(p.opposite.translation),
+                            scale: Vec3::from_array(p.opposite.scale),
+                        },
+                    });
+                }
+                ProximityCorrective {
+                    driven,
+                    side,
+                    rate: 24.0,
+                    probes,
+                }
+            };
+            if let Some(r) = c.rate {
+                corrective.rate = r;
+            }
+            correctives.push(corrective);
+        }
+
+        let mut colliders = Vec::new();
+        let mut collider_names: HashMap<&str, u32> = HashMap::new();
+        for (i, c) in self.colliders.iter().enumerate() {
+            let path = format!("colliders[{i}]");
+            let shape = match c.shape.as_str() {
+                "sphere" => ColliderShape::Sphere,
+                "capsule" => ColliderShape::Capsule,
+                "plane" => ColliderShape::Plane,
+                "inside_sphere" => ColliderShape::InsideSphere,
+                "inside_capsule" => ColliderShape::InsideCapsule,
+                other => {
+                    return Err(error(
+                        format!("{path}.shape"),
+                        format!("\"{other}\" is not a collider shape"),
+                    ))
+                }
+            };
+            if collider_names.insert(c.name.as_str(), i as u32).is_some() {
+                return Err(error(
+                    format!("{path}.name"),
+                    format!("a collider named \"{}\" already exists", c.name),
+                ));
+            }
+            colliders.push(Collider {
+                bone: bone(format!("{path}.bone"), &c.bone)?,
+                shape,
+                a: Vec3::from_array(c.a),
+                b: Vec3::from_array(c.b),
+                radius: c.radius,
+            });
+        }
+
+        let mut chains = Vec::new();
+        for (i, c) in self.chains.iter().enumerate() {
+            let path = format!("chains[{i}]");
+            let mut params = match c.preset.as_str() {
+                "tail" => ChainParams::tail(upm),
+                "hair" => ChainParams::hair(upm),
+                other => {
+                    return Err(error(
+                        format!("{path}.preset"),
+                        format!("\"{other}\" is not tail or hair"),
+                    ))
+                }
+            };
+            apply_chain_params(&mut params, &c.params, &format!("{path}.params"), &bone)?;
+            let joints = c
+                .joints
+                .iter()
+                .enumerate()
+                .map(|(j, n)| bone(format!("{path}.joints[{j}]"), n))
+                .collect::<Result<Vec<_>, _>>()?;
+            let colliders = c
+                .colliders
+                .iter()
+                .enumerate()
+                .map(|(j, n)| {
+                    collider_names.get(n.as_str()).copied().ok_or_else(|| {
+                        error(
+                            format!("{path}.colliders[{j}]"),
+                            format!("no collider named \"{n}\""),
+                        )
+                    })
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            chains.push(ChainDesc {
+                joints,
+                anchor: bone(format!("{path}.anchor"), &c.anchor)?,
+                params,
+                radii: c.radii.clone(),
+                weights: c.weights.clone(),
+                end_offset: c.end_offset.map(Vec3::from_array),
+                colliders,
+            });
+        }
+
+        Ok(RigDesc {
+            bones,
+            units_per_meter,
+            up_axis,
+            constraints,
+            springs,
+            correctives,
+            colliders,
+            chains,
+        })
+    }
+
+    /// Writes a built rig's setup with every value explicit.
+    #[must_use]
+    pub fn from_rig(rig: &Rig) -> Self {
+        let name = |b: u32| rig.bone_name(b as usize).unwrap_or("").to_string();
+        let mut s = RigSettings::new();
+        for p in rig.springs() {
+            s.springs.push(SpringSettings {
+                bone: name(p.bone),
+                preset: None,
+                stiffness: Some(p.stiffness),
+                damping: Some(p.damping),
+                max_offset: Some(p.max_offset),
+                max_substep_displacement: Some(p.max_substep_displacement),
+                history_length: Some(p.history_length),
+                reset_threshold: Some(p.reset_threshold),
+                time_factor: Some(p.time_factor),
+                extra_velocity: Some(p.extra_velocity.to_array()),
+                alpha: Some(p.alpha),
+            });
+        }
+        for c in rig.constraints() {
+            s.constraints.push(ConstraintSettings {
+                bone: name(c.bone),
+                target: name(c.target),
+            });
+        }
+        let gains = |g: &Gains| GainSettings {
+            translation: g.translation.to_array(),
+            scale: g.scale.to_array(),
+        };
+        for c in rig.correctives() {
+            s.correctives.push(CorrectiveSettings {
+                driven: name(c.driven),
+                side: side_name(c.side),
+                rate: Some(c.rate),
+                probes: c
+                    .probes
+                    .iter()
+                    .map(|p| ProbeSettings {
+                        bone: name(p.bone),
+                        threshold: p.threshold,
+                        weight: p.weight,
+                        side: side_name(p.side),
+                        same: gains(&p.same_side),
+                        opposite: gains(&p.opposite_side),
+                    })
+                    .collect(),
+                btob: None,
+            });
+        }
+        for (i, c) in rig.colliders().iter().enumerate() {
+            s.colliders.push(ColliderSettings {
+                name: format!("collider{i}"),
+                bone: name(c.bone),
+                shape: shape_name(c.shape).into(),
+                a: c.a.to_array(),
+                b: c.b.to_array(),
+                radius: c.radius,
+            });
+        }
+        for c in rig.chains() {
+            let p = &c.params;
+            let (integrator, fr, ft, dr, k, d) = match p.integrator {
+                Integrator::Spring {
+                    frequency_root,
+                    frequency_tip,
+                    damping_ratio,
+                } => (
+                    "spring",
+                    Some(frequency_root),
+                    Some(frequency_tip),
+                    Some(damping_ratio),
+                    None,
+                    None,
+                ),
+                Integrator::ExponentialDamping { stiffness, damping } => (
+                    "exponential_damping",
+                    None,
+                    None,
+                    None,
+                    Some(stiffness),
+                    Some(damping),
+                ),
+            };
+            s.chains.push(ChainSettings {
+                preset: if matches!(p.integrator, Integrator::Spring { .. }) {
+                    "tail"
+                } else {
+                    "hair"
+                }
+                .into(),
+                anchor: name(c.anchor),
+                joints: c.joints.iter().map(|&j| name(j)).collect(),
+                params: ChainParamSettings {
+                    integrator: Some(integrator.into()),
+                    frequency_root: fr,
+                    frequency_tip: ft,
+                    damping_ratio: dr,
+                    stiffness: k,
+                    damping: d,
+                    gravity: Some(p.gravity),
+                    gravity_direction: Some(p.gravity_direction.to_array()),
+                    carry_angle_degrees: Some(p.carry_angle.to_degrees()),
+                    rest_curve: Some(p.rest_curve),
+                    bend_rate: Some(p.bend_rate),
+                    bend_limit_degrees: Some(p.bend_limit.to_degrees()),
+                    forward_plane: Some(p.forward_plane),
+                    velocity_from_positions: Some(p.velocity_from_positions),
+                    floor_enabled: Some(p.floor_enabled),
+                    floor_height: Some(p.floor_height),
+                    floor_clearance: Some(p.floor_clearance),
+                    floor_damping: Some(p.floor_damping),
+                    radius: Some(p.radius),
+                    weight: Some(p.weight),
+                    wind_factor: Some(p.wind_factor),
+                    time_factor: Some(p.time_factor),
+                    lod_skip_below: Some(p.lod_skip_below),
+                    lod_half_below: Some(p.lod_half_below),
+                    teleport_distance: Some(p.teleport_distance),
+                    teleport_angle_degrees: Some(p.teleport_angle.to_degrees()),
+                    simulation_space: (p.simulation_space >= 0)
+                        .then(|| name(p.simulation_space as u32)),
+                    inertia: Some(p.inertia),
+                },
+                radii: c.radii.clone(),
+                weights: c.weights.clone(),
+                end_offset: Some(c.end_offset.to_array()),
+                colliders: c
+                    .colliders
+                    .iter()
+                    .map(|&i| format!("collider{i}"))
+                    .collect(),
+            });
+        }
+        s
+    }
+}
+
+impl Default for RigSettings {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+fn apply_chain_params(
+    p: &mut ChainParams,
+    s: &ChainParamSettings,
+    path: &str,
+    bone: &dyn Fn(String, &str) -> Result<u32, SettingsError>,
+) -> Result<(), SettingsError> {
+    if let Some(kind) = &s.integrator {
+        p.integrator = match kind.as_str() {
+            "spring" => match p.integrator {
+                i @ Integrator::Spring { .. } => i,
+                _ => Integrator::Spring {
+                    frequency_root: 0.9,
+                    frequency_tip: 0.45,
+                    damping_ratio: 0.65,
+                },
+            },
+            "exponential_damping" => match p.integrator {
+                i @ Integrator::ExponentialDamping { .. } => i,
+                _ => Integrator::ExponentialDamping {
+                    stiffness: 40.0,
+                    damping: 10.0,
+                },
+            },
+            other => {
+                return Err(error(
+                    format!("{path}.integrator"),
+                    format!("\"{other}\" is not spring or exponential_damping"),
+                ))
+            }
+        };
+    }
+    match &mut p.integrator {
+        Integrator::Spring {
+            frequency_root,
+            frequency_tip,
+            damping_ratio,
+        } => {
+            if let Some(v) = s.frequency_root {
+                *frequency_root = v;
+            }
+            if let Some(v) = s.frequency_tip {
+                *frequency_tip = v;
+            }
+            if let Some(v) = s.damping_ratio {
+                *damping_ratio = v;
+            }
+        }
+        Integrator::ExponentialDamping { stiffness, damping } => {
+            if let Some(v) = s.stiffness {
+                *stiffness = v;
+            }
+            if let Some(v) = s.damping {
+                *damping = v;
+            }
+        }
+    }
+    if let Some(v) = s.gravity {
+        p.gravity = v;
+    }
+    if let Some(v) = s.gravity_direction {
+        p.gravity_direction = Vec3::from_array(v);
+    }
+    if let Some(v) = s.carry_angle_degrees {
+        p.carry_angle = v.to_radians();
+    }
+    if let Some(v) = s.rest_curve {
+        p.rest_curve = v;
+    }
+    if let Some(v) = s.bend_rate {
+        p.bend_rate = v;
+    }
+    if let Some(v) = s.bend_limit_degrees {
+        p.bend_limit = v.to_radians();
+    }
+    if let Some(v) = s.forward_plane {
+        p.forward_plane = v;
+    }
+    if let Some(v) = s.velocity_from_positions {
+        p.velocity_from_positions = v;
+    }
+    if let Some(v) = s.floor_enabled {
+        p.floor_enabled = v;
+    }
+    if let Some(v) = s.floor_height {
+        p.floor_height = v;
+    }
+    if let Some(v) = s.floor_clearance {
+        p.floor_clearance = v;
+    }
+    if let Some(v) = s.floor_damping {
+        p.floor_damping = v;
+    }
+    if let Some(v) = s.radius {
+        p.radius = v;
+    }
+    if let Some(v) = s.weight {
+        p.weight = v;
+    }
+    if let Some(v) = s.wind_factor {
+        p.wind_factor = v;
+    }
+    if let Some(v) = s.time_factor {
+        p.time_factor = v;
+    }
+    if let Some(v) = s.lod_skip_below {
+        p.lod_skip_below = v;
+    }
+    if let Some(v) = s.lod_half_below {
+        p.lod_half_below = v;
+    }
+    if let Some(v) = s.teleport_distance {
+        p.teleport_distance = v;
+    }
+    if let Some(v) = s.teleport_angle_degrees {
+        p.teleport_angle = v.to_radians();
+    }
+    if let Some(space) = &s.simulation_space {
+        p.simulation_space = bone(format!("{path}.simulation_space"), space)? as i32;
+    }
+    if let Some(v) = s.inertia {
+        p.inertia = v;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Transform;
+
+    fn skeleton() -> Vec<BoneDesc> {
+        let t = |x: f32, y: f32, z: f32| Transform::from_translation(Vec3::new(x, y, z));
+        vec![
+            BoneDesc::new("root", -1, Transform::IDENTITY),
+            BoneDesc::new("hips", 0, t(0.0, 100.0, 0.0)),
+            BoneDesc::new("hip_helper_l", 1, t(10.0, -5.0, 5.0)),
+            BoneDesc::new("head", 1, t(0.0, 60.0, 0.0)),
+            BoneDesc::new("tail_1", 1, t(0.0, -5.0, -10.0)),
+            BoneDesc::new("tail_2", 4, t(0.0, -5.0, -15.0)),
+            BoneDesc::new("tail_3", 5, t(0.0, -5.0, -15.0)),
+        ]
+    }
+
+    const EXAMPLE: &str = r#"{
+      "format": "secmo-rig-settings",
+      "version": 1,
+      "springs": [ { "bone": "hip_helper_l", "preset": "hip", "damping": 30 } ],
+      "colliders": [ { "name": "head", "bone": "head", "shape": "sphere", "radius": 9 } ],
+      "chains": [ {
+        "preset": "tail", "anchor": "hips", "joints": ["tail_1", "tail_2", "tail_3"],
+        "params": { "carry_angle_degrees": 40, "simulation_space": "hips" },
+        "colliders": ["head"]
+      } ]
+    }"#;
+
+    #[test]
+    fn a_file_builds_a_rig_with_presets_and_overrides() {
+        let s = RigSettings::from_json(EXAMPLE).unwrap();
+        let desc = s.to_rig_desc(skeleton(), 100.0, UpAxis::Y).unwrap();
+        assert_eq!(desc.springs[0].bone, 2);
+        assert_eq!(desc.springs[0].damping, 30.0);
+        assert_eq!(desc.springs[0].stiffness, 400.0); // from the hip preset
+        assert_eq!(desc.springs[0].max_offset, 2.0); // 2 cm in a cm rig
+        let chain = &desc.chains[0];
+        assert_eq!(chain.joints, vec![4, 5, 6]);
+        assert!((chain.params.carry_angle - 40f32.to_radians()).abs() < 1e-6);
+        assert_eq!(chain.params.gravity, 100.0); // 1 m/s² in cm
+        assert_eq!(chain.params.simulation_space, 1);
+        assert_eq!(chain.colliders, vec![0]);
+        assert!(Rig::new(desc).is_ok());
+    }
+
+    #[test]
+    fn export_then_import_gives_the_same_rig() {
+        let s = RigSettings::from_json(EXAMPLE).unwrap();
+        let rig = Rig::new(s.to_rig_desc(skeleton(), 100.0, UpAxis::Y).unwrap()).unwrap();
+        let text = RigSettings::from_rig(&rig).to_json();
+        let again = Rig::new(
+            RigSettings::from_json(&text)
+                .unwrap()
+                .to_rig_desc(skeleton(), 100.0, UpAxis::Y)
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(rig.springs(), again.springs());
+        assert_eq!(rig.chains(), again.chains());
+        assert_eq!(rig.colliders(), again.colliders());
+        assert_eq!(rig.fingerprint(), again.fingerprint());
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let bad_bone = EXAMPLE.replace("\"tail_2\"", "\"tail_9\"");
+        let e = RigSettings::from_json(&bad_bone)
+            .unwrap()
+            .to_rig_desc(skeleton(), 100.0, UpAxis::Y)
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "chains[0].joints[1]: no bone named \"tail_9\""
+        );
+        let e = RigSettings::from_json(&EXAMPLE.replace("\"head\"]", "\"hat\"]"))
+            .unwrap()
+            .to_rig_desc(skeleton(), 100.0, UpAxis::Y)
+            .unwrap_err();
+        assert_eq!(e.path, "chains[0].colliders[0]");
+        let e = RigSettings::from_json(&EXAMPLE.replace("\"damping\": 30", "\"dampnig\": 30"))
+            .unwrap_err();
+        assert!(e.path.starts_with("line 4"), "{e}");
+        assert!(e.message.contains("dampnig"), "{e}");
+        let e = RigSettings::from_json(&EXAMPLE.replace("\"version\": 1", "\"version\": 7"))
+            .unwrap_err();
+        assert_eq!(e.path, "version");
+        let e = RigSettings::from_json("{ not json").unwrap_err();
+        assert!(e.path.starts_with("line 1"));
+    }
+}
