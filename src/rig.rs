@@ -638,6 +638,7 @@ fn build_chain(
         .rotation();
     let to_anchor = anchor_rotation.conjugate();
     let up_world = up_vector(up_axis);
+    let lateral_world = up_world.cross(forward_vector(up_axis));
     let mut lengths = Vec::with_capacity(count);
     let mut authored = Vec::with_capacity(count);
     let mut previous_dir = -up_world;
@@ -678,6 +679,7 @@ fn build_chain(
         lengths,
         authored,
         up_in_anchor: to_anchor * up_world,
+        lateral_in_anchor: to_anchor * lateral_world,
         first_particle,
     })
 }
@@ -773,12 +775,24 @@ fn fingerprint(
     h
 }
 
-/// Convenience for tests and tools: a vector pointing along the rig's up axis.
+/// A vector pointing along the rig's up axis.
 #[must_use]
 pub fn up_vector(axis: UpAxis) -> Vec3 {
     match axis {
         UpAxis::Y => Vec3::Y,
         UpAxis::Z => Vec3::Z,
+    }
+}
+
+/// The direction a character faces in each convention: +Z for Y-up (glTF,
+/// Unity), +X for Z-up (Unreal). With the up axis it fixes the body's lateral
+/// axis, `up × forward` (+X for Y-up, +Y for Z-up), which SPEC §7's rest
+/// curve uses ("drop the lateral component").
+#[must_use]
+pub fn forward_vector(axis: UpAxis) -> Vec3 {
+    match axis {
+        UpAxis::Y => Vec3::Z,
+        UpAxis::Z => Vec3::X,
     }
 }
 

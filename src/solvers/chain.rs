@@ -268,6 +268,9 @@ pub struct ChainSetup {
     pub authored: Vec<Vec3>,
     /// World up in the anchor's bind frame.
     pub up_in_anchor: Vec3,
+    /// The body's lateral axis (`up × forward` of the rig's convention) in the
+    /// anchor's bind frame.
+    pub lateral_in_anchor: Vec3,
     /// Index of this chain's first particle in the character's flat arrays.
     pub first_particle: usize,
 }
@@ -289,10 +292,13 @@ impl ChainSetup {
 pub fn rest_directions(setup: &ChainSetup, params: &ChainParams, out: &mut [Vec3]) {
     let n = setup.len();
     let up = setup.up_in_anchor;
-    // c: the root direction without its lateral component (SPEC §7: drop x),
-    // falling back to "down".
+    // c: the root direction without its lateral component (SPEC §7 writes
+    // "drop x" for a glTF/Unity hips frame; the lateral axis comes from the
+    // rig's up axis and convention, so Z-up rigs behave the same), falling
+    // back to "down".
     let a0 = setup.authored[0];
-    let c = Vec3::new(0.0, a0.y, a0.z).try_normalize().unwrap_or(-up);
+    let side = setup.lateral_in_anchor;
+    let c = (a0 - side * a0.dot(side)).try_normalize().unwrap_or(-up);
     // The lift axis: rotating c about it moves c toward up.
     let lateral = c.cross(up).try_normalize().unwrap_or(Vec3::X);
     for (i, (dir, &a)) in out.iter_mut().zip(&setup.authored).enumerate().take(n) {

@@ -261,3 +261,153 @@ pub fn tail_desc(joints: usize, params: ChainParams) -> RigDesc {
         ..Default::default()
     }
 }
+
+/// `libsecmo.a` of the profile this test was built with. `cargo test` builds
+/// all crate types of the library into the same `deps` folder as this test.
+pub fn static_library() -> std::path::PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap();
+    for dir in [deps.to_path_buf(), deps.parent().unwrap().to_path_buf()] {
+        let lib = dir.join("libsecmo.a");
+        if lib.exists() {
+            return lib;
+        }
+    }
+    panic!("libsecmo.a not found next to {}", exe.display());
+}
+
+pub fn compile_c(source: &std::path::Path, out: &std::path::Path) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
+    let status = std::process::Command::new(&cc)
+        .args([
+            "-std=c99",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-pedantic",
+            "-O1",
+        ])
+        .arg("-I")
+        .arg(root.join("include"))
+        .arg(source)
+        .arg(static_library())
+        .args(["-lpthread", "-ldl", "-lm"])
+        .arg("-o")
+        .arg(out)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e}"));
+    assert!(
+        status.success(),
+        "C compilation of {} failed",
+        source.display()
+    );
+}
+
+/// Compiles a C++ program from tests/cpp with g++ (C++17, -Wall -Wextra
+/// -Werror -fno-exceptions) against bindings/cpp/secmo.hpp and the static library.
+pub fn compile_cpp(source: &std::path::Path, out: &std::path::Path) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
+    let status = std::process::Command::new(&cxx)
+        .args([
+            "-std=c++17",
+            "-Wall",
+            "-Wextra",
+            "-Werror",
+            "-fno-exceptions",
+            "-pthread",
+            "-O1",
+            "-g",
+        ])
+        .arg("-I")
+        .arg(root.join("include"))
+        .arg("-I")
+        .arg(root.join("bindings/cpp"))
+        .arg(source)
+        .arg(static_library())
+        .args(["-lpthread", "-ldl", "-lm"])
+        .arg("-o")
+        .arg(out)
+        .status()
+        .unwrap_or_else(|e| panic!("cannot run the C++ compiler `{cxx}`: {e}"));
+    assert!(
+        status.success(),
+        "C++ compilation of {} failed",
+        source.display()
+    );
+}
+
+fn hip_pose_at(reference: &[Transform], frame: i32) -> Vec<Transform> {
+    let phase = frame % 20;
+    let tri = if phase < 10 { phase } else { 20 - phase };
+    let mut pose = reference.to_vec();
+    pose[1].translation[0] = 0.25f32 * (frame % 7) as f32;
+    pose[1].translation[1] = 100.0f32 + 0.8f32 * tri as f32;
+    pose[1].translation[2] = 1.5f32 * frame as f32;
+    pose[1].rotation[1] = 0.02f32 * tri as f32;
+    pose[1].rotation[3] = 1.0f32 - 0.0002f32 * tri as f32;
+    pose
+}
+
+fn hip_frame_dt(frame: i32) -> f32 {
+    if frame < 100 {
+        1.0f32 / 30.0f32
+    } else if frame < 200 {
+        1.0f32 / 60.0f32
+    } else if frame % 2 != 0 {
+        1.0f32 / 45.0f32
+    } else {
+        1.0f32 / 90.0f32
+    }
+}
+
+/// tests/c/hip_springs.c and tests/cpp/bits.cpp through the Rust API: the
+/// transcript both programs must print, bit for bit.
+pub fn hip_springs_transcript() -> String {
+    let t = |x: f32, y: f32| Transform::from_translation(Vec3::new(x, y, 0.0));
+    let rig = Rig::new(RigDesc {
+        bones: vec![
+            BoneDesc::new("root", -1, Transform::IDENTITY),
+            BoneDesc::new("pelvis", 0, t(0.0, 100.0)),
+            BoneDesc::new("hip_helper_l", 1, t(10.0, -5.0)),
+            BoneDesc::new("hip_helper_r", 1, t(-10.0, -5.0)),
+        ],
+        units_per_meter: 100.0,
+        springs: vec![SpringParams::hip(2, 100.0), SpringParams::hip(3, 100.0)],
+        ..Default::default()
+    })
+    .unwrap();
+    let reference = rig.reference_pose().to_vec();
+    let mut c = Character::new(Arc::new(rig), Default::default());
+    let mut out = vec![Transform::IDENTITY; 4];
+    let mut text = String::new();
+    for f in 0..300 {
+        let pose = hip_pose_at(&reference, f);
+        let info = c
+            .update(
+                &FrameInput {
+                    dt: hip_frame_dt(f),
+                    pose: &pose,
+                    teleport: false,
+                },
+                &mut out,
+            )
+            .unwrap();
+        text += &format!("{f} {}", info.max_substeps);
+        for b in &out[2..] {
+            for v in b.translation {
+                text += &format!(" {:08x}", v.to_bits());
+            }
+        }
+        text += "\n";
+    }
+    let r = c.spring_records()[0];
+    text += &format!(
+        "records 2 {} {:08x} {:08x}\nok\n",
+        r.substeps,
+        r.remaining_before.to_bits(),
+        r.remaining_after.to_bits()
+    );
+    text
+}

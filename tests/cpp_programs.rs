@@ -1,0 +1,111 @@
+//! The C++ wrapper (bindings/cpp/secmo.hpp): programs in tests/cpp compiled
+//! with g++ -std=c++17 -Wall -Wextra -Werror -fno-exceptions, linked to the
+//! static library and run. Where valgrind is installed (`.ci/run` installs
+//! it; under CI it is required), the RAII program also runs under memcheck
+//! and the concurrency program under helgrind.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::compile_cpp;
+
+fn build(name: &str) -> PathBuf {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}_cpp"));
+    compile_cpp(&root.join(format!("tests/cpp/{name}.cpp")), &exe);
+    exe
+}
+
+fn check(name: &str, output: &Output) -> String {
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{name} failed with {:?}\nstdout: {stdout}\nstderr: {}",
+        output.status.code(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    stdout
+}
+
+fn run(name: &str, args: &[&str]) -> String {
+    let exe = build(name);
+    check(name, &Command::new(&exe).args(args).output().expect("run"))
+}
+
+/// valgrind, when installed. Under CI it must be (`.ci/run` installs it).
+fn valgrind() -> Option<&'static str> {
+    let found = Command::new("valgrind")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !found && std::env::var_os("CI").is_some() {
+        panic!("valgrind is required under CI: .ci/run installs it");
+    }
+    if !found {
+        eprintln!("valgrind not installed: skipping the memcheck/helgrind runs (CI runs them)");
+    }
+    found.then_some("valgrind")
+}
+
+#[test]
+fn header_can_be_included_twice() {
+    run("double_include", &[]);
+}
+
+#[test]
+fn raii_frees_everything_exactly_once() {
+    assert!(run("raii", &[]).ends_with("ok\n"));
+    if let Some(v) = valgrind() {
+        let exe = build("raii");
+        let out = Command::new(v)
+            .args([
+                "--error-exitcode=99",
+                "--leak-check=full",
+                "--errors-for-leak-kinds=definite,indirect",
+                "-q",
+            ])
+            .arg(&exe)
+            .output()
+            .expect("run valgrind");
+        check("raii under memcheck", &out);
+    }
+}
+
+#[test]
+fn cpp_matches_the_rust_api_bit_for_bit() {
+    let stdout = run("bits", &[]);
+    let expected = common::hip_springs_transcript();
+    let expected_frames: Vec<&str> = expected.lines().take(300).collect();
+    let got: Vec<&str> = stdout.lines().collect();
+    assert_eq!(got.len(), 301);
+    for (i, (a, b)) in got.iter().zip(&expected_frames).enumerate() {
+        assert_eq!(a, b, "line {i} differs between C++ and Rust");
+    }
+    assert_eq!(got[300], "ok");
+}
+
+#[test]
+fn unreal_and_unity_conventions_give_the_same_motion() {
+    let stdout = run("conventions", &[]);
+    print!("{stdout}");
+    assert!(stdout.ends_with("ok\n"));
+}
+
+#[test]
+fn sixty_four_characters_on_eight_threads_match_a_single_thread() {
+    let stdout = run("concurrency", &["2000"]);
+    print!("{stdout}");
+    assert!(stdout.contains("64 characters x 2000 frames on 8 threads"));
+    if let Some(v) = valgrind() {
+        let exe = build("concurrency");
+        let out = Command::new(v)
+            .args(["--tool=helgrind", "--error-exitcode=99", "-q"])
+            .arg(&exe)
+            .arg("60")
+            .output()
+            .expect("run helgrind");
+        check("concurrency under helgrind", &out);
+    }
+}
