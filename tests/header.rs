@@ -46,3 +46,25 @@ fn version_string_matches_cargo_toml() {
         secmo::ffi::SECMO_ABI_VERSION
     );
 }
+
+#[test]
+fn engine_plugin_header_copies_are_current() {
+    // The Unreal plugin ships its own copies of the headers (ThirdParty/secmo).
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let third = root.join("unreal_plugin/Secmo/Source/ThirdParty/secmo/include");
+    for (copy, source) in [
+        ("secmo.h", "include/secmo.h"),
+        ("secmo.hpp", "bindings/cpp/secmo.hpp"),
+    ] {
+        let source_text = std::fs::read_to_string(root.join(source)).unwrap();
+        if std::env::var_os("SECMO_BLESS").is_some() {
+            std::fs::write(third.join(copy), &source_text).unwrap();
+        }
+        let copy_text = std::fs::read_to_string(third.join(copy)).unwrap_or_default();
+        assert!(
+            copy_text == source_text,
+            "{} differs from {source}: run `SECMO_BLESS=1 cargo test --test header`",
+            third.join(copy).display()
+        );
+    }
+}

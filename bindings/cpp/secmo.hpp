@@ -196,7 +196,9 @@ public:
         return update(f, out);
     }
 
-    Status reset() noexcept { return Status(secmo_character_reset(get())); }
+    /// Teleport-style reset of the solver state (the handle stays valid).
+    /// Not `reset()`, which, as for every handle, destroys the character.
+    Status reset_dynamics() noexcept { return Status(secmo_character_reset(get())); }
 
     Status set_stage_enabled(std::uint32_t stage, bool enabled) noexcept {
         return Status(secmo_character_set_stage_enabled(get(), stage, enabled ? 1u : 0u));

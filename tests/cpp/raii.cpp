@@ -45,6 +45,11 @@ int main() {
         SecmoTransform pose[2] = {bones[0], bones[1]};
         SecmoTransform out[2];
         if (!moved.update(1.0f / 60.0f, pose, out)) return 6;
+        // reset_dynamics() restarts the solver and keeps the handle; reset() frees it.
+        if (!moved.reset_dynamics() || !moved) return 11;
+        const std::size_t before = secmo_live_object_count();
+        crowd[4].reset();
+        if (crowd[4] || secmo_live_object_count() != before - 1) return fail("reset", secmo_live_object_count());
         // A failing call gives a status and a message, not an exception.
         SecmoTransform short_out[1];
         const secmo::Status bad = moved.update(1.0f / 60.0f, pose, short_out);
