@@ -1,0 +1,255 @@
+//! The Unity package's P/Invoke layer (plain C#, no UnityEngine), tested
+//! under Mono against the freshly built native library: struct layout against
+//! the C compiler's, bit-identity with the Rust API, documented errors, zero
+//! managed allocation per update, SafeHandle release; and a compile check of
+//! the Unity-facing scripts against minimal UnityEngine stubs (a compile
+//! check, not a Unity run). `.ci/run` installs Mono; under CI it is required.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Arc;
+
+use secmo::{BoneDesc, Character, FrameInput, Rig, RigSettings, Transform, UpAxis};
+
+fn mono_available() -> bool {
+    let ok = Command::new("mcs")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success())
+        && Command::new("mono")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
+    if !ok && std::env::var_os("CI").is_some() {
+        panic!("Mono (mcs, mono) is required under CI: .ci/run installs it");
+    }
+    if !ok {
+        eprintln!("Mono not installed: skipping the C# tests (CI runs them)");
+    }
+    ok
+}
+
+fn root() -> &'static Path {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn native_sources() -> Vec<PathBuf> {
+    let dir = root().join("unity_package/com.secmo.runtime/Runtime/Native");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cs"))
+        .collect();
+    files.sort();
+    files
+}
+
+fn mcs(out: &Path, target: &str, sources: &[PathBuf]) {
+    let status = Command::new("mcs")
+        .args([
+            "-unsafe",
+            "-langversion:latest",
+            "-warnaserror+",
+            "-nowarn:1635",
+        ])
+        .arg(format!("-target:{target}"))
+        .arg(format!("-out:{}", out.display()))
+        .args(sources)
+        .status()
+        .expect("run mcs");
+    assert!(status.success(), "C# compilation of {sources:?} failed");
+}
+
+/// Builds tests/csharp/SecmoTests.exe once per test process.
+fn tests_exe() -> PathBuf {
+    static ONCE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    ONCE.get_or_init(|| {
+        let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("SecmoTests.exe");
+        let mut sources = vec![root().join("tests/csharp/SecmoTests.cs")];
+        sources.extend(native_sources());
+        mcs(&exe, "exe", &sources);
+        exe
+    })
+    .clone()
+}
+
+fn run_mode(mode: &str) -> String {
+    let lib_dir = common::static_library().parent().unwrap().to_path_buf();
+    assert!(
+        lib_dir.join("libsecmo.so").exists(),
+        "libsecmo.so is built next to libsecmo.a"
+    );
+    let out = Command::new("mono")
+        .arg(tests_exe())
+        .arg(mode)
+        .env("LD_LIBRARY_PATH", &lib_dir)
+        .output()
+        .expect("run mono");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "C# {mode} failed ({:?})\nstdout: {stdout}\nstderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+#[test]
+fn struct_layout_matches_the_c_header() {
+    if !mono_available() {
+        return;
+    }
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("layout_c");
+    common::compile_c(&root().join("tests/csharp/layout.c"), &exe);
+    let c = String::from_utf8(Command::new(&exe).output().unwrap().stdout).unwrap();
+    let cs = run_mode("layout");
+    assert!(c.lines().count() > 60);
+    for (i, (a, b)) in c.lines().zip(cs.lines()).enumerate() {
+        assert_eq!(a, b, "line {i}: C and C# layouts differ");
+    }
+    assert_eq!(c.lines().count(), cs.lines().count());
+}
+
+const SETTINGS: &str = r#"{
+      "format": "secmo-rig-settings", "version": 1,
+      "springs": [ { "bone": "hip_helper", "preset": "hip" } ],
+      "chains": [ { "preset": "tail", "anchor": "hips", "joints": ["tail_1", "tail_2", "tail_3", "tail_4"] } ]
+    }"#;
+
+fn rust_transcript() -> String {
+    let names = [
+        "root",
+        "hips",
+        "hip_helper",
+        "tail_1",
+        "tail_2",
+        "tail_3",
+        "tail_4",
+    ];
+    let parents = [-1, 0, 1, 1, 3, 4, 5];
+    let at = |x: f32, y: f32, z: f32| Transform::from_translation(glam::Vec3::new(x, y, z));
+    let reference = [
+        Transform::IDENTITY,
+        at(0.0, 1.0, 0.0),
+        at(0.1, -0.05, 0.05),
+        at(0.0, -0.05, -0.1),
+        at(0.0, -0.05, -0.15),
+        at(0.0, -0.05, -0.15),
+        at(0.0, -0.05, -0.15),
+    ];
+    let bones = (0..7)
+        .map(|i| BoneDesc::new(names[i], parents[i], reference[i]))
+        .collect();
+    let desc = RigSettings::from_json(SETTINGS)
+        .unwrap()
+        .to_rig_desc(bones, 1.0, UpAxis::Y)
+        .unwrap();
+    let mut c = Character::new(Arc::new(Rig::new(desc).unwrap()), Default::default());
+    let mut out = [Transform::IDENTITY; 7];
+    let mut text = String::new();
+    for f in 0..300i32 {
+        let phase = f % 30;
+        let tri = if phase < 15 { phase } else { 30 - phase };
+        let mut pose = reference;
+        pose[1].rotation[1] = 0.03f32 * (tri - 7) as f32;
+        pose[1].translation[1] = 1.0f32 + 0.004f32 * tri as f32;
+        pose[1].translation[0] = 0.01f32 * (f % 11) as f32;
+        let dt = if f == 0 { 0.0 } else { 1.0f32 / 60.0f32 };
+        c.update(
+            &FrameInput {
+                dt,
+                pose: &pose,
+                teleport: false,
+            },
+            &mut out,
+        )
+        .unwrap();
+        text += &format!("{f}");
+        for b in &out[2..] {
+            for v in [
+                b.translation[0],
+                b.translation[1],
+                b.translation[2],
+                b.rotation[0],
+                b.rotation[1],
+            ] {
+                text += &format!(" {:08x}", v.to_bits());
+            }
+        }
+        text += "\n";
+    }
+    text + "ok\n"
+}
+
+#[test]
+fn csharp_matches_the_rust_api_bit_for_bit() {
+    if !mono_available() {
+        return;
+    }
+    let cs = run_mode("bits");
+    let rust = rust_transcript();
+    for (i, (a, b)) in cs.lines().zip(rust.lines()).enumerate() {
+        assert_eq!(a, b, "line {i} differs between C# and Rust");
+    }
+    assert_eq!(cs.lines().count(), 301);
+}
+
+#[test]
+fn bad_input_gives_the_documented_errors() {
+    if mono_available() {
+        assert!(run_mode("errors").ends_with("ok\n"));
+    }
+}
+
+#[test]
+fn a_thousand_updates_allocate_no_managed_memory() {
+    if mono_available() {
+        let out = run_mode("alloc");
+        assert!(
+            out.contains("managed bytes allocated in 1000 updates: 0"),
+            "{out}"
+        );
+    }
+}
+
+#[test]
+fn safehandles_free_the_native_objects() {
+    if mono_available() {
+        assert!(run_mode("handles").ends_with("ok\n"));
+    }
+}
+
+#[test]
+fn unity_scripts_compile_against_unityengine_stubs() {
+    if !mono_available() {
+        return;
+    }
+    let runtime = root().join("unity_package/com.secmo.runtime/Runtime");
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&runtime)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cs"))
+        .collect();
+    sources.sort();
+    assert!(sources.iter().any(|p| p.ends_with("SecmoCharacter.cs")));
+    sources.extend(native_sources());
+    sources.push(root().join("tests/csharp/UnityEngineStubs.cs"));
+    mcs(
+        &PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("SecmoRuntime.dll"),
+        "library",
+        &sources,
+    );
+}
+
+#[test]
+fn package_version_follows_cargo_toml() {
+    let json = std::fs::read_to_string(root().join("unity_package/com.secmo.runtime/package.json"))
+        .unwrap();
+    let value: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(value["version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(value["name"], "com.secmo.runtime");
+    assert_eq!(value["unity"], "2021.3");
+}

@@ -1,0 +1,60 @@
+// Editor menus: create rig settings from a chosen bone chain, and import or
+// export the rig-settings file. (Creating settings from a VRM's spring bones
+// needs the secmo tool's importer, issue #5; until then, export settings from
+// the tool and import the file here.)
+using System.Collections.Generic;
+using System.Globalization;
+using System.Text;
+using UnityEditor;
+using UnityEngine;
+
+namespace Secmo.Unity.Editor
+{
+    static class SecmoMenus
+    {
+        [MenuItem("GameObject/secmo/Create Rig Settings From Selected Chain", false, 20)]
+        static void FromChain()
+        {
+            var selected = Selection.activeTransform;
+            if (selected == null || selected.parent == null)
+            {
+                EditorUtility.DisplayDialog("secmo", "Select the first bone of a chain (a tail or a strand).", "OK");
+                return;
+            }
+            var joints = new List<string>();
+            for (var t = selected; t != null; t = t.childCount > 0 ? t.GetChild(0) : null) joints.Add(t.name);
+            bool hair = EditorUtility.DisplayDialog("secmo", "Which preset?", "Hair", "Tail");
+            var json = new StringBuilder();
+            json.Append("{\n  \"format\": \"secmo-rig-settings\",\n  \"version\": 1,\n  \"chains\": [ {\n");
+            json.Append("    \"preset\": \"").Append(hair ? "hair" : "tail").Append("\",\n");
+            json.Append("    \"anchor\": \"").Append(selected.parent.name).Append("\",\n");
+            json.Append("    \"joints\": [");
+            for (int i = 0; i < joints.Count; i++) json.Append(i == 0 ? "\"" : ", \"").Append(joints[i]).Append('"');
+            json.Append("]\n  } ]\n}\n");
+            var asset = ScriptableObject.CreateInstance<SecmoRigSettings>();
+            asset.settings = json.ToString();
+            string path = AssetDatabase.GenerateUniqueAssetPath("Assets/" + selected.name + "_SecmoRigSettings.asset");
+            AssetDatabase.CreateAsset(asset, path);
+            Selection.activeObject = asset;
+        }
+
+        [MenuItem("Assets/secmo/Import Rig-Settings File...")]
+        static void Import()
+        {
+            if (!(Selection.activeObject is SecmoRigSettings asset)) return;
+            string path = EditorUtility.OpenFilePanel("Import secmo rig settings", "", "json");
+            if (string.IsNullOrEmpty(path)) return;
+            if (!asset.ImportFile(path, out string error)) EditorUtility.DisplayDialog("secmo", error, "OK");
+            EditorUtility.SetDirty(asset);
+        }
+
+        [MenuItem("Assets/secmo/Export Rig-Settings File...")]
+        static void Export()
+        {
+            if (!(Selection.activeObject is SecmoRigSettings asset)) return;
+            string path = EditorUtility.SaveFilePanel("Export secmo rig settings", "", asset.name, "json");
+            if (string.IsNullOrEmpty(path)) return;
+            if (!asset.ExportFile(path, out string error)) EditorUtility.DisplayDialog("secmo", error, "OK");
+        }
+    }
+}

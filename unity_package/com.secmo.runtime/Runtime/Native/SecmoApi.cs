@@ -1,0 +1,237 @@
+// The managed face of secmo: SafeHandles that free the native objects, and
+// Rig/Character with Try* methods (bool + message) and throwing variants.
+// Plain C# (no UnityEngine). The update path allocates nothing: pose arrays
+// are pinned with `fixed` for the duration of the call.
+using System;
+using System.Runtime.InteropServices;
+using System.Text;
+
+namespace Secmo
+{
+    public sealed class SecmoException : Exception
+    {
+        public SecmoStatus Status { get; }
+
+        public SecmoException(SecmoStatus status, string message) : base(message) { Status = status; }
+    }
+
+    public sealed class RigHandle : SafeHandle
+    {
+        public RigHandle() : base(IntPtr.Zero, true) { }
+        internal RigHandle(IntPtr raw) : base(IntPtr.Zero, true) { SetHandle(raw); }
+        public override bool IsInvalid => handle == IntPtr.Zero;
+        protected override bool ReleaseHandle()
+        {
+            SecmoNative.secmo_rig_destroy(handle);
+            return true;
+        }
+    }
+
+    public sealed class CharacterHandle : SafeHandle
+    {
+        public CharacterHandle() : base(IntPtr.Zero, true) { }
+        internal CharacterHandle(IntPtr raw) : base(IntPtr.Zero, true) { SetHandle(raw); }
+        public override bool IsInvalid => handle == IntPtr.Zero;
+        protected override bool ReleaseHandle()
+        {
+            SecmoNative.secmo_character_destroy(handle);
+            return true;
+        }
+    }
+
+    /// <summary>An immutable rig, shared by characters (which keep it alive).</summary>
+    public sealed class Rig : IDisposable
+    {
+        public RigHandle Handle { get; }
+        public int BoneCount => (int)SecmoNative.secmo_rig_bone_count(Handle.DangerousGetHandle());
+
+        private Rig(RigHandle handle) { Handle = handle; }
+
+        /// <summary>
+        /// A rig from a skeleton (names, parents, reference local pose) and a
+        /// rig-settings text. Unity: unitsPerMeter 1, upAxis SecmoNative.UpAxisY.
+        /// </summary>
+        public static unsafe bool TryFromSettings(string[] names, int[] parents, SecmoTransform[] reference,
+            float unitsPerMeter, uint upAxis, string settings, out Rig rig, out SecmoStatus status, out string error)
+        {
+            rig = null;
+            error = null;
+            int n = names.Length;
+            if (parents.Length != n || reference.Length != n)
+            {
+                status = SecmoStatus.BufferLength;
+                error = "names, parents and reference must have the same length";
+                return false;
+            }
+            // UTF-8, NUL-terminated names for the duration of the call.
+            var nameHandles = new GCHandle[n];
+            var namePointers = new IntPtr[n];
+            try
+            {
+                for (int i = 0; i < n; i++)
+                {
+                    byte[] utf8 = Encoding.UTF8.GetBytes(names[i] + "\0");
+                    nameHandles[i] = GCHandle.Alloc(utf8, GCHandleType.Pinned);
+                    namePointers[i] = nameHandles[i].AddrOfPinnedObject();
+                }
+                byte[] text = Encoding.UTF8.GetBytes(settings ?? string.Empty);
+                fixed (int* p = parents)
+                fixed (SecmoTransform* r = reference)
+                fixed (IntPtr* np = namePointers)
+                fixed (byte* t = text)
+                {
+                    var desc = new SecmoRigDesc
+                    {
+                        struct_size = (uint)sizeof(SecmoRigDesc),
+                        bone_count = (uint)n,
+                        parents = (IntPtr)p,
+                        reference_pose = (IntPtr)r,
+                        bone_names = (IntPtr)np,
+                        units_per_meter = unitsPerMeter,
+                        up_axis = upAxis,
+                    };
+                    status = (SecmoStatus)SecmoNative.secmo_rig_create_from_settings(&desc, t, (UIntPtr)text.Length, out IntPtr raw);
+                    if (status != SecmoStatus.Ok)
+                    {
+                        error = SecmoNative.LastError();
+                        return false;
+                    }
+                    rig = new Rig(new RigHandle(raw));
+                    return true;
+                }
+            }
+            finally
+            {
+                foreach (var h in nameHandles)
+                    if (h.IsAllocated) h.Free();
+            }
+        }
+
+        /// <summary>A rig from a full descriptor (arrays pinned by the caller).</summary>
+        public static unsafe bool TryCreate(ref SecmoRigDesc desc, out Rig rig, out SecmoStatus status, out string error)
+        {
+            rig = null;
+            error = null;
+            fixed (SecmoRigDesc* d = &desc)
+            {
+                status = (SecmoStatus)SecmoNative.secmo_rig_create(d, out IntPtr raw);
+                if (status != SecmoStatus.Ok)
+                {
+                    error = SecmoNative.LastError();
+                    return false;
+                }
+                rig = new Rig(new RigHandle(raw));
+                return true;
+            }
+        }
+
+        public void Dispose() => Handle.Dispose();
+    }
+
+    /// <summary>Per-instance state. One thread at a time.</summary>
+    public sealed class Character : IDisposable
+    {
+        public CharacterHandle Handle { get; }
+
+        private Character(CharacterHandle handle) { Handle = handle; }
+
+        public static unsafe bool TryCreate(Rig rig, out Character character, out SecmoStatus status, out string error)
+        {
+            character = null;
+            error = null;
+            status = (SecmoStatus)SecmoNative.secmo_character_create(rig.Handle.DangerousGetHandle(), null, out IntPtr raw);
+            if (status != SecmoStatus.Ok)
+            {
+                error = SecmoNative.LastError();
+                return false;
+            }
+            character = new Character(new CharacterHandle(raw));
+            return true;
+        }
+
+        public static Character Create(Rig rig)
+        {
+            if (!TryCreate(rig, out var c, out var status, out var error)) throw new SecmoException(status, error);
+            return c;
+        }
+
+        /// <summary>
+        /// One update. `output` may be `pose` itself (in place). `world` is the
+        /// character's world transform (with flags), `importance` the chain LOD
+        /// importance (negative: keep). Allocates nothing; on failure returns
+        /// the status and leaves the state unchanged (message: LastError()).
+        /// </summary>
+        public unsafe SecmoStatus TryUpdate(float dt, SecmoTransform[] pose, SecmoTransform[] output,
+            uint flags, ref SecmoTransform world, bool hasWorld, float importance = -1f)
+        {
+            fixed (SecmoTransform* p = pose)
+            fixed (SecmoTransform* o = output)
+            {
+                var input = new SecmoFrameInput
+                {
+                    struct_size = (uint)sizeof(SecmoFrameInput),
+                    flags = flags | (hasWorld ? SecmoNative.FrameHasWorld : 0u) | (importance >= 0f ? SecmoNative.FrameHasImportance : 0u),
+                    dt = dt,
+                    pose = (IntPtr)p,
+                    pose_len = (UIntPtr)(pose == null ? 0 : pose.Length),
+                    world = world,
+                    importance = importance,
+                };
+                return (SecmoStatus)SecmoNative.secmo_character_update(Handle.DangerousGetHandle(), &input, o,
+                    (UIntPtr)(output == null ? 0 : output.Length), null);
+            }
+        }
+
+        /// <summary>TryUpdate without a world transform.</summary>
+        public SecmoStatus TryUpdate(float dt, SecmoTransform[] pose, SecmoTransform[] output)
+        {
+            var world = SecmoTransform.Identity;
+            return TryUpdate(dt, pose, output, 0u, ref world, false);
+        }
+
+        /// <summary>Throws SecmoException on failure (allocates only then).</summary>
+        public void Update(float dt, SecmoTransform[] pose, SecmoTransform[] output)
+        {
+            var status = TryUpdate(dt, pose, output);
+            if (status != SecmoStatus.Ok) throw new SecmoException(status, SecmoNative.LastError());
+        }
+
+        public SecmoStatus Reset() => (SecmoStatus)SecmoNative.secmo_character_reset(Handle.DangerousGetHandle());
+
+        public unsafe SecmoStatus SetWind(float x, float y, float z)
+        {
+            float* w = stackalloc float[3];
+            w[0] = x;
+            w[1] = y;
+            w[2] = z;
+            return (SecmoStatus)SecmoNative.secmo_character_set_wind(Handle.DangerousGetHandle(), w);
+        }
+
+        public SecmoStatus SetStageEnabled(uint stage, bool enabled) =>
+            (SecmoStatus)SecmoNative.secmo_character_set_stage_enabled(Handle.DangerousGetHandle(), stage, enabled ? 1u : 0u);
+
+        /// <summary>Debug lines and spheres (buffers owned by the caller, reused).</summary>
+        public unsafe SecmoStatus DebugDraw(SecmoDebugLine[] lines, out int lineCount, SecmoDebugSphere[] spheres, out int sphereCount)
+        {
+            fixed (SecmoDebugLine* l = lines)
+            fixed (SecmoDebugSphere* s = spheres)
+            {
+                var status = (SecmoStatus)SecmoNative.secmo_character_debug_draw(Handle.DangerousGetHandle(),
+                    l, (UIntPtr)(lines == null ? 0 : lines.Length), out UIntPtr nl,
+                    s, (UIntPtr)(spheres == null ? 0 : spheres.Length), out UIntPtr ns);
+                lineCount = (int)nl;
+                sphereCount = (int)ns;
+                return status;
+            }
+        }
+
+        public void DebugDrawCapacity(out int lines, out int spheres)
+        {
+            SecmoNative.secmo_character_debug_draw_capacity(Handle.DangerousGetHandle(), out UIntPtr l, out UIntPtr s);
+            lines = (int)l;
+            spheres = (int)s;
+        }
+
+        public void Dispose() => Handle.Dispose();
+    }
+}

@@ -1,0 +1,262 @@
+// P/Invoke declarations and blittable mirrors of every repr(C) type in
+// include/secmo.h. Plain C#: no UnityEngine, so it is tested under Mono
+// (tests/csharp). Field order and types follow the header exactly; the layout
+// test compares Marshal.SizeOf/OffsetOf with the C compiler's sizeof/offsetof.
+using System;
+using System.Runtime.InteropServices;
+
+namespace Secmo
+{
+    [StructLayout(LayoutKind.Sequential)]
+    public struct SecmoTransform
+    {
+        public float tx, ty, tz;
+        public float rx, ry, rz, rw;
+        public float sx, sy, sz;
+
+        public static SecmoTransform Identity => new SecmoTransform { rw = 1f, sx = 1f, sy = 1f, sz = 1f };
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe struct SecmoSpringDesc
+    {
+        public uint struct_size;
+        public uint bone;
+        public float stiffness, damping, max_offset, max_substep_displacement;
+        public uint history_length;
+        public float reset_threshold, time_factor;
+        public fixed float extra_velocity[3];
+        public float alpha;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct SecmoRotationConstraintDesc
+    {
+        public uint struct_size, bone, target;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe struct SecmoProbeDesc
+    {
+        public uint struct_size, bone, side;
+        public float threshold, weight;
+        public fixed float same_translation[3];
+        public fixed float same_scale[3];
+        public fixed float opposite_translation[3];
+        public fixed float opposite_scale[3];
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct SecmoCorrectiveDesc
+    {
+        public uint struct_size, driven_bone, side;
+        public float rate;
+        public IntPtr probes;
+        public uint probe_count;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct SecmoBtobBones
+    {
+        public uint chest, other_chest, upper_arm_l, forearm_l, hand_l, upper_arm_r, forearm_r, hand_r;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe struct SecmoColliderDesc
+    {
+        public uint struct_size, shape, bone;
+        public fixed float a[3];
+        public fixed float b[3];
+        public float radius;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe struct SecmoChainParams
+    {
+        public uint struct_size, integrator;
+        public float frequency_root, frequency_tip, damping_ratio, stiffness, damping, gravity;
+        public fixed float gravity_direction[3];
+        public float carry_angle, rest_curve, bend_rate, bend_limit;
+        public uint forward_plane, velocity_from_positions, floor_enabled;
+        public float floor_height, floor_clearance, floor_damping, radius, weight, wind_factor, time_factor;
+        public float lod_skip_below, lod_half_below, teleport_distance, teleport_angle;
+        public int simulation_space;
+        public float inertia;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe struct SecmoChainDesc
+    {
+        public uint struct_size, anchor;
+        public IntPtr joints;
+        public uint joint_count, preset;
+        public IntPtr @params, radii, weights, colliders;
+        public uint collider_count, has_end_offset;
+        public fixed float end_offset[3];
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct SecmoRigDesc
+    {
+        public uint struct_size, bone_count;
+        public IntPtr parents, reference_pose, inverse_bind_matrices, has_inverse_bind, bone_names;
+        public float units_per_meter;
+        public uint up_axis;
+        public IntPtr springs;
+        public uint spring_count;
+        public IntPtr constraints;
+        public uint constraint_count;
+        public IntPtr correctives;
+        public uint corrective_count;
+        public IntPtr colliders;
+        public uint collider_count;
+        public IntPtr chains;
+        public uint chain_count;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct SecmoCharacterDesc
+    {
+        public uint struct_size, substep_target;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct SecmoFrameInput
+    {
+        public uint struct_size, flags;
+        public float dt;
+        public IntPtr pose;
+        public UIntPtr pose_len;
+        public SecmoTransform world;
+        public float importance;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct SecmoUpdateInfo
+    {
+        public uint struct_size, max_substeps, snapped_springs, warnings;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe struct SecmoSpringRecord
+    {
+        public uint bone, substeps;
+        public float dt, h, remaining_before, remaining_after;
+        public fixed float target[3];
+        public fixed float position[3];
+        public fixed float velocity[3];
+        public fixed float output[3];
+        public uint snapped, ring_fill, ring_index;
+        public fixed float ring[48];
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe struct SecmoCorrectiveRecord
+    {
+        public uint driven, probe_count, first_probe;
+        public float weight;
+        public fixed float target_translation[3];
+        public fixed float target_scale[3];
+        public fixed float state_translation[3];
+        public fixed float state_scale[3];
+        public SecmoTransform local;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct SecmoStageRecords
+    {
+        public uint struct_size, bone_count;
+        public IntPtr source, constrained, post_spring, post_corrective, final_pose, springs;
+        public uint spring_count, corrective_count;
+        public IntPtr correctives, probe_distances;
+        public uint probe_distance_count;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe struct SecmoDebugLine
+    {
+        public fixed float a[3];
+        public fixed float b[3];
+        public uint kind;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public unsafe struct SecmoDebugSphere
+    {
+        public fixed float center[3];
+        public float radius;
+        public uint kind;
+    }
+
+    /// <summary>Result codes (SecmoResult); never renumbered.</summary>
+    public enum SecmoStatus : uint
+    {
+        Ok = 0,
+        NullPointer = 7001,
+        BufferLength = 7002,
+        InvalidDt = 7003,
+        NonFinitePose = 7004,
+        DegeneratePose = 7005,
+        InvalidRig = 7006,
+        StructSize = 7007,
+        Snapshot = 7008,
+        InvalidArgument = 7009,
+        NonFiniteResult = 7010,
+        Settings = 7011,
+        Panic = 7099,
+    }
+
+    /// <summary>The raw C functions. Pointers are IntPtr or unsafe pointers.</summary>
+    public static unsafe class SecmoNative
+    {
+#if UNITY_IOS && !UNITY_EDITOR
+        // iOS links the static library into the player.
+        public const string Library = "__Internal";
+#else
+        // libsecmo.so / libsecmo.dylib / secmo.dll, from Plugins/<platform>/.
+        public const string Library = "secmo";
+#endif
+        public const uint AbiVersion = 1;
+        public const uint FrameTeleport = 1, FrameHasWorld = 2, FrameHasImportance = 4;
+        public const uint UpAxisY = 1, UpAxisZ = 2;
+        public const uint ChainTail = 0, ChainHair = 1;
+        public const uint StageConstraints = 0, StageSprings = 1, StageCorrectives = 2, StageChains = 3;
+
+        [DllImport(Library)] public static extern IntPtr secmo_version();
+        [DllImport(Library)] public static extern uint secmo_abi_version();
+        [DllImport(Library)] public static extern IntPtr secmo_last_error_message();
+        [DllImport(Library)] public static extern UIntPtr secmo_live_object_count();
+        [DllImport(Library)] public static extern uint secmo_spring_desc_hip(uint bone, float unitsPerMeter, SecmoSpringDesc* outDesc);
+        [DllImport(Library)] public static extern uint secmo_spring_desc_chest(uint bone, float unitsPerMeter, SecmoSpringDesc* outDesc);
+        [DllImport(Library)] public static extern uint secmo_chain_params_tail(float unitsPerMeter, SecmoChainParams* outParams);
+        [DllImport(Library)] public static extern uint secmo_chain_params_hair(float unitsPerMeter, SecmoChainParams* outParams);
+        [DllImport(Library)] public static extern uint secmo_rig_create(SecmoRigDesc* desc, out IntPtr outRig);
+        [DllImport(Library)] public static extern uint secmo_rig_create_from_settings(SecmoRigDesc* skeleton, byte* settings, UIntPtr settingsLen, out IntPtr outRig);
+        [DllImport(Library)] public static extern uint secmo_rig_write_settings(IntPtr rig, byte* buffer, UIntPtr bufferLen, out UIntPtr outLen);
+        [DllImport(Library)] public static extern void secmo_rig_destroy(IntPtr rig);
+        [DllImport(Library)] public static extern uint secmo_rig_bone_count(IntPtr rig);
+        [DllImport(Library)] public static extern uint secmo_character_create(IntPtr rig, SecmoCharacterDesc* desc, out IntPtr outCharacter);
+        [DllImport(Library)] public static extern void secmo_character_destroy(IntPtr character);
+        [DllImport(Library)] public static extern uint secmo_character_update(IntPtr character, SecmoFrameInput* input, SecmoTransform* outPose, UIntPtr outPoseLen, SecmoUpdateInfo* outInfo);
+        [DllImport(Library)] public static extern uint secmo_character_reset(IntPtr character);
+        [DllImport(Library)] public static extern uint secmo_character_set_stage_enabled(IntPtr character, uint stage, uint enabled);
+        [DllImport(Library)] public static extern uint secmo_character_set_wind(IntPtr character, float* wind);
+        [DllImport(Library)] public static extern uint secmo_character_debug_draw_capacity(IntPtr character, out UIntPtr lines, out UIntPtr spheres);
+        [DllImport(Library)] public static extern uint secmo_character_debug_draw(IntPtr character, SecmoDebugLine* lines, UIntPtr linesLen, out UIntPtr lineCount, SecmoDebugSphere* spheres, UIntPtr spheresLen, out UIntPtr sphereCount);
+        [DllImport(Library)] public static extern uint secmo_character_snapshot_size(IntPtr character, out UIntPtr size);
+        [DllImport(Library)] public static extern uint secmo_character_snapshot(IntPtr character, byte* buffer, UIntPtr len, out UIntPtr written);
+        [DllImport(Library)] public static extern uint secmo_character_restore(IntPtr character, byte* buffer, UIntPtr len);
+
+        /// <summary>The thread's last error message (allocates a string: error path only).</summary>
+        public static string LastError()
+        {
+            IntPtr p = secmo_last_error_message();
+            if (p == IntPtr.Zero) return string.Empty;
+            int n = 0;
+            while (Marshal.ReadByte(p, n) != 0) n++;
+            var bytes = new byte[n];
+            Marshal.Copy(p, bytes, 0, n);
+            return System.Text.Encoding.UTF8.GetString(bytes);
+        }
+    }
+}

@@ -1,0 +1,186 @@
+// The secmo component: reads the animated local pose of the bones under
+// `root` after the Animator, runs secmo, and writes the result back. Units
+// are metres and Y is up (Unity). Zero GC allocation per frame: all buffers
+// are created in OnEnable and reused.
+using System.Collections.Generic;
+using UnityEngine;
+
+namespace Secmo.Unity
+{
+    [DefaultExecutionOrder(10000)] // after the Animator and gameplay scripts
+    [DisallowMultipleComponent]
+    public sealed class SecmoCharacter : MonoBehaviour
+    {
+        [Tooltip("Springs, constraints, correctives, colliders and chains (bones by name).")]
+        public SecmoRigSettings settings;
+
+        [Tooltip("The skeleton's top bone; defaults to this transform.")]
+        public Transform root;
+
+        [Tooltip("Use unscaled time (keeps moving while Time.timeScale is 0).")]
+        public bool useUnscaledTime;
+
+        [Tooltip("Blend of secmo's result over the animation.")]
+        [Range(0f, 1f)]
+        public float weight = 1f;
+
+        [Tooltip("Chain LOD importance (chains skip or halve below their thresholds).")]
+        [Range(0f, 1f)]
+        public float importance = 1f;
+
+        [Tooltip("World acceleration on the chains, m/s².")]
+        public Vector3 wind;
+
+        public bool drawGizmos = true;
+
+        /// <summary>The last error, if the rig could not be built or an update failed.</summary>
+        public string LastError { get; private set; }
+
+        Rig rig;
+        Character character;
+        Transform[] bones;
+        SecmoTransform[] pose;
+        SecmoTransform[] output;
+        SecmoDebugLine[] debugLines;
+        SecmoDebugSphere[] debugSpheres;
+        bool teleportNext;
+
+        /// <summary>Teleport: chains move rigidly with the character, springs restart.</summary>
+        public void Teleport() => teleportNext = true;
+
+        void OnEnable()
+        {
+            LastError = null;
+            if (settings == null)
+            {
+                LastError = "no settings";
+                return;
+            }
+            var top = root != null ? root : transform;
+            bones = top.GetComponentsInChildren<Transform>(true); // depth-first: parents first
+            int n = bones.Length;
+            var index = new Dictionary<Transform, int>(n);
+            var names = new string[n];
+            var parents = new int[n];
+            var reference = new SecmoTransform[n];
+            for (int i = 0; i < n; i++)
+            {
+                index[bones[i]] = i;
+                names[i] = bones[i].name;
+                parents[i] = i > 0 && bones[i].parent != null && index.TryGetValue(bones[i].parent, out int p) ? p : -1;
+                reference[i] = ToSecmo(bones[i]);
+            }
+            if (!Rig.TryFromSettings(names, parents, reference, 1f, SecmoNative.UpAxisY, settings.settings, out rig, out _, out string error)
+                || !Character.TryCreate(rig, out character, out _, out error))
+            {
+                LastError = error;
+                Debug.LogWarning("secmo: " + name + ": " + error, this);
+                rig?.Dispose();
+                rig = null;
+                return;
+            }
+            pose = new SecmoTransform[n];
+            output = new SecmoTransform[n];
+            character.DebugDrawCapacity(out int lines, out int spheres);
+            debugLines = new SecmoDebugLine[lines];
+            debugSpheres = new SecmoDebugSphere[spheres];
+            // A fresh character's first update starts from the animation: enabling never pops.
+        }
+
+        void OnDisable()
+        {
+            character?.Dispose();
+            rig?.Dispose();
+            character = null;
+            rig = null;
+        }
+
+        void LateUpdate()
+        {
+            if (character == null) return;
+            int n = bones.Length;
+            for (int i = 0; i < n; i++) pose[i] = ToSecmo(bones[i]);
+            var parent = bones[0].parent;
+            var world = parent != null
+                ? Make(parent.position, parent.rotation, parent.lossyScale)
+                : SecmoTransform.Identity;
+            float dt = useUnscaledTime ? Time.unscaledDeltaTime : Time.deltaTime;
+            uint flags = teleportNext ? SecmoNative.FrameTeleport : 0u;
+            teleportNext = false;
+            character.SetWind(wind.x, wind.y, wind.z);
+            var status = character.TryUpdate(dt, pose, output, flags, ref world, true, importance);
+            if (status != SecmoStatus.Ok)
+            {
+                LastError = SecmoNative.LastError(); // error path only
+                return;
+            }
+            for (int i = 0; i < n; i++)
+            {
+                if (output[i].Equals(pose[i])) continue;
+                var t = bones[i];
+                var rotation = new Quaternion(output[i].rx, output[i].ry, output[i].rz, output[i].rw);
+                var position = new Vector3(output[i].tx, output[i].ty, output[i].tz);
+                if (weight < 1f)
+                {
+                    rotation = Quaternion.Slerp(t.localRotation, rotation, weight);
+                    position = Vector3.Lerp(t.localPosition, position, weight);
+                }
+                t.localRotation = rotation;
+                t.localPosition = position;
+                t.localScale = new Vector3(output[i].sx, output[i].sy, output[i].sz);
+            }
+        }
+
+        void OnDrawGizmos()
+        {
+            if (!drawGizmos || character == null) return;
+            if (character.DebugDraw(debugLines, out int lines, debugSpheres, out int spheres) != SecmoStatus.Ok) return;
+            for (int i = 0; i < lines; i++)
+            {
+                Gizmos.color = KindColor(debugLines[i].kind);
+                Gizmos.DrawLine(Point(ref debugLines[i], true), Point(ref debugLines[i], false));
+            }
+            for (int i = 0; i < spheres; i++)
+            {
+                Gizmos.color = KindColor(debugSpheres[i].kind);
+                Gizmos.DrawWireSphere(Center(ref debugSpheres[i]), debugSpheres[i].radius);
+            }
+        }
+
+        static Color KindColor(uint kind)
+        {
+            switch (kind)
+            {
+                case 1: return new Color(1f, 0.63f, 0f);   // particle: amber
+                case 2: case 4: return new Color(0f, 0.67f, 0.78f); // rest target and arc: cyan
+                case 5: return new Color(0.3f, 0.9f, 0.3f); // collider
+                case 6: return Color.red;                   // contact
+                default: return Color.white;
+            }
+        }
+
+        static unsafe Vector3 Point(ref SecmoDebugLine line, bool first)
+        {
+            fixed (float* a = line.a)
+            fixed (float* b = line.b)
+            {
+                float* p = first ? a : b;
+                return new Vector3(p[0], p[1], p[2]);
+            }
+        }
+
+        static unsafe Vector3 Center(ref SecmoDebugSphere sphere)
+        {
+            fixed (float* c = sphere.center) return new Vector3(c[0], c[1], c[2]);
+        }
+
+        static SecmoTransform ToSecmo(Transform t) => Make(t.localPosition, t.localRotation, t.localScale);
+
+        static SecmoTransform Make(Vector3 p, Quaternion r, Vector3 s) => new SecmoTransform
+        {
+            tx = p.x, ty = p.y, tz = p.z,
+            rx = r.x, ry = r.y, rz = r.z, rw = r.w,
+            sx = s.x, sy = s.y, sz = s.z,
+        };
+    }
+}
