@@ -1295,22 +1295,58 @@ pub unsafe extern "C" fn secmo_rig_write_settings(
 ) -> SecmoResult {
     guard("secmo_rig_write_settings", || {
         let rig = non_null(rig, "rig")?;
-        let needed_out = non_null_mut(out_len, "out_len")?;
         let text = crate::settings::RigSettings::from_rig(&rig.rig).to_json();
-        let needed = text.len() + 1;
-        *needed_out = needed;
-        if buffer.is_null() || buffer_len < needed {
-            return Err(Error::BufferLength {
-                what: "settings buffer",
-                expected: needed,
-                got: buffer_len,
-            }
-            .into());
+        write_text(&text, buffer, buffer_len, out_len)
+    })
+}
+
+/// The two-call text output shared by the settings writers: `*out_len`
+/// always receives the bytes needed including the NUL.
+unsafe fn write_text(
+    text: &str,
+    buffer: *mut c_char,
+    buffer_len: usize,
+    out_len: *mut usize,
+) -> Result<(), FfiError> {
+    let needed_out = non_null_mut(out_len, "out_len")?;
+    let needed = text.len() + 1;
+    *needed_out = needed;
+    if buffer.is_null() || buffer_len < needed {
+        return Err(Error::BufferLength {
+            what: "settings buffer",
+            expected: needed,
+            got: buffer_len,
         }
-        let out = slice_mut(buffer as *mut u8, needed, "buffer")?;
-        out[..text.len()].copy_from_slice(text.as_bytes());
-        out[text.len()] = 0;
-        Ok(())
+        .into());
+    }
+    let out = slice_mut(buffer as *mut u8, needed, "buffer")?;
+    out[..text.len()].copy_from_slice(text.as_bytes());
+    out[text.len()] = 0;
+    Ok(())
+}
+
+/// Reads the spring bones of a VRM 0.x or 1.0 file (.vrm/.glb bytes or
+/// .gltf text) and writes them as a rig-settings text (UTF-8 JSON,
+/// NUL-terminated) whose chains use the hair solver (docs/vrm-mapping.md).
+/// Two calls like `secmo_rig_write_settings`: `*out_len` receives the bytes
+/// needed including the NUL, also when `buffer` is NULL or too small. A
+/// spring that starts at a scene root is anchored to an added bone named
+/// `secmo_scene_root`. Allocates.
+/// Errors: NULL_POINTER, BUFFER_LENGTH, SETTINGS (the message names the
+/// file's field, e.g. `VRM.secondaryAnimation.boneGroups[0].bones[2]`).
+#[no_mangle]
+pub unsafe extern "C" fn secmo_settings_from_vrm(
+    bytes: *const u8,
+    bytes_len: usize,
+    buffer: *mut c_char,
+    buffer_len: usize,
+    out_len: *mut usize,
+) -> SecmoResult {
+    guard("secmo_settings_from_vrm", || {
+        let bytes = slice(bytes, bytes_len, "bytes")?;
+        let import = crate::vrm::import(bytes)
+            .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, format!("VRM: {e}")))?;
+        write_text(&import.settings.to_json(), buffer, buffer_len, out_len)
     })
 }
 

@@ -36,6 +36,7 @@ pub mod math;
 pub mod rig;
 pub mod settings;
 pub mod solvers;
+pub mod vrm;
 
 pub use character::{
     Character, CharacterOptions, DebugLine, DebugSphere, FrameInput, SpringRecord, Stage,

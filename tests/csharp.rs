@@ -76,6 +76,10 @@ fn tests_exe() -> PathBuf {
 }
 
 fn run_mode(mode: &str) -> String {
+    run_mode_with(mode, &[])
+}
+
+fn run_mode_with(mode: &str, args: &[&str]) -> String {
     let lib_dir = common::static_library().parent().unwrap().to_path_buf();
     assert!(
         lib_dir.join("libsecmo.so").exists(),
@@ -84,6 +88,7 @@ fn run_mode(mode: &str) -> String {
     let out = Command::new("mono")
         .arg(tests_exe())
         .arg(mode)
+        .args(args)
         .env("LD_LIBRARY_PATH", &lib_dir)
         .output()
         .expect("run mono");
@@ -227,18 +232,32 @@ fn unity_scripts_compile_against_unityengine_stubs() {
     if !mono_available() {
         return;
     }
-    let runtime = root().join("unity_package/com.secmo.runtime/Runtime");
-    let mut sources: Vec<PathBuf> = std::fs::read_dir(&runtime)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "cs"))
-        .collect();
-    sources.sort();
+    let package = root().join("unity_package/com.secmo.runtime");
+    let scripts = |dir: &str| {
+        let mut found: Vec<PathBuf> = std::fs::read_dir(package.join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.extension().is_some_and(|e| e == "cs"))
+            .collect();
+        found.sort();
+        found
+    };
+    let mut sources = scripts("Runtime");
     assert!(sources.iter().any(|p| p.ends_with("SecmoCharacter.cs")));
     sources.extend(native_sources());
     sources.push(root().join("tests/csharp/UnityEngineStubs.cs"));
     mcs(
         &PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("SecmoRuntime.dll"),
+        "library",
+        &sources,
+    );
+    // The Editor scripts on top, against UnityEditor stand-ins.
+    let editor = scripts("Editor");
+    assert!(editor.iter().any(|p| p.ends_with("SecmoMenus.cs")));
+    sources.extend(editor);
+    sources.push(root().join("tests/csharp/UnityEditorStubs.cs"));
+    mcs(
+        &PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("SecmoEditor.dll"),
         "library",
         &sources,
     );
@@ -252,4 +271,19 @@ fn package_version_follows_cargo_toml() {
     assert_eq!(value["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(value["name"], "com.secmo.runtime");
     assert_eq!(value["unity"], "2021.3");
+}
+
+#[test]
+fn settings_from_a_vrm_match_the_rust_importer() {
+    if !mono_available() {
+        return;
+    }
+    let path = root().join("../shared/assets/Godette_vrm_v4.vrm");
+    let cs = run_mode_with("vrm", &[path.to_str().unwrap()]);
+    let rust = secmo::vrm::import(&std::fs::read(&path).unwrap())
+        .unwrap()
+        .settings
+        .to_json();
+    assert!(cs.contains("\"FrontHair_Center_L\""));
+    assert_eq!(cs, rust);
 }

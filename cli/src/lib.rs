@@ -2,3 +2,4 @@
 
 pub mod demo;
 pub mod procedural;
+pub mod vrm_settings;

@@ -4,12 +4,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use secmo_cli::demo::{self, DemoOptions};
+use secmo_cli::vrm_settings;
 
 const HELP: &str = "\
 secmo — secondary motion for game characters
 
 USAGE:
     secmo demo [--out DIR] [--seconds-per-phase S] [--input-hz HZ]
+    secmo vrm-settings FILE [--out PATH]
     secmo --version | --help
 
 COMMANDS:
@@ -21,10 +23,16 @@ COMMANDS:
             Writes DIR/helper_springs.svg (target vs output),
             DIR/input_rate.svg and DIR/summary.md.
             DIR defaults to ./secmo-demo.
+    vrm-settings
+            Read the spring bones of a VRM 0.x/1.0 file (.vrm, .glb or
+            .gltf) and write them as a rig-settings file whose chains use
+            the hair solver (docs/vrm-mapping.md). PATH defaults to
+            FILE's name with .secmo-settings.json, next to it.
 
 EXAMPLES:
     secmo demo
     secmo demo --out /tmp/demo --input-hz 30
+    secmo vrm-settings character.vrm --out character.json
 ";
 
 fn parse_demo(args: &[String]) -> Result<DemoOptions, String> {
@@ -62,6 +70,27 @@ fn parse_demo(args: &[String]) -> Result<DemoOptions, String> {
     Ok(o)
 }
 
+fn parse_vrm_settings(args: &[String]) -> Result<(PathBuf, PathBuf), String> {
+    let mut input = None;
+    let mut out = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--out" => out = Some(PathBuf::from(it.next().ok_or("--out needs a value")?)),
+            other if other.starts_with("--") => {
+                return Err(format!(
+                    "vrm-settings: unknown option `{other}` (see --help)"
+                ))
+            }
+            file if input.is_none() => input = Some(PathBuf::from(file)),
+            extra => return Err(format!("vrm-settings: one FILE only, got `{extra}` too")),
+        }
+    }
+    let input = input.ok_or("vrm-settings needs a FILE (a .vrm, .glb or .gltf)")?;
+    let out = out.unwrap_or_else(|| vrm_settings::default_output(&input));
+    Ok((input, out))
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
@@ -81,6 +110,19 @@ fn main() -> ExitCode {
                     report.plot.display(),
                     report.rate_plot.display()
                 );
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("secmo: {e}");
+                ExitCode::from(1)
+            }
+        },
+        Some("vrm-settings") => match parse_vrm_settings(&args[1..])
+            .and_then(|(input, out)| vrm_settings::run(&input, &out))
+        {
+            Ok(report) => {
+                print!("{}", report.summary);
+                println!("wrote {}", report.written.display());
                 ExitCode::SUCCESS
             }
             Err(e) => {

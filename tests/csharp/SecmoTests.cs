@@ -1,5 +1,5 @@
 // Tests of the plain-C# P/Invoke layer under Mono (run by tests/csharp.rs).
-// Usage: mono SecmoTests.exe layout|bits|errors|alloc|handles
+// Usage: mono SecmoTests.exe layout|bits|errors|alloc|handles|vrm FILE
 using System;
 using System.Collections.Generic;
 using System.Reflection;
@@ -17,8 +17,9 @@ static class SecmoTests
             case "errors": return Errors();
             case "alloc": return Alloc();
             case "handles": return Handles();
+            case "vrm": return VrmSettings(args[1]);
             default:
-                Console.Error.WriteLine("usage: SecmoTests layout|bits|errors|alloc|handles");
+                Console.Error.WriteLine("usage: SecmoTests layout|bits|errors|alloc|handles|vrm FILE");
                 return 2;
         }
     }
@@ -240,6 +241,21 @@ static class SecmoTests
         var rig = MakeRig();
         Character.Create(rig);
         Check((long)SecmoNative.secmo_live_object_count() >= 2, "alive");
+    }
+
+    // --- vrm: settings from a VRM file, printed; a truncated file refused --
+    static int VrmSettings(string path)
+    {
+        byte[] file = System.IO.File.ReadAllBytes(path);
+        Check(Vrm.TrySettingsFromVrm(file, out string settings, out SecmoStatus status, out string error), "import: " + error);
+        Check(status == SecmoStatus.Ok, "status Ok");
+        byte[] truncated = new byte[30];
+        Array.Copy(file, truncated, truncated.Length);
+        Check(!Vrm.TrySettingsFromVrm(truncated, out string none, out status, out error), "truncated refused");
+        Check(status == SecmoStatus.Settings && none == null, "status Settings, no text");
+        Check(error.Contains("VRM: glb"), "message names the GLB header: " + error);
+        Console.Write(settings);
+        return 0;
     }
 
     static void Check(bool ok, string what)

@@ -1,7 +1,5 @@
-// Editor menus: create rig settings from a chosen bone chain, and import or
-// export the rig-settings file. (Creating settings from a VRM's spring bones
-// needs the secmo tool's importer, issue #5; until then, export settings from
-// the tool and import the file here.)
+// Editor menus: create rig settings from a chosen bone chain or from a VRM's
+// spring bones, and import or export the rig-settings file.
 using System.Collections.Generic;
 using System.Globalization;
 using System.Text;
@@ -35,6 +33,28 @@ namespace Secmo.Unity.Editor
             asset.settings = json.ToString();
             string path = AssetDatabase.GenerateUniqueAssetPath("Assets/" + selected.name + "_SecmoRigSettings.asset");
             AssetDatabase.CreateAsset(asset, path);
+            Selection.activeObject = asset;
+        }
+
+        // The selected .vrm/.glb/.gltf asset, or a file chosen in a dialog.
+        [MenuItem("Assets/secmo/Create Rig Settings From VRM...")]
+        static void FromVrm()
+        {
+            string path = Selection.activeObject != null ? AssetDatabase.GetAssetPath(Selection.activeObject) : "";
+            string extension = System.IO.Path.GetExtension(path).ToLowerInvariant();
+            if (extension != ".vrm" && extension != ".glb" && extension != ".gltf")
+                path = EditorUtility.OpenFilePanelWithFilters("VRM with spring bones", "", new[] { "VRM / glTF", "vrm,glb,gltf" });
+            if (string.IsNullOrEmpty(path)) return;
+            if (!Vrm.TrySettingsFromVrm(System.IO.File.ReadAllBytes(path), out string settings, out SecmoStatus _, out string error))
+            {
+                EditorUtility.DisplayDialog("secmo", path + ": " + error, "OK");
+                return;
+            }
+            var asset = ScriptableObject.CreateInstance<SecmoRigSettings>();
+            asset.settings = settings;
+            string name = System.IO.Path.GetFileNameWithoutExtension(path);
+            string assetPath = AssetDatabase.GenerateUniqueAssetPath("Assets/" + name + "_SecmoRigSettings.asset");
+            AssetDatabase.CreateAsset(asset, assetPath);
             Selection.activeObject = asset;
         }
 

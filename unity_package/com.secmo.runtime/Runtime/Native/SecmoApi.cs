@@ -39,6 +39,38 @@ namespace Secmo
         }
     }
 
+    /// <summary>Rig settings from a VRM's spring bones (docs/vrm-mapping.md).</summary>
+    public static class Vrm
+    {
+        /// <summary>
+        /// Reads the spring bones of a VRM 0.x/1.0 file (.vrm/.glb bytes or
+        /// .gltf text) into a rig-settings text. Editor-time: allocates.
+        /// </summary>
+        public static unsafe bool TrySettingsFromVrm(byte[] file, out string settings, out SecmoStatus status, out string error)
+        {
+            settings = null;
+            error = null;
+            file = file ?? new byte[0];
+            fixed (byte* f = file)
+            {
+                status = (SecmoStatus)SecmoNative.secmo_settings_from_vrm(f, (UIntPtr)file.Length, null, UIntPtr.Zero, out UIntPtr needed);
+                if (status == SecmoStatus.BufferLength)
+                {
+                    var buffer = new byte[(int)needed];
+                    fixed (byte* b = buffer)
+                        status = (SecmoStatus)SecmoNative.secmo_settings_from_vrm(f, (UIntPtr)file.Length, b, (UIntPtr)buffer.Length, out needed);
+                    if (status == SecmoStatus.Ok)
+                    {
+                        settings = Encoding.UTF8.GetString(buffer, 0, buffer.Length - 1);
+                        return true;
+                    }
+                }
+                error = SecmoNative.LastError();
+                return false;
+            }
+        }
+    }
+
     /// <summary>An immutable rig, shared by characters (which keep it alive).</summary>
     public sealed class Rig : IDisposable
     {

@@ -866,6 +866,23 @@ SecmoResult secmo_rig_write_settings(const struct SecmoRig *rig,
                                      size_t *out_len);
 
 /**
+ * Reads the spring bones of a VRM 0.x or 1.0 file (.vrm/.glb bytes or
+ * .gltf text) and writes them as a rig-settings text (UTF-8 JSON,
+ * NUL-terminated) whose chains use the hair solver (docs/vrm-mapping.md).
+ * Two calls like `secmo_rig_write_settings`: `*out_len` receives the bytes
+ * needed including the NUL, also when `buffer` is NULL or too small. A
+ * spring that starts at a scene root is anchored to an added bone named
+ * `secmo_scene_root`. Allocates.
+ * Errors: NULL_POINTER, BUFFER_LENGTH, SETTINGS (the message names the
+ * file's field, e.g. `VRM.secondaryAnimation.boneGroups[0].bones[2]`).
+ */
+SecmoResult secmo_settings_from_vrm(const uint8_t *bytes,
+                                    size_t bytes_len,
+                                    char *buffer,
+                                    size_t buffer_len,
+                                    size_t *out_len);
+
+/**
  * Releases the caller's reference. Characters created from the rig keep it
  * alive. NULL is ignored.
  */

@@ -1,0 +1,75 @@
+//! `secmo vrm-settings`: a VRM's spring bones as a rig-settings file
+//! (src/vrm.rs, docs/vrm-mapping.md).
+
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+/// What the command did, for the terminal.
+pub struct Report {
+    pub summary: String,
+    pub written: PathBuf,
+}
+
+/// The default output: `<stem>.secmo-settings.json` next to the input.
+pub fn default_output(input: &Path) -> PathBuf {
+    let stem = input
+        .file_stem()
+        .map_or_else(|| "vrm".into(), |s| s.to_string_lossy().into_owned());
+    input.with_file_name(format!("{stem}.secmo-settings.json"))
+}
+
+/// Reads `input`, writes the settings to `out`. Errors name the file and,
+/// for a broken VRM, the JSON field.
+pub fn run(input: &Path, out: &Path) -> Result<Report, String> {
+    let bytes = std::fs::read(input).map_err(|e| format!("{}: {e}", input.display()))?;
+    let import = secmo::vrm::import(&bytes).map_err(|e| format!("{}: {e}", input.display()))?;
+    std::fs::write(out, import.settings.to_json())
+        .map_err(|e| format!("{}: {e}", out.display()))?;
+    let mut summary = String::new();
+    let spheres = |shape: &str| {
+        import
+            .collider_shapes
+            .iter()
+            .filter(|s| *s == shape)
+            .count()
+    };
+    let _ = writeln!(
+        summary,
+        "{}: VRM {}, {} {}, {} roots → {} chains, {} joints",
+        input.display(),
+        if import.version == 0 { "0.x" } else { "1.0" },
+        import.groups,
+        if import.version == 0 {
+            "bone groups"
+        } else {
+            "springs"
+        },
+        import.roots,
+        import.settings.chains.len(),
+        import.joints,
+    );
+    let _ = writeln!(
+        summary,
+        "colliders: {} ({} sphere, {} capsule, {} plane, {} inside)",
+        import.collider_shapes.len(),
+        spheres("sphere"),
+        spheres("capsule"),
+        spheres("plane"),
+        spheres("inside_sphere") + spheres("inside_capsule"),
+    );
+    if import
+        .bones
+        .first()
+        .is_some_and(|b| b.name == secmo::vrm::SCENE_ROOT)
+    {
+        let _ = writeln!(
+            summary,
+            "a spring starts at a scene root: chains anchor to the added bone `{}`",
+            secmo::vrm::SCENE_ROOT
+        );
+    }
+    Ok(Report {
+        summary,
+        written: out.to_path_buf(),
+    })
+}

@@ -1,0 +1,474 @@
+//! VRM spring-bone import (src/vrm.rs, docs/vrm-mapping.md): what is read
+//! from real files, the parameter mapping, colliders that hold in a running
+//! character, branches, and clear errors for broken files.
+
+mod common;
+
+use std::sync::Arc;
+
+use glam::{Quat, Vec3};
+use secmo::math::{forward_kinematics, Transform};
+use secmo::rig::{Rig, UpAxis};
+use secmo::vrm::{self, VrmImport, SCENE_ROOT};
+use secmo::{Character, CharacterOptions};
+
+fn asset(name: &str) -> Vec<u8> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/assets")
+        .join(name);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn rig_of(import: &VrmImport) -> Arc<Rig> {
+    let desc = import
+        .settings
+        .to_rig_desc(import.bones.clone(), 1.0, UpAxis::Y)
+        .expect("imported settings resolve against the imported skeleton");
+    common::shared(desc)
+}
+
+fn bone(rig: &Rig, name: &str) -> usize {
+    rig.find_bone(name)
+        .unwrap_or_else(|| panic!("no bone {name}"))
+}
+
+fn bind_pose(import: &VrmImport) -> Vec<Transform> {
+    import.bones.iter().map(|b| b.reference).collect()
+}
+
+fn world_positions(rig: &Rig, local: &[Transform]) -> Vec<Vec3> {
+    let mut component = vec![glam::Affine3A::IDENTITY; local.len()];
+    forward_kinematics(rig.parents(), local, &mut component);
+    component
+        .iter()
+        .map(|m| Vec3::from(m.translation))
+        .collect()
+}
+
+#[test]
+fn godette_vrm0_groups_parameters_and_colliders() {
+    let import = vrm::import(&asset("Godette_vrm_v4.vrm")).unwrap();
+    assert_eq!(import.version, 0);
+    assert_eq!(import.groups, 3);
+    assert_eq!(import.roots, 8);
+    // Eight one-bone strands, each bone with its _End child: 16 joints.
+    assert_eq!(import.joints, 16);
+    assert_eq!(import.collider_shapes, vec!["sphere"; 4]);
+    assert_eq!(
+        import.bones.len(),
+        71,
+        "every glTF node, no scene root needed"
+    );
+    let s = &import.settings;
+    assert_eq!(s.chains.len(), 8);
+
+    let front = &s.chains[0];
+    assert_eq!(front.preset, "hair");
+    assert_eq!(front.anchor, "head_Armature");
+    assert_eq!(
+        front.joints,
+        ["FrontHair_Center_L", "FrontHair_Center_L_End"]
+    );
+    // stiffiness 2.5 → 40 · 2.5; dragForce 0.4 → −60 ln(0.6); hitRadius 0.02.
+    assert_eq!(front.params.stiffness, Some(100.0));
+    let damping = front.params.damping.unwrap();
+    assert!((damping - 30.649).abs() < 1e-3, "damping {damping}");
+    assert_eq!(front.params.gravity, Some(0.0));
+    assert_eq!(front.params.gravity_direction, Some([0.0, -1.0, 0.0]));
+    assert_eq!(front.params.radius, Some(0.02));
+    assert_eq!(front.params.simulation_space, None, "center −1 is world");
+    // Group 0 uses collider group 1 (the head's two spheres).
+    assert_eq!(front.colliders, ["group1_0", "group1_1"]);
+    // The ribbon (group 1, stiffiness 2) uses the chest's spheres.
+    let ribbon = &s.chains[4];
+    assert_eq!(ribbon.joints[0], "Ribbon");
+    assert_eq!(ribbon.anchor, "chest_Armature");
+    assert_eq!(ribbon.params.stiffness, Some(80.0));
+    assert_eq!(ribbon.colliders, ["group0_0", "group0_1"]);
+    // Hair balls: dragForce 0.1 → −60 ln(0.9) = 6.3216.
+    let ball = &s.chains[5];
+    assert!((ball.params.damping.unwrap() - 6.3216).abs() < 1e-3);
+    assert!(ball.colliders.is_empty());
+
+    // VRM 0.x offsets are stored with z negated (UniVRM writes Unity's
+    // left-handed axes): the file's chest sphere has z = −0.04.
+    let chest = &s.colliders[0];
+    assert_eq!(chest.bone, "chest_Armature");
+    assert_eq!(chest.shape, "sphere");
+    assert!((chest.a[1] - 0.06).abs() < 1e-6 && (chest.a[2] - 0.04).abs() < 1e-6);
+    assert!((chest.radius - 0.1).abs() < 1e-6);
+
+    // The settings survive their own JSON format.
+    let again = secmo::settings::RigSettings::from_json(&s.to_json()).unwrap();
+    assert_eq!(&again, s);
+}
+
+/// The strand's output local rotation, every frame, for a head held still
+/// for two seconds, turned 60° in half a second, then held for three.
+fn head_turn(import: &VrmImport) -> Vec<Quat> {
+    let rig = rig_of(import);
+    let head = bone(&rig, "head_Armature");
+    let strand = bone(&rig, "FrontHair_Center_L");
+    let bind = bind_pose(import);
+    let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
+    let mut pose = bind.clone();
+    let dt = 1.0 / 60.0;
+    (0..330)
+        .map(|frame| {
+            let t = (frame as f32 * dt - 2.0).max(0.0);
+            let yaw = 60f32.to_radians() * (t / 0.5).min(1.0);
+            pose[head].rotation = (bind[head].rotation() * Quat::from_rotation_y(yaw)).to_array();
+            let out = common::step(&mut c, dt, &pose);
+            assert!(out.iter().all(Transform::is_finite), "frame {frame}");
+            out[strand].rotation()
+        })
+        .collect()
+}
+
+/// Largest angle from `rest` over `rotations`, in degrees.
+fn largest_angle(rotations: &[Quat], rest: Quat) -> f32 {
+    rotations
+        .iter()
+        .map(|r| r.angle_between(rest).to_degrees())
+        .fold(0.0, f32::max)
+}
+
+#[test]
+fn godette_hair_lags_a_head_turn_and_settles() {
+    let import = vrm::import(&asset("Godette_vrm_v4.vrm")).unwrap();
+    let bind = import.bones[bone(&rig_of(&import), "FrontHair_Center_L")]
+        .reference
+        .rotation();
+
+    // Without colliders the strand rests on its bind pose, swings behind
+    // the turn and settles again.
+    let mut free = import.clone();
+    free.settings
+        .chains
+        .iter_mut()
+        .for_each(|c| c.colliders.clear());
+    let loose = head_turn(&free);
+    assert!(
+        largest_angle(&loose[..120], bind) < 0.01,
+        "at rest on the bind pose"
+    );
+    let lag = largest_angle(&loose[120..180], bind);
+    assert!(lag > 10.0, "the strand lags the turn: {lag}°");
+    let settled = loose[329].angle_between(bind).to_degrees();
+    assert!(settled < 0.5, "settled 2.5 s after the turn: {settled}°");
+
+    // The file's radius-1 sphere above the head pushes the front hair down
+    // and holds it there through the turn.
+    let held = head_turn(&import);
+    let rest = held[119];
+    let pushed = rest.angle_between(bind).to_degrees();
+    assert!(
+        pushed > 5.0,
+        "the head collider holds the strand off its bind pose: {pushed}°"
+    );
+    assert!(
+        largest_angle(&held[100..120], rest) < 0.01,
+        "at rest before the turn"
+    );
+    let held_lag = largest_angle(&held[120..], rest);
+    assert!(
+        held_lag < lag,
+        "pressed on the collider it swings less: {held_lag}° vs {lag}°"
+    );
+    assert!(held[329].angle_between(rest).to_degrees() < 0.5);
+}
+
+/// Distance from `c` to the segment `a`–`b`.
+fn segment_distance(a: Vec3, b: Vec3, c: Vec3) -> f32 {
+    let ab = b - a;
+    let t = ((c - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0);
+    (a + ab * t).distance(c)
+}
+
+/// Runs a three-vrm fixture: the whole scene slides along `push` for a
+/// second, so the strand lags into its collider, then rests. Returns, for
+/// every frame, the strand's links (head, particle) in world space.
+fn slide(import: &VrmImport, push: Vec3, colliders: bool) -> Vec<Vec<(Vec3, Vec3)>> {
+    let mut settings = import.settings.clone();
+    if !colliders {
+        settings.chains[0].colliders.clear();
+    }
+    let rig = common::shared(
+        settings
+            .to_rig_desc(import.bones.clone(), 1.0, UpAxis::Y)
+            .unwrap(),
+    );
+    let root = bone(&rig, SCENE_ROOT);
+    let first = bone(&rig, "Spring A");
+    let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
+    let mut pose = bind_pose(import);
+    let dt = 1.0 / 60.0;
+    let mut frames = Vec::new();
+    for frame in 0..180 {
+        let t = (frame as f32 * dt).min(1.0);
+        pose[root].translation = (push * t).to_array();
+        let out = common::step(&mut c, dt, &pose);
+        let mut head = world_positions(&rig, &out)[first];
+        let links = c
+            .particle_positions()
+            .iter()
+            .map(|&p| {
+                let link = (head, p);
+                head = p;
+                link
+            })
+            .collect();
+        frames.push(links);
+    }
+    frames
+}
+
+#[test]
+fn three_vrm_sphere_collider_holds_the_strand_off() {
+    let import = vrm::import(&asset("three-vrm-springbone/sphere-collider.gltf")).unwrap();
+    assert_eq!((import.version, import.groups, import.joints), (1, 1, 4));
+    assert_eq!(import.collider_shapes, ["sphere"]);
+    let chain = &import.settings.chains[0];
+    // The first joint is a scene root: the importer adds SCENE_ROOT above it.
+    assert_eq!(chain.anchor, SCENE_ROOT);
+    assert_eq!(
+        chain.joints,
+        ["Spring A", "Spring B", "Spring C", "Spring D"]
+    );
+    assert_eq!(chain.radii, [0.25; 4]);
+    assert_eq!(
+        chain.end_offset,
+        Some([0.0, -2.0, 0.0]),
+        "Spring E is the tail"
+    );
+    assert_eq!(chain.params.stiffness, Some(40.0));
+    let collider = &import.settings.colliders[0];
+    assert_eq!((collider.bone.as_str(), collider.radius), ("Collider", 0.5));
+
+    // Sliding −X makes the strand trail +X, into the sphere at x = 0.75.
+    let center = |frame: usize| Vec3::new(0.75 - 1.5 * (frame as f32 / 60.0).min(1.0), 1.0, 0.0);
+    let closest = |runs: &[Vec<(Vec3, Vec3)>]| {
+        let mut worst = f32::MAX;
+        for (f, links) in runs.iter().enumerate() {
+            for &(a, b) in links {
+                worst = worst.min(segment_distance(a, b, center(f)));
+            }
+        }
+        worst
+    };
+    let free = closest(&slide(&import, Vec3::new(-1.5, 0.0, 0.0), false));
+    let held = closest(&slide(&import, Vec3::new(-1.5, 0.0, 0.0), true));
+    assert!(
+        free < 0.6,
+        "without the collider the strand passes into it: {free}"
+    );
+    assert!(held > 0.75 - 0.02, "sphere 0.5 + hit radius 0.25: {held}");
+}
+
+#[test]
+fn three_vrm_plane_collider_from_the_extended_collider() {
+    let import = vrm::import(&asset("three-vrm-springbone/plane-collider.gltf")).unwrap();
+    assert_eq!(
+        import.collider_shapes,
+        ["plane"],
+        "the extension wins over the fallback sphere"
+    );
+    let collider = &import.settings.colliders[0];
+    assert_eq!(collider.b, [0.0, 0.0, 1.0], "plane normal");
+    assert_eq!(collider.a, [0.0, 0.0, 0.0], "offset defaults to the node");
+
+    // The Collider node is turned 90° about Y, so the plane faces +X and
+    // passes 0.25 m to the strand's −X side. Sliding +X makes the strand
+    // trail −X, behind the plane.
+    let closest = |runs: &[Vec<(Vec3, Vec3)>]| {
+        let mut closest = f32::MAX;
+        for (f, links) in runs.iter().enumerate() {
+            let plane_x = 1.5 * (f as f32 / 60.0).min(1.0) - 0.25;
+            for &(_, b) in links {
+                closest = closest.min(b.x - plane_x);
+            }
+        }
+        closest
+    };
+    let free = closest(&slide(&import, Vec3::new(1.5, 0.0, 0.0), false));
+    let held = closest(&slide(&import, Vec3::new(1.5, 0.0, 0.0), true));
+    assert!(
+        free < -0.2,
+        "without the plane the strand trails through it: {free}"
+    );
+    assert!(held > 0.25 - 0.02, "kept a hit radius in front: {held}");
+}
+
+#[test]
+fn three_vrm_inside_sphere_keeps_the_strand_in() {
+    let import = vrm::import(&asset("three-vrm-springbone/inside-collider.gltf")).unwrap();
+    assert_eq!(import.collider_shapes, ["inside_sphere"]);
+    let collider = &import.settings.colliders[0];
+    assert_eq!(collider.radius, 1.25);
+    assert_eq!(collider.a, [0.0, 0.0, 0.0]);
+    // The sphere (centre (0, 1, 0), moving with the scene) holds every
+    // particle within 1.25 − hit radius 0.25 = 1.0 of its centre while the
+    // scene slides 3 m along +X in a second.
+    let farthest = |runs: &[Vec<(Vec3, Vec3)>]| {
+        let mut far = 0.0f32;
+        for (f, links) in runs.iter().enumerate() {
+            let centre = Vec3::new(3.0 * (f as f32 / 60.0).min(1.0), 1.0, 0.0);
+            for &(_, b) in links {
+                far = far.max(b.distance(centre));
+            }
+        }
+        far
+    };
+    let loose = farthest(&slide(&import, Vec3::new(3.0, 0.0, 0.0), false));
+    let held = farthest(&slide(&import, Vec3::new(3.0, 0.0, 0.0), true));
+    assert!(loose > 1.2, "without the collider it trails out: {loose}");
+    assert!(held < 1.0 + 0.02, "inside 1.25 − hit radius: {held}");
+}
+
+/// A VRM 0.x text with a branching strand below the head.
+const BRANCHED: &str = r#"{
+  "asset": {"version": "2.0"},
+  "nodes": [
+    {"name": "Root", "children": [1]},
+    {"name": "Head", "translation": [0, 1.5, 0], "children": [2]},
+    {"name": "Hair", "translation": [0, 0.2, 0], "children": [3, 5]},
+    {"name": "A1", "translation": [0.05, -0.1, 0], "children": [4]},
+    {"name": "A2", "translation": [0, -0.1, 0]},
+    {"name": "B1", "translation": [-0.05, -0.1, 0], "children": [6]},
+    {"name": "B2", "translation": [0, -0.1, 0]}
+  ],
+  "extensions": {"VRM": {"secondaryAnimation": {
+    "boneGroups": [{"bones": [2], "stiffiness": 1, "dragForce": 0.4,
+                    "gravityPower": 0.2, "hitRadius": 0.01, "center": -1}],
+    "colliderGroups": []
+  }}}
+}"#;
+
+#[test]
+fn vrm0_branches_become_chains_that_follow_their_branch_joint() {
+    let import = vrm::import(BRANCHED.as_bytes()).unwrap();
+    assert_eq!((import.roots, import.joints), (1, 5));
+    let chains = &import.settings.chains;
+    assert_eq!(chains.len(), 2);
+    assert_eq!(chains[0].anchor, "Head");
+    assert_eq!(chains[0].joints, ["Hair", "A1", "A2"]);
+    assert_eq!(
+        chains[1].anchor, "Hair",
+        "a branch hangs off the joint it leaves"
+    );
+    assert_eq!(chains[1].joints, ["B1", "B2"]);
+    assert!((chains[0].params.gravity.unwrap() - 1.96).abs() < 1e-6);
+
+    // The branched rig runs: while the head nods the first chain swings
+    // Hair, and the branch's first particle stays one link from B1's output
+    // position (the branch hangs from the moved Hair, not where it was).
+    let rig = rig_of(&import);
+    let head = bone(&rig, "Head");
+    let b1 = bone(&rig, "B1");
+    let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
+    let bind = bind_pose(&import);
+    let mut pose = bind.clone();
+    let b1_particle = 3; // Hair, A1, A2, then B1
+    let link = bind[bone(&rig, "B2")].translation().length();
+    let mut worst = 0.0f32;
+    let mut swung = 0.0f32;
+    for frame in 0..120 {
+        let t = frame as f32 / 60.0;
+        let nod = 0.8 * (t * 6.0).sin();
+        pose[head].rotation = Quat::from_rotation_x(nod).to_array();
+        let out = common::step(&mut c, 1.0 / 60.0, &pose);
+        let head_b1 = world_positions(&rig, &out)[b1];
+        let particle = c.particle_positions()[b1_particle];
+        worst = worst.max((particle.distance(head_b1) - link).abs());
+        swung = swung.max(
+            out[bone(&rig, "Hair")]
+                .rotation()
+                .angle_between(bind[bone(&rig, "Hair")].rotation()),
+        );
+    }
+    assert!(
+        swung.to_degrees() > 5.0,
+        "the first chain moves Hair: {}°",
+        swung.to_degrees()
+    );
+    assert!(worst < 1e-4, "branch link length error {worst} m");
+}
+
+#[test]
+fn broken_files_name_what_is_wrong() {
+    let godette = asset("Godette_vrm_v4.vrm");
+    let e = vrm::import(&godette[..30]).unwrap_err();
+    assert_eq!(e.path, "glb");
+    assert!(e.message.contains("truncated"), "{e:?}");
+
+    let e = vrm::import(&asset("RiggedFigure.glb")).unwrap_err();
+    assert_eq!(e.path, "extensions", "a glTF without spring bones: {e:?}");
+
+    let e = vrm::import(b"{\"nodes\": [ }").unwrap_err();
+    assert!(e.path.starts_with("json line 1"), "{e:?}");
+
+    let bad_root = BRANCHED.replace("\"bones\": [2]", "\"bones\": [99]");
+    let e = vrm::import(bad_root.as_bytes()).unwrap_err();
+    assert_eq!(e.path, "VRM.secondaryAnimation.boneGroups[0].bones[0]");
+    assert!(e.message.contains("node 99 does not exist"), "{e:?}");
+
+    let cycle = BRANCHED.replace(
+        "{\"name\": \"B2\", \"translation\": [0, -0.1, 0]}",
+        "{\"name\": \"B2\", \"translation\": [0, -0.1, 0], \"children\": [0]}",
+    );
+    // Node 0 gets a parent (B2) and every node is then inside the loop.
+    let e = vrm::import(cycle.as_bytes()).unwrap_err();
+    assert_eq!(e.path, "nodes", "{e:?}");
+
+    let nan = BRANCHED.replace("[0, 1.5, 0]", "[0, 1e39, 0]");
+    let e = vrm::import(nan.as_bytes()).unwrap_err();
+    assert_eq!(e.path, "nodes[1]", "{e:?}");
+}
+
+#[test]
+fn c_abi_writes_the_settings_in_two_calls() {
+    use secmo::ffi::*;
+    let file = asset("Godette_vrm_v4.vrm");
+    let expected = vrm::import(&file).unwrap().settings.to_json();
+    let last_error = || unsafe {
+        std::ffi::CStr::from_ptr(secmo_last_error_message())
+            .to_string_lossy()
+            .into_owned()
+    };
+    unsafe {
+        let mut needed = 0usize;
+        let r = secmo_settings_from_vrm(
+            file.as_ptr(),
+            file.len(),
+            std::ptr::null_mut(),
+            0,
+            &mut needed,
+        );
+        assert_eq!(r, SECMO_ERROR_BUFFER_LENGTH);
+        assert_eq!(needed, expected.len() + 1);
+        let mut buffer = vec![0 as std::ffi::c_char; needed];
+        let r = secmo_settings_from_vrm(
+            file.as_ptr(),
+            file.len(),
+            buffer.as_mut_ptr(),
+            needed,
+            &mut needed,
+        );
+        assert_eq!(r, SECMO_OK);
+        let text = std::ffi::CStr::from_ptr(buffer.as_ptr()).to_str().unwrap();
+        assert_eq!(text, expected);
+
+        let r = secmo_settings_from_vrm(
+            std::ptr::null(),
+            10,
+            buffer.as_mut_ptr(),
+            needed,
+            &mut needed,
+        );
+        assert_eq!(r, SECMO_ERROR_NULL_POINTER);
+        let r =
+            secmo_settings_from_vrm(file.as_ptr(), 30, buffer.as_mut_ptr(), needed, &mut needed);
+        assert_eq!(r, SECMO_ERROR_SETTINGS);
+        assert!(last_error().contains("VRM: glb"), "{}", last_error());
+    }
+}
