@@ -287,3 +287,51 @@ fn settings_from_a_vrm_match_the_rust_importer() {
     assert!(cs.contains("\"FrontHair_Center_L\""));
     assert_eq!(cs, rust);
 }
+
+/// Unity ignores package assets without a .meta in a package installed
+/// from git (scripts/unity-metas writes them).
+#[test]
+fn every_unity_package_asset_has_a_meta_with_a_unique_guid() {
+    fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let path = e.unwrap().path();
+            if path.file_name().unwrap().to_string_lossy().starts_with('.') {
+                continue;
+            }
+            if path.is_dir() {
+                walk(&path, out);
+            }
+            out.push(path);
+        }
+    }
+    let mut paths = Vec::new();
+    walk(&root().join("unity_package/com.secmo.runtime"), &mut paths);
+    let mut guids = std::collections::HashMap::new();
+    let mut assets = 0;
+    for path in &paths {
+        let name = path.to_string_lossy().into_owned();
+        if let Some(asset) = name.strip_suffix(".meta") {
+            assert!(
+                std::path::Path::new(asset).exists(),
+                "{name}: no asset for this .meta"
+            );
+            continue;
+        }
+        assets += 1;
+        let meta = std::fs::read_to_string(format!("{name}.meta"))
+            .unwrap_or_else(|_| panic!("{name} has no .meta: run scripts/unity-metas"));
+        let guid = meta
+            .lines()
+            .find_map(|l| l.strip_prefix("guid: "))
+            .unwrap_or_else(|| panic!("{name}.meta has no guid"));
+        assert!(
+            guid.len() == 32 && guid.chars().all(|c| c.is_ascii_hexdigit()),
+            "{name}.meta: guid `{guid}`"
+        );
+        assert_eq!(path.is_dir(), meta.contains("folderAsset: yes"), "{name}");
+        if let Some(other) = guids.insert(guid.to_string(), name.clone()) {
+            panic!("{name} and {other} share guid {guid}");
+        }
+    }
+    assert!(assets >= 20, "{assets} assets");
+}
