@@ -7,11 +7,13 @@
 
 use std::sync::Arc;
 
+#[path = "../tests/common/mod.rs"]
+mod common;
+
 use criterion::{black_box, criterion_group, criterion_main, Criterion, Throughput};
 use glam::{Quat, Vec3};
 use secmo::{
-    BoneDesc, ChainDesc, ChainParams, Character, Collider, ColliderShape, FrameInput, Rig, RigDesc,
-    Transform,
+    BoneDesc, ChainDesc, ChainParams, Character, Collider, ColliderShape, Rig, RigDesc, Transform,
 };
 
 const SUBSTEPS_PER_UPDATE: u64 = 2;
@@ -118,16 +120,7 @@ fn bench_chain(c: &mut Criterion, name: &str, rig: Arc<Rig>, moving: usize) {
     let mut character = Character::new(rig.clone(), Default::default());
     let mut out = poses[0].clone();
     for p in poses.iter().take(60) {
-        character
-            .update(
-                &FrameInput {
-                    dt: 1.0 / 60.0,
-                    pose: p,
-                    teleport: false,
-                },
-                &mut out,
-            )
-            .unwrap();
+        common::advance(&mut character, 1.0 / 60.0, p, &mut out);
     }
     let mut group = c.benchmark_group("chain_update_60hz");
     group.throughput(Throughput::Elements(joints * SUBSTEPS_PER_UPDATE));
@@ -135,16 +128,7 @@ fn bench_chain(c: &mut Criterion, name: &str, rig: Arc<Rig>, moving: usize) {
     group.bench_function(name, |b| {
         b.iter(|| {
             frame = (frame + 1) % poses.len();
-            character
-                .update(
-                    &FrameInput {
-                        dt: 1.0 / 60.0,
-                        pose: &poses[frame],
-                        teleport: false,
-                    },
-                    &mut out,
-                )
-                .unwrap();
+            common::advance(&mut character, 1.0 / 60.0, &poses[frame], &mut out);
             black_box(&out);
         })
     });
@@ -155,16 +139,7 @@ fn bench_chain(c: &mut Criterion, name: &str, rig: Arc<Rig>, moving: usize) {
     group.bench_function(format!("{name}_without_chains"), |b| {
         b.iter(|| {
             frame = (frame + 1) % poses.len();
-            character
-                .update(
-                    &FrameInput {
-                        dt: 1.0 / 60.0,
-                        pose: &poses[frame],
-                        teleport: false,
-                    },
-                    &mut out,
-                )
-                .unwrap();
+            common::advance(&mut character, 1.0 / 60.0, &poses[frame], &mut out);
             black_box(&out);
         })
     });

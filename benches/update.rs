@@ -47,15 +47,7 @@ fn bench(c: &mut Criterion) {
         let mut out = vec![Transform::IDENTITY; rig.bone_count()];
         // Warm every character past its first (dt = 0) update.
         for c in &mut crowd {
-            c.update(
-                &FrameInput {
-                    dt: 0.0,
-                    pose: &poses[0],
-                    teleport: false,
-                },
-                &mut out,
-            )
-            .unwrap();
+            common::advance(c, 0.0, &poses[0], &mut out);
         }
         group.throughput(Throughput::Elements(
             characters as u64 * springs * SUBSTEPS_PER_UPDATE,
@@ -65,15 +57,7 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 frame = (frame + 1) % poses.len();
                 for c in crowd.iter_mut() {
-                    c.update(
-                        &FrameInput {
-                            dt: 1.0 / 30.0,
-                            pose: &poses[frame],
-                            teleport: false,
-                        },
-                        &mut out,
-                    )
-                    .unwrap();
+                    common::advance(c, 1.0 / 30.0, &poses[frame], &mut out);
                 }
                 black_box(&out);
             })
@@ -97,16 +81,7 @@ fn bench_pipeline(c: &mut Criterion) {
         let mut character = Character::new(rig.clone(), Default::default());
         let mut out = vec![Transform::IDENTITY; rig.bone_count()];
         let mut records = StageRecords::new(&rig);
-        character
-            .update(
-                &FrameInput {
-                    dt: 0.0,
-                    pose: &poses[0],
-                    teleport: false,
-                },
-                &mut out,
-            )
-            .unwrap();
+        common::advance(&mut character, 0.0, &poses[0], &mut out);
         group.throughput(Throughput::Elements(1));
         let mut frame = 0usize;
         group.bench_function(name, |b| {

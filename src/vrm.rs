@@ -91,6 +91,23 @@ fn num(v: Option<&Value>, default: f32) -> f32 {
     v.and_then(Value::as_f64).map_or(default, |f| f as f32)
 }
 
+/// A JSON array field as a slice; empty when it is absent.
+fn array(v: Option<&Value>) -> &[Value] {
+    v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+/// The collider names of the groups listed in `groups` (indices into
+/// `table`; unknown indices are skipped).
+fn group_colliders(groups: Option<&Value>, table: &[Vec<String>]) -> Vec<String> {
+    array(groups)
+        .iter()
+        .filter_map(Value::as_u64)
+        .filter_map(|g| table.get(g as usize))
+        .flatten()
+        .cloned()
+        .collect()
+}
+
 struct Nodes {
     names: Vec<String>,
     parents: Vec<i32>,
@@ -128,12 +145,7 @@ fn read_nodes(json: &Value) -> Result<Nodes, SettingsError> {
         };
         seen.insert(base, i);
         names.push(name);
-        for c in node
-            .get("children")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-        {
+        for c in array(node.get("children")).iter() {
             let c = c
                 .as_u64()
                 .ok_or_else(|| err(format!("nodes[{i}].children"), "not an index"))?
@@ -278,13 +290,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
     let (version, groups, roots, joints);
     if let Some(spring) = ext.and_then(|e| e.get("VRMC_springBone")) {
         version = 1;
-        for (i, c) in spring
-            .get("colliders")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
+        for (i, c) in array(spring.get("colliders")).iter().enumerate() {
             let path = format!("VRMC_springBone.colliders[{i}]");
             let node = name(format!("{path}.node"), c.get("node"))?;
             let extended = c
@@ -335,34 +341,21 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 radius,
             });
         }
-        let group_colliders: Vec<Vec<String>> = spring
-            .get("colliderGroups")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
+        let table: Vec<Vec<String>> = array(spring.get("colliderGroups"))
+            .iter()
             .map(|g| {
-                g.get("colliders")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
+                array(g.get("colliders"))
+                    .iter()
                     .filter_map(Value::as_u64)
                     .map(|c| format!("collider{c}"))
                     .collect()
             })
             .collect();
-        let springs = spring
-            .get("springs")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+        let springs = array(spring.get("springs"));
         let mut total = 0;
         for (s, sp) in springs.iter().enumerate() {
             let path = format!("VRMC_springBone.springs[{s}]");
-            let js = sp
-                .get("joints")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default();
+            let js = array(sp.get("joints"));
             if js.is_empty() {
                 return Err(err(format!("{path}.joints"), "empty"));
             }
@@ -382,16 +375,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 None => None,
             };
             let anchor = anchor_of(&nodes, indices[0], &mut scene_root);
-            let colliders = sp
-                .get("colliderGroups")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_u64)
-                .filter_map(|g| group_colliders.get(g as usize))
-                .flatten()
-                .cloned()
-                .collect();
+            let colliders = group_colliders(sp.get("colliderGroups"), &table);
             settings.chains.push(ChainSettings {
                 preset: "hair".into(),
                 anchor,
@@ -425,24 +409,12 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         .and_then(|v| v.get("secondaryAnimation"))
     {
         version = 0;
-        let mut group_colliders = Vec::new();
-        for (g, cg) in secondary
-            .get("colliderGroups")
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .enumerate()
-        {
+        let mut table = Vec::new();
+        for (g, cg) in array(secondary.get("colliderGroups")).iter().enumerate() {
             let path = format!("VRM.secondaryAnimation.colliderGroups[{g}]");
             let node = name(format!("{path}.node"), cg.get("node"))?;
             let mut names = Vec::new();
-            for (k, c) in cg
-                .get("colliders")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
+            for (k, c) in array(cg.get("colliders")).iter().enumerate() {
                 let o = c.get("offset");
                 let get = |axis: &str| num(o.and_then(|o| o.get(axis)), 0.0);
                 let collider = format!("group{g}_{k}");
@@ -460,13 +432,9 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 collider_shapes.push("sphere".into());
                 names.push(collider);
             }
-            group_colliders.push(names);
+            table.push(names);
         }
-        let bone_groups = secondary
-            .get("boneGroups")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
+        let bone_groups = array(secondary.get("boneGroups"));
         let mut root_count = 0;
         let mut total = 0;
         for (g, bg) in bone_groups.iter().enumerate() {
@@ -491,23 +459,8 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 center,
             );
             let radius = num(bg.get("hitRadius"), 0.02);
-            let colliders: Vec<String> = bg
-                .get("colliderGroups")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_u64)
-                .filter_map(|i| group_colliders.get(i as usize))
-                .flatten()
-                .cloned()
-                .collect();
-            for (r, root) in bg
-                .get("bones")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .enumerate()
-            {
+            let colliders = group_colliders(bg.get("colliderGroups"), &table);
+            for (r, root) in array(bg.get("bones")).iter().enumerate() {
                 let root = name(format!("{path}.bones[{r}]"), Some(root))?;
                 root_count += 1;
                 // VRM 0.x moves every node below the root, each following its

@@ -67,100 +67,25 @@ pub fn pose_at(rig: &Rig, t: f32, speed: f32) -> Vec<Transform> {
     pose
 }
 
+/// The demo's built-in body (cli/src/procedural.rs), shared so that the
+/// tests and the demo run the same rig.
+#[path = "../../cli/src/procedural.rs"]
+pub mod procedural;
+
 /// Bones of [`full_body_desc`].
 pub mod body {
-    pub const PELVIS: usize = 1;
-    pub const SPINE: usize = 2;
-    pub const CHEST: usize = 3;
-    pub const POINT_L: usize = 6;
-    pub const POINT_R: usize = 7;
-    pub const CHEST_L: usize = 8;
-    pub const CHEST_R: usize = 9;
-    pub const UPPER_ARM_L: usize = 10;
-    pub const FOREARM_L: usize = 11;
-    pub const HAND_L: usize = 12;
-    pub const UPPER_ARM_R: usize = 13;
-    pub const FOREARM_R: usize = 14;
-    pub const HAND_R: usize = 15;
+    #[allow(unused_imports)] // each test binary uses a different subset
+    pub use super::procedural::{
+        CHEST, CHEST_L, CHEST_R, FOREARM_L, FOREARM_R, HAND_L, HAND_R, PELVIS, POINT_L, POINT_R,
+        SPINE, UPPER_ARM_L, UPPER_ARM_R,
+    };
 }
 
 /// The helper-bone pipeline of the article (SPEC §4–§6) on a small body:
 /// chest helpers follow same-side chest points (rotation constraint), carry a
 /// chest spring, and a BtoB corrective reads both arms and the other chest.
 pub fn full_body_desc() -> RigDesc {
-    use body::*;
-    use secmo::{BtobBones, ConstraintDesc, ProximityCorrective, Side};
-    let t = |x: f32, y: f32, z: f32| Transform::from_translation(Vec3::new(x, y, z));
-    let bones = vec![
-        BoneDesc::new("root", -1, Transform::IDENTITY),
-        BoneDesc::new("pelvis", 0, t(0.0, 100.0, 0.0)),
-        BoneDesc::new("spine", 1, t(0.0, 15.0, 0.0)),
-        BoneDesc::new("chest", 2, t(0.0, 25.0, 0.0)),
-        BoneDesc::new("hip_helper_l", 1, t(10.0, -6.0, 6.0)),
-        BoneDesc::new("hip_helper_r", 1, t(-10.0, -6.0, 6.0)),
-        BoneDesc::new("chest_point_l", 3, t(8.0, 4.0, 12.0)),
-        BoneDesc::new("chest_point_r", 3, t(-8.0, 4.0, 12.0)),
-        BoneDesc::new(
-            "chest_helper_l",
-            3,
-            Transform::new(
-                Vec3::new(8.0, 4.0, 11.0),
-                Quat::from_rotation_y(0.3),
-                Vec3::new(1.0, 1.1, 0.9),
-            ),
-        ),
-        BoneDesc::new(
-            "chest_helper_r",
-            3,
-            Transform::new(
-                Vec3::new(-8.0, 4.0, 11.0),
-                Quat::from_rotation_y(-0.3),
-                Vec3::new(1.0, 1.1, 0.9),
-            ),
-        ),
-        BoneDesc::new("upper_arm_l", 3, t(18.0, 20.0, 0.0)),
-        BoneDesc::new("forearm_l", 10, t(0.0, -28.0, 0.0)),
-        BoneDesc::new("hand_l", 11, t(0.0, -25.0, 0.0)),
-        BoneDesc::new("upper_arm_r", 3, t(-18.0, 20.0, 0.0)),
-        BoneDesc::new("forearm_r", 13, t(0.0, -28.0, 0.0)),
-        BoneDesc::new("hand_r", 14, t(0.0, -25.0, 0.0)),
-    ];
-    let arms = |chest: usize, other: usize| BtobBones {
-        chest: chest as u32,
-        other_chest: other as u32,
-        upper_arm_l: UPPER_ARM_L as u32,
-        forearm_l: FOREARM_L as u32,
-        hand_l: HAND_L as u32,
-        upper_arm_r: UPPER_ARM_R as u32,
-        forearm_r: FOREARM_R as u32,
-        hand_r: HAND_R as u32,
-    };
-    // Local +X of the left chest points away from the midline, of the right toward it.
-    RigDesc {
-        bones,
-        units_per_meter: UPM,
-        constraints: vec![
-            ConstraintDesc {
-                bone: CHEST_L as u32,
-                target: POINT_L as u32,
-            },
-            ConstraintDesc {
-                bone: CHEST_R as u32,
-                target: POINT_R as u32,
-            },
-        ],
-        springs: vec![
-            SpringParams::hip(4, UPM),
-            SpringParams::hip(5, UPM),
-            SpringParams::chest(CHEST_L as u32, UPM),
-            SpringParams::chest(CHEST_R as u32, UPM),
-        ],
-        correctives: vec![
-            ProximityCorrective::btob(arms(CHEST_L, CHEST_R), Side::Left, -1.0, 16.0, UPM),
-            ProximityCorrective::btob(arms(CHEST_R, CHEST_L), Side::Right, 1.0, 16.0, UPM),
-        ],
-        ..Default::default()
-    }
+    procedural::helper_body()
 }
 
 pub fn full_body() -> Arc<Rig> {
@@ -196,18 +121,24 @@ pub fn full_body_pose(rig: &Rig, t: f32, hug_start: f32) -> Vec<Transform> {
     pose
 }
 
-/// One update; returns the output pose.
-pub fn step(c: &mut Character, dt: f32, pose: &[Transform]) -> Vec<Transform> {
-    let mut out = pose.to_vec();
+/// One update into `out` (no allocation; benches and the allocation test
+/// use it).
+pub fn advance(c: &mut Character, dt: f32, pose: &[Transform], out: &mut [Transform]) {
     c.update(
         &FrameInput {
             dt,
             pose,
             teleport: false,
         },
-        &mut out,
+        out,
     )
     .unwrap();
+}
+
+/// One update; returns the output pose.
+pub fn step(c: &mut Character, dt: f32, pose: &[Transform]) -> Vec<Transform> {
+    let mut out = pose.to_vec();
+    advance(c, dt, pose, &mut out);
     out
 }
 
