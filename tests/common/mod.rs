@@ -207,64 +207,67 @@ pub fn static_library() -> std::path::PathBuf {
     panic!("libsecmo.a not found next to {}", exe.display());
 }
 
+/// Compiles a C99 program (-Wall -Wextra -Werror -pedantic) against
+/// include/secmo.h and the static library.
 pub fn compile_c(source: &std::path::Path, out: &std::path::Path) {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
-    let status = std::process::Command::new(&cc)
-        .args([
-            "-std=c99",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-pedantic",
-            "-O1",
-        ])
-        .arg("-I")
-        .arg(root.join("include"))
-        .arg(source)
-        .arg(static_library())
-        .args(["-lpthread", "-ldl", "-lm"])
-        .arg("-o")
-        .arg(out)
-        .status()
-        .unwrap_or_else(|e| panic!("cannot run the C compiler `{cc}`: {e}"));
-    assert!(
-        status.success(),
-        "C compilation of {} failed",
-        source.display()
-    );
+    let flags = [
+        "-std=c99",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-pedantic",
+        "-O1",
+    ];
+    compile("CC", "cc", "C", &flags, &["include"], source, out);
 }
 
 /// Compiles a C++ program from tests/cpp with g++ (C++17, -Wall -Wextra
 /// -Werror -fno-exceptions) against bindings/cpp/secmo.hpp and the static library.
 pub fn compile_cpp(source: &std::path::Path, out: &std::path::Path) {
+    let flags = [
+        "-std=c++17",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-fno-exceptions",
+        "-pthread",
+        "-O1",
+        "-g",
+    ];
+    let includes = ["include", "bindings/cpp"];
+    compile("CXX", "g++", "C++", &flags, &includes, source, out);
+}
+
+/// `$env_var` (or `default`) with `flags`, `-I` for each of `includes`
+/// (relative to the repository), the source, the static library and the
+/// system libraries it needs.
+fn compile(
+    env_var: &str,
+    default: &str,
+    language: &str,
+    flags: &[&str],
+    includes: &[&str],
+    source: &std::path::Path,
+    out: &std::path::Path,
+) {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let cxx = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
-    let status = std::process::Command::new(&cxx)
-        .args([
-            "-std=c++17",
-            "-Wall",
-            "-Wextra",
-            "-Werror",
-            "-fno-exceptions",
-            "-pthread",
-            "-O1",
-            "-g",
-        ])
-        .arg("-I")
-        .arg(root.join("include"))
-        .arg("-I")
-        .arg(root.join("bindings/cpp"))
+    let compiler = std::env::var(env_var).unwrap_or_else(|_| default.into());
+    let mut command = std::process::Command::new(&compiler);
+    command.args(flags);
+    for dir in includes {
+        command.arg("-I").arg(root.join(dir));
+    }
+    let status = command
         .arg(source)
         .arg(static_library())
         .args(["-lpthread", "-ldl", "-lm"])
         .arg("-o")
         .arg(out)
         .status()
-        .unwrap_or_else(|e| panic!("cannot run the C++ compiler `{cxx}`: {e}"));
+        .unwrap_or_else(|e| panic!("cannot run the {language} compiler `{compiler}`: {e}"));
     assert!(
         status.success(),
-        "C++ compilation of {} failed",
+        "{language} compilation of {} failed",
         source.display()
     );
 }
