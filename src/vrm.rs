@@ -31,7 +31,7 @@ pub struct VrmImport {
     /// Collider shapes, by settings shape name ("sphere", "plane", ...).
     pub collider_shapes: Vec<String>,
     /// The skeleton: every glTF node, parents first, with unique names.
-    pub bones: Vec<BoneDesc>,
+    pub skeleton: Skeleton,
     pub settings: RigSettings,
 }
 
@@ -226,26 +226,48 @@ fn anchor_of(nodes: &Nodes, node: usize, scene_root: &mut bool) -> String {
 
 /// Nodes in parents-first order (depth first from each root), below an
 /// identity [`SCENE_ROOT`] bone when `scene_root` is set.
-fn skeleton(nodes: &Nodes, scene_root: bool) -> Vec<BoneDesc> {
+fn skeleton(nodes: &Nodes, scene_root: bool) -> Skeleton {
     let n = nodes.names.len();
     let first = usize::from(scene_root);
-    let mut index = vec![0usize; n];
+    let mut bone_of_node = vec![0u32; n];
     for (k, &i) in nodes.order.iter().enumerate() {
-        index[i] = first + k;
+        bone_of_node[i] = (first + k) as u32;
     }
     let root = BoneDesc::new(SCENE_ROOT, -1, Transform::IDENTITY);
     let scene_parent = if scene_root { 0 } else { -1 };
-    scene_root
+    let bones = scene_root
         .then_some(root)
         .into_iter()
         .chain(nodes.order.iter().map(|&i| {
             let parent = match nodes.parents[i] {
-                p if p >= 0 => index[p as usize] as i32,
+                p if p >= 0 => bone_of_node[p as usize] as i32,
                 _ => scene_parent,
             };
             BoneDesc::new(nodes.names[i].clone(), parent, nodes.local[i])
         }))
-        .collect()
+        .collect();
+    Skeleton {
+        bones,
+        bone_of_node,
+    }
+}
+
+/// A glTF's nodes as a secmo skeleton.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Skeleton {
+    /// Every node, parents first, with unique names (duplicates get
+    /// `#<node index>`), below [`SCENE_ROOT`] when an import needed it.
+    pub bones: Vec<BoneDesc>,
+    /// The bone index of each glTF node.
+    pub bone_of_node: Vec<u32>,
+}
+
+/// The skeleton of any glTF/GLB/VRM (no spring bones needed): the same
+/// bones and names [`import`] uses, for tools that read the rest of the
+/// file (skins, clips) with a glTF library.
+pub fn gltf_skeleton(bytes: &[u8]) -> Result<Skeleton, SettingsError> {
+    let nodes = read_nodes(&gltf_json(bytes)?)?;
+    Ok(skeleton(&nodes, false))
 }
 
 /// VRM's spring parameters in secmo's hair preset (docs/vrm-mapping.md).
@@ -513,7 +535,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         roots,
         joints,
         collider_shapes,
-        bones: skeleton(&nodes, scene_root),
+        skeleton: skeleton(&nodes, scene_root),
         settings,
     })
 }

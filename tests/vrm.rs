@@ -22,7 +22,7 @@ fn asset(name: &str) -> Vec<u8> {
 fn rig_of(import: &VrmImport) -> Arc<Rig> {
     let desc = import
         .settings
-        .to_rig_desc(import.bones.clone(), 1.0, UpAxis::Y)
+        .to_rig_desc(import.skeleton.bones.clone(), 1.0, UpAxis::Y)
         .expect("imported settings resolve against the imported skeleton");
     common::shared(desc)
 }
@@ -33,7 +33,7 @@ fn bone(rig: &Rig, name: &str) -> usize {
 }
 
 fn bind_pose(import: &VrmImport) -> Vec<Transform> {
-    import.bones.iter().map(|b| b.reference).collect()
+    import.skeleton.bones.iter().map(|b| b.reference).collect()
 }
 
 fn world_positions(rig: &Rig, local: &[Transform]) -> Vec<Vec3> {
@@ -55,7 +55,7 @@ fn godette_vrm0_groups_parameters_and_colliders() {
     assert_eq!(import.joints, 16);
     assert_eq!(import.collider_shapes, vec!["sphere"; 4]);
     assert_eq!(
-        import.bones.len(),
+        import.skeleton.bones.len(),
         71,
         "every glTF node, no scene root needed"
     );
@@ -136,7 +136,7 @@ fn largest_angle(rotations: &[Quat], rest: Quat) -> f32 {
 #[test]
 fn godette_hair_lags_a_head_turn_and_settles() {
     let import = vrm::import(&asset("Godette_vrm_v4.vrm")).unwrap();
-    let bind = import.bones[bone(&rig_of(&import), "FrontHair_Center_L")]
+    let bind = import.skeleton.bones[bone(&rig_of(&import), "FrontHair_Center_L")]
         .reference
         .rotation();
 
@@ -195,7 +195,7 @@ fn slide(import: &VrmImport, push: Vec3, colliders: bool) -> Vec<Vec<(Vec3, Vec3
     }
     let rig = common::shared(
         settings
-            .to_rig_desc(import.bones.clone(), 1.0, UpAxis::Y)
+            .to_rig_desc(import.skeleton.bones.clone(), 1.0, UpAxis::Y)
             .unwrap(),
     );
     let root = bone(&rig, SCENE_ROOT);

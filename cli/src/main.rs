@@ -11,6 +11,7 @@ secmo — secondary motion for game characters
 
 USAGE:
     secmo demo [--out DIR] [--seconds-per-phase S] [--input-hz HZ]
+    secmo import FILE
     secmo vrm-settings FILE [--out PATH]
     secmo --version | --help
 
@@ -23,6 +24,8 @@ COMMANDS:
             Writes DIR/helper_springs.svg (target vs output),
             DIR/input_rate.svg and DIR/summary.md.
             DIR defaults to ./secmo-demo.
+    import  Read a glTF 2.0, GLB or VRM file and print its bones, skins,
+            clips, a tail candidate and its VRM spring bones.
     vrm-settings
             Read the spring bones of a VRM 0.x/1.0 file (.vrm, .glb or
             .gltf) and write them as a rig-settings file whose chains use
@@ -32,6 +35,7 @@ COMMANDS:
 EXAMPLES:
     secmo demo
     secmo demo --out /tmp/demo --input-hz 30
+    secmo import Fox.glb
     secmo vrm-settings character.vrm --out character.json
 ";
 
@@ -116,6 +120,22 @@ fn main() -> ExitCode {
                 eprintln!("secmo: {e}");
                 ExitCode::from(1)
             }
+        },
+        Some("import") => match args.get(1).filter(|_| args.len() == 2) {
+            None => {
+                eprintln!("secmo: import needs one FILE (a .gltf, .glb or .vrm)");
+                ExitCode::from(2)
+            }
+            Some(file) => match secmo_cli::import::import(std::path::Path::new(file)) {
+                Ok(imported) => {
+                    print!("{}", imported.summary());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => {
+                    eprintln!("secmo: {e}");
+                    ExitCode::from(1)
+                }
+            },
         },
         Some("vrm-settings") => match parse_vrm_settings(&args[1..])
             .and_then(|(input, out)| vrm_settings::run(&input, &out))

@@ -58,6 +58,7 @@ pub fn run(input: &Path, out: &Path) -> Result<Report, String> {
         spheres("inside_sphere") + spheres("inside_capsule"),
     );
     if import
+        .skeleton
         .bones
         .first()
         .is_some_and(|b| b.name == secmo::vrm::SCENE_ROOT)

@@ -1,0 +1,327 @@
+//! glTF 2.0 / GLB / VRM import for the tool (issue #5): the skeleton (the
+//! same bones and names as `secmo::vrm`), skins, animation clips with their
+//! interpolation, VRM spring bones when present, and a tail found by name.
+//! Meshes are not read yet.
+
+use std::path::{Path, PathBuf};
+
+use base64::Engine as _;
+use glam::Quat;
+use gltf::animation::util::ReadOutputs;
+use gltf::animation::{Interpolation, Property};
+use secmo::vrm::{self, Skeleton, VrmImport};
+use secmo::Transform;
+
+/// One animated property of one bone.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Channel {
+    pub bone: usize,
+    pub property: Property,
+    pub interpolation: Interpolation,
+    /// Key times, seconds, increasing.
+    pub times: Vec<f32>,
+    /// One value per key (xyz in 0..3 for translation and scale, xyzw for
+    /// rotation); three per key for cubic splines (in-tangent, value,
+    /// out-tangent), as glTF stores them.
+    pub values: Vec<[f32; 4]>,
+}
+
+/// An animation clip.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Clip {
+    pub name: String,
+    /// The last key time over all channels.
+    pub duration: f32,
+    pub channels: Vec<Channel>,
+}
+
+/// What the tool imported from one file.
+#[derive(Clone, Debug)]
+pub struct Imported {
+    pub path: PathBuf,
+    pub skeleton: Skeleton,
+    /// Bone indices of each skin's joints.
+    pub skins: Vec<Vec<usize>>,
+    pub clips: Vec<Clip>,
+    /// VRM spring bones, when the file has them (its skeleton then may have
+    /// the extra scene-root bone; `skeleton` above never does).
+    pub spring_bones: Option<VrmImport>,
+}
+
+impl Imported {
+    /// The longest parent-linked run of bones whose names contain "tail"
+    /// (any case), root first: the candidate for a tail chain.
+    pub fn tail(&self) -> Vec<usize> {
+        let bones = &self.skeleton.bones;
+        let is_tail = |i: usize| bones[i].name.to_lowercase().contains("tail");
+        let mut best: Vec<usize> = Vec::new();
+        for start in (0..bones.len()).filter(|&i| is_tail(i)) {
+            let parent = bones[start].parent;
+            if parent >= 0 && is_tail(parent as usize) {
+                continue; // not the start of a run
+            }
+            let mut run = vec![start];
+            while let Some(next) = (0..bones.len())
+                .find(|&c| bones[c].parent == *run.last().unwrap() as i32 && is_tail(c))
+            {
+                run.push(next);
+            }
+            if run.len() > best.len() {
+                best = run;
+            }
+        }
+        best
+    }
+}
+
+impl Clip {
+    /// Writes the clip's value at `time` (clamped to its keys) into `pose`,
+    /// leaving bones it does not animate alone.
+    pub fn sample(&self, time: f32, pose: &mut [Transform]) {
+        for c in &self.channels {
+            let v = c.sample(time);
+            let t = &mut pose[c.bone];
+            match c.property {
+                Property::Translation => t.translation = [v[0], v[1], v[2]],
+                Property::Rotation => t.rotation = Quat::from_array(v).normalize().to_array(),
+                Property::Scale => t.scale = [v[0], v[1], v[2]],
+                Property::MorphTargetWeights => {}
+            }
+        }
+    }
+}
+
+impl Channel {
+    fn sample(&self, time: f32) -> [f32; 4] {
+        let n = self.times.len();
+        let cubic = self.interpolation == Interpolation::CubicSpline;
+        let value = |k: usize| {
+            if cubic {
+                self.values[3 * k + 1]
+            } else {
+                self.values[k]
+            }
+        };
+        if n == 1 || time <= self.times[0] {
+            return value(0);
+        }
+        if time >= self.times[n - 1] {
+            return value(n - 1);
+        }
+        let k = self.times.partition_point(|&t| t <= time) - 1;
+        let (t0, t1) = (self.times[k], self.times[k + 1]);
+        let dt = t1 - t0;
+        let u = (time - t0) / dt;
+        let (a, b) = (value(k), value(k + 1));
+        let rotation = self.property == Property::Rotation;
+        match self.interpolation {
+            Interpolation::Step => a,
+            Interpolation::Linear if rotation => {
+                Quat::from_array(a).slerp(Quat::from_array(b), u).to_array()
+            }
+            Interpolation::Linear => std::array::from_fn(|i| a[i] + (b[i] - a[i]) * u),
+            Interpolation::CubicSpline => {
+                // glTF 2.0 Appendix C: Hermite with tangents scaled by dt.
+                let out_a = self.values[3 * k + 2];
+                let in_b = self.values[3 * (k + 1)];
+                let (u2, u3) = (u * u, u * u * u);
+                let h = [
+                    2.0 * u3 - 3.0 * u2 + 1.0,
+                    u3 - 2.0 * u2 + u,
+                    -2.0 * u3 + 3.0 * u2,
+                    u3 - u2,
+                ];
+                std::array::from_fn(|i| {
+                    h[0] * a[i] + h[1] * dt * out_a[i] + h[2] * b[i] + h[3] * dt * in_b[i]
+                })
+            }
+        }
+    }
+}
+
+/// Imports `path` (.gltf, .glb or .vrm). Errors name the file and the part
+/// that is wrong.
+pub fn import(path: &Path) -> Result<Imported, String> {
+    let at = |what: String| format!("{}: {what}", path.display());
+    let bytes = std::fs::read(path).map_err(|e| at(e.to_string()))?;
+    let skeleton = vrm::gltf_skeleton(&bytes).map_err(|e| at(e.to_string()))?;
+    let gltf = gltf::Gltf::from_slice(&bytes).map_err(|e| at(e.to_string()))?;
+    // A missing buffer is only an error for the data that needs it (the
+    // three-vrm fixtures ship without their mesh .bin).
+    let buffers = load_buffers(&gltf, path);
+    let data = |b: gltf::Buffer<'_>| buffers.get(b.index())?.as_deref().ok();
+    let unreadable = |accessor: gltf::Accessor<'_>| {
+        let buffer = accessor.view()?.buffer().index();
+        buffers.get(buffer)?.as_ref().err().cloned()
+    };
+    let bone = |node: gltf::Node<'_>| skeleton.bone_of_node[node.index()] as usize;
+
+    let skins = gltf
+        .skins()
+        .map(|s| s.joints().map(bone).collect())
+        .collect();
+
+    let mut clips = Vec::new();
+    for (a, animation) in gltf.animations().enumerate() {
+        let mut channels = Vec::new();
+        for (c, channel) in animation.channels().enumerate() {
+            let what = |m: &str| at(format!("animations[{a}].channels[{c}]: {m}"));
+            let reader = channel.reader(data);
+            let cannot_read = |accessor: gltf::Accessor<'_>, part: &str| {
+                let why = unreadable(accessor).unwrap_or_else(|| "no data".into());
+                what(&format!("{part} cannot be read: {why}"))
+            };
+            let times: Vec<f32> = reader
+                .read_inputs()
+                .ok_or_else(|| cannot_read(channel.sampler().input(), "key times"))?
+                .collect();
+            let values: Vec<[f32; 4]> = match reader
+                .read_outputs()
+                .ok_or_else(|| cannot_read(channel.sampler().output(), "key values"))?
+            {
+                ReadOutputs::Translations(v) | ReadOutputs::Scales(v) => {
+                    v.map(|[x, y, z]| [x, y, z, 0.0]).collect()
+                }
+                ReadOutputs::Rotations(r) => r.into_f32().collect(),
+                ReadOutputs::MorphTargetWeights(_) => continue,
+            };
+            let interpolation = channel.sampler().interpolation();
+            let per_key = if interpolation == Interpolation::CubicSpline {
+                3
+            } else {
+                1
+            };
+            if times.is_empty() || values.len() != per_key * times.len() {
+                return Err(what(&format!(
+                    "{} key times but {} values",
+                    times.len(),
+                    values.len()
+                )));
+            }
+            if let Some(k) = times.iter().position(|t| !t.is_finite()) {
+                return Err(what(&format!("key time {k} is NaN or infinite")));
+            }
+            if times.windows(2).any(|w| w[1] < w[0]) {
+                return Err(what("key times decrease"));
+            }
+            if let Some(k) = values.iter().position(|v| v.iter().any(|x| !x.is_finite())) {
+                return Err(what(&format!("key {} has NaN or infinity", k / per_key)));
+            }
+            channels.push(Channel {
+                bone: bone(channel.target().node()),
+                property: channel.target().property(),
+                interpolation,
+                times,
+                values,
+            });
+        }
+        let duration = channels
+            .iter()
+            .filter_map(|c| c.times.last().copied())
+            .fold(0.0, f32::max);
+        clips.push(Clip {
+            name: animation
+                .name()
+                .map_or_else(|| format!("clip{a}"), str::to_string),
+            duration,
+            channels,
+        });
+    }
+
+    let spring_bones = match vrm::import(&bytes) {
+        Ok(v) => Some(v),
+        Err(e) if e.path == "extensions" => None, // a glTF without spring bones
+        Err(e) => return Err(at(e.to_string())),
+    };
+    Ok(Imported {
+        path: path.to_path_buf(),
+        skeleton,
+        skins,
+        clips,
+        spring_bones,
+    })
+}
+
+/// Each buffer's bytes (the GLB binary chunk, a data URI, or a file next to
+/// the glTF), or why they cannot be had.
+fn load_buffers(gltf: &gltf::Gltf, path: &Path) -> Vec<Result<Vec<u8>, String>> {
+    let base = path.parent().unwrap_or(Path::new("."));
+    gltf.buffers()
+        .map(|b| {
+            let what = |m: String| format!("buffers[{}]: {m}", b.index());
+            let bytes = match b.source() {
+                gltf::buffer::Source::Bin => gltf
+                    .blob
+                    .clone()
+                    .ok_or_else(|| what("the GLB has no binary chunk".into()))?,
+                gltf::buffer::Source::Uri(uri) if uri.starts_with("data:") => {
+                    let encoded = uri
+                        .split_once(";base64,")
+                        .ok_or_else(|| what("only base64 data URIs are read".into()))?
+                        .1;
+                    base64::engine::general_purpose::STANDARD
+                        .decode(encoded)
+                        .map_err(|e| what(format!("data URI: {e}")))?
+                }
+                gltf::buffer::Source::Uri(uri) => std::fs::read(base.join(uri))
+                    .map_err(|e| what(format!("{}: {e}", base.join(uri).display())))?,
+            };
+            if bytes.len() < b.length() {
+                return Err(what(format!(
+                    "{} bytes, but the file says {}",
+                    bytes.len(),
+                    b.length()
+                )));
+            }
+            Ok(bytes)
+        })
+        .collect()
+}
+
+impl Imported {
+    /// A few lines for the terminal: what the file holds.
+    pub fn summary(&self) -> String {
+        use std::fmt::Write as _;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{}: {} bones, {} skin(s) with {} joints",
+            self.path.display(),
+            self.skeleton.bones.len(),
+            self.skins.len(),
+            self.skins
+                .iter()
+                .map(|s| s.len().to_string())
+                .collect::<Vec<_>>()
+                .join("/"),
+        );
+        for c in &self.clips {
+            let _ = writeln!(
+                s,
+                "clip {:?}: {:.2} s, {} channels",
+                c.name,
+                c.duration,
+                c.channels.len()
+            );
+        }
+        let tail = self.tail();
+        if !tail.is_empty() {
+            let names: Vec<&str> = tail
+                .iter()
+                .map(|&b| self.skeleton.bones[b].name.as_str())
+                .collect();
+            let _ = writeln!(s, "tail candidate: {}", names.join(" → "));
+        }
+        if let Some(v) = &self.spring_bones {
+            let _ = writeln!(
+                s,
+                "VRM {} spring bones: {} chains, {} joints, {} colliders (secmo vrm-settings writes them)",
+                if v.version == 0 { "0.x" } else { "1.0" },
+                v.settings.chains.len(),
+                v.joints,
+                v.collider_shapes.len()
+            );
+        }
+        s
+    }
+}

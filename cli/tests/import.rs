@@ -1,0 +1,196 @@
+//! glTF/GLB/VRM import (issue #5): counts and values from every file in
+//! ../shared/assets, clip sampling, and clear errors for broken files.
+
+use std::path::{Path, PathBuf};
+
+use gltf::animation::{Interpolation, Property};
+use secmo_cli::import::{import, Imported};
+
+fn asset(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/assets")
+        .join(name)
+}
+
+fn names(i: &Imported, bones: &[usize]) -> Vec<String> {
+    bones
+        .iter()
+        .map(|&b| i.skeleton.bones[b].name.clone())
+        .collect()
+}
+
+#[test]
+fn fox_has_24_joints_a_3_joint_tail_and_3_clips() {
+    let fox = import(&asset("Fox.glb")).unwrap();
+    assert_eq!(fox.skeleton.bones.len(), 26);
+    assert_eq!(fox.skins.len(), 1);
+    assert_eq!(fox.skins[0].len(), 24);
+    assert_eq!(
+        names(&fox, &fox.tail()),
+        ["b_Tail01_012", "b_Tail02_013", "b_Tail03_014"]
+    );
+    let clips: Vec<&str> = fox.clips.iter().map(|c| c.name.as_str()).collect();
+    assert_eq!(clips, ["Survey", "Walk", "Run"]);
+    let walk = &fox.clips[1];
+    assert!(
+        walk.duration > 0.5 && walk.duration < 2.0,
+        "{}",
+        walk.duration
+    );
+    assert!(walk
+        .channels
+        .iter()
+        .all(|c| c.interpolation == Interpolation::Linear));
+    assert!(fox.spring_bones.is_none());
+}
+
+#[test]
+fn robot_expressive_has_14_clips() {
+    let robot = import(&asset("RobotExpressive.glb")).unwrap();
+    assert_eq!(robot.clips.len(), 14);
+    assert_eq!(robot.clips[0].name, "Dance");
+    assert_eq!(robot.clips[13].name, "Yes");
+    assert_eq!(
+        robot.skins.iter().map(Vec::len).collect::<Vec<_>>(),
+        [43, 43]
+    );
+    assert!(robot.tail().is_empty(), "no bone is named tail");
+}
+
+#[test]
+fn rigged_figure_and_vrm_files() {
+    let figure = import(&asset("RiggedFigure.glb")).unwrap();
+    assert_eq!(figure.skins[0].len(), 19);
+    assert_eq!(figure.clips.len(), 1);
+    assert_eq!(figure.clips[0].name, "clip0", "unnamed clips get a name");
+
+    let godette = import(&asset("Godette_vrm_v4.vrm")).unwrap();
+    assert_eq!(godette.skins[0].len(), 68);
+    assert!(godette.clips.is_empty());
+    let springs = godette.spring_bones.as_ref().unwrap();
+    assert_eq!(
+        (
+            springs.version,
+            springs.groups,
+            springs.roots,
+            springs.joints
+        ),
+        (0, 3, 8, 16)
+    );
+    assert_eq!(springs.collider_shapes, vec!["sphere"; 4]);
+    // The importer's skeleton and the spring bones name the same bones.
+    assert_eq!(godette.skeleton, springs.skeleton);
+
+    for (file, shape) in [
+        ("sphere-collider.gltf", "sphere"),
+        ("plane-collider.gltf", "plane"),
+        ("inside-collider.gltf", "inside_sphere"),
+    ] {
+        let i = import(&asset(&format!("three-vrm-springbone/{file}"))).unwrap();
+        let springs = i.spring_bones.unwrap();
+        assert_eq!(springs.collider_shapes, [shape], "{file}");
+        assert_eq!(springs.joints, 4, "{file}");
+    }
+}
+
+#[test]
+fn clips_sample_their_keys_and_interpolate_between_them() {
+    let fox = import(&asset("Fox.glb")).unwrap();
+    let walk = &fox.clips[1];
+    let channel = walk
+        .channels
+        .iter()
+        .find(|c| c.property == Property::Rotation && c.times.len() > 4)
+        .unwrap();
+    let mut pose: Vec<secmo::Transform> = fox.skeleton.bones.iter().map(|b| b.reference).collect();
+    let key = |k: usize| glam::Quat::from_array(channel.values[k]).normalize();
+    walk.sample(channel.times[3], &mut pose);
+    let at_key = pose[channel.bone].rotation();
+    assert!(at_key.angle_between(key(3)) < 1e-5);
+    let mid = 0.5 * (channel.times[3] + channel.times[4]);
+    walk.sample(mid, &mut pose);
+    let expected = key(3).slerp(key(4), 0.5);
+    assert!(pose[channel.bone].rotation().angle_between(expected) < 1e-5);
+    // Before the first key and after the last: clamped.
+    walk.sample(-1.0, &mut pose);
+    assert!(pose[channel.bone].rotation().angle_between(key(0)) < 1e-5);
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("secmo-import-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// The Fox with one rotation key value set to NaN in its binary chunk.
+fn fox_with_nan_key() -> Vec<u8> {
+    let mut bytes = std::fs::read(asset("Fox.glb")).unwrap();
+    let json_len = u32::from_le_bytes(bytes[12..16].try_into().unwrap()) as usize;
+    let json: serde_json::Value = serde_json::from_slice(&bytes[20..20 + json_len]).unwrap();
+    let sampler = &json["animations"][0]["samplers"][json["animations"][0]["channels"][0]["sampler"]
+        .as_u64()
+        .unwrap() as usize];
+    let accessor = &json["accessors"][sampler["output"].as_u64().unwrap() as usize];
+    let view = &json["bufferViews"][accessor["bufferView"].as_u64().unwrap() as usize];
+    let offset =
+        view["byteOffset"].as_u64().unwrap_or(0) + accessor["byteOffset"].as_u64().unwrap_or(0);
+    let bin = 20 + json_len + 8; // after the BIN chunk header
+    let at = bin + offset as usize;
+    bytes[at..at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    bytes
+}
+
+#[test]
+fn broken_files_name_the_file_and_the_part() {
+    let fox = std::fs::read(asset("Fox.glb")).unwrap();
+
+    let truncated = temp("truncated.glb");
+    std::fs::write(&truncated, &fox[..fox.len() / 2]).unwrap();
+    let e = import(&truncated).unwrap_err();
+    assert!(e.starts_with(&truncated.display().to_string()), "{e}");
+    assert!(e.contains("truncated"), "{e}");
+
+    // A clip whose keys live in a buffer file that is not there. (A missing
+    // buffer nobody reads is fine: the three-vrm fixtures lack their mesh.)
+    let missing = temp("missing-buffer.gltf");
+    std::fs::write(
+        &missing,
+        r#"{"asset": {"version": "2.0"}, "nodes": [{"name": "a"}],
+            "buffers": [{"uri": "nowhere.bin", "byteLength": 32}],
+            "bufferViews": [{"buffer": 0, "byteLength": 32}],
+            "accessors": [
+              {"bufferView": 0, "componentType": 5126, "count": 2, "type": "SCALAR",
+               "min": [0], "max": [1]},
+              {"bufferView": 0, "byteOffset": 8, "componentType": 5126, "count": 2, "type": "VEC3"}],
+            "animations": [{"channels": [{"sampler": 0, "target": {"node": 0, "path": "translation"}}],
+                            "samplers": [{"input": 0, "output": 1}]}]}"#,
+    )
+    .unwrap();
+    let e = import(&missing).unwrap_err();
+    assert!(
+        e.contains("animations[0].channels[0]: key times cannot be read: buffers[0]")
+            && e.contains("nowhere.bin"),
+        "{e}"
+    );
+
+    let bad_node = temp("bad-node.gltf");
+    let text = std::fs::read_to_string(asset("three-vrm-springbone/sphere-collider.gltf")).unwrap();
+    let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
+    json["extensions"]["VRMC_springBone"]["springs"][0]["joints"][1]["node"] = 99.into();
+    std::fs::write(&bad_node, json.to_string()).unwrap();
+    let e = import(&bad_node).unwrap_err();
+    assert!(
+        e.contains("VRMC_springBone.springs[0].joints[1].node: node 99 does not exist"),
+        "{e}"
+    );
+
+    let nan = temp("nan-key.glb");
+    std::fs::write(&nan, fox_with_nan_key()).unwrap();
+    let e = import(&nan).unwrap_err();
+    assert!(
+        e.contains("animations[0].channels[0]: key 0 has NaN"),
+        "{e}"
+    );
+
+    let _ = std::fs::remove_dir_all(truncated.parent().unwrap());
+}
