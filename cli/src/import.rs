@@ -325,3 +325,35 @@ impl Imported {
         s
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn channel(interpolation: Interpolation, values: Vec<[f32; 4]>) -> Channel {
+        Channel {
+            bone: 0,
+            property: Property::Translation,
+            interpolation,
+            times: vec![1.0, 3.0],
+            values,
+        }
+    }
+
+    #[test]
+    fn step_holds_and_cubic_spline_follows_the_hermite_basis() {
+        let step = channel(Interpolation::Step, vec![[1.0; 4], [5.0; 4]]);
+        assert_eq!(step.sample(2.9)[0], 1.0);
+        assert_eq!(step.sample(3.0)[0], 5.0);
+        // glTF Appendix C at u = 0.5, dt = 2: 0.5·a + 0.125·dt·out_a + 0.5·b − 0.125·dt·in_b.
+        // a = 0, b = 1, out_a = 2, in_b = 0 → 0 + 0.5 + 0.5 − 0 = 1.0.
+        let cubic = channel(
+            Interpolation::CubicSpline,
+            vec![[9.0; 4], [0.0; 4], [2.0; 4], [0.0; 4], [1.0; 4], [9.0; 4]],
+        );
+        assert!((cubic.sample(2.0)[0] - 1.0).abs() < 1e-6);
+        // Ends are the values, never the tangents.
+        assert_eq!(cubic.sample(0.0)[0], 0.0);
+        assert_eq!(cubic.sample(4.0)[0], 1.0);
+    }
+}
