@@ -196,19 +196,25 @@ fn a_link_crossing_a_capsule_is_pushed_out_along_its_whole_length() {
     assert!(c.contacts().contains(&1));
 }
 
+/// The strand with a 3 cm ball just behind its rest arc (1.5 cm inside the
+/// ball), attached to the head.
+fn strand_behind_ball() -> Arc<Rig> {
+    rig(strand_with_collider(
+        ColliderShape::Sphere,
+        Vec3::new(0.03, -0.10, -0.125),
+        Vec3::ZERO,
+        0.03,
+        vec![],
+    ))
+}
+
 #[test]
 fn a_resting_strand_stays_on_the_contact_and_does_not_bounce() {
     // A 3 cm ball just behind the strand's rest arc (which hangs straight down
     // at z ≈ −0.11, 1.5 cm inside the ball): the restoring force keeps
     // pressing the strand against it. It must come to rest there, touching on
     // every frame, without hopping off (SPEC §8 contact without bounce).
-    let rig = rig(strand_with_collider(
-        ColliderShape::Sphere,
-        Vec3::new(0.03, -0.10, -0.125),
-        Vec3::ZERO,
-        0.03,
-        vec![],
-    ));
+    let rig = strand_behind_ball();
     let mut c = Character::new(rig.clone(), CharacterOptions::default());
     let pose = head_pose(&rig, Quat::IDENTITY, Vec3::ZERO);
     let center = Vec3::new(0.03, 1.50, -0.125);
@@ -671,13 +677,7 @@ fn debug_draw_shows_particles_rest_targets_colliders_and_contacts() {
     use secmo::{
         DebugLine, DebugSphere, DEBUG_COLLIDER, DEBUG_CONTACT, DEBUG_PARTICLE, DEBUG_REST_TARGET,
     };
-    let rig = rig(strand_with_collider(
-        ColliderShape::Sphere,
-        Vec3::new(0.03, -0.10, -0.125),
-        Vec3::ZERO,
-        0.03,
-        vec![],
-    ));
+    let rig = strand_behind_ball();
     let mut c = Character::new(rig.clone(), CharacterOptions::default());
     let pose = head_pose(&rig, Quat::IDENTITY, Vec3::ZERO);
     for _ in 0..60 {
