@@ -1,5 +1,6 @@
 //! The `secmo` tool as a library, so that tests drive the same code as the binary.
 
+pub mod bake;
 pub mod demo;
 pub mod import;
 pub mod procedural;

@@ -12,6 +12,7 @@ secmo — secondary motion for game characters
 USAGE:
     secmo demo [--out DIR] [--seconds-per-phase S] [--input-hz HZ]
     secmo import FILE
+    secmo bake FILE.glb [--clip NAME]... [--out PATH] [--units-per-meter U] [--rate HZ] [--cold]
     secmo vrm-settings FILE [--out PATH]
     secmo --version | --help
 
@@ -26,6 +27,12 @@ COMMANDS:
             DIR defaults to ./secmo-demo.
     import  Read a glTF 2.0, GLB or VRM file and print its bones, skins,
             clips, a tail candidate and its VRM spring bones.
+    bake    Drive the file's tail (bones named *tail*) with secmo's tail
+            solver, loop each clip until the chain state repeats (at most
+            30 passes; --cold skips this), and write a copy of the GLB whose
+            tail joints carry the baked rotation keys (authored tail rotation
+            tracks are replaced). PATH defaults to FILE.baked.glb next to it.
+            U is the file's units per metre (glTF: 1).
     vrm-settings
             Read the spring bones of a VRM 0.x/1.0 file (.vrm, .glb or
             .gltf) and write them as a rig-settings file whose chains use
@@ -36,6 +43,7 @@ EXAMPLES:
     secmo demo
     secmo demo --out /tmp/demo --input-hz 30
     secmo import Fox.glb
+    secmo bake Fox.glb --units-per-meter 100 --clip Walk
     secmo vrm-settings character.vrm --out character.json
 ";
 
@@ -95,6 +103,107 @@ fn parse_vrm_settings(args: &[String]) -> Result<(PathBuf, PathBuf), String> {
     Ok((input, out))
 }
 
+struct BakeArgs {
+    input: PathBuf,
+    out: PathBuf,
+    clips: Vec<String>,
+    units_per_meter: f32,
+    options: secmo_cli::bake::BakeOptions,
+    cold: bool,
+}
+
+fn parse_bake(args: &[String]) -> Result<BakeArgs, String> {
+    let mut input = None;
+    let mut out = None;
+    let mut clips = Vec::new();
+    let mut units_per_meter = 1.0;
+    let mut options = secmo_cli::bake::BakeOptions::default();
+    let mut cold = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |name: &str| {
+            it.next()
+                .cloned()
+                .ok_or_else(|| format!("{name} needs a value"))
+        };
+        let number = |name: &str, v: String, lo: f32, hi: f32| {
+            v.parse::<f32>()
+                .ok()
+                .filter(|x| x.is_finite() && *x >= lo && *x <= hi)
+                .ok_or_else(|| format!("{name}: `{v}` is not a number in [{lo}, {hi}]"))
+        };
+        match a.as_str() {
+            "--out" => out = Some(PathBuf::from(value("--out")?)),
+            "--clip" => clips.push(value("--clip")?),
+            "--units-per-meter" => {
+                units_per_meter =
+                    number("--units-per-meter", value("--units-per-meter")?, 1e-3, 1e5)?
+            }
+            "--rate" => options.rate = number("--rate", value("--rate")?, 1.0, 1000.0)?,
+            "--cold" => cold = true,
+            other if other.starts_with("--") => {
+                return Err(format!("bake: unknown option `{other}` (see --help)"))
+            }
+            file if input.is_none() => input = Some(PathBuf::from(file)),
+            extra => return Err(format!("bake: one FILE only, got `{extra}` too")),
+        }
+    }
+    let input: PathBuf = input.ok_or("bake needs a FILE (a .glb)")?;
+    let out = out.unwrap_or_else(|| {
+        let stem = input
+            .file_stem()
+            .map_or_else(|| "baked".into(), |s| s.to_string_lossy().into_owned());
+        input.with_file_name(format!("{stem}.baked.glb"))
+    });
+    Ok(BakeArgs {
+        input,
+        out,
+        clips,
+        units_per_meter,
+        options,
+        cold,
+    })
+}
+
+fn bake(args: &BakeArgs) -> Result<String, String> {
+    use std::fmt::Write as _;
+    let imported = secmo_cli::import::import(&args.input)?;
+    let clips: Vec<_> = imported
+        .clips
+        .iter()
+        .filter(|c| args.clips.is_empty() || args.clips.contains(&c.name))
+        .cloned()
+        .collect();
+    if let Some(missing) = args
+        .clips
+        .iter()
+        .find(|n| !clips.iter().any(|c| &c.name == *n))
+    {
+        return Err(format!(
+            "{}: no clip named {missing:?}",
+            args.input.display()
+        ));
+    }
+    let baker = secmo_cli::bake::Baker::new(imported, args.units_per_meter)?;
+    let mut report = String::new();
+    let mut baked = Vec::new();
+    for clip in &clips {
+        let b = baker.bake(clip, &args.options, !args.cold);
+        let _ = writeln!(
+            report,
+            "{:?}: {} keys, {} warm-up passes, loop closing error {:.2e} rad",
+            b.name,
+            b.times.len(),
+            b.passes,
+            b.closing_error
+        );
+        baked.push(b);
+    }
+    secmo_cli::bake::write_glb(&args.input, &args.out, &baker.joint_nodes(), &baked)?;
+    let _ = writeln!(report, "wrote {}", args.out.display());
+    Ok(report)
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
@@ -136,6 +245,16 @@ fn main() -> ExitCode {
                     ExitCode::from(1)
                 }
             },
+        },
+        Some("bake") => match parse_bake(&args[1..]).and_then(|b| bake(&b)) {
+            Ok(report) => {
+                print!("{report}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("secmo: {e}");
+                ExitCode::from(1)
+            }
         },
         Some("vrm-settings") => match parse_vrm_settings(&args[1..])
             .and_then(|(input, out)| vrm_settings::run(&input, &out))

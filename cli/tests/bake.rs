@@ -1,0 +1,105 @@
+//! `secmo bake` (issue #5, SPEC §11): the Fox's tail driven by secmo, baked
+//! into keyframes, re-imported and played without secmo.
+
+use std::path::{Path, PathBuf};
+
+use gltf::animation::Property;
+use secmo_cli::bake::{angle, write_glb, BakeOptions, Baker};
+use secmo_cli::import::import;
+
+fn asset(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/assets")
+        .join(name)
+}
+
+#[test]
+fn fox_tail_bakes_round_trips_and_closes_its_loop() {
+    let fox = import(&asset("Fox.glb")).unwrap();
+    let walk = fox.clips.iter().find(|c| c.name == "Walk").unwrap().clone();
+    let baker = Baker::new(fox, 100.0).unwrap();
+    let options = BakeOptions::default();
+    let warm = baker.bake(&walk, &options, true);
+    let cold = baker.bake(&walk, &options, false);
+    eprintln!(
+        "warm passes {} closing {:.3e} rad; cold closing {:.3e} rad",
+        warm.passes, warm.closing_error, cold.closing_error
+    );
+
+    // Written into a copy of the GLB and read back with the importer.
+    let nodes = baker.joint_nodes();
+    let out = std::env::temp_dir().join(format!("secmo-bake-{}.glb", std::process::id()));
+    write_glb(&asset("Fox.glb"), &out, &nodes, std::slice::from_ref(&warm)).unwrap();
+    let baked = import(&out).unwrap();
+    std::fs::remove_file(&out).unwrap();
+    let clip = baked.clips.iter().find(|c| c.name == "Walk").unwrap();
+    let mut worst = 0.0f32;
+    for (k, &joint) in baker.joints.iter().enumerate() {
+        let tracks: Vec<_> = clip
+            .channels
+            .iter()
+            .filter(|c| c.bone == joint && c.property == Property::Rotation)
+            .collect();
+        assert_eq!(tracks.len(), 1, "the authored rotation track is replaced");
+        let mut pose = baked
+            .skeleton
+            .bones
+            .iter()
+            .map(|b| b.reference)
+            .collect::<Vec<_>>();
+        for (f, &t) in warm.times.iter().enumerate() {
+            clip.sample(t, &mut pose);
+            let e = angle(pose[joint].rotation(), warm.rotations[k][f]);
+            worst = worst.max(e);
+        }
+    }
+    eprintln!("round trip {worst:.3e} rad");
+    assert!(
+        worst < 1e-4,
+        "baked keys replay the simulation: {worst} rad"
+    );
+    // Everything else in the clip is kept (3 tail tracks out, 3 in).
+    assert_eq!(clip.channels.len(), walk.channels.len());
+
+    // SPEC §11: warm-up closes the loop; a cold start leaves a visible seam.
+    assert!((1..=options.max_passes).contains(&warm.passes));
+    assert!(warm.closing_error < 1e-4, "{} rad", warm.closing_error);
+    assert!(
+        cold.closing_error > 100.0 * warm.closing_error.max(1e-6),
+        "cold {} rad vs warm {} rad",
+        cold.closing_error,
+        warm.closing_error
+    );
+}
+
+#[test]
+fn every_fox_clip_closes_after_warm_up() {
+    let fox = import(&asset("Fox.glb")).unwrap();
+    let clips = fox.clips.clone();
+    let baker = Baker::new(fox, 100.0).unwrap();
+    for clip in &clips {
+        let warm = baker.bake(clip, &BakeOptions::default(), true);
+        let cold = baker.bake(clip, &BakeOptions::default(), false);
+        eprintln!(
+            "{}: {} passes, closing {:.2e} rad (cold {:.2e})",
+            clip.name, warm.passes, warm.closing_error, cold.closing_error
+        );
+        assert!(
+            warm.closing_error < 1e-4,
+            "{}: {} rad",
+            clip.name,
+            warm.closing_error
+        );
+        assert!(cold.closing_error > warm.closing_error, "{}", clip.name);
+    }
+}
+
+#[test]
+fn a_rig_without_a_tail_is_refused_by_name() {
+    let robot = import(&asset("RobotExpressive.glb")).unwrap();
+    let e = Baker::new(robot, 1.0).err().unwrap();
+    assert!(
+        e.contains("RobotExpressive.glb") && e.contains("no chain to bake"),
+        "{e}"
+    );
+}
