@@ -46,6 +46,23 @@ pub struct Imported {
     /// VRM spring bones, when the file has them (its skeleton then may have
     /// the extra scene-root bone; `skeleton` above never does).
     pub spring_bones: Option<VrmImport>,
+    /// Skinned triangle meshes (one per primitive).
+    pub meshes: Vec<SkinnedMesh>,
+    /// What was read only in part, e.g. a mesh whose buffer is missing.
+    pub warnings: Vec<String>,
+}
+
+/// A skinned triangle primitive, ready for linear blend skinning.
+#[derive(Clone, Debug, Default)]
+pub struct SkinnedMesh {
+    pub name: String,
+    pub positions: Vec<glam::Vec3>,
+    /// Four (bone, weight) influences per vertex; bones are skeleton indices.
+    pub influences: Vec<[(u32, f32); 4]>,
+    /// The inverse bind matrix of each bone this mesh uses (identity for
+    /// the others), indexed by bone.
+    pub inverse_bind: Vec<glam::Affine3A>,
+    pub triangles: Vec<[u32; 3]>,
 }
 
 impl Imported {
@@ -228,6 +245,71 @@ pub fn import(path: &Path) -> Result<Imported, String> {
         });
     }
 
+    let mut meshes = Vec::new();
+    let mut warnings = Vec::new();
+    for node in gltf.nodes() {
+        let (Some(mesh), Some(skin)) = (node.mesh(), node.skin()) else {
+            continue;
+        };
+        let mut inverse_bind = vec![glam::Affine3A::IDENTITY; skeleton.bones.len()];
+        let joints: Vec<usize> = skin.joints().map(bone).collect();
+        if let Some(ibms) = skin.reader(data).read_inverse_bind_matrices() {
+            for (j, m) in ibms.enumerate() {
+                if let Some(&b) = joints.get(j) {
+                    inverse_bind[b] = glam::Affine3A::from_mat4(glam::Mat4::from_cols_array_2d(&m));
+                }
+            }
+        }
+        for (p, primitive) in mesh.primitives().enumerate() {
+            let name = format!("{}[{p}]", mesh.name().unwrap_or("mesh"));
+            if primitive.mode() != gltf::mesh::Mode::Triangles {
+                continue;
+            }
+            let reader = primitive.reader(data);
+            let (Some(positions), Some(joint_sets), Some(weight_sets)) = (
+                reader.read_positions(),
+                reader.read_joints(0),
+                reader.read_weights(0),
+            ) else {
+                warnings.push(format!(
+                    "mesh {name}: positions or skin weights cannot be read; skipped"
+                ));
+                continue;
+            };
+            let positions: Vec<glam::Vec3> = positions.map(glam::Vec3::from).collect();
+            let influences: Vec<[(u32, f32); 4]> = joint_sets
+                .into_u16()
+                .zip(weight_sets.into_f32())
+                .map(|(j, w)| {
+                    std::array::from_fn(|k| {
+                        let b = joints.get(j[k] as usize).copied().unwrap_or(0) as u32;
+                        (b, w[k])
+                    })
+                })
+                .collect();
+            let indices: Vec<u32> = match reader.read_indices() {
+                Some(i) => i.into_u32().collect(),
+                None => (0..positions.len() as u32).collect(),
+            };
+            let n = positions.len() as u32;
+            if influences.len() != positions.len() || indices.iter().any(|&i| i >= n) {
+                return Err(at(format!(
+                    "mesh {name}: skin weights or indices do not match its {n} vertices"
+                )));
+            }
+            meshes.push(SkinnedMesh {
+                name,
+                positions,
+                influences,
+                inverse_bind: inverse_bind.clone(),
+                triangles: indices
+                    .chunks_exact(3)
+                    .map(|t| [t[0], t[1], t[2]])
+                    .collect(),
+            });
+        }
+    }
+
     let spring_bones = match vrm::import(&bytes) {
         Ok(v) => Some(v),
         Err(e) if e.path == "extensions" => None, // a glTF without spring bones
@@ -239,6 +321,8 @@ pub fn import(path: &Path) -> Result<Imported, String> {
         skins,
         clips,
         spring_bones,
+        meshes,
+        warnings,
     })
 }
 

@@ -4,4 +4,5 @@ pub mod bake;
 pub mod demo;
 pub mod import;
 pub mod procedural;
+pub mod report;
 pub mod vrm_settings;

@@ -1,0 +1,40 @@
+//! Edge stretch on the Fox (SPEC §10): secmo's tail against the body's own
+//! edges, the rigid tail that checks the harness, and the original rig.
+
+use std::path::Path;
+
+use secmo_cli::bake::{BakeOptions, Baker};
+use secmo_cli::import::import;
+use secmo_cli::report::measure;
+
+#[test]
+fn fox_tail_stretch_stays_within_the_body_baseline() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/Fox.glb");
+    let fox = import(&path).unwrap();
+    assert_eq!(fox.meshes.len(), 1);
+    let walk = fox.clips.iter().find(|c| c.name == "Walk").unwrap().clone();
+    let baker = Baker::new(fox, 100.0).unwrap();
+    let r = measure(&baker, &walk, &BakeOptions::default());
+    eprintln!("{r:#?}");
+    let (rigid, secmo, body) = (r.rigid.unwrap(), r.secmo.unwrap(), r.body.unwrap());
+    // The harness: a tail rigid with its parent does not stretch at all.
+    assert!(
+        (rigid.min - 1.0).abs() < 1e-3 && (rigid.max - 1.0).abs() < 1e-3,
+        "{rigid:?}"
+    );
+    // secmo's tail stays within the body's own stretch, and nothing tears.
+    assert!(
+        secmo.p99 <= body.p99,
+        "p99 {} > body {}",
+        secmo.p99,
+        body.p99
+    );
+    assert!(
+        secmo.max <= body.max,
+        "max {} > body {}",
+        secmo.max,
+        body.max
+    );
+    assert_eq!(secmo.torn_percent, 0.0);
+    assert!(secmo.edges > 100 && body.edges > 100);
+}
