@@ -366,7 +366,7 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport, String> {
     })
 }
 
-fn plot_error(path: &Path) -> impl Fn(&dyn std::fmt::Display) -> String + '_ {
+pub(crate) fn plot_error(path: &Path) -> impl Fn(&dyn std::fmt::Display) -> String + '_ {
     move |e| format!("{}: plotting failed: {e}", path.display())
 }
 

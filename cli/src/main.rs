@@ -13,6 +13,7 @@ USAGE:
     secmo demo [--out DIR] [--seconds-per-phase S] [--input-hz HZ]
     secmo import FILE
     secmo bake FILE.glb [--clip NAME]... [--out PATH] [--units-per-meter U] [--rate HZ] [--cold]
+    secmo report FILE.glb [--clip NAME]... [--out DIR] [--units-per-meter U] [--rate HZ]
     secmo vrm-settings FILE [--out PATH]
     secmo --version | --help
 
@@ -33,6 +34,10 @@ COMMANDS:
             tail joints carry the baked rotation keys (authored tail rotation
             tracks are replaced). PATH defaults to FILE.baked.glb next to it.
             U is the file's units per metre (glTF: 1).
+    report  Edge stretch on the skinned mesh (SPEC §10) for each clip: the
+            tail as animated, rigid, and driven by secmo, against the body's
+            own edges. Writes DIR/report.md and DIR/stretch_<clip>.svg
+            (DIR defaults to ./secmo-report).
     vrm-settings
             Read the spring bones of a VRM 0.x/1.0 file (.vrm, .glb or
             .gltf) and write them as a rig-settings file whose chains use
@@ -44,6 +49,7 @@ EXAMPLES:
     secmo demo --out /tmp/demo --input-hz 30
     secmo import Fox.glb
     secmo bake Fox.glb --units-per-meter 100 --clip Walk
+    secmo report Fox.glb --units-per-meter 100
     secmo vrm-settings character.vrm --out character.json
 ";
 
@@ -106,6 +112,8 @@ fn parse_vrm_settings(args: &[String]) -> Result<(PathBuf, PathBuf), String> {
 struct BakeArgs {
     input: PathBuf,
     out: PathBuf,
+    /// `--out` as given (report: a directory).
+    out_dir: Option<PathBuf>,
     clips: Vec<String>,
     units_per_meter: f32,
     options: secmo_cli::bake::BakeOptions,
@@ -148,7 +156,8 @@ fn parse_bake(args: &[String]) -> Result<BakeArgs, String> {
             extra => return Err(format!("bake: one FILE only, got `{extra}` too")),
         }
     }
-    let input: PathBuf = input.ok_or("bake needs a FILE (a .glb)")?;
+    let input: PathBuf = input.ok_or("bake and report need a FILE (a .glb)")?;
+    let out_dir = out.clone();
     let out = out.unwrap_or_else(|| {
         let stem = input
             .file_stem()
@@ -158,6 +167,7 @@ fn parse_bake(args: &[String]) -> Result<BakeArgs, String> {
     Ok(BakeArgs {
         input,
         out,
+        out_dir,
         clips,
         units_per_meter,
         options,
@@ -165,8 +175,10 @@ fn parse_bake(args: &[String]) -> Result<BakeArgs, String> {
     })
 }
 
-fn bake(args: &BakeArgs) -> Result<String, String> {
-    use std::fmt::Write as _;
+/// The chosen clips (all when none is named) and the baker.
+fn clips_and_baker(
+    args: &BakeArgs,
+) -> Result<(Vec<secmo_cli::import::Clip>, secmo_cli::bake::Baker), String> {
     let imported = secmo_cli::import::import(&args.input)?;
     let clips: Vec<_> = imported
         .clips
@@ -185,6 +197,39 @@ fn bake(args: &BakeArgs) -> Result<String, String> {
         ));
     }
     let baker = secmo_cli::bake::Baker::new(imported, args.units_per_meter)?;
+    Ok((clips, baker))
+}
+
+fn report(args: &BakeArgs) -> Result<String, String> {
+    use std::fmt::Write as _;
+    let (clips, baker) = clips_and_baker(args)?;
+    let dir = args
+        .out_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("secmo-report"));
+    let reports: Vec<_> = clips
+        .iter()
+        .map(|c| secmo_cli::report::measure(&baker, c, &args.options))
+        .collect();
+    let mut text = String::new();
+    for r in &reports {
+        if let (Some(t), Some(b)) = (r.secmo, r.body) {
+            let _ = writeln!(
+                text,
+                "{:?}: tail p99 {:.3} max {:.3} torn {:.2} %; body p99 {:.3} max {:.3}",
+                r.clip, t.p99, t.max, t.torn_percent, b.p99, b.max
+            );
+        }
+    }
+    for path in secmo_cli::report::write(&args.input, &reports, &dir)? {
+        let _ = writeln!(text, "wrote {}", path.display());
+    }
+    Ok(text)
+}
+
+fn bake(args: &BakeArgs) -> Result<String, String> {
+    use std::fmt::Write as _;
+    let (clips, baker) = clips_and_baker(args)?;
     let mut report = String::new();
     let mut baked = Vec::new();
     for clip in &clips {
@@ -249,6 +294,16 @@ fn main() -> ExitCode {
         Some("bake") => match parse_bake(&args[1..]).and_then(|b| bake(&b)) {
             Ok(report) => {
                 print!("{report}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("secmo: {e}");
+                ExitCode::from(1)
+            }
+        },
+        Some("report") => match parse_bake(&args[1..]).and_then(|b| report(&b)) {
+            Ok(text) => {
+                print!("{text}");
                 ExitCode::SUCCESS
             }
             Err(e) => {

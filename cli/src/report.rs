@@ -39,6 +39,8 @@ pub struct StretchReport {
     pub secmo: Option<Stretch>,
     /// The body's own edges under the same animation.
     pub body: Option<Stretch>,
+    /// The sorted ρ samples behind the four figures above, in that order.
+    pub samples: [Samples; 4],
 }
 
 struct Edge {
@@ -79,32 +81,52 @@ fn quantile(sorted: &[f32], q: f32) -> f32 {
     sorted[i]
 }
 
-/// ρ statistics of `edges` over `frames` (skinned positions per frame).
-fn stretch(edges: &[Edge], frames: &[Vec<Vec3>]) -> Option<Stretch> {
-    if edges.is_empty() || frames.is_empty() {
-        return None;
-    }
-    let mut all = Vec::with_capacity(edges.len() * frames.len());
+/// ρ samples of `edges` over `frames` (skinned positions per frame), added
+/// to `pool`.
+fn sample(edges: &[Edge], frames: &[Vec<Vec3>], pool: &mut Samples) {
     let mut per_edge = vec![0.0f32; edges.len()];
     for z in frames {
         for (e, m) in edges.iter().zip(per_edge.iter_mut()) {
             let rho = z[e.a as usize].distance(z[e.b as usize]) / e.rest;
-            all.push(rho);
+            pool.all.push(rho);
             *m = m.max(rho);
         }
     }
-    let torn = all.iter().filter(|&&r| !(0.67..=1.5).contains(&r)).count();
-    all.sort_by(f32::total_cmp);
-    per_edge.sort_by(f32::total_cmp);
-    Some(Stretch {
-        edges: edges.len(),
-        p95: quantile(&all, 0.95),
-        p99: quantile(&all, 0.99),
-        max: *all.last().unwrap(),
-        min: all[0],
-        torn_percent: 100.0 * torn as f32 / all.len() as f32,
-        edge_max_p99: quantile(&per_edge, 0.99),
-    })
+    pool.edges += edges.len();
+    pool.edge_max.extend(per_edge);
+}
+
+/// Every ρ of one variant, over all meshes and frames.
+#[derive(Clone, Debug, Default)]
+pub struct Samples {
+    pub edges: usize,
+    /// Sorted once measured.
+    pub all: Vec<f32>,
+    edge_max: Vec<f32>,
+}
+
+impl Samples {
+    fn summarize(&mut self) -> Option<Stretch> {
+        if self.all.is_empty() {
+            return None;
+        }
+        self.all.sort_by(f32::total_cmp);
+        self.edge_max.sort_by(f32::total_cmp);
+        let torn = self
+            .all
+            .iter()
+            .filter(|&&r| !(0.67..=1.5).contains(&r))
+            .count();
+        Some(Stretch {
+            edges: self.edges,
+            p95: quantile(&self.all, 0.95),
+            p99: quantile(&self.all, 0.99),
+            max: *self.all.last().unwrap(),
+            min: self.all[0],
+            torn_percent: 100.0 * torn as f32 / self.all.len() as f32,
+            edge_max_p99: quantile(&self.edge_max, 0.99),
+        })
+    }
 }
 
 /// Measures `clip` on the baker's character: original, rigid and
@@ -133,7 +155,7 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> StretchRepo
         pose
     };
 
-    let mut reports = [Vec::new(), Vec::new(), Vec::new(), Vec::new()];
+    let mut samples: [Samples; 4] = Default::default();
     let mut component = vec![Affine3A::IDENTITY; bind.len()];
     let mut z = Vec::new();
     for mesh in &baker.imported.meshes {
@@ -169,24 +191,164 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> StretchRepo
                 .collect()
         };
         let driven = skinned(2);
-        reports[0].push(stretch(&chain_edges, &skinned(0)));
-        reports[1].push(stretch(&chain_edges, &skinned(1)));
-        reports[2].push(stretch(&chain_edges, &driven));
-        reports[3].push(stretch(&body_edges, &driven));
+        sample(&chain_edges, &skinned(0), &mut samples[0]);
+        sample(&chain_edges, &skinned(1), &mut samples[1]);
+        sample(&chain_edges, &driven, &mut samples[2]);
+        sample(&body_edges, &driven, &mut samples[3]);
     }
-    // One mesh is the common case; with several, keep the worst p99.
-    let worst = |list: &Vec<Option<Stretch>>| {
-        list.iter()
-            .flatten()
-            .copied()
-            .max_by(|a, b| a.p99.total_cmp(&b.p99))
-    };
+    let [original, rigid, secmo, body] = samples.each_mut().map(Samples::summarize);
     StretchReport {
         clip: clip.name.clone(),
         frames,
-        original: worst(&reports[0]),
-        rigid: worst(&reports[1]),
-        secmo: worst(&reports[2]),
-        body: worst(&reports[3]),
+        original,
+        rigid,
+        secmo,
+        body,
+        samples,
     }
+}
+
+/// Writes `dir/report.md` (a table per clip) and `dir/stretch_<clip>.svg`
+/// (the share of ρ samples per 0.02 bin: original tail grey, secmo's tail
+/// amber, the body cyan). Returns the files written.
+pub fn write(
+    source: &std::path::Path,
+    reports: &[StretchReport],
+    dir: &std::path::Path,
+) -> Result<Vec<std::path::PathBuf>, String> {
+    use std::fmt::Write as _;
+    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let mut md = format!(
+        "# secmo report: {}\n\nEdge stretch ρ = skinned length / bind length (SPEC §10), \
+         every baked key of each clip. Chain edges: both ends skinned ≥ 50 % to the chain; \
+         body edges: no chain weight. Torn: ρ > 1.5 or ρ < 0.67.\n",
+        source.display()
+    );
+    let mut written = Vec::new();
+    for r in reports {
+        let _ = write!(
+            md,
+            "\n## {} ({} frames)\n\n| edges | count | p95 | p99 | max | torn % | Q0.99 of per-edge max |\n|---|---|---|---|---|---|---|\n",
+            r.clip, r.frames
+        );
+        for (label, s) in [
+            ("tail, original animation", r.original),
+            ("tail, rigid (harness check)", r.rigid),
+            ("tail, secmo", r.secmo),
+            ("body baseline", r.body),
+        ] {
+            match s {
+                Some(s) => {
+                    let _ = writeln!(
+                        md,
+                        "| {label} | {} | {:.3} | {:.3} | {:.3} | {:.2} | {:.3} |",
+                        s.edges, s.p95, s.p99, s.max, s.torn_percent, s.edge_max_p99
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        md,
+                        "| {label} | 0 | empty | empty | empty | empty | empty |"
+                    );
+                }
+            }
+        }
+        let file: String = r
+            .clip
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+            .collect();
+        let svg = dir.join(format!("stretch_{file}.svg"));
+        plot(&svg, r)?;
+        let _ = writeln!(
+            md,
+            "\n![stretch, {}]({})",
+            r.clip,
+            svg.file_name().unwrap().to_string_lossy()
+        );
+        written.push(svg);
+    }
+    let path = dir.join("report.md");
+    std::fs::write(&path, md).map_err(|e| format!("{}: {e}", path.display()))?;
+    written.insert(0, path);
+    Ok(written)
+}
+
+fn plot(path: &std::path::Path, r: &StretchReport) -> Result<(), String> {
+    use plotters::prelude::*;
+    let err = crate::demo::plot_error(path);
+    let (lo, hi, bins) = (0.6f32, 1.6f32, 50usize);
+    let width = (hi - lo) / bins as f32;
+    let share = |all: &[f32]| -> Vec<(f32, f32)> {
+        let mut counts = vec![0usize; bins];
+        for &x in all {
+            let b = ((x - lo) / width).floor();
+            if (0.0..bins as f32).contains(&b) {
+                counts[b as usize] += 1;
+            }
+        }
+        let n = all.len().max(1) as f32;
+        counts
+            .iter()
+            .enumerate()
+            .map(|(i, &c)| (lo + (i as f32 + 0.5) * width, 100.0 * c as f32 / n))
+            .collect()
+    };
+    let series = [
+        (
+            "tail, original",
+            RGBColor(150, 150, 150),
+            share(&r.samples[0].all),
+        ),
+        (
+            "tail, secmo",
+            RGBColor(240, 160, 0),
+            share(&r.samples[2].all),
+        ),
+        (
+            "body baseline",
+            RGBColor(0, 170, 200),
+            share(&r.samples[3].all),
+        ),
+    ];
+    let top = series
+        .iter()
+        .flat_map(|s| s.2.iter().map(|p| p.1))
+        .fold(1.0f32, f32::max)
+        * 1.1;
+    let root = SVGBackend::new(path, (900, 450)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!("{}: edge stretch ρ (share of samples per 0.02)", r.clip),
+            ("sans-serif", 20),
+        )
+        .margin(12)
+        .x_label_area_size(40)
+        .y_label_area_size(50)
+        .build_cartesian_2d(lo..hi, 0f32..top)
+        .map_err(|e| err(&e))?;
+    chart
+        .configure_mesh()
+        .x_desc("ρ (1 = bind length)")
+        .y_desc("% of samples")
+        .draw()
+        .map_err(|e| err(&e))?;
+    for (label, color, points) in series {
+        chart
+            .draw_series(LineSeries::new(points, color.stroke_width(2)))
+            .map_err(|e| err(&e))?
+            .label(label)
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| err(&e))?;
+    root.present().map_err(|e| err(&e))?;
+    Ok(())
 }

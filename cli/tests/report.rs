@@ -15,7 +15,10 @@ fn fox_tail_stretch_stays_within_the_body_baseline() {
     let walk = fox.clips.iter().find(|c| c.name == "Walk").unwrap().clone();
     let baker = Baker::new(fox, 100.0).unwrap();
     let r = measure(&baker, &walk, &BakeOptions::default());
-    eprintln!("{r:#?}");
+    eprintln!(
+        "original {:?}\nrigid {:?}\nsecmo {:?}\nbody {:?}",
+        r.original, r.rigid, r.secmo, r.body
+    );
     let (rigid, secmo, body) = (r.rigid.unwrap(), r.secmo.unwrap(), r.body.unwrap());
     // The harness: a tail rigid with its parent does not stretch at all.
     assert!(
@@ -37,4 +40,23 @@ fn fox_tail_stretch_stays_within_the_body_baseline() {
     );
     assert_eq!(secmo.torn_percent, 0.0);
     assert!(secmo.edges > 100 && body.edges > 100);
+}
+
+#[test]
+fn report_writes_a_table_and_a_plot_per_clip() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/Fox.glb");
+    let fox = import(&path).unwrap();
+    let run = fox.clips.iter().find(|c| c.name == "Run").unwrap().clone();
+    let baker = Baker::new(fox, 100.0).unwrap();
+    let r = measure(&baker, &run, &BakeOptions::default());
+    let dir = std::env::temp_dir().join(format!("secmo-report-{}", std::process::id()));
+    let files = secmo_cli::report::write(&path, &[r], &dir).unwrap();
+    let md = std::fs::read_to_string(&files[0]).unwrap();
+    assert!(
+        md.contains("## Run") && md.contains("| tail, secmo | 164 |"),
+        "{md}"
+    );
+    let svg = std::fs::read_to_string(&files[1]).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("polyline"));
+    std::fs::remove_dir_all(dir).unwrap();
 }
