@@ -64,42 +64,60 @@ pub struct Baker {
 }
 
 impl Baker {
-    /// The rig for `imported`: a tail chain on its tail candidate (tail
-    /// preset, rest curve 1 so the modelled arc is kept, no carry), in the
-    /// file's units (`units_per_meter`).
+    /// The rig for `imported`, in the file's units (`units_per_meter`): a
+    /// tail chain on its tail candidate (tail preset, rest curve 1 so the
+    /// modelled arc is kept, no carry), or else the VRM spring bones as hair
+    /// chains (docs/vrm-mapping.md).
     pub fn new(imported: Imported, units_per_meter: f32) -> Result<Self, String> {
+        let at = |m: &str| format!("{}: {m}", imported.path.display());
         let tail = imported.tail();
-        if tail.is_empty() {
-            return Err(format!(
-                "{}: no chain to bake (no bone named *tail*)",
-                imported.path.display()
+        let desc = if !tail.is_empty() {
+            let anchor = imported.skeleton.bones[tail[0]].parent;
+            if anchor < 0 {
+                return Err(at("the tail has no parent to anchor it"));
+            }
+            let mut params = ChainParams::tail(units_per_meter);
+            params.carry_angle = 0.0;
+            params.rest_curve = 1.0;
+            RigDesc {
+                bones: imported.skeleton.bones.clone(),
+                units_per_meter,
+                chains: vec![ChainDesc::new(
+                    tail.iter().map(|&j| j as u32).collect(),
+                    anchor as u32,
+                    params,
+                )],
+                ..Default::default()
+            }
+        } else if let Some(springs) = &imported.spring_bones {
+            if springs.skeleton != imported.skeleton {
+                return Err(at(
+                    "a spring starts at a scene root; baking needs it under a bone",
+                ));
+            }
+            springs
+                .settings
+                .to_rig_desc(
+                    springs.skeleton.bones.clone(),
+                    units_per_meter,
+                    secmo::UpAxis::Y,
+                )
+                .map_err(|e| at(&e.to_string()))?
+        } else {
+            return Err(at(
+                "no chain to bake (no bone named *tail*, no VRM spring bones)",
             ));
-        }
-        let anchor = imported.skeleton.bones[tail[0]].parent;
-        if anchor < 0 {
-            return Err(format!(
-                "{}: the tail has no parent to anchor it",
-                imported.path.display()
-            ));
-        }
-        let mut params = ChainParams::tail(units_per_meter);
-        params.carry_angle = 0.0;
-        params.rest_curve = 1.0;
-        let rig = Rig::new(RigDesc {
-            bones: imported.skeleton.bones.clone(),
-            units_per_meter,
-            chains: vec![ChainDesc::new(
-                tail.iter().map(|&j| j as u32).collect(),
-                anchor as u32,
-                params,
-            )],
-            ..Default::default()
-        })
-        .map_err(|e| format!("{}: {e}", imported.path.display()))?;
+        };
+        let rig = Rig::new(desc).map_err(|e| at(&e.to_string()))?;
+        let joints = rig
+            .chains()
+            .iter()
+            .flat_map(|c| c.joints.iter().map(|&j| j as usize))
+            .collect();
         Ok(Self {
             imported,
             rig: Arc::new(rig),
-            joints: tail,
+            joints,
         })
     }
 

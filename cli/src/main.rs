@@ -36,7 +36,8 @@ COMMANDS:
             U is the file's units per metre (glTF: 1).
     report  Edge stretch on the skinned mesh (SPEC §10) for each clip: the
             tail as animated, rigid, and driven by secmo, against the body's
-            own edges. Writes DIR/report.md and DIR/stretch_<clip>.svg
+            own edges. A character without clips (a VRM) gets the head-turn
+            sequence instead: hair stretch and settling. Writes DIR/report.md and DIR/stretch_<clip>.svg
             (DIR defaults to ./secmo-report).
     vrm-settings
             Read the spring bones of a VRM 0.x/1.0 file (.vrm, .glb or
@@ -221,7 +222,24 @@ fn report(args: &BakeArgs) -> Result<String, String> {
             );
         }
     }
-    for path in secmo_cli::report::write(&args.input, &reports, &dir)? {
+    // Characters without clips get the head-turn sequence (SPEC §10).
+    let head_turn = if clips.is_empty() {
+        let h = secmo_cli::report::measure_head_turn(&baker)?;
+        if let Some(c) = h.chain {
+            let _ = writeln!(
+                text,
+                "head turn ({}): chain p99 {:.4} max {:.4}; settling {:.2e} mm",
+                h.head,
+                c.p99,
+                c.max,
+                h.settling * 1000.0
+            );
+        }
+        Some(h)
+    } else {
+        None
+    };
+    for path in secmo_cli::report::write(&args.input, &reports, head_turn.as_ref(), &dir)? {
         let _ = writeln!(text, "wrote {}", path.display());
     }
     Ok(text)

@@ -129,6 +129,42 @@ impl Samples {
     }
 }
 
+/// The mesh's chain edges (both ends skinned at least half to `chain`) and
+/// body edges (no chain weight), with their bind lengths.
+fn edge_sets(mesh: &SkinnedMesh, rig: &secmo::Rig, chain: &[usize]) -> (Vec<Edge>, Vec<Edge>) {
+    let weight = chain_weight(mesh, chain);
+    let mut component = vec![Affine3A::IDENTITY; rig.bone_count()];
+    forward_kinematics(rig.parents(), rig.reference_pose(), &mut component);
+    let mut z = Vec::new();
+    skin(mesh, &component, &mut z);
+    let mut chain_edges = Vec::new();
+    let mut body_edges = Vec::new();
+    for t in &mesh.triangles {
+        for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
+            let rest = z[a as usize].distance(z[b as usize]);
+            if rest < 1e-6 * rig.units_per_meter() {
+                continue;
+            }
+            let (wa, wb) = (weight[a as usize], weight[b as usize]);
+            if wa >= 0.5 && wb >= 0.5 {
+                chain_edges.push(Edge { a, b, rest });
+            } else if wa == 0.0 && wb == 0.0 {
+                body_edges.push(Edge { a, b, rest });
+            }
+        }
+    }
+    (chain_edges, body_edges)
+}
+
+/// Skinned positions of `mesh` for a local pose.
+fn skin_pose(mesh: &SkinnedMesh, rig: &secmo::Rig, pose: &[secmo::Transform]) -> Vec<Vec3> {
+    let mut component = vec![Affine3A::IDENTITY; pose.len()];
+    forward_kinematics(rig.parents(), pose, &mut component);
+    let mut z = Vec::new();
+    skin(mesh, &component, &mut z);
+    z
+}
+
 /// Measures `clip` on the baker's character: original, rigid and
 /// secmo-driven chain, and the body baseline, over every baked key.
 pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> StretchReport {
@@ -156,38 +192,11 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> StretchRepo
     };
 
     let mut samples: [Samples; 4] = Default::default();
-    let mut component = vec![Affine3A::IDENTITY; bind.len()];
-    let mut z = Vec::new();
     for mesh in &baker.imported.meshes {
-        let weight = chain_weight(mesh, &baker.joints);
-        forward_kinematics(rig.parents(), bind, &mut component);
-        skin(mesh, &component, &mut z);
-        let mut chain_edges = Vec::new();
-        let mut body_edges = Vec::new();
-        for t in &mesh.triangles {
-            for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
-                let rest = z[a as usize].distance(z[b as usize]);
-                if rest < 1e-6 * rig.units_per_meter() {
-                    continue;
-                }
-                let (wa, wb) = (weight[a as usize], weight[b as usize]);
-                if wa >= 0.5 && wb >= 0.5 {
-                    chain_edges.push(Edge { a, b, rest });
-                } else if wa == 0.0 && wb == 0.0 {
-                    body_edges.push(Edge { a, b, rest });
-                }
-            }
-        }
+        let (chain_edges, body_edges) = edge_sets(mesh, &baker.rig, &baker.joints);
         let skinned = |variant: usize| -> Vec<Vec<Vec3>> {
             (0..frames)
-                .map(|f| {
-                    let pose = pose_at(variant, f);
-                    let mut component = vec![Affine3A::IDENTITY; pose.len()];
-                    forward_kinematics(rig.parents(), &pose, &mut component);
-                    let mut z = Vec::new();
-                    skin(mesh, &component, &mut z);
-                    z
-                })
+                .map(|f| skin_pose(mesh, rig, &pose_at(variant, f)))
                 .collect()
         };
         let driven = skinned(2);
@@ -214,6 +223,7 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> StretchRepo
 pub fn write(
     source: &std::path::Path,
     reports: &[StretchReport],
+    head_turn: Option<&HeadTurnReport>,
     dir: &std::path::Path,
 ) -> Result<Vec<std::path::PathBuf>, String> {
     use std::fmt::Write as _;
@@ -267,6 +277,36 @@ pub fn write(
             svg.file_name().unwrap().to_string_lossy()
         );
         written.push(svg);
+    }
+    if let Some(h) = head_turn {
+        let _ = write!(
+            md,
+            "\n## Head-turn sequence ({}: 4 s of motion, 8 s still; {} frames at 30 Hz)\n\n\
+             | edges | count | p95 | p99 | max | torn % | Q0.99 of per-edge max |\n|---|---|---|---|---|---|---|\n",
+            h.head, h.frames
+        );
+        for (label, s) in [("chains, secmo", h.chain), ("body baseline", h.body)] {
+            match s {
+                Some(s) => {
+                    let _ = writeln!(
+                        md,
+                        "| {label} | {} | {:.4} | {:.4} | {:.4} | {:.2} | {:.4} |",
+                        s.edges, s.p95, s.p99, s.max, s.torn_percent, s.edge_max_p99
+                    );
+                }
+                None => {
+                    let _ = writeln!(
+                        md,
+                        "| {label} | 0 | empty | empty | empty | empty | empty |"
+                    );
+                }
+            }
+        }
+        let _ = writeln!(
+            md,
+            "\nSettling: the chain particles move at most {:.2e} mm between frames in the last 2 s.",
+            h.settling * 1000.0
+        );
     }
     let path = dir.join("report.md");
     std::fs::write(&path, md).map_err(|e| format!("{}: {e}", path.display()))?;
@@ -351,4 +391,118 @@ fn plot(path: &std::path::Path, r: &StretchReport) -> Result<(), String> {
         .map_err(|e| err(&e))?;
     root.present().map_err(|e| err(&e))?;
     Ok(())
+}
+
+/// The head-turn benchmark (SPEC §10, 003) on a character with chains and
+/// no clips: 4 s of head motion, then 8 s of stillness, input at 30 Hz
+/// (secmo substeps at 120 Hz), the mesh sampled at every input frame.
+#[derive(Clone, Debug)]
+pub struct HeadTurnReport {
+    pub head: String,
+    pub frames: usize,
+    /// Chain (hair) edges, driven by secmo.
+    pub chain: Option<Stretch>,
+    /// The body's own edges.
+    pub body: Option<Stretch>,
+    /// Largest chain-particle motion between sampled frames in the last 2 s,
+    /// metres.
+    pub settling: f32,
+    pub samples: [Samples; 2],
+}
+
+/// The head: the first bone named *head* that carries a chain anchor or is
+/// above one.
+fn find_head(rig: &secmo::Rig) -> Option<usize> {
+    let parents = rig.parents();
+    let above = |mut b: i32, head: usize| {
+        while b >= 0 {
+            if b as usize == head {
+                return true;
+            }
+            b = parents[b as usize];
+        }
+        false
+    };
+    (0..rig.bone_count()).find(|&h| {
+        rig.bone_name(h)
+            .is_some_and(|n| n.to_lowercase().contains("head"))
+            && rig.chains().iter().any(|c| above(c.anchor as i32, h))
+    })
+}
+
+/// Runs the head-turn sequence and measures stretch and settling.
+pub fn measure_head_turn(baker: &Baker) -> Result<HeadTurnReport, String> {
+    let rig = &baker.rig;
+    let head = find_head(rig).ok_or_else(|| {
+        format!(
+            "{}: no bone named *head* above a chain for the head-turn sequence",
+            baker.imported.path.display()
+        )
+    })?;
+    let bind = rig.reference_pose();
+    let rate = 30.0;
+    let frames = (12.0 * rate) as usize;
+    let mut character = secmo::Character::new(
+        std::sync::Arc::clone(rig),
+        secmo::CharacterOptions::default(),
+    );
+    let mut pose = bind.to_vec();
+    let mut out = bind.to_vec();
+    let mut poses = Vec::with_capacity(frames);
+    let mut settling = 0.0f32;
+    let mut previous: Vec<Vec3> = Vec::new();
+    for f in 0..frames {
+        let t = f as f32 / rate;
+        // 40° of yaw at 0.5 Hz and 15° of pitch at 0.75 Hz, both back to 0 at 4 s.
+        let (yaw, pitch) = if t < 4.0 {
+            let tau = std::f32::consts::TAU;
+            (
+                40f32.to_radians() * (tau * 0.5 * t).sin(),
+                15f32.to_radians() * (tau * 0.75 * t).sin(),
+            )
+        } else {
+            (0.0, 0.0)
+        };
+        pose[head].rotation =
+            (bind[head].rotation() * Quat::from_rotation_y(yaw) * Quat::from_rotation_x(pitch))
+                .to_array();
+        let dt = if f == 0 { 0.0 } else { 1.0 / rate };
+        character
+            .update(
+                &secmo::FrameInput {
+                    dt,
+                    pose: &pose,
+                    teleport: false,
+                },
+                &mut out,
+            )
+            .map_err(|e| e.to_string())?;
+        let particles = character.particle_positions().to_vec();
+        if t >= 10.0 && !previous.is_empty() {
+            let moved = particles
+                .iter()
+                .zip(&previous)
+                .map(|(a, b)| a.distance(*b))
+                .fold(0.0, f32::max);
+            settling = settling.max(moved / rig.units_per_meter());
+        }
+        previous = particles;
+        poses.push(out.clone());
+    }
+    let mut samples: [Samples; 2] = Default::default();
+    for mesh in &baker.imported.meshes {
+        let (chain_edges, body_edges) = edge_sets(mesh, rig, &baker.joints);
+        let skinned: Vec<Vec<Vec3>> = poses.iter().map(|p| skin_pose(mesh, rig, p)).collect();
+        sample(&chain_edges, &skinned, &mut samples[0]);
+        sample(&body_edges, &skinned, &mut samples[1]);
+    }
+    let [chain, body] = samples.each_mut().map(Samples::summarize);
+    Ok(HeadTurnReport {
+        head: rig.bone_name(head).unwrap_or("?").to_string(),
+        frames,
+        chain,
+        body,
+        settling,
+        samples,
+    })
 }

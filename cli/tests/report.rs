@@ -50,7 +50,7 @@ fn report_writes_a_table_and_a_plot_per_clip() {
     let baker = Baker::new(fox, 100.0).unwrap();
     let r = measure(&baker, &run, &BakeOptions::default());
     let dir = std::env::temp_dir().join(format!("secmo-report-{}", std::process::id()));
-    let files = secmo_cli::report::write(&path, &[r], &dir).unwrap();
+    let files = secmo_cli::report::write(&path, &[r], None, &dir).unwrap();
     let md = std::fs::read_to_string(&files[0]).unwrap();
     assert!(
         md.contains("## Run") && md.contains("| tail, secmo | 164 |"),
@@ -59,4 +59,23 @@ fn report_writes_a_table_and_a_plot_per_clip() {
     let svg = std::fs::read_to_string(&files[1]).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("polyline"));
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn godette_hair_under_the_head_turn_reports_stretch_and_settles() {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/Godette_vrm_v4.vrm");
+    let godette = import(&path).unwrap();
+    let baker = Baker::new(godette, 1.0).unwrap();
+    assert_eq!(baker.joints.len(), 16, "the VRM's 16 spring joints");
+    let r = secmo_cli::report::measure_head_turn(&baker).unwrap();
+    eprintln!(
+        "head {} chain {:?} body {:?} settling {:e} m",
+        r.head, r.chain, r.body, r.settling
+    );
+    assert_eq!(r.head, "head_Armature");
+    let hair = r.chain.expect("hair edges");
+    assert!(hair.edges > 50, "{hair:?}");
+    assert!((0.9..1.5).contains(&hair.p99), "{hair:?}");
+    // SPEC §10/§8: the tip moves < 0.001 mm between sampled frames in the last 2 s.
+    assert!(r.settling < 1e-6, "settling {} m", r.settling);
 }
