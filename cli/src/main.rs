@@ -1,6 +1,22 @@
 //! `secmo` — the command-line tool.
 
 use std::path::PathBuf;
+
+/// The tool's allocator (the runtime library leaves the choice to its host).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
+/// A progress bar over `n` clips on stderr (hidden when it is not a terminal).
+fn progress(n: usize, what: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(n as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {elapsed}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_message(what.to_string());
+    bar
+}
 use std::process::ExitCode;
 
 use secmo_cli::demo::{self, DemoOptions};
@@ -208,10 +224,17 @@ fn report(args: &BakeArgs) -> Result<String, String> {
         .out_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("secmo-report"));
+    let bar = progress(clips.len(), "measuring");
     let reports: Vec<_> = clips
         .iter()
-        .map(|c| secmo_cli::report::measure(&baker, c, &args.options))
+        .map(|c| {
+            bar.set_message(format!("measuring {}", c.name));
+            let r = secmo_cli::report::measure(&baker, c, &args.options);
+            bar.inc(1);
+            r
+        })
         .collect();
+    bar.finish_and_clear();
     let mut text = String::new();
     for r in &reports {
         if let (Some(t), Some(b)) = (r.secmo, r.body) {
@@ -250,8 +273,11 @@ fn bake(args: &BakeArgs) -> Result<String, String> {
     let (clips, baker) = clips_and_baker(args)?;
     let mut report = String::new();
     let mut baked = Vec::new();
+    let bar = progress(clips.len(), "baking");
     for clip in &clips {
+        bar.set_message(format!("baking {}", clip.name));
         let b = baker.bake(clip, &args.options, !args.cold);
+        bar.inc(1);
         let _ = writeln!(
             report,
             "{:?}: {} keys, {} warm-up passes, loop closing error {:.2e} rad",
@@ -262,6 +288,7 @@ fn bake(args: &BakeArgs) -> Result<String, String> {
         );
         baked.push(b);
     }
+    bar.finish_and_clear();
     secmo_cli::bake::write_glb(&args.input, &args.out, &baker.joint_nodes(), &baked)?;
     let _ = writeln!(report, "wrote {}", args.out.display());
     Ok(report)
