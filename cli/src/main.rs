@@ -294,6 +294,20 @@ fn bake(args: &BakeArgs) -> Result<String, String> {
     Ok(report)
 }
 
+/// Prints a command's text, or its error with exit code 1.
+fn finish(result: Result<String, String>) -> ExitCode {
+    match result {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("secmo: {e}");
+            ExitCode::from(1)
+        }
+    }
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     match args.first().map(String::as_str) {
@@ -336,26 +350,8 @@ fn main() -> ExitCode {
                 }
             },
         },
-        Some("bake") => match parse_bake(&args[1..]).and_then(|b| bake(&b)) {
-            Ok(report) => {
-                print!("{report}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("secmo: {e}");
-                ExitCode::from(1)
-            }
-        },
-        Some("report") => match parse_bake(&args[1..]).and_then(|b| report(&b)) {
-            Ok(text) => {
-                print!("{text}");
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("secmo: {e}");
-                ExitCode::from(1)
-            }
-        },
+        Some("bake") => finish(parse_bake(&args[1..]).and_then(|b| bake(&b))),
+        Some("report") => finish(parse_bake(&args[1..]).and_then(|b| report(&b))),
         Some("vrm-settings") => match parse_vrm_settings(&args[1..])
             .and_then(|(input, out)| vrm_settings::run(&input, &out))
         {

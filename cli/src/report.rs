@@ -271,28 +271,16 @@ pub fn write(
             "\n## {} ({} frames)\n\n| edges | count | p95 | p99 | max | torn % | Q0.99 of per-edge max |\n|---|---|---|---|---|---|---|\n",
             r.clip, r.frames
         );
-        for (label, s) in [
-            ("tail, original animation", r.original),
-            ("tail, rigid (harness check)", r.rigid),
-            ("tail, secmo", r.secmo),
-            ("body baseline", r.body),
-        ] {
-            match s {
-                Some(s) => {
-                    let _ = writeln!(
-                        md,
-                        "| {label} | {} | {:.3} | {:.3} | {:.3} | {:.2} | {:.3} |",
-                        s.edges, s.p95, s.p99, s.max, s.torn_percent, s.edge_max_p99
-                    );
-                }
-                None => {
-                    let _ = writeln!(
-                        md,
-                        "| {label} | 0 | empty | empty | empty | empty | empty |"
-                    );
-                }
-            }
-        }
+        table_rows(
+            &mut md,
+            &[
+                ("tail, original animation", r.original),
+                ("tail, rigid (harness check)", r.rigid),
+                ("tail, secmo", r.secmo),
+                ("body baseline", r.body),
+            ],
+            3,
+        );
         let file: String = r
             .clip
             .chars()
@@ -321,23 +309,11 @@ pub fn write(
              | edges | count | p95 | p99 | max | torn % | Q0.99 of per-edge max |\n|---|---|---|---|---|---|---|\n",
             h.head, h.frames
         );
-        for (label, s) in [("chains, secmo", h.chain), ("body baseline", h.body)] {
-            match s {
-                Some(s) => {
-                    let _ = writeln!(
-                        md,
-                        "| {label} | {} | {:.4} | {:.4} | {:.4} | {:.2} | {:.4} |",
-                        s.edges, s.p95, s.p99, s.max, s.torn_percent, s.edge_max_p99
-                    );
-                }
-                None => {
-                    let _ = writeln!(
-                        md,
-                        "| {label} | 0 | empty | empty | empty | empty | empty |"
-                    );
-                }
-            }
-        }
+        table_rows(
+            &mut md,
+            &[("chains, secmo", h.chain), ("body baseline", h.body)],
+            4,
+        );
         let _ = writeln!(
             md,
             "\nSettling: the chain particles move at most {:.2e} mm between frames in the last 2 s.",
@@ -348,6 +324,25 @@ pub fn write(
     std::fs::write(&path, md).map_err(|e| format!("{}: {e}", path.display()))?;
     written.insert(0, path);
     Ok(written)
+}
+
+/// One Markdown table row per labelled figure set; "empty" for no edges.
+fn table_rows(md: &mut String, rows: &[(&str, Option<Stretch>)], decimals: usize) {
+    use std::fmt::Write as _;
+    let d = decimals;
+    for (label, s) in rows {
+        let _ = match s {
+            Some(s) => writeln!(
+                md,
+                "| {label} | {} | {:.d$} | {:.d$} | {:.d$} | {:.2} | {:.d$} |",
+                s.edges, s.p95, s.p99, s.max, s.torn_percent, s.edge_max_p99
+            ),
+            None => writeln!(
+                md,
+                "| {label} | 0 | empty | empty | empty | empty | empty |"
+            ),
+        };
+    }
 }
 
 fn plot(path: &std::path::Path, r: &StretchReport) -> Result<(), String> {
