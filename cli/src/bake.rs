@@ -52,6 +52,9 @@ pub struct BakedClip {
     /// Per chain joint (in [`Baker::joints`] order), its local rotation at
     /// every key.
     pub rotations: Vec<Vec<Quat>>,
+    /// Wall-clock time of each recorded update (clip sampling and secmo's
+    /// update), microseconds.
+    pub update_micros: Vec<f32>,
 }
 
 /// A character ready to bake: the imported file and a rig whose chains are
@@ -198,8 +201,11 @@ impl Baker {
         };
         record(&out, &mut rotations);
         times.push(0.0);
+        let mut update_micros = Vec::with_capacity(frames);
         for frame in 1..frames {
+            let start = std::time::Instant::now();
             update(&mut character, frame, &mut pose, &mut out, dt);
+            update_micros.push(start.elapsed().as_secs_f32() * 1e6);
             record(&out, &mut rotations);
             times.push(frame as f32 * dt);
         }
@@ -222,6 +228,7 @@ impl Baker {
             closing_error,
             times,
             rotations,
+            update_micros,
         }
     }
 }

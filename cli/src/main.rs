@@ -240,8 +240,8 @@ fn report(args: &BakeArgs) -> Result<String, String> {
         if let (Some(t), Some(b)) = (r.secmo, r.body) {
             let _ = writeln!(
                 text,
-                "{:?}: tail p99 {:.3} max {:.3} torn {:.2} %; body p99 {:.3} max {:.3}",
-                r.clip, t.p99, t.max, t.torn_percent, b.p99, b.max
+                "{:?}: tail p99 {:.3} max {:.3} torn {:.2} %; body p99 {:.3} max {:.3}; update p50 {:.1} µs",
+                r.clip, t.p99, t.max, t.torn_percent, b.p99, b.max, r.update_micros[0]
             );
         }
     }

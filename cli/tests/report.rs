@@ -49,6 +49,8 @@ fn fox_tail_stretch_stays_within_the_body_baseline() {
         "{:?}",
         r.rate_difference
     );
+    assert!(r.update_micros.iter().all(|t| t.is_finite() && *t > 0.0));
+    assert!(r.update_micros[0] <= r.update_micros[1], "p50 ≤ p95");
 }
 
 #[test]
