@@ -319,52 +319,30 @@ fn main() -> ExitCode {
             println!("secmo {}", secmo::VERSION);
             ExitCode::SUCCESS
         }
-        Some("demo") => match parse_demo(&args[1..]).and_then(|o| demo::run(&o)) {
-            Ok(report) => {
-                print!("{}", report.table);
-                println!(
-                    "wrote {} and {}",
-                    report.plot.display(),
-                    report.rate_plot.display()
-                );
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("secmo: {e}");
-                ExitCode::from(1)
-            }
-        },
+        Some("demo") => finish(parse_demo(&args[1..]).and_then(|o| demo::run(&o)).map(|r| {
+            format!(
+                "{}wrote {} and {}\n",
+                r.table,
+                r.plot.display(),
+                r.rate_plot.display()
+            )
+        })),
         Some("import") => match args.get(1).filter(|_| args.len() == 2) {
             None => {
                 eprintln!("secmo: import needs one FILE (a .gltf, .glb or .vrm)");
                 ExitCode::from(2)
             }
-            Some(file) => match secmo_cli::import::import(std::path::Path::new(file)) {
-                Ok(imported) => {
-                    print!("{}", imported.summary());
-                    ExitCode::SUCCESS
-                }
-                Err(e) => {
-                    eprintln!("secmo: {e}");
-                    ExitCode::from(1)
-                }
-            },
+            Some(file) => {
+                finish(secmo_cli::import::import(std::path::Path::new(file)).map(|i| i.summary()))
+            }
         },
         Some("bake") => finish(parse_bake(&args[1..]).and_then(|b| bake(&b))),
         Some("report") => finish(parse_bake(&args[1..]).and_then(|b| report(&b))),
-        Some("vrm-settings") => match parse_vrm_settings(&args[1..])
-            .and_then(|(input, out)| vrm_settings::run(&input, &out))
-        {
-            Ok(report) => {
-                print!("{}", report.summary);
-                println!("wrote {}", report.written.display());
-                ExitCode::SUCCESS
-            }
-            Err(e) => {
-                eprintln!("secmo: {e}");
-                ExitCode::from(1)
-            }
-        },
+        Some("vrm-settings") => finish(
+            parse_vrm_settings(&args[1..])
+                .and_then(|(input, out)| vrm_settings::run(&input, &out))
+                .map(|r| format!("{}wrote {}\n", r.summary, r.written.display())),
+        ),
         Some(other) => {
             eprintln!("secmo: unknown command `{other}`; try `secmo --help`");
             ExitCode::from(2)
