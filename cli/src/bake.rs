@@ -2,7 +2,7 @@
 //! the chains, warm up by looping until the chain state comes back to where
 //! the pass began, record one pass, and write the chain joints' rotations as
 //! keyframes into a copy of the GLB (their authored rotation tracks are
-//! replaced).
+//! replaced, or blended toward secmo's with `BakeOptions::blend`).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -26,6 +26,10 @@ pub struct BakeOptions {
     pub tolerance: f32,
     /// At most this many warm-up passes (SPEC §11: a cap).
     pub max_passes: usize,
+    /// Weight of secmo's rotation in the written keys: 1 replaces the
+    /// chain joints' authored tracks, 0 keeps them, in between slerps from
+    /// the authored rotation toward secmo's (`--blend`).
+    pub blend: f32,
 }
 
 impl Default for BakeOptions {
@@ -34,6 +38,7 @@ impl Default for BakeOptions {
             rate: 60.0,
             tolerance: 1e-4,
             max_passes: 30,
+            blend: 1.0,
         }
     }
 }
@@ -67,14 +72,38 @@ pub struct Baker {
 }
 
 impl Baker {
-    /// The rig for `imported`, in the file's units (`units_per_meter`): a
-    /// tail chain on its tail candidate (tail preset, rest curve 1 so the
-    /// modelled arc is kept, no carry), or else the VRM spring bones as hair
-    /// chains (docs/vrm-mapping.md).
+    /// The rig for `imported`, in the file's units (`units_per_meter`): its
+    /// VRM spring bones as hair chains (docs/vrm-mapping.md), and a tail
+    /// chain on its tail candidate (tail preset, rest curve 1 so the
+    /// modelled arc is kept, no carry) unless the springs already move it.
     pub fn new(imported: Imported, units_per_meter: f32) -> Result<Self, String> {
         let at = |m: &str| format!("{}: {m}", imported.path.display());
+        let mut desc = match &imported.spring_bones {
+            Some(springs) => {
+                if springs.skeleton != imported.skeleton {
+                    return Err(at(
+                        "a spring starts at a scene root; baking needs it under a bone",
+                    ));
+                }
+                springs
+                    .settings
+                    .to_rig_desc(
+                        springs.skeleton.bones.clone(),
+                        units_per_meter,
+                        secmo::UpAxis::Y,
+                    )
+                    .map_err(|e| at(&e.to_string()))?
+            }
+            None => RigDesc {
+                bones: imported.skeleton.bones.clone(),
+                units_per_meter,
+                ..Default::default()
+            },
+        };
+        // The tail, unless the VRM springs already move it.
         let tail = imported.tail();
-        let desc = if !tail.is_empty() {
+        let sprung = |b: usize| desc.chains.iter().any(|c| c.joints.contains(&(b as u32)));
+        if !tail.is_empty() && !tail.iter().any(|&b| sprung(b)) {
             let anchor = imported.skeleton.bones[tail[0]].parent;
             if anchor < 0 {
                 return Err(at("the tail has no parent to anchor it"));
@@ -82,35 +111,17 @@ impl Baker {
             let mut params = ChainParams::tail(units_per_meter);
             params.carry_angle = 0.0;
             params.rest_curve = 1.0;
-            RigDesc {
-                bones: imported.skeleton.bones.clone(),
-                units_per_meter,
-                chains: vec![ChainDesc::new(
-                    tail.iter().map(|&j| j as u32).collect(),
-                    anchor as u32,
-                    params,
-                )],
-                ..Default::default()
-            }
-        } else if let Some(springs) = &imported.spring_bones {
-            if springs.skeleton != imported.skeleton {
-                return Err(at(
-                    "a spring starts at a scene root; baking needs it under a bone",
-                ));
-            }
-            springs
-                .settings
-                .to_rig_desc(
-                    springs.skeleton.bones.clone(),
-                    units_per_meter,
-                    secmo::UpAxis::Y,
-                )
-                .map_err(|e| at(&e.to_string()))?
-        } else {
+            desc.chains.push(ChainDesc::new(
+                tail.iter().map(|&j| j as u32).collect(),
+                anchor as u32,
+                params,
+            ));
+        }
+        if desc.chains.is_empty() {
             return Err(at(
                 "no chain to bake (no bone named *tail*, no VRM spring bones)",
             ));
-        };
+        }
         let rig = Rig::new(desc).map_err(|e| at(&e.to_string()))?;
         let joints = rig
             .chains()
@@ -194,19 +205,29 @@ impl Baker {
         }
         let mut times = Vec::with_capacity(frames + 1);
         let mut rotations = vec![Vec::with_capacity(frames + 1); self.joints.len()];
-        let record = |out: &[Transform], rotations: &mut Vec<Vec<Quat>>| {
-            for (k, &j) in self.joints.iter().enumerate() {
-                rotations[k].push(out[j].rotation());
+        // What a key holds: secmo's rotation, or a blend with the clip's.
+        let key = |input: &[Transform], out: &[Transform], j: usize| -> Quat {
+            if options.blend >= 1.0 {
+                out[j].rotation()
+            } else {
+                input[j]
+                    .rotation()
+                    .slerp(out[j].rotation(), options.blend.max(0.0))
             }
         };
-        record(&out, &mut rotations);
+        let record = |input: &[Transform], out: &[Transform], rotations: &mut Vec<Vec<Quat>>| {
+            for (k, &j) in self.joints.iter().enumerate() {
+                rotations[k].push(key(input, out, j));
+            }
+        };
+        record(&pose, &out, &mut rotations);
         times.push(0.0);
         let mut update_micros = Vec::with_capacity(frames);
         for frame in 1..frames {
             let start = std::time::Instant::now();
             update(&mut character, frame, &mut pose, &mut out, dt);
             update_micros.push(start.elapsed().as_secs_f32() * 1e6);
-            record(&out, &mut rotations);
+            record(&pose, &out, &mut rotations);
             times.push(frame as f32 * dt);
         }
         // The seam: one more step brings the loop back to frame 0.
@@ -215,7 +236,7 @@ impl Baker {
             .joints
             .iter()
             .enumerate()
-            .map(|(k, &j)| angle(out[j].rotation(), rotations[k][0]))
+            .map(|(k, &j)| angle(key(&pose, &out, j), rotations[k][0]))
             .fold(0.0, f32::max);
         // The last key repeats the first so the baked clip loops exactly.
         for r in rotations.iter_mut() {
@@ -248,65 +269,11 @@ pub fn write_glb(
     joints_nodes: &[usize],
     baked: &[BakedClip],
 ) -> Result<(), String> {
-    let at = |m: String| format!("{}: {m}", source.display());
-    let bytes = std::fs::read(source).map_err(|e| at(e.to_string()))?;
-    if !bytes.starts_with(b"glTF") || bytes.len() < 20 {
-        return Err(at("bake writes GLB files; this is not one".into()));
-    }
-    let u32_at = |i: usize| {
-        u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]) as usize
-    };
-    let json_len = u32_at(12);
-    if 20 + json_len > bytes.len() {
-        return Err(at("truncated GLB".into()));
-    }
-    let mut json: Value =
-        serde_json::from_slice(&bytes[20..20 + json_len]).map_err(|e| at(e.to_string()))?;
-    if json["buffers"][0].get("uri").is_some() || !json["buffers"][0].is_object() {
-        return Err(at("bake needs the GLB's binary chunk as buffers[0]".into()));
-    }
-    for list in ["bufferViews", "accessors"] {
-        if !json[list].is_array() {
-            json[list] = json!([]);
-        }
-    }
-    let bin_start = 20 + json_len;
-    let mut bin = if bin_start + 8 <= bytes.len() {
-        let len = u32_at(bin_start);
-        bytes
-            .get(bin_start + 8..bin_start + 8 + len)
-            .ok_or_else(|| at("truncated GLB binary chunk".into()))?
-            .to_vec()
-    } else {
-        Vec::new()
-    };
-
-    let push_view = |json: &mut Value, bin: &mut Vec<u8>, data: &[u8]| -> usize {
-        pad4(bin, 0);
-        let offset = bin.len();
-        bin.extend_from_slice(data);
-        let views = json["bufferViews"].as_array_mut().expect("bufferViews");
-        views.push(json!({"buffer": 0, "byteOffset": offset, "byteLength": data.len()}));
-        views.len() - 1
-    };
-    let push_accessor = |json: &mut Value,
-                         view: usize,
-                         count: usize,
-                         kind: &str,
-                         minmax: Option<(f32, f32)>|
-     -> usize {
-        let mut a =
-            json!({"bufferView": view, "componentType": 5126, "count": count, "type": kind});
-        if let Some((lo, hi)) = minmax {
-            a["min"] = json!([lo]);
-            a["max"] = json!([hi]);
-        }
-        let accessors = json["accessors"].as_array_mut().expect("accessors");
-        accessors.push(a);
-        accessors.len() - 1
-    };
-
-    let animations = json["animations"].as_array().cloned().unwrap_or_default();
+    let mut glb = crate::glb::Glb::read(source)?;
+    let animations = glb.json["animations"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     let mut new_animations = Vec::new();
     for (a, animation) in animations.into_iter().enumerate() {
         let name = animation["name"]
@@ -330,23 +297,13 @@ pub fn write_glb(
             })
             .collect();
         animation["channels"] = Value::Array(channels);
-        let times: Vec<u8> = clip.times.iter().flat_map(|t| t.to_le_bytes()).collect();
-        let view = push_view(&mut json, &mut bin, &times);
-        let input = push_accessor(
-            &mut json,
-            view,
-            clip.times.len(),
-            "SCALAR",
-            Some((0.0, *clip.times.last().unwrap())),
-        );
+        let input = glb.push_floats(&clip.times, "SCALAR", true);
         for (k, &node) in joints_nodes.iter().enumerate() {
-            let data: Vec<u8> = clip.rotations[k]
+            let data: Vec<f32> = clip.rotations[k]
                 .iter()
                 .flat_map(|q| q.to_array())
-                .flat_map(f32::to_le_bytes)
                 .collect();
-            let view = push_view(&mut json, &mut bin, &data);
-            let output = push_accessor(&mut json, view, clip.times.len(), "VEC4", None);
+            let output = glb.push_floats(&data, "VEC4", false);
             let samplers = animation["samplers"].as_array_mut().expect("samplers");
             samplers.push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
             let sampler = samplers.len() - 1;
@@ -357,27 +314,6 @@ pub fn write_glb(
         }
         new_animations.push(animation);
     }
-    json["animations"] = Value::Array(new_animations);
-    pad4(&mut bin, 0);
-    json["buffers"][0]["byteLength"] = json!(bin.len());
-
-    let mut text = serde_json::to_vec(&json).map_err(|e| at(e.to_string()))?;
-    pad4(&mut text, b' ');
-    let total = 12 + 8 + text.len() + 8 + bin.len();
-    let mut glb = Vec::with_capacity(total);
-    glb.extend_from_slice(b"glTF");
-    glb.extend_from_slice(&2u32.to_le_bytes());
-    glb.extend_from_slice(&(total as u32).to_le_bytes());
-    glb.extend_from_slice(&(text.len() as u32).to_le_bytes());
-    glb.extend_from_slice(b"JSON");
-    glb.extend_from_slice(&text);
-    glb.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    glb.extend_from_slice(b"BIN\0");
-    glb.extend_from_slice(&bin);
-    std::fs::write(out, glb).map_err(|e| format!("{}: {e}", out.display()))
-}
-
-/// GLB chunks are 4-byte aligned: JSON pads with spaces, BIN with zeros.
-fn pad4(bytes: &mut Vec<u8>, with: u8) {
-    bytes.resize(bytes.len().next_multiple_of(4), with);
+    glb.json["animations"] = Value::Array(new_animations);
+    glb.write(out)
 }

@@ -105,6 +105,9 @@ pub struct DemoReport {
     pub table: String,
     pub plot: PathBuf,
     pub rate_plot: PathBuf,
+    /// The meshed character (input of report and bake) and its bake.
+    pub character: PathBuf,
+    pub baked: PathBuf,
 }
 
 /// Writes the pose the solver sees at update `frame` of a run in `mode`.
@@ -343,11 +346,38 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport, String> {
         studied,
         &helper_names[studied],
     )?;
+
+    // The meshed character (tail, ponytail, helpers) as a GLB, measured and
+    // baked like any imported file.
+    let character = options.out_dir.join("character.glb");
+    let bytes = crate::demo_character::glb(&sequence, 30.0)?;
+    std::fs::write(&character, bytes).map_err(|e| format!("{}: {e}", character.display()))?;
+    let args = crate::commands::BakeArgs {
+        input: character.clone(),
+        out: options.out_dir.join("character.baked.glb"),
+        out_dir: Some(options.out_dir.clone()),
+        clips: Vec::new(),
+        units_per_meter: 1.0,
+        options: crate::bake::BakeOptions::default(),
+        cold: false,
+    };
+    let _ = writeln!(
+        table,
+        "\nMeshed character {} (tail and ponytail driven by secmo):",
+        character.display()
+    );
+    table.push_str(&crate::commands::report(&args)?);
+    table.push_str(&crate::commands::bake(&args)?);
+    let baked = args.out;
+
     let summary = options.out_dir.join("summary.md");
     std::fs::write(
         &summary,
         format!(
-            "# secmo demo\n\n```\n{table}```\n\n![target vs output](helper_springs.svg)\n\n![input rate](input_rate.svg)\n"
+            "# secmo demo\n\n```\n{table}```\n\n![target vs output](helper_springs.svg)\n\n![input rate](input_rate.svg)\n\n\
+             The meshed character's stretch report: [report.md](report.md). \
+             `character.glb` is the input, `character.baked.glb` the same file with the \
+             tail and ponytail rotations baked into its clip.\n"
         ),
     )
     .map_err(|e| format!("{}: {e}", summary.display()))?;
@@ -363,6 +393,8 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport, String> {
         table,
         plot,
         rate_plot,
+        character,
+        baked,
     })
 }
 

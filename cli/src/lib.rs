@@ -1,7 +1,11 @@
 //! The `secmo` tool as a library, so that tests drive the same code as the binary.
 
 pub mod bake;
+pub mod commands;
 pub mod demo;
+pub mod demo_character;
+pub mod glb;
+pub mod grow;
 pub mod import;
 pub mod procedural;
 pub mod report;

@@ -6,19 +6,9 @@ use std::path::PathBuf;
 #[global_allocator]
 static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-/// A progress bar over `n` clips on stderr (hidden when it is not a terminal).
-fn progress(n: usize, what: &str) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new(n as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {elapsed}")
-            .expect("a valid template")
-            .progress_chars("=> "),
-    );
-    bar.set_message(what.to_string());
-    bar
-}
 use std::process::ExitCode;
 
+use secmo_cli::commands::{bake, report, BakeArgs};
 use secmo_cli::demo::{self, DemoOptions};
 use secmo_cli::vrm_settings;
 
@@ -28,7 +18,7 @@ secmo — secondary motion for game characters
 USAGE:
     secmo demo [--out DIR] [--seconds-per-phase S] [--input-hz HZ]
     secmo import FILE
-    secmo bake FILE.glb [--clip NAME]... [--out PATH] [--units-per-meter U] [--rate HZ] [--cold]
+    secmo bake FILE.glb [--clip NAME]... [--out PATH] [--units-per-meter U] [--rate HZ] [--blend W] [--cold]
     secmo report FILE.glb [--clip NAME]... [--out DIR] [--units-per-meter U] [--rate HZ]
     secmo vrm-settings FILE [--out PATH]
     secmo --version | --help
@@ -39,16 +29,21 @@ COMMANDS:
             BtoB corrective) through walk → run → sprint → stop.
             Prints the peak helper offsets and BtoB corrections per phase,
             and the input-rate study (30 Hz vs 60 Hz held / interpolated).
-            Writes DIR/helper_springs.svg (target vs output),
-            DIR/input_rate.svg and DIR/summary.md.
-            DIR defaults to ./secmo-demo.
+            Then writes the meshed character (the same body with head, legs,
+            a five-bone tail and a VRM-spring ponytail, skinned tubes and
+            the sequence as a clip) as DIR/character.glb and runs `report`
+            and `bake` on it. Writes DIR/summary.md, helper_springs.svg,
+            input_rate.svg, report.md, stretch_*.svg, character.glb and
+            character.baked.glb. DIR defaults to ./secmo-demo.
     import  Read a glTF 2.0, GLB or VRM file and print its bones, skins,
             clips, a tail candidate and its VRM spring bones.
     bake    Drive the file's tail (bones named *tail*) with secmo's tail
             solver, loop each clip until the chain state repeats (at most
             30 passes; --cold skips this), and write a copy of the GLB whose
             tail joints carry the baked rotation keys (authored tail rotation
-            tracks are replaced). PATH defaults to FILE.baked.glb next to it.
+            tracks are replaced; --blend W keeps them and slerps each key
+            from the authored rotation toward secmo's by W in [0, 1]).
+            PATH defaults to FILE.baked.glb next to it.
             U is the file's units per metre (glTF: 1).
     report  Edge stretch on the skinned mesh (SPEC §10) for each clip: the
             tail as animated, rigid, and driven by secmo, against the body's
@@ -66,6 +61,7 @@ EXAMPLES:
     secmo demo --out /tmp/demo --input-hz 30
     secmo import Fox.glb
     secmo bake Fox.glb --units-per-meter 100 --clip Walk
+    secmo bake Fox.glb --units-per-meter 100 --blend 0.5
     secmo report Fox.glb --units-per-meter 100
     secmo vrm-settings character.vrm --out character.json
 ";
@@ -126,17 +122,6 @@ fn parse_vrm_settings(args: &[String]) -> Result<(PathBuf, PathBuf), String> {
     Ok((input, out))
 }
 
-struct BakeArgs {
-    input: PathBuf,
-    out: PathBuf,
-    /// `--out` as given (report: a directory).
-    out_dir: Option<PathBuf>,
-    clips: Vec<String>,
-    units_per_meter: f32,
-    options: secmo_cli::bake::BakeOptions,
-    cold: bool,
-}
-
 fn parse_bake(args: &[String]) -> Result<BakeArgs, String> {
     let mut input = None;
     let mut out = None;
@@ -165,6 +150,7 @@ fn parse_bake(args: &[String]) -> Result<BakeArgs, String> {
                     number("--units-per-meter", value("--units-per-meter")?, 1e-3, 1e5)?
             }
             "--rate" => options.rate = number("--rate", value("--rate")?, 1.0, 1000.0)?,
+            "--blend" => options.blend = number("--blend", value("--blend")?, 0.0, 1.0)?,
             "--cold" => cold = true,
             other if other.starts_with("--") => {
                 return Err(format!("bake: unknown option `{other}` (see --help)"))
@@ -190,108 +176,6 @@ fn parse_bake(args: &[String]) -> Result<BakeArgs, String> {
         options,
         cold,
     })
-}
-
-/// The chosen clips (all when none is named) and the baker.
-fn clips_and_baker(
-    args: &BakeArgs,
-) -> Result<(Vec<secmo_cli::import::Clip>, secmo_cli::bake::Baker), String> {
-    let imported = secmo_cli::import::import(&args.input)?;
-    let clips: Vec<_> = imported
-        .clips
-        .iter()
-        .filter(|c| args.clips.is_empty() || args.clips.contains(&c.name))
-        .cloned()
-        .collect();
-    if let Some(missing) = args
-        .clips
-        .iter()
-        .find(|n| !clips.iter().any(|c| &c.name == *n))
-    {
-        return Err(format!(
-            "{}: no clip named {missing:?}",
-            args.input.display()
-        ));
-    }
-    let baker = secmo_cli::bake::Baker::new(imported, args.units_per_meter)?;
-    Ok((clips, baker))
-}
-
-fn report(args: &BakeArgs) -> Result<String, String> {
-    use std::fmt::Write as _;
-    let (clips, baker) = clips_and_baker(args)?;
-    let dir = args
-        .out_dir
-        .clone()
-        .unwrap_or_else(|| PathBuf::from("secmo-report"));
-    let bar = progress(clips.len(), "measuring");
-    let reports: Vec<_> = clips
-        .iter()
-        .map(|c| {
-            bar.set_message(format!("measuring {}", c.name));
-            let r = secmo_cli::report::measure(&baker, c, &args.options);
-            bar.inc(1);
-            r
-        })
-        .collect();
-    bar.finish_and_clear();
-    let mut text = String::new();
-    for r in &reports {
-        if let (Some(t), Some(b)) = (r.secmo, r.body) {
-            let _ = writeln!(
-                text,
-                "{:?}: tail p99 {:.3} max {:.3} torn {:.2} %; body p99 {:.3} max {:.3}; update p50 {:.1} µs",
-                r.clip, t.p99, t.max, t.torn_percent, b.p99, b.max, r.update_micros[0]
-            );
-        }
-    }
-    // Characters without clips get the head-turn sequence (SPEC §10).
-    let head_turn = if clips.is_empty() {
-        let h = secmo_cli::report::measure_head_turn(&baker)?;
-        if let Some(c) = h.chain {
-            let _ = writeln!(
-                text,
-                "head turn ({}): chain p99 {:.4} max {:.4}; settling {:.2e} mm",
-                h.head,
-                c.p99,
-                c.max,
-                h.settling * 1000.0
-            );
-        }
-        Some(h)
-    } else {
-        None
-    };
-    for path in secmo_cli::report::write(&args.input, &reports, head_turn.as_ref(), &dir)? {
-        let _ = writeln!(text, "wrote {}", path.display());
-    }
-    Ok(text)
-}
-
-fn bake(args: &BakeArgs) -> Result<String, String> {
-    use std::fmt::Write as _;
-    let (clips, baker) = clips_and_baker(args)?;
-    let mut report = String::new();
-    let mut baked = Vec::new();
-    let bar = progress(clips.len(), "baking");
-    for clip in &clips {
-        bar.set_message(format!("baking {}", clip.name));
-        let b = baker.bake(clip, &args.options, !args.cold);
-        bar.inc(1);
-        let _ = writeln!(
-            report,
-            "{:?}: {} keys, {} warm-up passes, loop closing error {:.2e} rad",
-            b.name,
-            b.times.len(),
-            b.passes,
-            b.closing_error
-        );
-        baked.push(b);
-    }
-    bar.finish_and_clear();
-    secmo_cli::bake::write_glb(&args.input, &args.out, &baker.joint_nodes(), &baked)?;
-    let _ = writeln!(report, "wrote {}", args.out.display());
-    Ok(report)
 }
 
 /// Prints a command's text, or its error with exit code 1.

@@ -188,6 +188,13 @@ impl Sequence {
         ((t / self.seconds_per_phase) as usize).min(SEQUENCE.len() - 1)
     }
 
+    /// Speed (0 standing … 3 sprinting) and stride phase at `t`.
+    #[must_use]
+    pub fn gait(&self, t: f32) -> (f32, f32) {
+        let (s, ph) = self.sample(t);
+        (s.max(0.0), ph)
+    }
+
     fn sample(&self, t: f32) -> (f32, f32) {
         let x = (t / TABLE_STEP).max(0.0);
         let i = (x as usize).min(self.table.len() - 2);

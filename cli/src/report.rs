@@ -39,6 +39,9 @@ pub struct StretchReport {
     pub secmo: Option<Stretch>,
     /// The body's own edges under the same animation.
     pub body: Option<Stretch>,
+    /// Each chain's own edges driven by secmo, named by its first joint
+    /// (a file with a tail and VRM hair gets a row for each).
+    pub per_chain: Vec<(String, Option<Stretch>)>,
     /// The sorted ρ samples behind the four figures above, in that order.
     pub samples: [Samples; 4],
     /// Largest chain-joint rotation difference (radians) between the bakes
@@ -216,6 +219,12 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> StretchRepo
         pose
     };
 
+    let chains: Vec<Vec<usize>> = rig
+        .chains()
+        .iter()
+        .map(|c| c.joints.iter().map(|&j| j as usize).collect())
+        .collect();
+    let mut per_chain_samples = vec![Samples::default(); chains.len()];
     let mut samples: [Samples; 4] = Default::default();
     for mesh in &baker.imported.meshes {
         let (chain_edges, body_edges) = edge_sets(mesh, &baker.rig, &baker.joints);
@@ -229,7 +238,22 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> StretchRepo
         sample(&chain_edges, &skinned(1), &mut samples[1]);
         sample(&chain_edges, &driven, &mut samples[2]);
         sample(&body_edges, &driven, &mut samples[3]);
+        if chains.len() > 1 {
+            for (joints, pool) in chains.iter().zip(&mut per_chain_samples) {
+                let (edges, _) = edge_sets(mesh, &baker.rig, joints);
+                sample(&edges, &driven, pool);
+            }
+        }
     }
+    let per_chain = chains
+        .iter()
+        .zip(&mut per_chain_samples)
+        .filter(|_| chains.len() > 1)
+        .map(|(joints, pool)| {
+            let name = rig.bone_name(joints[0]).unwrap_or("chain").to_string();
+            (name, pool.summarize())
+        })
+        .collect();
     let [original, rigid, secmo, body] = samples.each_mut().map(Samples::summarize);
     let at = |rate: f32| baker.bake(clip, &BakeOptions { rate, ..*options }, true);
     let slow = at(30.0);
@@ -252,13 +276,14 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> StretchRepo
         rigid,
         secmo,
         body,
+        per_chain,
         samples,
         rate_difference,
     }
 }
 
 /// Writes `dir/report.md` (a table per clip) and `dir/stretch_<clip>.svg`
-/// (the share of ρ samples per 0.02 bin: original tail grey, secmo's tail
+/// (the share of ρ samples per 0.02 bin: original chains grey, secmo-driven chains
 /// amber, the body cyan). Returns the files written.
 pub fn write(
     source: &std::path::Path,
@@ -284,13 +309,21 @@ pub fn write(
         table_rows(
             &mut md,
             &[
-                ("tail, original animation", r.original),
-                ("tail, rigid (harness check)", r.rigid),
-                ("tail, secmo", r.secmo),
+                ("chains, original animation", r.original),
+                ("chains, rigid (harness check)", r.rigid),
+                ("chains, secmo", r.secmo),
                 ("body baseline", r.body),
             ],
             3,
         );
+        let rows: Vec<(String, Option<Stretch>)> = r
+            .per_chain
+            .iter()
+            .map(|(name, s)| (format!("chain from {name}, secmo"), *s))
+            .collect();
+        let rows: Vec<(&str, Option<Stretch>)> =
+            rows.iter().map(|(n, s)| (n.as_str(), *s)).collect();
+        table_rows(&mut md, &rows, 3);
         let file: String = r
             .clip
             .chars()
@@ -300,7 +333,7 @@ pub fn write(
         plot(&svg, r)?;
         let _ = writeln!(
             md,
-            "\nInput rate: the tail's rotations differ by at most {:.2e} rad (30 vs 60 Hz) and \
+            "\nInput rate: the chain rotations differ by at most {:.2e} rad (30 vs 60 Hz) and \
              {:.2e} rad (30 vs 120 Hz) at the 30 Hz keys.",
             r.rate_difference[0], r.rate_difference[1]
         );
@@ -382,12 +415,12 @@ fn plot(path: &std::path::Path, r: &StretchReport) -> Result<(), String> {
     };
     let series = [
         (
-            "tail, original",
+            "chains, original",
             RGBColor(150, 150, 150),
             share(&r.samples[0].all),
         ),
         (
-            "tail, secmo",
+            "chains, secmo",
             RGBColor(240, 160, 0),
             share(&r.samples[2].all),
         ),

@@ -103,3 +103,52 @@ fn a_rig_without_a_tail_is_refused_by_name() {
         "{e}"
     );
 }
+
+/// `--blend W`: each key is the authored rotation slerped toward secmo's by
+/// W, so W = 0.5 lands halfway (in angle) between the two, W = 0 keeps the
+/// authored tail.
+#[test]
+fn blend_slerps_from_the_authored_tail_toward_secmo() {
+    let fox = import(&asset("Fox.glb")).unwrap();
+    let walk = fox.clips.iter().find(|c| c.name == "Walk").unwrap().clone();
+    let baker = Baker::new(fox, 100.0).unwrap();
+    let full = baker.bake(&walk, &BakeOptions::default(), true);
+    let half = baker.bake(
+        &walk,
+        &BakeOptions {
+            blend: 0.5,
+            ..BakeOptions::default()
+        },
+        true,
+    );
+    let none = baker.bake(
+        &walk,
+        &BakeOptions {
+            blend: 0.0,
+            ..BakeOptions::default()
+        },
+        true,
+    );
+    let mut pose = baker.rig.reference_pose().to_vec();
+    let mut apart = 0.0f32;
+    for (f, &t) in full.times.iter().enumerate() {
+        walk.sample(t, &mut pose);
+        for (k, &j) in baker.joints.iter().enumerate() {
+            let authored = pose[j].rotation();
+            let (to_full, to_half) = (
+                angle(authored, full.rotations[k][f]),
+                angle(authored, half.rotations[k][f]),
+            );
+            assert!(
+                (to_half - 0.5 * to_full).abs() < 1e-4,
+                "frame {f} joint {k}: {to_half} vs half of {to_full}"
+            );
+            assert!(angle(half.rotations[k][f], full.rotations[k][f]) <= to_full);
+            assert!(angle(authored, none.rotations[k][f]) < 1e-5);
+            apart = apart.max(to_full);
+        }
+    }
+    // The authored and simulated tails really differ, so the check has teeth.
+    assert!(apart > 0.05, "{apart}");
+    assert!(half.closing_error < 1e-4, "{}", half.closing_error);
+}

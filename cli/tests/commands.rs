@@ -57,7 +57,7 @@ fn bake_report_and_import_run_and_fail_with_clear_codes() {
         report.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("\"Run\": tail p99"), "{out}");
+    assert!(out.contains("\"Run\": chain p99"), "{out}");
     assert!(report.join("report.md").exists() && report.join("stretch_Run.svg").exists());
 
     let (code, _, err) = secmo(&["bake", &fox, "--clip", "Nope"]);

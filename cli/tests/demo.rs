@@ -1,6 +1,8 @@
 //! The demo runs end to end (shortened) and its numbers make sense.
 
 use secmo_cli::demo::{run, DemoOptions};
+use secmo_cli::import::import;
+use secmo_cli::report::measure;
 
 #[test]
 fn demo_runs_and_writes_its_files() {
@@ -64,7 +66,78 @@ fn demo_runs_and_writes_its_files() {
     }
     let svg = std::fs::read_to_string(&report.rate_plot).unwrap();
     assert!(svg.contains("60 Hz held") && svg.contains("60 Hz interpolated"));
+
+    // The meshed character went through report and bake.
+    let md = std::fs::read_to_string(dir.join("report.md")).unwrap();
+    assert!(
+        md.contains("chain from tail_1, secmo") && md.contains("chain from ponytail_1, secmo"),
+        "{md}"
+    );
+    assert!(dir.join("stretch_walk_run_sprint_stop.svg").is_file());
+    check_character(&report.character, &report.baked);
     std::fs::remove_dir_all(dir).ok();
+}
+
+/// The demo character imports with its tail, ponytail spring and clip; its
+/// tail under secmo stretches no more than the body and never tears; the
+/// bake carries keys for both chains that replay what secmo computed.
+fn check_character(character: &std::path::Path, baked: &std::path::Path) {
+    use secmo_cli::bake::{angle, BakeOptions, Baker};
+    let imported = import(character).unwrap();
+    assert_eq!(imported.tail().len(), 6, "tail_1..tail_5 and tail_end");
+    let springs = imported.spring_bones.as_ref().expect("the ponytail spring");
+    assert_eq!((springs.groups, springs.joints), (1, 4));
+    assert_eq!(imported.clips.len(), 1);
+    assert_eq!(imported.meshes.len(), 1);
+    let clip = imported.clips[0].clone();
+    assert!((clip.duration - 6.0).abs() < 1e-4, "{}", clip.duration);
+    let baker = Baker::new(imported, 1.0).unwrap();
+    assert_eq!(baker.rig.chains().len(), 2);
+
+    let options = BakeOptions::default();
+    let r = measure(&baker, &clip, &options);
+    let body = r.body.unwrap();
+    let rigid = r.rigid.unwrap();
+    assert!((rigid.max - 1.0).abs() < 1e-4 && (rigid.min - 1.0).abs() < 1e-4);
+    let chain = |name: &str| {
+        r.per_chain
+            .iter()
+            .find(|(n, _)| n == name)
+            .and_then(|(_, s)| *s)
+            .unwrap_or_else(|| panic!("no {name} row in {:?}", r.per_chain))
+    };
+    let tail = chain("tail_1");
+    assert!(
+        tail.p99 <= body.p99 && tail.max <= body.max,
+        "{tail:?} vs {body:?}"
+    );
+    assert_eq!(tail.torn_percent, 0.0);
+    // The tail really moves: it is not the rigid figure.
+    assert!(tail.max > 1.01, "{tail:?}");
+    let ponytail = chain("ponytail_1");
+    assert!(
+        ponytail.p99.is_finite() && ponytail.p99 > 1.0,
+        "{ponytail:?}"
+    );
+
+    // The baked file: the same clip, now with rotation keys on every chain
+    // joint that match a fresh bake.
+    let again = Baker::new(import(baked).unwrap(), 1.0).unwrap();
+    let replay = &again.imported.clips[0];
+    let fresh = baker.bake(&clip, &options, true);
+    assert!(fresh.closing_error < 1e-3, "{}", fresh.closing_error);
+    let mut pose = baker.rig.reference_pose().to_vec();
+    let mut worst = 0.0f32;
+    for (f, &t) in fresh.times.iter().enumerate() {
+        replay.sample(t, &mut pose);
+        for (k, &j) in baker.joints.iter().enumerate() {
+            worst = worst.max(angle(pose[j].rotation(), fresh.rotations[k][f]));
+        }
+    }
+    assert!(
+        worst < 1e-4,
+        "baked keys differ from the bake by {worst} rad"
+    );
 }
 
 #[test]

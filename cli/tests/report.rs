@@ -64,7 +64,7 @@ fn report_writes_a_table_and_a_plot_per_clip() {
     let files = secmo_cli::report::write(&path, &[r], None, &dir).unwrap();
     let md = std::fs::read_to_string(&files[0]).unwrap();
     assert!(
-        md.contains("## Run") && md.contains("| tail, secmo | 164 |"),
+        md.contains("## Run") && md.contains("| chains, secmo | 164 |"),
         "{md}"
     );
     let svg = std::fs::read_to_string(&files[1]).unwrap();

@@ -1,0 +1,139 @@
+//! The `bake` and `report` commands as functions, shared by the binary and
+//! the demo.
+
+use std::path::PathBuf;
+
+/// A progress bar over `n` clips on stderr (hidden when it is not a terminal).
+pub fn progress(n: usize, what: &str) -> indicatif::ProgressBar {
+    let bar = indicatif::ProgressBar::new(n as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {elapsed}")
+            .expect("a valid template")
+            .progress_chars("=> "),
+    );
+    bar.set_message(what.to_string());
+    bar
+}
+
+/// What `bake` and `report` were asked to do.
+pub struct BakeArgs {
+    pub input: PathBuf,
+    pub out: PathBuf,
+    /// `--out` as given (report: a directory).
+    pub out_dir: Option<PathBuf>,
+    pub clips: Vec<String>,
+    pub units_per_meter: f32,
+    pub options: crate::bake::BakeOptions,
+    pub cold: bool,
+}
+
+/// The chosen clips (all when none is named) and the baker.
+pub fn clips_and_baker(
+    args: &BakeArgs,
+) -> Result<(Vec<crate::import::Clip>, crate::bake::Baker), String> {
+    let imported = crate::import::import(&args.input)?;
+    let clips: Vec<_> = imported
+        .clips
+        .iter()
+        .filter(|c| args.clips.is_empty() || args.clips.contains(&c.name))
+        .cloned()
+        .collect();
+    if let Some(missing) = args
+        .clips
+        .iter()
+        .find(|n| !clips.iter().any(|c| &c.name == *n))
+    {
+        return Err(format!(
+            "{}: no clip named {missing:?}",
+            args.input.display()
+        ));
+    }
+    let baker = crate::bake::Baker::new(imported, args.units_per_meter)?;
+    Ok((clips, baker))
+}
+
+pub fn report(args: &BakeArgs) -> Result<String, String> {
+    use std::fmt::Write as _;
+    let (clips, baker) = clips_and_baker(args)?;
+    let dir = args
+        .out_dir
+        .clone()
+        .unwrap_or_else(|| PathBuf::from("secmo-report"));
+    let bar = progress(clips.len(), "measuring");
+    let reports: Vec<_> = clips
+        .iter()
+        .map(|c| {
+            bar.set_message(format!("measuring {}", c.name));
+            let r = crate::report::measure(&baker, c, &args.options);
+            bar.inc(1);
+            r
+        })
+        .collect();
+    bar.finish_and_clear();
+    let mut text = String::new();
+    for r in &reports {
+        if let (Some(t), Some(b)) = (r.secmo, r.body) {
+            let _ = writeln!(
+                text,
+                "{:?}: chain p99 {:.3} max {:.3} torn {:.2} %; body p99 {:.3} max {:.3}; update p50 {:.1} µs",
+                r.clip, t.p99, t.max, t.torn_percent, b.p99, b.max, r.update_micros[0]
+            );
+        }
+        for (name, s) in &r.per_chain {
+            if let Some(s) = s {
+                let _ = writeln!(
+                    text,
+                    "    chain from {name}: p99 {:.3} max {:.3} torn {:.2} %",
+                    s.p99, s.max, s.torn_percent
+                );
+            }
+        }
+    }
+    // Characters without clips get the head-turn sequence (SPEC §10).
+    let head_turn = if clips.is_empty() {
+        let h = crate::report::measure_head_turn(&baker)?;
+        if let Some(c) = h.chain {
+            let _ = writeln!(
+                text,
+                "head turn ({}): chain p99 {:.4} max {:.4}; settling {:.2e} mm",
+                h.head,
+                c.p99,
+                c.max,
+                h.settling * 1000.0
+            );
+        }
+        Some(h)
+    } else {
+        None
+    };
+    for path in crate::report::write(&args.input, &reports, head_turn.as_ref(), &dir)? {
+        let _ = writeln!(text, "wrote {}", path.display());
+    }
+    Ok(text)
+}
+
+pub fn bake(args: &BakeArgs) -> Result<String, String> {
+    use std::fmt::Write as _;
+    let (clips, baker) = clips_and_baker(args)?;
+    let mut report = String::new();
+    let mut baked = Vec::new();
+    let bar = progress(clips.len(), "baking");
+    for clip in &clips {
+        bar.set_message(format!("baking {}", clip.name));
+        let b = baker.bake(clip, &args.options, !args.cold);
+        bar.inc(1);
+        let _ = writeln!(
+            report,
+            "{:?}: {} keys, {} warm-up passes, loop closing error {:.2e} rad",
+            b.name,
+            b.times.len(),
+            b.passes,
+            b.closing_error
+        );
+        baked.push(b);
+    }
+    bar.finish_and_clear();
+    crate::bake::write_glb(&args.input, &args.out, &baker.joint_nodes(), &baked)?;
+    let _ = writeln!(report, "wrote {}", args.out.display());
+    Ok(report)
+}

@@ -1,0 +1,180 @@
+//! A GLB file as its JSON document and binary chunk, for the commands that
+//! write glTF: `bake` (new animation tracks), `rig` (new bones, weights and
+//! inverse binds) and the demo character (written from nothing).
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+
+/// glTF component types used here.
+pub const FLOAT: u32 = 5126;
+pub const UNSIGNED_SHORT: u32 = 5123;
+pub const UNSIGNED_INT: u32 = 5125;
+
+/// A GLB's JSON and its binary chunk (`buffers[0]`).
+pub struct Glb {
+    pub json: Value,
+    pub bin: Vec<u8>,
+}
+
+impl Glb {
+    /// A new document around `json`, with an empty binary buffer.
+    pub fn new(mut json: Value) -> Self {
+        json["buffers"] = json!([{"byteLength": 0}]);
+        for list in ["bufferViews", "accessors"] {
+            if !json[list].is_array() {
+                json[list] = json!([]);
+            }
+        }
+        Self {
+            json,
+            bin: Vec::new(),
+        }
+    }
+
+    /// Reads a GLB whose `buffers[0]` is its binary chunk.
+    pub fn read(path: &Path) -> Result<Self, String> {
+        let at = |m: String| format!("{}: {m}", path.display());
+        let bytes = std::fs::read(path).map_err(|e| at(e.to_string()))?;
+        Self::parse(&bytes).map_err(at)
+    }
+
+    /// Parses GLB bytes whose `buffers[0]` is the binary chunk.
+    pub fn parse(bytes: &[u8]) -> Result<Self, String> {
+        if !bytes.starts_with(b"glTF") || bytes.len() < 20 {
+            return Err("expected a GLB file (binary glTF); this is not one".into());
+        }
+        let u32_at = |i: usize| {
+            u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]) as usize
+        };
+        let json_len = u32_at(12);
+        if 20 + json_len > bytes.len() {
+            return Err("truncated GLB".into());
+        }
+        let mut json: Value =
+            serde_json::from_slice(&bytes[20..20 + json_len]).map_err(|e| e.to_string())?;
+        if json["buffers"][0].get("uri").is_some() || !json["buffers"][0].is_object() {
+            return Err("expected the GLB's binary chunk as buffers[0]".into());
+        }
+        for list in ["bufferViews", "accessors"] {
+            if !json[list].is_array() {
+                json[list] = json!([]);
+            }
+        }
+        let bin_start = 20 + json_len;
+        let bin = if bin_start + 8 <= bytes.len() {
+            let len = u32_at(bin_start);
+            bytes
+                .get(bin_start + 8..bin_start + 8 + len)
+                .ok_or("truncated GLB binary chunk")?
+                .to_vec()
+        } else {
+            Vec::new()
+        };
+        Ok(Self { json, bin })
+    }
+
+    /// Appends `data` as a new buffer view; returns its index.
+    pub fn push_view(&mut self, data: &[u8]) -> usize {
+        pad4(&mut self.bin, 0);
+        let offset = self.bin.len();
+        self.bin.extend_from_slice(data);
+        let views = self.json["bufferViews"]
+            .as_array_mut()
+            .expect("bufferViews is an array");
+        views.push(json!({"buffer": 0, "byteOffset": offset, "byteLength": data.len()}));
+        views.len() - 1
+    }
+
+    /// Appends float data of glTF `kind` ("SCALAR", "VEC3", "VEC4",
+    /// "MAT4") as a view and an accessor; `bounds` adds min/max (required
+    /// for positions and animation inputs). Returns the accessor index.
+    pub fn push_floats(&mut self, values: &[f32], kind: &str, bounds: bool) -> usize {
+        let width = components(kind);
+        let data: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let view = self.push_view(&data);
+        let mut a = json!({"bufferView": view, "componentType": FLOAT,
+                           "count": values.len() / width, "type": kind});
+        if bounds {
+            let mut lo = vec![f32::INFINITY; width];
+            let mut hi = vec![f32::NEG_INFINITY; width];
+            for chunk in values.chunks(width) {
+                for (i, &v) in chunk.iter().enumerate() {
+                    lo[i] = lo[i].min(v);
+                    hi[i] = hi[i].max(v);
+                }
+            }
+            a["min"] = json!(lo);
+            a["max"] = json!(hi);
+        }
+        self.push_accessor(a)
+    }
+
+    /// Appends unsigned integer data (`u16` when every value fits, else
+    /// `u32`) of glTF `kind` as a view and an accessor.
+    pub fn push_indices(&mut self, values: &[u32], kind: &str) -> usize {
+        let short = values.iter().all(|&v| v <= u32::from(u16::MAX));
+        let data: Vec<u8> = if short {
+            values
+                .iter()
+                .flat_map(|&v| (v as u16).to_le_bytes())
+                .collect()
+        } else {
+            values.iter().flat_map(|v| v.to_le_bytes()).collect()
+        };
+        let view = self.push_view(&data);
+        let kind_width = components(kind);
+        self.push_accessor(json!({"bufferView": view,
+            "componentType": if short { UNSIGNED_SHORT } else { UNSIGNED_INT },
+            "count": values.len() / kind_width, "type": kind}))
+    }
+
+    fn push_accessor(&mut self, accessor: Value) -> usize {
+        let accessors = self.json["accessors"]
+            .as_array_mut()
+            .expect("accessors is an array");
+        accessors.push(accessor);
+        accessors.len() - 1
+    }
+
+    /// The GLB bytes.
+    pub fn to_bytes(&mut self) -> Result<Vec<u8>, String> {
+        pad4(&mut self.bin, 0);
+        self.json["buffers"][0]["byteLength"] = json!(self.bin.len());
+        let mut text = serde_json::to_vec(&self.json).map_err(|e| e.to_string())?;
+        pad4(&mut text, b' ');
+        let total = 12 + 8 + text.len() + 8 + self.bin.len();
+        let mut glb = Vec::with_capacity(total);
+        glb.extend_from_slice(b"glTF");
+        glb.extend_from_slice(&2u32.to_le_bytes());
+        glb.extend_from_slice(&(total as u32).to_le_bytes());
+        glb.extend_from_slice(&(text.len() as u32).to_le_bytes());
+        glb.extend_from_slice(b"JSON");
+        glb.extend_from_slice(&text);
+        glb.extend_from_slice(&(self.bin.len() as u32).to_le_bytes());
+        glb.extend_from_slice(b"BIN\0");
+        glb.extend_from_slice(&self.bin);
+        Ok(glb)
+    }
+
+    /// Writes the GLB to `path`.
+    pub fn write(&mut self, path: &Path) -> Result<(), String> {
+        let bytes = self.to_bytes()?;
+        std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+    }
+}
+
+fn components(kind: &str) -> usize {
+    match kind {
+        "VEC2" => 2,
+        "VEC3" => 3,
+        "VEC4" => 4,
+        "MAT4" => 16,
+        _ => 1,
+    }
+}
+
+/// GLB chunks are 4-byte aligned: JSON pads with spaces, BIN with zeros.
+fn pad4(bytes: &mut Vec<u8>, with: u8) {
+    bytes.resize(bytes.len().next_multiple_of(4), with);
+}
