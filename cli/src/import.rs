@@ -56,6 +56,10 @@ pub struct Imported {
 #[derive(Clone, Debug, Default)]
 pub struct SkinnedMesh {
     pub name: String,
+    /// Where it came from: glTF mesh, primitive and skin indices.
+    pub mesh: usize,
+    pub primitive: usize,
+    pub skin: usize,
     pub positions: Vec<glam::Vec3>,
     /// Four (bone, weight) influences per vertex; bones are skeleton indices.
     pub influences: Vec<[(u32, f32); 4]>,
@@ -299,6 +303,9 @@ pub fn import(path: &Path) -> Result<Imported, String> {
             }
             meshes.push(SkinnedMesh {
                 name,
+                mesh: mesh.index(),
+                primitive: p,
+                skin: skin.index(),
                 positions,
                 influences,
                 inverse_bind: inverse_bind.clone(),

@@ -585,3 +585,43 @@ pub fn measure_head_turn(baker: &Baker) -> Result<HeadTurnReport, String> {
         samples,
     })
 }
+
+/// Edge stretch (SPEC §10) of a region of the skin under a clip's own
+/// animation, sampled at `rate`: the edges whose two ends are both in
+/// `region` (per mesh of `imported`, per vertex). `secmo rig` uses it to
+/// measure an appendage before it has a chain.
+pub fn region_stretch(
+    imported: &crate::import::Imported,
+    clip: &Clip,
+    rate: f32,
+    region: &[Vec<bool>],
+) -> Result<Option<Stretch>, String> {
+    let rig = secmo::Rig::new(secmo::RigDesc {
+        bones: imported.skeleton.bones.clone(),
+        ..Default::default()
+    })
+    .map_err(|e| format!("{}: {e}", imported.path.display()))?;
+    let frames = ((clip.duration * rate).round() as usize).max(1);
+    let mut pool = Samples::default();
+    for (mesh, inside) in imported.meshes.iter().zip(region) {
+        let bind = skin_pose(mesh, &rig, rig.reference_pose());
+        let mut edges = Vec::new();
+        for t in &mesh.triangles {
+            for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
+                let rest = bind[a as usize].distance(bind[b as usize]);
+                if inside[a as usize] && inside[b as usize] && rest > 0.0 {
+                    edges.push(Edge { a, b, rest });
+                }
+            }
+        }
+        let skinned: Vec<Vec<Vec3>> = (0..frames)
+            .map(|f| {
+                let mut pose = rig.reference_pose().to_vec();
+                clip.sample(f as f32 * clip.duration / frames as f32, &mut pose);
+                skin_pose(mesh, &rig, &pose)
+            })
+            .collect();
+        sample(&edges, &skinned, &mut pool);
+    }
+    Ok(pool.summarize())
+}
