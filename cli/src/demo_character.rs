@@ -79,30 +79,41 @@ pub fn write_pose(sequence: &Sequence, t: f32, pose: &mut [Transform]) {
     }
 }
 
-/// Skinned triangle soup under construction (metres).
-#[derive(Default)]
-struct Mesh {
-    positions: Vec<Vec3>,
-    joints: Vec<[u32; 4]>,
-    weights: Vec<[f32; 4]>,
-    indices: Vec<u32>,
+/// A skinned triangle mesh under construction (metres, bind space).
+#[derive(Clone, Debug, Default)]
+pub struct MeshBuilder {
+    pub positions: Vec<Vec3>,
+    pub joints: Vec<[u32; 4]>,
+    pub weights: Vec<[f32; 4]>,
+    pub indices: Vec<u32>,
+    /// Give each tube segment its own vertices (an island per segment, as
+    /// exporters split meshes at UV seams).
+    pub split_segments: bool,
 }
 
-impl Mesh {
+impl MeshBuilder {
     /// A tube along `points` (bind-space joint positions) with `radii`;
     /// segment i is owned by `bones[i]` and blended with its neighbours by
     /// the SPEC §12.6 rule (`before` precedes the first segment).
-    fn tube(&mut self, points: &[Vec3], radii: &[f32], bones: &[usize], before: usize) {
+    pub fn tube(&mut self, points: &[Vec3], radii: &[f32], bones: &[usize], before: usize) {
         const SIDES: usize = 10;
         const RINGS: usize = 4;
         let segments = points.len() - 1;
         let mut ring = 0;
+        let mut last_ring: Vec<Vec3> = Vec::new();
         for i in 0..segments {
             let (a, b) = (points[i], points[i + 1]);
             let axis = (b - a).normalize();
             let side = axis.any_orthonormal_vector();
             let up = axis.cross(side);
-            let last = if i + 1 == segments { RINGS } else { RINGS - 1 };
+            let last = if i + 1 == segments || self.split_segments {
+                RINGS
+            } else {
+                RINGS - 1
+            };
+            if self.split_segments {
+                ring = 0;
+            }
             for r in 0..=last {
                 let f = r as f32 / RINGS as f32;
                 let centre = a.lerp(b, f);
@@ -113,14 +124,25 @@ impl Mesh {
                     Some(&n) => (n, w_self, w_next),
                     None => (bones[i], w_self + w_next, 0.0),
                 };
-                for k in 0..SIDES {
-                    let angle = k as f32 / SIDES as f32 * std::f32::consts::TAU;
-                    self.positions
-                        .push(centre + radius * (angle.cos() * side + angle.sin() * up));
+                // A split segment starts on an exact copy of the ring before
+                // (a seam: same positions, separate vertices).
+                let positions: Vec<Vec3> = if self.split_segments && i > 0 && r == 0 {
+                    last_ring.clone()
+                } else {
+                    (0..SIDES)
+                        .map(|k| {
+                            let angle = k as f32 / SIDES as f32 * std::f32::consts::TAU;
+                            centre + radius * (angle.cos() * side + angle.sin() * up)
+                        })
+                        .collect()
+                };
+                for p in &positions {
+                    self.positions.push(*p);
                     self.joints
                         .push([prev as u32, bones[i] as u32, next as u32, 0]);
                     self.weights.push([w_prev, w_self, w_next, 0.0]);
                 }
+                last_ring = positions;
                 if ring > 0 {
                     let base = (self.positions.len() - 2 * SIDES) as u32;
                     for k in 0..SIDES as u32 {
@@ -136,8 +158,72 @@ impl Mesh {
     }
 }
 
+impl MeshBuilder {
+    /// A grid of `nu` × `nv` quads from `corner` along `u` and `v`, every
+    /// vertex weighted 1.0 to `bone`.
+    pub fn sheet(&mut self, corner: Vec3, u: Vec3, v: Vec3, (nu, nv): (usize, usize), bone: usize) {
+        let base = self.positions.len() as u32;
+        for j in 0..=nv {
+            for i in 0..=nu {
+                self.positions
+                    .push(corner + u * (i as f32 / nu as f32) + v * (j as f32 / nv as f32));
+                self.joints.push([bone as u32, 0, 0, 0]);
+                self.weights.push([1.0, 0.0, 0.0, 0.0]);
+            }
+        }
+        let row = (nu + 1) as u32;
+        for j in 0..nv as u32 {
+            for i in 0..nu as u32 {
+                let p = base + j * row + i;
+                self.indices
+                    .extend_from_slice(&[p, p + row, p + 1, p + 1, p + row, p + row + 1]);
+            }
+        }
+    }
+
+    /// The body of [`meshed_body`]: torso with head, arms and legs, from
+    /// its bind-space transforms `world` (metres).
+    pub fn body(&mut self, world: &[Affine3A]) {
+        let at = |b: usize| Vec3::from(world[b].translation);
+        let head_top = at(HEAD) + Vec3::Y * 0.2;
+        self.tube(
+            &[
+                at(PELVIS) - Vec3::Y * 0.08,
+                at(SPINE),
+                at(CHEST),
+                at(HEAD),
+                head_top,
+            ],
+            &[0.13, 0.12, 0.14, 0.07, 0.09],
+            &[PELVIS, SPINE, CHEST, HEAD],
+            PELVIS,
+        );
+        for (upper, fore, hand) in [
+            (UPPER_ARM_L, FOREARM_L, HAND_L),
+            (UPPER_ARM_R, FOREARM_R, HAND_R),
+        ] {
+            let tip = at(hand) - Vec3::Y * 0.1;
+            self.tube(
+                &[at(upper), at(fore), at(hand), tip],
+                &[0.045, 0.04, 0.035, 0.03],
+                &[upper, fore, hand],
+                CHEST,
+            );
+        }
+        for thigh in [THIGH_L, THIGH_R] {
+            let toe = at(thigh + 2) + Vec3::new(0.0, -0.04, 0.12);
+            self.tube(
+                &[at(thigh), at(thigh + 1), at(thigh + 2), toe],
+                &[0.07, 0.05, 0.04, 0.03],
+                &[thigh, thigh + 1, thigh + 2],
+                PELVIS,
+            );
+        }
+    }
+}
+
 /// Bind-space (component) transforms of `desc`'s reference pose, metres.
-fn bind_world(desc: &RigDesc) -> Vec<Affine3A> {
+pub fn bind_world(desc: &RigDesc) -> Vec<Affine3A> {
     let locals: Vec<Transform> = desc
         .bones
         .iter()
@@ -159,42 +245,8 @@ pub fn glb(sequence: &Sequence, rate: f32) -> Result<Vec<u8>, String> {
     let world = bind_world(&desc);
     let at = |b: usize| Vec3::from(world[b].translation);
 
-    // Meshes: torso with head, arms, legs, tail, ponytail.
-    let mut mesh = Mesh::default();
-    let head_top = at(HEAD) + Vec3::Y * 0.2;
-    mesh.tube(
-        &[
-            at(PELVIS) - Vec3::Y * 0.08,
-            at(SPINE),
-            at(CHEST),
-            at(HEAD),
-            head_top,
-        ],
-        &[0.13, 0.12, 0.14, 0.07, 0.09],
-        &[PELVIS, SPINE, CHEST, HEAD],
-        PELVIS,
-    );
-    for (upper, fore, hand) in [
-        (UPPER_ARM_L, FOREARM_L, HAND_L),
-        (UPPER_ARM_R, FOREARM_R, HAND_R),
-    ] {
-        let tip = at(hand) - Vec3::Y * 0.1;
-        mesh.tube(
-            &[at(upper), at(fore), at(hand), tip],
-            &[0.045, 0.04, 0.035, 0.03],
-            &[upper, fore, hand],
-            CHEST,
-        );
-    }
-    for thigh in [THIGH_L, THIGH_R] {
-        let toe = at(thigh + 2) + Vec3::new(0.0, -0.04, 0.12);
-        mesh.tube(
-            &[at(thigh), at(thigh + 1), at(thigh + 2), toe],
-            &[0.07, 0.05, 0.04, 0.03],
-            &[thigh, thigh + 1, thigh + 2],
-            PELVIS,
-        );
-    }
+    let mut mesh = MeshBuilder::default();
+    mesh.body(&world);
     let tail_points: Vec<Vec3> = TAIL.iter().map(|&b| at(b)).collect();
     mesh.tube(
         &tail_points,
@@ -210,6 +262,19 @@ pub fn glb(sequence: &Sequence, rate: f32) -> Result<Vec<u8>, String> {
         HEAD,
     );
 
+    write_glb(&desc, &mesh, Some((sequence, rate)), true)
+}
+
+/// Writes `desc`'s bones (centimetres, written in metres), `mesh` skinned to
+/// them, the sequence as a clip when given, and the ponytail spring when
+/// `ponytail` (the bones must include [`PONYTAIL`]).
+pub fn write_glb(
+    desc: &RigDesc,
+    mesh: &MeshBuilder,
+    clip: Option<(&Sequence, f32)>,
+    ponytail: bool,
+) -> Result<Vec<u8>, String> {
+    let world = bind_world(desc);
     // Nodes: one per bone, then the mesh node.
     let mut nodes: Vec<Value> = desc
         .bones
@@ -238,7 +303,6 @@ pub fn glb(sequence: &Sequence, rate: f32) -> Result<Vec<u8>, String> {
         "scene": 0,
         "scenes": [{"name": "secmo demo", "nodes": [0, mesh_node]}],
         "nodes": nodes,
-        "extensionsUsed": ["VRMC_springBone"],
     }));
 
     let floats = |v: &[Vec3]| -> Vec<f32> { v.iter().flat_map(|p| p.to_array()).collect() };
@@ -259,7 +323,18 @@ pub fn glb(sequence: &Sequence, rate: f32) -> Result<Vec<u8>, String> {
     doc.json["skins"] = json!([{"name": "body", "joints": (0..bones).collect::<Vec<_>>(),
                                 "inverseBindMatrices": inverse, "skeleton": 0}]);
 
-    // The clip: every bone the sequence poses, sampled at `rate`.
+    if let Some((sequence, rate)) = clip {
+        write_clip(&mut doc, desc, sequence, rate);
+    }
+    if ponytail {
+        write_ponytail(&mut doc);
+    }
+    doc.to_bytes()
+}
+
+/// The clip: every bone the sequence poses, sampled at `rate`.
+fn write_clip(doc: &mut Glb, desc: &RigDesc, sequence: &Sequence, rate: f32) {
+    let bones = desc.bones.len();
     let frames = (sequence.duration() * rate).round() as usize;
     let times: Vec<f32> = (0..=frames).map(|f| f as f32 / rate).collect();
     let reference: Vec<Transform> = desc.bones.iter().map(|b| b.reference).collect();
@@ -304,7 +379,9 @@ pub fn glb(sequence: &Sequence, rate: f32) -> Result<Vec<u8>, String> {
         }
     }
     doc.json["animations"] = json!([{"name": CLIP, "samplers": samplers, "channels": channels}]);
+}
 
+fn write_ponytail(doc: &mut Glb) {
     // The ponytail as a VRM 1.0 spring, kept off the head by a sphere.
     let joints: Vec<Value> = PONYTAIL
         .iter()
@@ -319,5 +396,5 @@ pub fn glb(sequence: &Sequence, rate: f32) -> Result<Vec<u8>, String> {
         "colliderGroups": [{"name": "head", "colliders": [0]}],
         "springs": [{"name": "ponytail", "joints": joints, "colliderGroups": [0]}],
     }});
-    doc.to_bytes()
+    doc.json["extensionsUsed"] = json!(["VRMC_springBone"]);
 }

@@ -111,6 +111,8 @@ pub struct Appendage {
     pub segments: usize,
     /// Bind-space joint positions J_0..J_K of the grown chain.
     pub joints: Vec<Vec3>,
+    /// Each member's chain coordinate `s = K·g/L` (SPEC §12.6; chains only).
+    pub coordinates: Vec<f32>,
     /// Mean weighted vertex-to-bone distance over the component before and
     /// after the pass (file units).
     pub mean_distance: [f32; 2],
@@ -666,6 +668,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> Result<Grown, String>
             length,
             segments: 0,
             joints: Vec::new(),
+            coordinates: Vec::new(),
             mean_distance: [before, before],
             fate: Fate::Untouched(String::new()),
         };
@@ -773,6 +776,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> Result<Grown, String>
                 for &r in &raw {
                     let w = surface.weld[r];
                     let s = (k as f32 * g[w] / length).clamp(0.0, k as f32);
+                    appendage.coordinates.push(s);
                     let seg = (s.floor() as usize).min(k - 1);
                     let f = (s - seg as f32).min(1.0);
                     let [w_prev, w_self, w_next] = segment_weights(f);

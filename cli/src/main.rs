@@ -21,6 +21,7 @@ USAGE:
     secmo bake FILE.glb [--clip NAME]... [--out PATH] [--units-per-meter U] [--rate HZ] [--blend W] [--cold]
     secmo report FILE.glb [--clip NAME]... [--out DIR] [--units-per-meter U] [--rate HZ]
     secmo vrm-settings FILE [--out PATH]
+    secmo rig IN.glb -o OUT.glb [--rigid]
     secmo --version | --help
 
 COMMANDS:
@@ -56,6 +57,17 @@ COMMANDS:
             the hair solver (docs/vrm-mapping.md). PATH defaults to
             FILE's name with .secmo-settings.json, next to it.
 
+    rig     Find parts of the skin that hang far from the skeleton (SPEC §12),
+            such as a tail that a humanoid auto-rigger handed to a leg, and
+            grow a bone chain (Tail_1..Tail_K, Tail_End, under the hips)
+            along each long one that hangs from the pelvis, with blended
+            weights. Parts on the spine are held rigid on their bone; parts
+            on the head are left alone. Prints an \"appendages\" summary and
+            writes OUT.glb (the grown chain as a secmo tail chain in its
+            extras.secmo_rig_settings) and OUT.secmo-settings.json.
+            --rigid weights each pelvis part 1.0 to the hips instead of
+            growing a chain. Existing clips stay valid.
+
 EXAMPLES:
     secmo demo
     secmo demo --out /tmp/demo --input-hz 30
@@ -64,6 +76,7 @@ EXAMPLES:
     secmo bake Fox.glb --units-per-meter 100 --blend 0.5
     secmo report Fox.glb --units-per-meter 100
     secmo vrm-settings character.vrm --out character.json
+    secmo rig fox_from_a_humanoid_rigger.glb -o fox_with_tail.glb
 ";
 
 fn parse_demo(args: &[String]) -> Result<DemoOptions, String> {
@@ -99,6 +112,31 @@ fn parse_demo(args: &[String]) -> Result<DemoOptions, String> {
         }
     }
     Ok(o)
+}
+
+fn parse_rig(args: &[String]) -> Result<(PathBuf, PathBuf, bool), String> {
+    let mut input = None;
+    let mut out = None;
+    let mut rigid = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "-o" | "--out" => {
+                out = Some(PathBuf::from(
+                    it.next().ok_or_else(|| format!("{a} needs a value"))?,
+                ))
+            }
+            "--rigid" => rigid = true,
+            other if other.starts_with('-') => {
+                return Err(format!("rig: unknown option `{other}` (see --help)"))
+            }
+            file if input.is_none() => input = Some(PathBuf::from(file)),
+            extra => return Err(format!("rig: one input file only, got `{extra}` too")),
+        }
+    }
+    let input = input.ok_or("rig needs an input file (a .glb)")?;
+    let out = out.ok_or("rig needs -o OUT.glb")?;
+    Ok((input, out, rigid))
 }
 
 fn parse_vrm_settings(args: &[String]) -> Result<(PathBuf, PathBuf), String> {
@@ -222,6 +260,13 @@ fn main() -> ExitCode {
         },
         Some("bake") => finish(parse_bake(&args[1..]).and_then(|b| bake(&b))),
         Some("report") => finish(parse_bake(&args[1..]).and_then(|b| report(&b))),
+        Some("rig") => finish(parse_rig(&args[1..]).and_then(|(input, out, rigid)| {
+            let options = secmo_cli::grow::GrowOptions {
+                rigid,
+                ..Default::default()
+            };
+            secmo_cli::grow::run(&input, &out, &options)
+        })),
         Some("vrm-settings") => finish(
             parse_vrm_settings(&args[1..])
                 .and_then(|(input, out)| vrm_settings::run(&input, &out))
