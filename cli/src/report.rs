@@ -51,6 +51,60 @@ pub struct StretchReport {
     pub rate_difference: [f32; 2],
     /// Per-frame update time (clip sampling + secmo), p50 and p95, µs.
     pub update_micros: [f32; 2],
+    /// Each chain's tip: the clip's target against secmo's output, and the
+    /// output at 30/60/120 Hz input.
+    pub tips: Vec<TipTrace>,
+}
+
+/// A chain tip's path (component space, metres) over one baked clip.
+#[derive(Clone, Debug)]
+pub struct TipTrace {
+    /// The chain's first joint.
+    pub chain: String,
+    pub times: Vec<f32>,
+    /// Where the clip alone puts the tip (the chain rigid on its anchor when
+    /// the clip does not animate it).
+    pub target: Vec<Vec3>,
+    /// Where secmo puts it.
+    pub output: Vec<Vec3>,
+    /// secmo's tip at 30, 60 and 120 Hz input: (times, positions).
+    pub rates: [(Vec<f32>, Vec<Vec3>); 3],
+    /// Settling (SPEC §10): the largest tip motion between frames in the
+    /// clip's last 2 s, metres; `None` for a clip shorter than 2 s.
+    pub settling: Option<f32>,
+}
+
+/// The last joint of each chain, per frame (metres), with the chain joints
+/// at `rotations` (in [`Baker::joints`] order) or as the clip poses them.
+fn tip_paths(
+    baker: &Baker,
+    clip: &Clip,
+    times: &[f32],
+    rotations: Option<&[Vec<Quat>]>,
+) -> Vec<Vec<Vec3>> {
+    let rig = &baker.rig;
+    let tips: Vec<usize> = rig
+        .chains()
+        .iter()
+        .map(|c| *c.joints.last().expect("chains have joints") as usize)
+        .collect();
+    let mut paths = vec![Vec::with_capacity(times.len()); tips.len()];
+    let mut component = vec![Affine3A::IDENTITY; rig.bone_count()];
+    let scale = 1.0 / rig.units_per_meter();
+    for (f, &t) in times.iter().enumerate() {
+        let mut pose = rig.reference_pose().to_vec();
+        clip.sample(t, &mut pose);
+        if let Some(r) = rotations {
+            for (k, &j) in baker.joints.iter().enumerate() {
+                pose[j].rotation = r[k][f].to_array();
+            }
+        }
+        forward_kinematics(rig.parents(), &pose, &mut component);
+        for (path, &tip) in paths.iter_mut().zip(&tips) {
+            path.push(Vec3::from(component[tip].translation) * scale);
+        }
+    }
+    paths
 }
 
 /// The largest difference between two bakes of one clip at `a`'s key
@@ -256,11 +310,46 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> StretchRepo
         .collect();
     let [original, rigid, secmo, body] = samples.each_mut().map(Samples::summarize);
     let at = |rate: f32| baker.bake(clip, &BakeOptions { rate, ..*options }, true);
-    let slow = at(30.0);
+    let bakes = [at(30.0), at(60.0), at(120.0)];
     let rate_difference = [
-        bake_difference(&slow, &at(60.0)),
-        bake_difference(&slow, &at(120.0)),
+        bake_difference(&bakes[0], &bakes[1]),
+        bake_difference(&bakes[0], &bakes[2]),
     ];
+    let target = tip_paths(baker, clip, &baked.times, None);
+    let output = tip_paths(baker, clip, &baked.times, Some(&baked.rotations));
+    let rates: Vec<Vec<Vec<Vec3>>> = bakes
+        .iter()
+        .map(|b| tip_paths(baker, clip, &b.times, Some(&b.rotations)))
+        .collect();
+    let tips = rig
+        .chains()
+        .iter()
+        .enumerate()
+        .map(|(c, chain)| {
+            let last = |path: &[Vec3]| -> Option<f32> {
+                (clip.duration >= 2.0).then(|| {
+                    baked
+                        .times
+                        .windows(2)
+                        .zip(path.windows(2))
+                        .filter(|(t, _)| t[0] >= clip.duration - 2.0)
+                        .map(|(_, p)| p[0].distance(p[1]))
+                        .fold(0.0, f32::max)
+                })
+            };
+            TipTrace {
+                chain: rig
+                    .bone_name(chain.joints[0] as usize)
+                    .unwrap_or("chain")
+                    .to_string(),
+                times: baked.times.clone(),
+                target: target[c].clone(),
+                settling: last(&output[c]),
+                output: output[c].clone(),
+                rates: std::array::from_fn(|r| (bakes[r].times.clone(), rates[r][c].clone())),
+            }
+        })
+        .collect();
     let mut micros = baked.update_micros.clone();
     micros.sort_by(f32::total_cmp);
     let update_micros = if micros.is_empty() {
@@ -270,6 +359,7 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> StretchRepo
     };
     StretchReport {
         update_micros,
+        tips,
         clip: clip.name.clone(),
         frames,
         original,
@@ -349,6 +439,37 @@ pub fn write(
             svg.file_name().unwrap().to_string_lossy()
         );
         written.push(svg);
+        let _ = writeln!(
+            md,
+            "\nSettling (SPEC §10): the largest tip motion between baked keys in the clip's last 2 s."
+        );
+        for t in &r.tips {
+            let _ = match t.settling {
+                Some(m) => writeln!(md, "- chain from {}: {:.3} mm", t.chain, m * 1000.0),
+                None => writeln!(
+                    md,
+                    "- chain from {}: empty (the clip is shorter than 2 s)",
+                    t.chain
+                ),
+            };
+        }
+        let tips = dir.join(format!("tips_{file}.svg"));
+        plot_tips(&tips, r)?;
+        let rates = dir.join(format!("rates_{file}.svg"));
+        plot_rates(&rates, r)?;
+        for (what, path) in [
+            ("tip: target vs secmo", &tips),
+            ("tip at 30/60/120 Hz", &rates),
+        ] {
+            let _ = writeln!(
+                md,
+                "\n![{what}, {}]({})",
+                r.clip,
+                path.file_name().unwrap().to_string_lossy()
+            );
+        }
+        written.push(tips);
+        written.push(rates);
     }
     if let Some(h) = head_turn {
         let _ = write!(
@@ -624,4 +745,126 @@ pub fn region_stretch(
         sample(&edges, &skinned, &mut pool);
     }
     Ok(pool.summarize())
+}
+
+/// Panels of time series: one per (title, y label, lines); each line is
+/// (legend, colour, points).
+type Line = (String, plotters::style::RGBColor, Vec<(f32, f32)>);
+
+fn plot_panels(
+    path: &std::path::Path,
+    caption: &str,
+    panels: &[(String, Vec<Line>)],
+) -> Result<(), String> {
+    use plotters::prelude::*;
+    let err = crate::demo::plot_error(path);
+    let height = 40 + 260 * panels.len() as u32;
+    let root = SVGBackend::new(path, (1000, height)).into_drawing_area();
+    root.fill(&WHITE).map_err(|e| err(&e))?;
+    let root = root
+        .titled(caption, ("sans-serif", 20))
+        .map_err(|e| err(&e))?;
+    for (area, (title, lines)) in root.split_evenly((panels.len(), 1)).iter().zip(panels) {
+        let points = lines.iter().flat_map(|l| l.2.iter());
+        let (mut x0, mut x1, mut y0, mut y1) = (f32::MAX, f32::MIN, f32::MAX, f32::MIN);
+        for &(x, y) in points {
+            x0 = x0.min(x);
+            x1 = x1.max(x);
+            y0 = y0.min(y);
+            y1 = y1.max(y);
+        }
+        if x0 > x1 {
+            continue;
+        }
+        let pad = ((y1 - y0) * 0.1).max(1e-3);
+        let mut chart = ChartBuilder::on(area)
+            .caption(title, ("sans-serif", 15))
+            .margin(10)
+            .x_label_area_size(30)
+            .y_label_area_size(60)
+            .build_cartesian_2d(x0..x1.max(x0 + 1e-3), (y0 - pad)..(y1 + pad))
+            .map_err(|e| err(&e))?;
+        chart
+            .configure_mesh()
+            .x_desc("time (s)")
+            .y_desc("m")
+            .draw()
+            .map_err(|e| err(&e))?;
+        for (label, color, pts) in lines {
+            let color = *color;
+            chart
+                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
+                .map_err(|e| err(&e))?
+                .label(label.as_str())
+                .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color));
+        }
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.8))
+            .border_style(BLACK)
+            .draw()
+            .map_err(|e| err(&e))?;
+    }
+    root.present().map_err(|e| err(&e))
+}
+
+const CYAN: plotters::style::RGBColor = plotters::style::RGBColor(0, 170, 200);
+const AMBER: plotters::style::RGBColor = plotters::style::RGBColor(240, 160, 0);
+
+/// `tips_<clip>.svg`: each chain tip's lateral (x) and vertical (y)
+/// position, the clip's target in cyan and secmo's output in amber.
+fn plot_tips(path: &std::path::Path, r: &StretchReport) -> Result<(), String> {
+    let mut panels = Vec::new();
+    for t in &r.tips {
+        for (axis, get) in [("x (lateral)", 0usize), ("y (up)", 1)] {
+            let series = |path: &[Vec3]| -> Vec<(f32, f32)> {
+                t.times
+                    .iter()
+                    .zip(path)
+                    .map(|(&x, p)| (x, p[get]))
+                    .collect()
+            };
+            panels.push((
+                format!("chain from {}: tip {axis}", t.chain),
+                vec![
+                    ("target".to_string(), CYAN, series(&t.target)),
+                    ("secmo".to_string(), AMBER, series(&t.output)),
+                ],
+            ));
+        }
+    }
+    plot_panels(
+        path,
+        &format!("{}: chain tips, target vs output", r.clip),
+        &panels,
+    )
+}
+
+/// `rates_<clip>.svg`: each chain tip's lateral position from the bakes at
+/// 30, 60 and 120 Hz input.
+fn plot_rates(path: &std::path::Path, r: &StretchReport) -> Result<(), String> {
+    use plotters::style::RGBColor;
+    let colours = [RGBColor(120, 120, 120), AMBER, RGBColor(40, 90, 220)];
+    let panels: Vec<(String, Vec<Line>)> = r
+        .tips
+        .iter()
+        .map(|t| {
+            let lines = t
+                .rates
+                .iter()
+                .zip(["30 Hz", "60 Hz", "120 Hz"])
+                .zip(colours)
+                .map(|(((times, path), label), colour)| {
+                    let pts = times.iter().zip(path).map(|(&x, p)| (x, p.x)).collect();
+                    (label.to_string(), colour, pts)
+                })
+                .collect();
+            (format!("chain from {}: tip x (lateral)", t.chain), lines)
+        })
+        .collect();
+    plot_panels(
+        path,
+        &format!("{}: secmo at 30/60/120 Hz input", r.clip),
+        &panels,
+    )
 }

@@ -73,7 +73,18 @@ fn demo_runs_and_writes_its_files() {
         md.contains("chain from tail_1, secmo") && md.contains("chain from ponytail_1, secmo"),
         "{md}"
     );
-    assert!(dir.join("stretch_walk_run_sprint_stop.svg").is_file());
+    for svg in ["stretch", "tips", "rates"] {
+        let text =
+            std::fs::read_to_string(dir.join(format!("{svg}_walk_run_sprint_stop.svg"))).unwrap();
+        assert!(
+            text.starts_with("<svg") && text.contains("polyline"),
+            "{svg}"
+        );
+    }
+    assert!(
+        md.contains("Settling") && md.contains("chain from tail_1:"),
+        "{md}"
+    );
     check_character(&report.character, &report.baked);
     std::fs::remove_dir_all(dir).ok();
 }
@@ -119,6 +130,44 @@ fn check_character(character: &std::path::Path, baked: &std::path::Path) {
         ponytail.p99.is_finite() && ponytail.p99 > 1.0,
         "{ponytail:?}"
     );
+
+    // Tip traces: secmo lags the target (they differ), and the same motion
+    // comes out at 30, 60 and 120 Hz input: at the shared instants the tips
+    // differ by a small fraction of how far they travel.
+    assert_eq!(r.tips.len(), 2);
+    for t in &r.tips {
+        assert_eq!(t.target.len(), t.times.len());
+        assert_eq!(t.output.len(), t.times.len());
+        let lag = t
+            .target
+            .iter()
+            .zip(&t.output)
+            .map(|(a, b)| a.distance(*b))
+            .fold(0.0, f32::max);
+        let (lo, hi) = t.output.iter().fold(
+            (glam::Vec3::splat(f32::MAX), glam::Vec3::splat(f32::MIN)),
+            |(lo, hi), p| (lo.min(*p), hi.max(*p)),
+        );
+        let travel = (hi - lo).length();
+        let (slow, fast) = (&t.rates[0].1, &t.rates[2].1);
+        assert_eq!(fast.len() - 1, 4 * (slow.len() - 1));
+        let apart = slow
+            .iter()
+            .enumerate()
+            .map(|(f, p)| p.distance(fast[4 * f]))
+            .fold(0.0, f32::max);
+        eprintln!(
+            "{}: lag up to {lag:.4} m, travel {travel:.4} m, 30 vs 120 Hz {apart:.2e} m, settling {:?}",
+            t.chain, t.settling
+        );
+        assert!(lag > 0.01, "{}: secmo follows the target exactly", t.chain);
+        assert!(
+            apart < 0.01 * travel,
+            "{}: {apart} vs travel {travel}",
+            t.chain
+        );
+        assert!(t.settling.is_some_and(f32::is_finite));
+    }
 
     // The baked file: the same clip, now with rotation keys on every chain
     // joint that match a fresh bake.
