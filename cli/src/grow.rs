@@ -105,6 +105,9 @@ pub struct Appendage {
     pub centroid_ratio: f32,
     /// √(λ1/λ2) of the vertex covariance.
     pub elongation: f32,
+    /// Whether it passes the SPEC §12.4 appendage tests (centroid distance
+    /// and elongation), wherever it hangs from.
+    pub is_appendage: bool,
     /// p99 geodesic distance from the collar (file units).
     pub length: f32,
     /// Segments (0 unless a chain was grown).
@@ -665,6 +668,8 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> Result<Grown, String>
             region,
             centroid_ratio,
             elongation,
+            is_appendage: centroid_ratio >= options.centroid_fraction
+                && elongation >= options.min_elongation,
             length,
             segments: 0,
             joints: Vec::new(),
@@ -849,9 +854,14 @@ impl Grown {
                 Fate::Rigid => "rigid on its bone".into(),
                 Fate::Untouched(why) => format!("untouched: {why}"),
             };
+            let kind = if a.is_appendage {
+                "appendage"
+            } else {
+                "far part"
+            };
             let _ = writeln!(
                 s,
-                "  #{i}: {} vertices on {} ({:?}); length {:.3} ({:.0} % of H); \
+                "  #{i} {kind}: {} vertices on {} ({:?}); length {:.3} ({:.0} % of H); \
                  centroid/reach {:.2}; elongation {:.2}; K {}; mean bone distance {:.3} -> {:.3}; {fate}",
                 a.vertices,
                 a.attachment_name,

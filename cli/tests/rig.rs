@@ -184,6 +184,11 @@ fn recovers_the_tail_a_humanoid_rigger_lost() {
         .filter(|a| a.fate == Fate::Chain)
         .collect();
     assert_eq!(chains.len(), 1, "{}", grown.summary());
+    assert_eq!(
+        grown.appendages.iter().filter(|a| a.is_appendage).count(),
+        1,
+        "exactly one appendage (the ears and snout are far but not elongated)"
+    );
     let tail = chains[0];
     assert_eq!(tail.attachment_name, "b_Hip_01");
     assert_eq!(tail.region, Region::Pelvis);
