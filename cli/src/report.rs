@@ -434,13 +434,6 @@ pub fn write(
         );
         let _ = writeln!(
             md,
-            "\n![stretch, {}]({})",
-            r.clip,
-            svg.file_name().unwrap().to_string_lossy()
-        );
-        written.push(svg);
-        let _ = writeln!(
-            md,
             "\nSettling (SPEC §10): the largest tip motion between baked keys in the clip's last 2 s."
         );
         for t in &r.tips {
@@ -458,8 +451,9 @@ pub fn write(
         let rates = dir.join(format!("rates_{file}.svg"));
         plot_rates(&rates, r)?;
         for (what, path) in [
-            ("tip: target vs secmo", &tips),
-            ("tip at 30/60/120 Hz", &rates),
+            ("stretch", svg),
+            ("tip: target vs secmo", tips),
+            ("tip at 30/60/120 Hz", rates),
         ] {
             let _ = writeln!(
                 md,
@@ -467,9 +461,8 @@ pub fn write(
                 r.clip,
                 path.file_name().unwrap().to_string_lossy()
             );
+            written.push(path);
         }
-        written.push(tips);
-        written.push(rates);
     }
     if let Some(h) = head_turn {
         let _ = write!(
