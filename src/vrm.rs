@@ -43,7 +43,7 @@ fn err(path: impl Into<String>, message: impl Into<String>) -> SettingsError {
 }
 
 /// The JSON of a .glb/.vrm (binary glTF) or a .gltf text.
-fn gltf_json(bytes: &[u8]) -> Result<Value, SettingsError> {
+pub fn gltf_json(bytes: &[u8]) -> Result<Value, SettingsError> {
     let text: &[u8] = if bytes.starts_with(b"glTF") {
         if bytes.len() < 20 {
             return Err(err("glb", "truncated: shorter than a GLB header"));

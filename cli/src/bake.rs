@@ -8,9 +8,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use glam::{Quat, Vec3};
-use secmo::{
-    ChainDesc, ChainParams, Character, CharacterOptions, FrameInput, Rig, RigDesc, Transform,
-};
+use secmo::{ChainDesc, ChainParams, Character, CharacterOptions, FrameInput, Rig, Transform};
 use serde_json::{json, Value};
 
 use crate::import::{Clip, Imported};
@@ -49,14 +47,20 @@ pub struct BakedClip {
     pub name: String,
     /// Warm-up passes run before recording (0: recorded from a cold start).
     pub passes: usize,
-    /// Largest chain-joint rotation difference between the recorded first
-    /// frame and the frame after the last one (the loop seam), radians.
+    /// Largest chain-joint (and helper) rotation difference between the
+    /// recorded first frame and the frame after the last one (the loop
+    /// seam), radians.
     pub closing_error: f32,
+    /// Largest helper translation difference at the seam, metres.
+    pub closing_offset: f32,
     /// Key times, seconds.
     pub times: Vec<f32>,
     /// Per chain joint (in [`Baker::joints`] order), its local rotation at
     /// every key.
     pub rotations: Vec<Vec<Quat>>,
+    /// Per helper bone (in [`Baker::helpers`] order), its local translation
+    /// and rotation at every key.
+    pub helpers: Vec<Vec<(Vec3, Quat)>>,
     /// Wall-clock time of each recorded update (clip sampling and secmo's
     /// update), microseconds.
     pub update_micros: Vec<f32>,
@@ -69,37 +73,46 @@ pub struct Baker {
     pub rig: Arc<Rig>,
     /// Chain joints (bone indices) in chain order.
     pub joints: Vec<usize>,
+    /// Helper bones moved by springs, constraints or correctives (from the
+    /// file's secmo rig settings); baked as translation and rotation keys.
+    pub helpers: Vec<usize>,
 }
 
 impl Baker {
-    /// The rig for `imported`, in the file's units (`units_per_meter`): its
-    /// VRM spring bones as hair chains (docs/vrm-mapping.md), and a tail
-    /// chain on its tail candidate (tail preset, rest curve 1 so the
-    /// modelled arc is kept, no carry) unless the springs already move it.
+    /// The rig for `imported`, in the file's units (`units_per_meter`): the
+    /// file's secmo rig settings (`extras.secmo_rig_settings`: helper
+    /// springs, constraints, correctives, chains), its VRM spring bones as
+    /// hair chains (docs/vrm-mapping.md) where those do not already move
+    /// the joints, and a tail chain on its tail candidate (tail preset, rest
+    /// curve 1 so the modelled arc is kept, no carry) unless a chain already
+    /// moves it.
     pub fn new(imported: Imported, units_per_meter: f32) -> Result<Self, String> {
         let at = |m: &str| format!("{}: {m}", imported.path.display());
-        let mut desc = match &imported.spring_bones {
-            Some(springs) => {
-                if springs.skeleton != imported.skeleton {
-                    return Err(at(
-                        "a spring starts at a scene root; baking needs it under a bone",
-                    ));
-                }
-                springs
-                    .settings
-                    .to_rig_desc(
-                        springs.skeleton.bones.clone(),
-                        units_per_meter,
-                        secmo::UpAxis::Y,
-                    )
-                    .map_err(|e| at(&e.to_string()))?
+        // The file's own secmo settings, then its VRM springs.
+        let mut settings = imported.rig_settings.clone().unwrap_or_default();
+        if let Some(springs) = &imported.spring_bones {
+            if springs.skeleton != imported.skeleton {
+                return Err(at(
+                    "a spring starts at a scene root; baking needs it under a bone",
+                ));
             }
-            None => RigDesc {
-                bones: imported.skeleton.bones.clone(),
+            for chain in &springs.settings.chains {
+                let taken = |name: &String| settings.chains.iter().any(|c| c.joints.contains(name));
+                if !chain.joints.iter().any(taken) {
+                    settings.chains.push(chain.clone());
+                }
+            }
+            settings
+                .colliders
+                .extend(springs.settings.colliders.iter().cloned());
+        }
+        let mut desc = settings
+            .to_rig_desc(
+                imported.skeleton.bones.clone(),
                 units_per_meter,
-                ..Default::default()
-            },
-        };
+                secmo::UpAxis::Y,
+            )
+            .map_err(|e| at(&e.to_string()))?;
         // The tail, unless the VRM springs already move it.
         let tail = imported.tail();
         let sprung = |b: usize| desc.chains.iter().any(|c| c.joints.contains(&(b as u32)));
@@ -117,28 +130,49 @@ impl Baker {
                 params,
             ));
         }
-        if desc.chains.is_empty() {
+        if desc.chains.is_empty() && desc.springs.is_empty() && desc.correctives.is_empty() {
             return Err(at(
-                "no chain to bake (no bone named *tail*, no VRM spring bones)",
+                "no chain to bake (no bone named *tail*, no VRM spring bones, \
+                 no springs in extras.secmo_rig_settings)",
             ));
         }
         let rig = Rig::new(desc).map_err(|e| at(&e.to_string()))?;
-        let joints = rig
+        let joints: Vec<usize> = rig
             .chains()
             .iter()
             .flat_map(|c| c.joints.iter().map(|&j| j as usize))
             .collect();
+        let mut helpers: Vec<usize> = rig
+            .springs()
+            .iter()
+            .map(|s| s.bone as usize)
+            .chain(rig.constraints().iter().map(|c| c.bone as usize))
+            .chain(rig.correctives().iter().map(|c| c.driven as usize))
+            .filter(|b| !joints.contains(b))
+            .collect();
+        helpers.sort_unstable();
+        helpers.dedup();
         Ok(Self {
             imported,
             rig: Arc::new(rig),
             joints,
+            helpers,
         })
+    }
+
+    /// The glTF node of each helper bone (for [`write_glb`]).
+    pub fn helper_nodes(&self) -> Vec<usize> {
+        self.nodes(&self.helpers)
     }
 
     /// The glTF node of each chain joint (for [`write_glb`]).
     pub fn joint_nodes(&self) -> Vec<usize> {
+        self.nodes(&self.joints)
+    }
+
+    fn nodes(&self, bones: &[usize]) -> Vec<usize> {
         let of_node = &self.imported.skeleton.bone_of_node;
-        self.joints
+        bones
             .iter()
             .map(|&b| {
                 of_node
@@ -177,17 +211,24 @@ impl Baker {
         // The first update only seeds the state (dt 0).
         update(&mut character, 0, &mut pose, &mut out, 0.0);
         let scale = 1.0 / self.rig.units_per_meter();
+        // Chain particles, and the helpers' spring states.
         let state = |c: &Character| -> Vec<Vec3> {
+            let springs = c
+                .spring_states()
+                .iter()
+                .flat_map(|s| [Vec3::from(s.position), Vec3::from(s.velocity)]);
             c.particle_positions()
                 .iter()
                 .chain(c.particle_velocities())
-                .map(|v| *v * scale)
+                .copied()
+                .chain(springs)
+                .map(|v| v * scale)
                 .collect()
         };
         let mut passes = 0;
         if warm_up {
             while passes < options.max_passes {
-                let start = state(&character);
+                let start: Vec<Vec3> = state(&character);
                 for frame in 1..=frames {
                     update(&mut character, frame % frames, &mut pose, &mut out, dt);
                 }
@@ -221,6 +262,13 @@ impl Baker {
             }
         };
         record(&pose, &out, &mut rotations);
+        let mut helpers = vec![Vec::with_capacity(frames + 1); self.helpers.len()];
+        let record_helpers = |out: &[Transform], helpers: &mut Vec<Vec<(Vec3, Quat)>>| {
+            for (k, &h) in self.helpers.iter().enumerate() {
+                helpers[k].push((out[h].translation(), out[h].rotation()));
+            }
+        };
+        record_helpers(&out, &mut helpers);
         times.push(0.0);
         let mut update_micros = Vec::with_capacity(frames);
         for frame in 1..frames {
@@ -228,6 +276,7 @@ impl Baker {
             update(&mut character, frame, &mut pose, &mut out, dt);
             update_micros.push(start.elapsed().as_secs_f32() * 1e6);
             record(&pose, &out, &mut rotations);
+            record_helpers(&out, &mut helpers);
             times.push(frame as f32 * dt);
         }
         // The seam: one more step brings the loop back to frame 0.
@@ -237,18 +286,35 @@ impl Baker {
             .iter()
             .enumerate()
             .map(|(k, &j)| angle(key(&pose, &out, j), rotations[k][0]))
+            .chain(
+                self.helpers
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &h)| angle(out[h].rotation(), helpers[k][0].1)),
+            )
+            .fold(0.0, f32::max);
+        let closing_offset = self
+            .helpers
+            .iter()
+            .enumerate()
+            .map(|(k, &h)| out[h].translation().distance(helpers[k][0].0) * scale)
             .fold(0.0, f32::max);
         // The last key repeats the first so the baked clip loops exactly.
         for r in rotations.iter_mut() {
             r.push(r[0]);
+        }
+        for h in helpers.iter_mut() {
+            h.push(h[0]);
         }
         times.push(clip.duration);
         BakedClip {
             name: clip.name.clone(),
             passes,
             closing_error,
+            closing_offset,
             times,
             rotations,
+            helpers,
             update_micros,
         }
     }
@@ -262,13 +328,16 @@ pub fn angle(a: Quat, b: Quat) -> f32 {
 }
 
 /// Writes `source` (a GLB) to `out` with each baked clip's chain-joint
-/// rotation tracks replaced by the baked keys. Clips are matched by name.
+/// rotation tracks, and its helpers' rotation and translation tracks,
+/// replaced by the baked keys. Clips are matched by name.
 pub fn write_glb(
     source: &Path,
     out: &Path,
-    joints_nodes: &[usize],
+    baker: &Baker,
     baked: &[BakedClip],
 ) -> Result<(), String> {
+    let joints_nodes = baker.joint_nodes();
+    let helper_nodes = baker.helper_nodes();
     let mut glb = crate::glb::Glb::read(source)?;
     let animations = glb.json["animations"]
         .as_array()
@@ -292,25 +361,38 @@ pub fn write_glb(
             .into_iter()
             .filter(|c| {
                 let node = c["target"]["node"].as_u64().map(|n| n as usize);
-                !(c["target"]["path"] == "rotation"
-                    && node.is_some_and(|n| joints_nodes.contains(&n)))
+                let path = &c["target"]["path"];
+                let replaced = |nodes: &[usize]| node.is_some_and(|n| nodes.contains(&n));
+                !((path == "rotation" && replaced(&joints_nodes))
+                    || ((path == "rotation" || path == "translation") && replaced(&helper_nodes)))
             })
             .collect();
         animation["channels"] = Value::Array(channels);
         let input = glb.push_floats(&clip.times, "SCALAR", true);
+        let mut tracks: Vec<(usize, &str, Vec<f32>, &str)> = Vec::new();
         for (k, &node) in joints_nodes.iter().enumerate() {
-            let data: Vec<f32> = clip.rotations[k]
+            let data = clip.rotations[k]
                 .iter()
                 .flat_map(|q| q.to_array())
                 .collect();
-            let output = glb.push_floats(&data, "VEC4", false);
+            tracks.push((node, "rotation", data, "VEC4"));
+        }
+        for (k, &node) in helper_nodes.iter().enumerate() {
+            let keys = &clip.helpers[k];
+            let t = keys.iter().flat_map(|(t, _)| t.to_array()).collect();
+            let r = keys.iter().flat_map(|(_, r)| r.to_array()).collect();
+            tracks.push((node, "translation", t, "VEC3"));
+            tracks.push((node, "rotation", r, "VEC4"));
+        }
+        for (node, path, data, kind) in tracks {
+            let output = glb.push_floats(&data, kind, false);
             let samplers = animation["samplers"].as_array_mut().expect("samplers");
             samplers.push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
             let sampler = samplers.len() - 1;
             animation["channels"]
                 .as_array_mut()
                 .expect("channels")
-                .push(json!({"sampler": sampler, "target": {"node": node, "path": "rotation"}}));
+                .push(json!({"sampler": sampler, "target": {"node": node, "path": path}}));
         }
         new_animations.push(animation);
     }

@@ -130,10 +130,18 @@ pub fn bake(args: &BakeArgs) -> Result<String, String> {
             b.passes,
             b.closing_error
         );
+        if !baker.helpers.is_empty() {
+            let _ = writeln!(
+                report,
+                "    {} helper bones baked (translation and rotation), loop closing offset {:.2e} m",
+                baker.helpers.len(),
+                b.closing_offset
+            );
+        }
         baked.push(b);
     }
     bar.finish_and_clear();
-    crate::bake::write_glb(&args.input, &args.out, &baker.joint_nodes(), &baked)?;
+    crate::bake::write_glb(&args.input, &args.out, &baker, &baked)?;
     let _ = writeln!(report, "wrote {}", args.out.display());
     Ok(report)
 }

@@ -7,12 +7,13 @@
 //! treat it like any imported file, and any glTF viewer can show it.
 
 use glam::{Affine3A, Mat4, Quat, Vec3};
-use secmo::{BoneDesc, RigDesc, Transform};
+use secmo::settings::{BtobSettings, ConstraintSettings, CorrectiveSettings, SpringSettings};
+use secmo::{BoneDesc, RigDesc, RigSettings, Transform};
 use serde_json::{json, Value};
 
 use crate::glb::Glb;
 use crate::procedural::{self, Sequence, CHEST, FOREARM_L, FOREARM_R, HAND_L, HAND_R, PELVIS};
-use crate::procedural::{SPINE, UPPER_ARM_L, UPPER_ARM_R};
+use crate::procedural::{CHEST_L, CHEST_R, HIP_L, HIP_R, SPINE, UPPER_ARM_L, UPPER_ARM_R};
 
 pub const HEAD: usize = 16;
 pub const THIGH_L: usize = 17;
@@ -262,7 +263,73 @@ pub fn glb(sequence: &Sequence, rate: f32) -> Result<Vec<u8>, String> {
         HEAD,
     );
 
-    write_glb(&desc, &mesh, Some((sequence, rate)), true)
+    // Pads on the hip and chest helpers, so that their springs show.
+    for helper in [HIP_L, HIP_R, CHEST_L, CHEST_R] {
+        let p = at(helper);
+        mesh.tube(
+            &[p - Vec3::Z * 0.03, p + Vec3::Z * 0.03],
+            &[0.04, 0.035],
+            &[helper],
+            helper,
+        );
+    }
+
+    let mut bytes = write_glb(&desc, &mesh, Some((sequence, rate)), true)?;
+    let mut doc = Glb::parse(&bytes)?;
+    doc.json["extras"] = json!({
+        "secmo_rig_settings": serde_json::to_value(helper_settings()).map_err(|e| e.to_string())?
+    });
+    bytes = doc.to_bytes()?;
+    Ok(bytes)
+}
+
+/// The helper body's springs (SPEC §3 hip and chest presets), chest
+/// rotation constraints (§4) and BtoB correctives (§5) as rig settings for
+/// the GLB, which is in metres: presets scale with the rig's units, and the
+/// chests' rest gap is 0.16 m.
+#[must_use]
+pub fn helper_settings() -> RigSettings {
+    let mut s = RigSettings::new();
+    for (bone, preset) in [
+        ("hip_helper_l", "hip"),
+        ("hip_helper_r", "hip"),
+        ("chest_helper_l", "chest"),
+        ("chest_helper_r", "chest"),
+    ] {
+        s.springs.push(SpringSettings {
+            bone: bone.into(),
+            preset: Some(preset.into()),
+            ..Default::default()
+        });
+    }
+    for side in ["l", "r"] {
+        s.constraints.push(ConstraintSettings {
+            bone: format!("chest_helper_{side}"),
+            target: format!("chest_point_{side}"),
+        });
+    }
+    // Local +X of the left chest points away from the midline, of the right
+    // toward it (as in `procedural::helper_body`).
+    for (side, other, name, medial_x) in [("l", "r", "left", -1.0), ("r", "l", "right", 1.0)] {
+        s.correctives.push(CorrectiveSettings {
+            driven: format!("chest_helper_{side}"),
+            side: name.into(),
+            rate: None,
+            probes: Vec::new(),
+            btob: Some(BtobSettings {
+                other_chest: format!("chest_helper_{other}"),
+                upper_arm_l: "upper_arm_l".into(),
+                forearm_l: "forearm_l".into(),
+                hand_l: "hand_l".into(),
+                upper_arm_r: "upper_arm_r".into(),
+                forearm_r: "forearm_r".into(),
+                hand_r: "hand_r".into(),
+                medial_x,
+                chest_gap: 0.16,
+            }),
+        });
+    }
+    s
 }
 
 /// Writes `desc`'s bones (centimetres, written in metres), `mesh` skinned to

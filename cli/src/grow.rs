@@ -149,7 +149,7 @@ pub struct Grown {
     /// New influences per skinned mesh (index into `Imported::meshes`) and
     /// vertex; bones ≥ the skeleton's bone count are new bones.
     pub influences: Vec<Vec<[(u32, f32); 4]>>,
-    /// The rig settings for the grown chains (tail preset).
+    /// The file's own rig settings plus the grown chains (tail preset).
     pub settings: RigSettings,
 }
 
@@ -607,7 +607,8 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> Result<Grown, String>
         .collect();
     let mut new_bones: Vec<NewBone> = Vec::new();
     let mut appendages = Vec::new();
-    let mut settings = RigSettings::new();
+    // The file's own settings are kept; grown chains are added to them.
+    let mut settings = imported.rig_settings.clone().unwrap_or_default();
     // Raw vertices of each welded vertex.
     let mut raw_of: Vec<Vec<usize>> = vec![Vec::new(); n];
     for (v, &w) in surface.weld.iter().enumerate() {

@@ -50,6 +50,9 @@ pub struct Imported {
     pub meshes: Vec<SkinnedMesh>,
     /// What was read only in part, e.g. a mesh whose buffer is missing.
     pub warnings: Vec<String>,
+    /// secmo rig settings stored in the file (`extras.secmo_rig_settings`,
+    /// written by `secmo rig` and the demo).
+    pub rig_settings: Option<secmo::RigSettings>,
 }
 
 /// A skinned triangle primitive, ready for linear blend skinning.
@@ -317,6 +320,16 @@ pub fn import(path: &Path) -> Result<Imported, String> {
         }
     }
 
+    let rig_settings = match vrm::gltf_json(&bytes)
+        .ok()
+        .and_then(|j| j.get("extras")?.get("secmo_rig_settings").cloned())
+    {
+        Some(v) => Some(
+            secmo::RigSettings::from_json(&v.to_string())
+                .map_err(|e| at(format!("extras.secmo_rig_settings: {e}")))?,
+        ),
+        None => None,
+    };
     let spring_bones = match vrm::import(&bytes) {
         Ok(v) => Some(v),
         Err(e) if e.path == "extensions" => None, // a glTF without spring bones
@@ -330,6 +343,7 @@ pub fn import(path: &Path) -> Result<Imported, String> {
         spring_bones,
         meshes,
         warnings,
+        rig_settings,
     })
 }
 

@@ -270,6 +270,14 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> StretchRepo
                 pose[j].rotation = r.to_array();
             }
         }
+        // The helpers move only in secmo's variant.
+        if variant == 2 {
+            for (k, &h) in baker.helpers.iter().enumerate() {
+                let (t, r) = baked.helpers[k][f];
+                pose[h].translation = t.to_array();
+                pose[h].rotation = r.to_array();
+            }
+        }
         pose
     };
 

@@ -27,9 +27,8 @@ fn fox_tail_bakes_round_trips_and_closes_its_loop() {
     );
 
     // Written into a copy of the GLB and read back with the importer.
-    let nodes = baker.joint_nodes();
     let out = std::env::temp_dir().join(format!("secmo-bake-{}.glb", std::process::id()));
-    write_glb(&asset("Fox.glb"), &out, &nodes, std::slice::from_ref(&warm)).unwrap();
+    write_glb(&asset("Fox.glb"), &out, &baker, std::slice::from_ref(&warm)).unwrap();
     let baked = import(&out).unwrap();
     std::fs::remove_file(&out).unwrap();
     let clip = baked.clips.iter().find(|c| c.name == "Walk").unwrap();

@@ -194,3 +194,28 @@ fn broken_files_name_the_file_and_the_part() {
 
     let _ = std::fs::remove_dir_all(truncated.parent().unwrap());
 }
+
+/// secmo rig settings stored in a file's extras are read, and a broken
+/// document is refused with the field named.
+#[test]
+fn rig_settings_in_extras_are_read_and_checked() {
+    use secmo_cli::demo_character;
+    use secmo_cli::glb::Glb;
+    let bytes = demo_character::glb(&secmo_cli::procedural::Sequence::new(0.5), 30.0).unwrap();
+    let path = std::env::temp_dir().join(format!("secmo-extras-{}.glb", std::process::id()));
+    std::fs::write(&path, &bytes).unwrap();
+    let imported = import(&path).unwrap();
+    assert_eq!(
+        imported.rig_settings.as_ref(),
+        Some(&demo_character::helper_settings())
+    );
+    let mut doc = Glb::parse(&bytes).unwrap();
+    doc.json["extras"]["secmo_rig_settings"]["springs"][0]["stiffnes"] = serde_json::json!(3.0);
+    doc.write(&path).unwrap();
+    let e = import(&path).unwrap_err();
+    assert!(
+        e.contains("extras.secmo_rig_settings") && e.contains("stiffnes"),
+        "{e}"
+    );
+    std::fs::remove_file(path).ok();
+}
