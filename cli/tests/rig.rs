@@ -692,6 +692,38 @@ fn rigid_fallback_holds_the_tail_on_the_hips_at_exactly_1() {
     eprintln!("rigid {rigid:?}\non the thigh {on_thigh:?}");
     assert!((rigid.max - 1.0).abs() < 1e-4 && (rigid.min - 1.0).abs() < 1e-4);
     assert!(on_thigh.max > 1.0 + 1e-3, "{on_thigh:?}");
+
+    // The command's --rigid says so, and its bad arguments are named.
+    let exe = env!("CARGO_BIN_EXE_secmo");
+    let cli_out = temp("rigid-cli.glb");
+    let run = std::process::Command::new(exe)
+        .arg("rig")
+        .arg(&path)
+        .args(["--rigid", "-o"])
+        .arg(&cli_out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(
+        run.status.success() && stdout.contains("rigid on its bone"),
+        "{stdout}"
+    );
+    assert!(!cli_out.with_extension("secmo-settings.json").exists());
+    for (args, message) in [
+        (vec!["rig"], "rig needs an input file"),
+        (vec!["rig", "a.glb"], "rig needs -o OUT.glb"),
+        (vec!["rig", "a.glb", "-o"], "-o needs a value"),
+        (vec!["rig", "a.glb", "--stiff"], "unknown option `--stiff`"),
+    ] {
+        let bad = std::process::Command::new(exe)
+            .args(&args)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&bad.stderr);
+        assert_eq!(bad.status.code(), Some(1), "{args:?}: {stderr}");
+        assert!(stderr.contains(message), "{args:?}: {stderr}");
+    }
+    std::fs::remove_file(cli_out).ok();
     std::fs::remove_file(path).ok();
     std::fs::remove_file(out).ok();
 }
