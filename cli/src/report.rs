@@ -516,8 +516,7 @@ fn table_rows(md: &mut String, rows: &[(&str, Option<Stretch>)], decimals: usize
 }
 
 fn plot(path: &std::path::Path, r: &StretchReport) -> Result<(), String> {
-    use plotters::prelude::*;
-    let err = crate::demo::plot_error(path);
+    use plotters::style::RGBColor;
     let (lo, hi, bins) = (0.6f32, 1.6f32, 50usize);
     let width = (hi - lo) / bins as f32;
     let share = |all: &[f32]| -> Vec<(f32, f32)> {
@@ -535,63 +534,21 @@ fn plot(path: &std::path::Path, r: &StretchReport) -> Result<(), String> {
             .map(|(i, &c)| (lo + (i as f32 + 0.5) * width, 100.0 * c as f32 / n))
             .collect()
     };
-    let series = [
+    let lines = vec![
         (
-            "chains, original",
+            "chains, original".to_string(),
             RGBColor(150, 150, 150),
             share(&r.samples[0].all),
         ),
-        (
-            "chains, secmo",
-            RGBColor(240, 160, 0),
-            share(&r.samples[2].all),
-        ),
-        (
-            "body baseline",
-            RGBColor(0, 170, 200),
-            share(&r.samples[3].all),
-        ),
+        ("chains, secmo".to_string(), AMBER, share(&r.samples[2].all)),
+        ("body baseline".to_string(), CYAN, share(&r.samples[3].all)),
     ];
-    let top = series
-        .iter()
-        .flat_map(|s| s.2.iter().map(|p| p.1))
-        .fold(1.0f32, f32::max)
-        * 1.1;
-    let root = SVGBackend::new(path, (900, 450)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!("{}: edge stretch ρ (share of samples per 0.02)", r.clip),
-            ("sans-serif", 20),
-        )
-        .margin(12)
-        .x_label_area_size(40)
-        .y_label_area_size(50)
-        .build_cartesian_2d(lo..hi, 0f32..top)
-        .map_err(|e| err(&e))?;
-    chart
-        .configure_mesh()
-        .x_desc("ρ (1 = bind length)")
-        .y_desc("% of samples")
-        .draw()
-        .map_err(|e| err(&e))?;
-    for (label, color, points) in series {
-        chart
-            .draw_series(LineSeries::new(points, color.stroke_width(2)))
-            .map_err(|e| err(&e))?
-            .label(label)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-    }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
-    Ok(())
+    plot_panels(
+        path,
+        &format!("{}: edge stretch ρ (share of samples per 0.02)", r.clip),
+        ("ρ (1 = bind length)", "% of samples"),
+        &[(String::new(), lines)],
+    )
 }
 
 /// The head-turn benchmark (SPEC §10, 003) on a character with chains and
@@ -755,6 +712,7 @@ type Line = (String, plotters::style::RGBColor, Vec<(f32, f32)>);
 fn plot_panels(
     path: &std::path::Path,
     caption: &str,
+    (x_desc, y_desc): (&str, &str),
     panels: &[(String, Vec<Line>)],
 ) -> Result<(), String> {
     use plotters::prelude::*;
@@ -787,8 +745,8 @@ fn plot_panels(
             .map_err(|e| err(&e))?;
         chart
             .configure_mesh()
-            .x_desc("time (s)")
-            .y_desc("m")
+            .x_desc(x_desc)
+            .y_desc(y_desc)
             .draw()
             .map_err(|e| err(&e))?;
         for (label, color, pts) in lines {
@@ -837,6 +795,7 @@ fn plot_tips(path: &std::path::Path, r: &StretchReport) -> Result<(), String> {
     plot_panels(
         path,
         &format!("{}: chain tips, target vs output", r.clip),
+        ("time (s)", "m"),
         &panels,
     )
 }
@@ -866,6 +825,7 @@ fn plot_rates(path: &std::path::Path, r: &StretchReport) -> Result<(), String> {
     plot_panels(
         path,
         &format!("{}: secmo at 30/60/120 Hz input", r.clip),
+        ("time (s)", "m"),
         &panels,
     )
 }
