@@ -14,15 +14,6 @@
 #define BONES 13
 #define FRAMES 240
 
-static void set_t(SecmoTransform *t, float x, float y, float z) {
-    memset(t, 0, sizeof *t);
-    t->translation[0] = x;
-    t->translation[1] = y;
-    t->translation[2] = z;
-    t->rotation[3] = 1.0f;
-    t->scale[0] = t->scale[1] = t->scale[2] = 1.0f;
-}
-
 static void make_pose(const SecmoTransform *reference, int frame, SecmoTransform *pose) {
     int a = frame % 40, b = frame % 26;
     int tri = a < 20 ? a : 40 - a;
@@ -98,13 +89,7 @@ int main(void) {
     chains[1].colliders = hair_colliders;
     chains[1].collider_count = 3;
 
-    memset(&desc, 0, sizeof desc);
-    desc.struct_size = sizeof desc;
-    desc.bone_count = BONES;
-    desc.parents = parents;
-    desc.reference_pose = reference;
-    desc.units_per_meter = 1.0f;
-    desc.up_axis = SECMO_UP_AXIS_Y;
+    rig_desc_init(&desc, BONES, parents, reference, 1.0f);
     desc.colliders = colliders;
     desc.collider_count = 3;
     desc.chains = chains;

@@ -89,14 +89,8 @@ int main(void) {
     if (check(secmo_spring_desc_hip(2, 100.0f, &springs[0]), SECMO_OK, "hip preset")) return 1;
     if (check(secmo_spring_desc_hip(3, 100.0f, &springs[1]), SECMO_OK, "hip preset")) return 1;
 
-    memset(&desc, 0, sizeof desc);
-    desc.struct_size = sizeof desc;
-    desc.bone_count = BONES;
-    desc.parents = parents;
-    desc.reference_pose = reference;
+    rig_desc_init(&desc, BONES, parents, reference, 100.0f);
     desc.bone_names = names;
-    desc.units_per_meter = 100.0f;
-    desc.up_axis = SECMO_UP_AXIS_Y;
     desc.springs = springs;
     desc.spring_count = 2;
 

@@ -15,15 +15,6 @@
 #define FRAMES 150
 #define PROBES 14
 
-static void set_t(SecmoTransform *t, float x, float y, float z) {
-    memset(t, 0, sizeof *t);
-    t->translation[0] = x;
-    t->translation[1] = y;
-    t->translation[2] = z;
-    t->rotation[3] = 1.0f;
-    t->scale[0] = t->scale[1] = t->scale[2] = 1.0f;
-}
-
 /* Folded-arm rotations (upper arm, forearm; left then right). */
 static const float FOLD[4][4] = {
     {-2.446258813e-1f, -3.697158769e-2f, -1.447924674e-1f, 9.580326080e-1f},
@@ -129,13 +120,7 @@ int main(void) {
               SECMO_OK, "btob right"))
         return 1;
 
-    memset(&desc, 0, sizeof desc);
-    desc.struct_size = sizeof desc;
-    desc.bone_count = BONES;
-    desc.parents = parents;
-    desc.reference_pose = reference;
-    desc.units_per_meter = 100.0f;
-    desc.up_axis = SECMO_UP_AXIS_Y;
+    rig_desc_init(&desc, BONES, parents, reference, 100.0f);
     desc.springs = springs;
     desc.spring_count = 4;
     desc.constraints = constraints;
