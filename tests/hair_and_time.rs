@@ -10,8 +10,8 @@ use std::sync::Arc;
 
 use glam::{Quat, Vec3};
 use secmo::{
-    BoneDesc, ChainDesc, ChainParams, Character, CharacterOptions, Collider, ColliderShape,
-    FrameInput, Rig, RigDesc, Transform,
+    ChainParams, Character, CharacterOptions, Collider, ColliderShape, FrameInput, Rig, RigDesc,
+    Transform,
 };
 
 const HEAD: usize = 1;
@@ -20,40 +20,14 @@ const LINKS: usize = 6;
 
 /// root, head at 1.6 m, and a strand of 6 × 5 cm hanging down and back.
 fn hair_desc(params: ChainParams) -> RigDesc {
-    let mut bones = vec![
-        BoneDesc::new("root", -1, Transform::IDENTITY),
-        BoneDesc::new(
-            "head",
-            0,
-            Transform::from_translation(Vec3::new(0.0, 1.6, 0.0)),
-        ),
-    ];
-    for i in 0..LINKS {
-        let offset = if i == 0 {
-            Vec3::new(0.03, 0.05, -0.09)
-        } else {
-            Vec3::new(0.0, -0.048, -0.014)
-        };
-        bones.push(BoneDesc::new(
-            format!("hair_{i}"),
-            if i == 0 {
-                HEAD as i32
-            } else {
-                (STRAND + i - 1) as i32
-            },
-            Transform::from_translation(offset),
-        ));
-    }
-    RigDesc {
-        bones,
-        units_per_meter: 1.0,
-        chains: vec![ChainDesc::new(
-            (0..LINKS).map(|i| (STRAND + i) as u32).collect(),
-            HEAD as u32,
-            params,
-        )],
-        ..Default::default()
-    }
+    common::chain_rig(
+        "head",
+        1.6,
+        |i| format!("hair_{i}"),
+        (Vec3::new(0.03, 0.05, -0.09), Vec3::new(0.0, -0.048, -0.014)),
+        LINKS,
+        params,
+    )
 }
 
 fn head_pose(rig: &Rig, rotation: Quat, offset: Vec3) -> Vec<Transform> {

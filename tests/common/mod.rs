@@ -152,31 +152,29 @@ pub const TAIL_HIPS: usize = 1;
 /// The first tail bone; the tail runs to the last bone.
 pub const FIRST_TAIL: usize = 2;
 
-/// root, hips, then a tail of `joints` bones hanging back and down (−Z is
-/// behind), about 0.8 m in all, in metres (Y-up).
-pub fn tail_desc(joints: usize, params: ChainParams) -> RigDesc {
+/// root, then an anchor bone `height` m up (bone 1), then a chain of
+/// `links` bones from bone 2 on: the first `first` from the anchor, each
+/// later one `step` from the one before. In metres, Y-up.
+pub fn chain_rig(
+    anchor: &str,
+    height: f32,
+    name: impl Fn(usize) -> String,
+    (first, step): (Vec3, Vec3),
+    links: usize,
+    params: ChainParams,
+) -> RigDesc {
     let mut bones = vec![
         BoneDesc::new("root", -1, Transform::IDENTITY),
         BoneDesc::new(
-            "hips",
+            anchor,
             0,
-            Transform::from_translation(Vec3::new(0.0, 1.0, 0.0)),
+            Transform::from_translation(Vec3::new(0.0, height, 0.0)),
         ),
     ];
-    let link = 0.8 / joints as f32;
-    for i in 0..joints {
-        let offset = if i == 0 {
-            Vec3::new(0.0, -0.05, -0.1)
-        } else {
-            Vec3::new(0.0, -0.35 * link, -0.94 * link)
-        };
-        let parent = if i == 0 {
-            TAIL_HIPS
-        } else {
-            FIRST_TAIL + i - 1
-        };
+    for i in 0..links {
+        let (parent, offset) = if i == 0 { (1, first) } else { (i + 1, step) };
         bones.push(BoneDesc::new(
-            format!("tail_{}", i + 1),
+            name(i),
             parent as i32,
             Transform::from_translation(offset),
         ));
@@ -185,12 +183,29 @@ pub fn tail_desc(joints: usize, params: ChainParams) -> RigDesc {
         bones,
         units_per_meter: 1.0,
         chains: vec![ChainDesc::new(
-            (0..joints).map(|i| (FIRST_TAIL + i) as u32).collect(),
-            TAIL_HIPS as u32,
+            (0..links).map(|i| (i + 2) as u32).collect(),
+            1,
             params,
         )],
         ..Default::default()
     }
+}
+
+/// root, hips, then a tail of `joints` bones hanging back and down (−Z is
+/// behind), about 0.8 m in all, in metres (Y-up).
+pub fn tail_desc(joints: usize, params: ChainParams) -> RigDesc {
+    let link = 0.8 / joints as f32;
+    chain_rig(
+        "hips",
+        1.0,
+        |i| format!("tail_{}", i + 1),
+        (
+            Vec3::new(0.0, -0.05, -0.1),
+            Vec3::new(0.0, -0.35 * link, -0.94 * link),
+        ),
+        joints,
+        params,
+    )
 }
 
 /// `libsecmo.a` of the profile this test was built with. `cargo test` builds
