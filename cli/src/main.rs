@@ -79,19 +79,21 @@ EXAMPLES:
     secmo rig fox_from_a_humanoid_rigger.glb -o fox_with_tail.glb
 ";
 
+/// The value after option `name`.
+fn value(it: &mut std::slice::Iter<'_, String>, name: &str) -> Result<String, String> {
+    it.next()
+        .cloned()
+        .ok_or_else(|| format!("{name} needs a value"))
+}
+
 fn parse_demo(args: &[String]) -> Result<DemoOptions, String> {
     let mut o = DemoOptions::default();
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
         match a.as_str() {
-            "--out" => o.out_dir = PathBuf::from(value("--out")?),
+            "--out" => o.out_dir = PathBuf::from(value(&mut it, "--out")?),
             "--seconds-per-phase" => {
-                let v = value("--seconds-per-phase")?;
+                let v = value(&mut it, "--seconds-per-phase")?;
                 o.seconds_per_phase = v
                     .parse()
                     .ok()
@@ -101,7 +103,7 @@ fn parse_demo(args: &[String]) -> Result<DemoOptions, String> {
                     })?;
             }
             "--input-hz" => {
-                let v = value("--input-hz")?;
+                let v = value(&mut it, "--input-hz")?;
                 o.input_hz = v
                     .parse()
                     .ok()
@@ -121,11 +123,7 @@ fn parse_rig(args: &[String]) -> Result<(PathBuf, PathBuf, bool), String> {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "-o" | "--out" => {
-                out = Some(PathBuf::from(
-                    it.next().ok_or_else(|| format!("{a} needs a value"))?,
-                ))
-            }
+            "-o" | "--out" => out = Some(PathBuf::from(value(&mut it, a)?)),
             "--rigid" => rigid = true,
             other if other.starts_with('-') => {
                 return Err(format!("rig: unknown option `{other}` (see --help)"))
@@ -145,7 +143,7 @@ fn parse_vrm_settings(args: &[String]) -> Result<(PathBuf, PathBuf), String> {
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
-            "--out" => out = Some(PathBuf::from(it.next().ok_or("--out needs a value")?)),
+            "--out" => out = Some(PathBuf::from(value(&mut it, "--out")?)),
             other if other.starts_with("--") => {
                 return Err(format!(
                     "vrm-settings: unknown option `{other}` (see --help)"
@@ -169,11 +167,6 @@ fn parse_bake(args: &[String]) -> Result<BakeArgs, String> {
     let mut cold = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
-        let mut value = |name: &str| {
-            it.next()
-                .cloned()
-                .ok_or_else(|| format!("{name} needs a value"))
-        };
         let number = |name: &str, v: String, lo: f32, hi: f32| {
             v.parse::<f32>()
                 .ok()
@@ -181,14 +174,18 @@ fn parse_bake(args: &[String]) -> Result<BakeArgs, String> {
                 .ok_or_else(|| format!("{name}: `{v}` is not a number in [{lo}, {hi}]"))
         };
         match a.as_str() {
-            "--out" => out = Some(PathBuf::from(value("--out")?)),
-            "--clip" => clips.push(value("--clip")?),
+            "--out" => out = Some(PathBuf::from(value(&mut it, "--out")?)),
+            "--clip" => clips.push(value(&mut it, "--clip")?),
             "--units-per-meter" => {
-                units_per_meter =
-                    number("--units-per-meter", value("--units-per-meter")?, 1e-3, 1e5)?
+                units_per_meter = number(
+                    "--units-per-meter",
+                    value(&mut it, "--units-per-meter")?,
+                    1e-3,
+                    1e5,
+                )?
             }
-            "--rate" => options.rate = number("--rate", value("--rate")?, 1.0, 1000.0)?,
-            "--blend" => options.blend = number("--blend", value("--blend")?, 0.0, 1.0)?,
+            "--rate" => options.rate = number("--rate", value(&mut it, "--rate")?, 1.0, 1000.0)?,
+            "--blend" => options.blend = number("--blend", value(&mut it, "--blend")?, 0.0, 1.0)?,
             "--cold" => cold = true,
             other if other.starts_with("--") => {
                 return Err(format!("bake: unknown option `{other}` (see --help)"))
