@@ -322,33 +322,30 @@ namespace convention {
 constexpr float kUnrealUnitsPerMeter = 100.0f;
 constexpr float kUnityUnitsPerMeter = 1.0f;
 
-inline SecmoTransform unreal_to_unity(const SecmoTransform& t) noexcept {
+namespace detail {
+/// Component i of the result is component `from[i]` of `t`, for the
+/// translation, the quaternion's vector part and the scale.
+inline SecmoTransform permute_axes(const SecmoTransform& t, const int (&from)[3]) noexcept {
     SecmoTransform o{};
-    o.translation[0] = t.translation[1] / kUnrealUnitsPerMeter;
-    o.translation[1] = t.translation[2] / kUnrealUnitsPerMeter;
-    o.translation[2] = t.translation[0] / kUnrealUnitsPerMeter;
-    o.rotation[0] = t.rotation[1];
-    o.rotation[1] = t.rotation[2];
-    o.rotation[2] = t.rotation[0];
+    for (int i = 0; i < 3; ++i) {
+        o.translation[i] = t.translation[from[i]];
+        o.rotation[i] = t.rotation[from[i]];
+        o.scale[i] = t.scale[from[i]];
+    }
     o.rotation[3] = t.rotation[3];
-    o.scale[0] = t.scale[1];
-    o.scale[1] = t.scale[2];
-    o.scale[2] = t.scale[0];
+    return o;
+}
+}  // namespace detail
+
+inline SecmoTransform unreal_to_unity(const SecmoTransform& t) noexcept {
+    SecmoTransform o = detail::permute_axes(t, {1, 2, 0});
+    for (float& x : o.translation) x /= kUnrealUnitsPerMeter;
     return o;
 }
 
 inline SecmoTransform unity_to_unreal(const SecmoTransform& t) noexcept {
-    SecmoTransform o{};
-    o.translation[0] = t.translation[2] * kUnrealUnitsPerMeter;
-    o.translation[1] = t.translation[0] * kUnrealUnitsPerMeter;
-    o.translation[2] = t.translation[1] * kUnrealUnitsPerMeter;
-    o.rotation[0] = t.rotation[2];
-    o.rotation[1] = t.rotation[0];
-    o.rotation[2] = t.rotation[1];
-    o.rotation[3] = t.rotation[3];
-    o.scale[0] = t.scale[2];
-    o.scale[1] = t.scale[0];
-    o.scale[2] = t.scale[1];
+    SecmoTransform o = detail::permute_axes(t, {2, 0, 1});
+    for (float& x : o.translation) x *= kUnrealUnitsPerMeter;
     return o;
 }
 
