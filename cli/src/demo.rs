@@ -402,6 +402,23 @@ pub(crate) fn plot_error(path: &Path) -> impl Fn(&dyn std::fmt::Display) -> Stri
     move |e| format!("{}: plotting failed: {e}", path.display())
 }
 
+/// The legend box of every secmo plot (white, framed, upper right).
+pub(crate) fn draw_legend<'a, DB, CT>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    path: &Path,
+) -> Result<(), String>
+where
+    DB: DrawingBackend + 'a,
+    CT: plotters::coord::CoordTranslate,
+{
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(|e| plot_error(path)(&e))
+}
+
 /// Two panels: vertical position of target (cyan) and output (amber), and the
 /// offset length against its limit. Colours follow the source articles.
 fn draw_plot(
@@ -470,12 +487,7 @@ fn draw_plot(
                 .map_err(|e| err(&e))?;
         }
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(&e))?;
+    draw_legend(&mut chart, path)?;
 
     let mut lower = ChartBuilder::on(&bottom)
         .caption(
@@ -561,12 +573,7 @@ fn draw_rate_plot(path: &Path, runs: &[&Run], spring: usize, bone: &str) -> Resu
                 PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
             });
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| err(&e))?;
+    draw_legend(&mut chart, path)?;
     root.present().map_err(|e| err(&e))?;
     Ok(())
 }

@@ -757,12 +757,7 @@ fn plot_panels(
                 .label(label.as_str())
                 .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color));
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.8))
-            .border_style(BLACK)
-            .draw()
-            .map_err(|e| err(&e))?;
+        crate::demo::draw_legend(&mut chart, path)?;
     }
     root.present().map_err(|e| err(&e))
 }
