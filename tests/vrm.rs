@@ -14,7 +14,7 @@ use secmo::{Character, CharacterOptions};
 
 fn asset(name: &str) -> Vec<u8> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/assets")
+        .join("tests/assets")
         .join(name);
     std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }

@@ -86,8 +86,8 @@ impl Baker {
     /// the joints, and a tail chain on its tail candidate (tail preset, rest
     /// curve 1 so the modelled arc is kept, no carry) unless a chain already
     /// moves it.
-    pub fn new(imported: Imported, units_per_meter: f32) -> Result<Self, String> {
-        let at = |m: &str| format!("{}: {m}", imported.path.display());
+    pub fn new(imported: Imported, units_per_meter: f32) -> anyhow::Result<Self> {
+        let at = |m: &str| anyhow::anyhow!("{}: {m}", imported.path.display());
         // The file's own secmo settings, then its VRM springs.
         let mut settings = imported.rig_settings.clone().unwrap_or_default();
         if let Some(springs) = &imported.spring_bones {
@@ -335,7 +335,7 @@ pub fn write_glb(
     out: &Path,
     baker: &Baker,
     baked: &[BakedClip],
-) -> Result<(), String> {
+) -> anyhow::Result<()> {
     let joints_nodes = baker.joint_nodes();
     let helper_nodes = baker.helper_nodes();
     let mut glb = crate::glb::Glb::read(source)?;
@@ -386,16 +386,25 @@ pub fn write_glb(
         }
         for (node, path, data, kind) in tracks {
             let output = glb.push_floats(&data, kind, false);
-            let samplers = animation["samplers"].as_array_mut().expect("samplers");
+            let samplers = animation["samplers"]
+                .as_array_mut()
+                .ok_or_else(|| anyhow::anyhow!("animations[{a}].samplers is not an array"))?;
             samplers.push(json!({"input": input, "output": output, "interpolation": "LINEAR"}));
             let sampler = samplers.len() - 1;
             animation["channels"]
                 .as_array_mut()
-                .expect("channels")
+                .ok_or_else(|| anyhow::anyhow!("animations[{a}].channels is not an array"))?
                 .push(json!({"sampler": sampler, "target": {"node": node, "path": path}}));
         }
         new_animations.push(animation);
     }
-    glb.json["animations"] = Value::Array(new_animations);
+    // glTF forbids an empty `animations` array (the validator's EMPTY_ENTITY).
+    if new_animations.is_empty() {
+        if let Some(root) = glb.json.as_object_mut() {
+            root.remove("animations");
+        }
+    } else {
+        glb.json["animations"] = Value::Array(new_animations);
+    }
     glb.write(out)
 }

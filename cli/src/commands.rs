@@ -22,16 +22,31 @@ pub struct BakeArgs {
     /// `--out` as given (report: a directory).
     pub out_dir: Option<PathBuf>,
     pub clips: Vec<String>,
-    pub units_per_meter: f32,
+    /// `None`: inferred from the skinned mesh ([`crate::import::Imported::units`]).
+    pub units_per_meter: Option<f32>,
     pub options: crate::bake::BakeOptions,
     pub cold: bool,
+    /// Allow `out` to be the input file.
+    pub force: bool,
 }
 
-/// The chosen clips (all when none is named) and the baker.
+/// Whether two paths name the same file (both must exist to compare as
+/// files; otherwise their absolute forms are compared).
+#[must_use]
+pub fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
+    match (a.canonicalize(), b.canonicalize()) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => std::path::absolute(a).ok() == std::path::absolute(b).ok(),
+    }
+}
+
+/// The chosen clips (all when none is named), the baker, and the line that
+/// says which units were used.
 pub fn clips_and_baker(
     args: &BakeArgs,
-) -> Result<(Vec<crate::import::Clip>, crate::bake::Baker), String> {
+) -> anyhow::Result<(Vec<crate::import::Clip>, crate::bake::Baker, String)> {
     let imported = crate::import::import(&args.input)?;
+    let (units_per_meter, units_note) = imported.units(args.units_per_meter);
     let clips: Vec<_> = imported
         .clips
         .iter()
@@ -43,18 +58,18 @@ pub fn clips_and_baker(
         .iter()
         .find(|n| !clips.iter().any(|c| &c.name == *n))
     {
-        return Err(format!(
+        return Err(anyhow::anyhow!(
             "{}: no clip named {missing:?}",
             args.input.display()
         ));
     }
-    let baker = crate::bake::Baker::new(imported, args.units_per_meter)?;
-    Ok((clips, baker))
+    let baker = crate::bake::Baker::new(imported, units_per_meter)?;
+    Ok((clips, baker, units_note))
 }
 
-pub fn report(args: &BakeArgs) -> Result<String, String> {
+pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
     use std::fmt::Write as _;
-    let (clips, baker) = clips_and_baker(args)?;
+    let (clips, baker, units_note) = clips_and_baker(args)?;
     let dir = args
         .out_dir
         .clone()
@@ -70,7 +85,7 @@ pub fn report(args: &BakeArgs) -> Result<String, String> {
         })
         .collect();
     bar.finish_and_clear();
-    let mut text = String::new();
+    let mut text = format!("{units_note}\n");
     for r in &reports {
         if let (Some(t), Some(b)) = (r.secmo, r.body) {
             let _ = writeln!(
@@ -112,10 +127,22 @@ pub fn report(args: &BakeArgs) -> Result<String, String> {
     Ok(text)
 }
 
-pub fn bake(args: &BakeArgs) -> Result<String, String> {
+pub fn bake(args: &BakeArgs) -> anyhow::Result<String> {
     use std::fmt::Write as _;
-    let (clips, baker) = clips_and_baker(args)?;
-    let mut report = String::new();
+    if !args.force && same_file(&args.input, &args.out) {
+        anyhow::bail!(
+            "{}: --out names the input file; bake writes a copy (pass --force to overwrite the input)",
+            args.out.display()
+        );
+    }
+    let (clips, baker, units_note) = clips_and_baker(args)?;
+    if clips.is_empty() {
+        anyhow::bail!(
+            "{}: nothing to bake: the file has no animation clips (`secmo report` runs a head-turn sequence on such files)",
+            args.input.display()
+        );
+    }
+    let mut report = format!("{units_note}\n");
     let mut baked = Vec::new();
     let bar = progress(clips.len(), "baking");
     for clip in &clips {

@@ -145,7 +145,7 @@ pub fn run_sequence(
     sequence: &Sequence,
     input_hz: f32,
     mode: InputMode,
-) -> Result<Run, String> {
+) -> anyhow::Result<Run> {
     let mut character = Character::new(rig.clone(), CharacterOptions::default());
     let mut records = StageRecords::new(rig);
     let n = rig.bone_count();
@@ -177,7 +177,7 @@ pub fn run_sequence(
                 &mut out,
                 &mut records,
             )
-            .map_err(|e| format!("frame {frame}: {e}"))?;
+            .map_err(|e| anyhow::anyhow!("frame {frame}: {e}"))?;
         secmo::math::forward_kinematics(rig.parents(), &out, &mut component);
         run.time.push(t);
         run.offsets.push(
@@ -222,8 +222,8 @@ fn compare(a: &Run, b: &Run, stride_a: usize, stride_b: usize, spring: usize) ->
 
 /// Runs the demo and writes `helper_springs.svg`, `input_rate.svg` and
 /// `summary.md` into `out_dir`.
-pub fn run(options: &DemoOptions) -> Result<DemoReport, String> {
-    let rig = Arc::new(Rig::new(procedural::helper_body()).map_err(|e| e.to_string())?);
+pub fn run(options: &DemoOptions) -> anyhow::Result<DemoReport> {
+    let rig = Arc::new(Rig::new(procedural::helper_body()).map_err(|e| anyhow::anyhow!("{e}"))?);
     let sequence = Sequence::new(options.seconds_per_phase);
     let springs = rig.springs().to_vec();
     let helper_names: Vec<String> = springs
@@ -325,7 +325,7 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport, String> {
     }
 
     std::fs::create_dir_all(&options.out_dir).map_err(|e| {
-        format!(
+        anyhow::anyhow!(
             "{}: cannot create directory: {e}",
             options.out_dir.display()
         )
@@ -351,15 +351,17 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport, String> {
     // baked like any imported file.
     let character = options.out_dir.join("character.glb");
     let bytes = crate::demo_character::glb(&sequence, 30.0)?;
-    std::fs::write(&character, bytes).map_err(|e| format!("{}: {e}", character.display()))?;
+    std::fs::write(&character, bytes)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", character.display()))?;
     let args = crate::commands::BakeArgs {
         input: character.clone(),
         out: options.out_dir.join("character.baked.glb"),
         out_dir: Some(options.out_dir.clone()),
         clips: Vec::new(),
-        units_per_meter: 1.0,
+        units_per_meter: Some(1.0),
         options: crate::bake::BakeOptions::default(),
         cold: false,
+        force: true,
     };
     let _ = writeln!(
         table,
@@ -380,7 +382,7 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport, String> {
              tail and ponytail rotations baked into its clip.\n"
         ),
     )
-    .map_err(|e| format!("{}: {e}", summary.display()))?;
+    .map_err(|e| anyhow::anyhow!("{}: {e}", summary.display()))?;
 
     Ok(DemoReport {
         helper_names,
@@ -398,15 +400,15 @@ pub fn run(options: &DemoOptions) -> Result<DemoReport, String> {
     })
 }
 
-pub(crate) fn plot_error(path: &Path) -> impl Fn(&dyn std::fmt::Display) -> String + '_ {
-    move |e| format!("{}: plotting failed: {e}", path.display())
+pub(crate) fn plot_error(path: &Path) -> impl Fn(&dyn std::fmt::Display) -> anyhow::Error + '_ {
+    move |e| anyhow::anyhow!("{}: plotting failed: {e}", path.display())
 }
 
 /// The legend box of every secmo plot (white, framed, upper right).
 pub(crate) fn draw_legend<'a, DB, CT>(
     chart: &mut ChartContext<'a, DB, CT>,
     path: &Path,
-) -> Result<(), String>
+) -> anyhow::Result<()>
 where
     DB: DrawingBackend + 'a,
     CT: plotters::coord::CoordTranslate,
@@ -427,7 +429,7 @@ fn draw_plot(
     bone: &str,
     max_offset: f32,
     seconds_per_phase: f32,
-) -> Result<(), String> {
+) -> anyhow::Result<()> {
     let err = plot_error(path);
     let cyan = RGBColor(0, 170, 200);
     let amber = RGBColor(240, 160, 0);
@@ -526,7 +528,7 @@ fn draw_plot(
 }
 
 /// One bone's vertical offset (output − target) for the three input-rate runs.
-fn draw_rate_plot(path: &Path, runs: &[&Run], spring: usize, bone: &str) -> Result<(), String> {
+fn draw_rate_plot(path: &Path, runs: &[&Run], spring: usize, bone: &str) -> anyhow::Result<()> {
     let err = plot_error(path);
     let root = SVGBackend::new(path, (1100, 450)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;

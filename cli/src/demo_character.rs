@@ -241,7 +241,7 @@ pub fn bind_world(desc: &RigDesc) -> Vec<Affine3A> {
 }
 
 /// The demo character as GLB bytes, its clip sampled at `rate` Hz.
-pub fn glb(sequence: &Sequence, rate: f32) -> Result<Vec<u8>, String> {
+pub fn glb(sequence: &Sequence, rate: f32) -> anyhow::Result<Vec<u8>> {
     let desc = meshed_body();
     let world = bind_world(&desc);
     let at = |b: usize| Vec3::from(world[b].translation);
@@ -277,7 +277,7 @@ pub fn glb(sequence: &Sequence, rate: f32) -> Result<Vec<u8>, String> {
     let mut bytes = write_glb(&desc, &mesh, Some((sequence, rate)), true)?;
     let mut doc = Glb::parse(&bytes)?;
     doc.json["extras"] = json!({
-        "secmo_rig_settings": serde_json::to_value(helper_settings()).map_err(|e| e.to_string())?
+        "secmo_rig_settings": serde_json::to_value(helper_settings()).map_err(|e| anyhow::anyhow!("{e}"))?
     });
     bytes = doc.to_bytes()?;
     Ok(bytes)
@@ -340,7 +340,7 @@ pub fn write_glb(
     mesh: &MeshBuilder,
     clip: Option<(&Sequence, f32)>,
     ponytail: bool,
-) -> Result<Vec<u8>, String> {
+) -> anyhow::Result<Vec<u8>> {
     let world = bind_world(desc);
     // Nodes: one per bone, then the mesh node.
     let mut nodes: Vec<Value> = desc

@@ -33,28 +33,32 @@ impl Glb {
     }
 
     /// Reads a GLB whose `buffers[0]` is its binary chunk.
-    pub fn read(path: &Path) -> Result<Self, String> {
-        let at = |m: String| format!("{}: {m}", path.display());
+    pub fn read(path: &Path) -> anyhow::Result<Self> {
+        let at = |m: String| anyhow::anyhow!("{}: {m}", path.display());
         let bytes = std::fs::read(path).map_err(|e| at(e.to_string()))?;
-        Self::parse(&bytes).map_err(at)
+        Self::parse(&bytes).map_err(|e| at(format!("{e:#}")))
     }
 
     /// Parses GLB bytes whose `buffers[0]` is the binary chunk.
-    pub fn parse(bytes: &[u8]) -> Result<Self, String> {
+    pub fn parse(bytes: &[u8]) -> anyhow::Result<Self> {
         if !bytes.starts_with(b"glTF") || bytes.len() < 20 {
-            return Err("expected a GLB file (binary glTF); this is not one".into());
+            return Err(anyhow::anyhow!(
+                "expected a GLB file (binary glTF); this is not one"
+            ));
         }
         let u32_at = |i: usize| {
             u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]) as usize
         };
         let json_len = u32_at(12);
         if 20 + json_len > bytes.len() {
-            return Err("truncated GLB".into());
+            return Err(anyhow::anyhow!("truncated GLB"));
         }
-        let mut json: Value =
-            serde_json::from_slice(&bytes[20..20 + json_len]).map_err(|e| e.to_string())?;
+        let mut json: Value = serde_json::from_slice(&bytes[20..20 + json_len])
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         if json["buffers"][0].get("uri").is_some() || !json["buffers"][0].is_object() {
-            return Err("expected the GLB's binary chunk as buffers[0]".into());
+            return Err(anyhow::anyhow!(
+                "expected the GLB's binary chunk as buffers[0]"
+            ));
         }
         for list in ["bufferViews", "accessors"] {
             if !json[list].is_array() {
@@ -66,7 +70,7 @@ impl Glb {
             let len = u32_at(bin_start);
             bytes
                 .get(bin_start + 8..bin_start + 8 + len)
-                .ok_or("truncated GLB binary chunk")?
+                .ok_or_else(|| anyhow::anyhow!("truncated GLB binary chunk"))?
                 .to_vec()
         } else {
             Vec::new()
@@ -138,10 +142,10 @@ impl Glb {
     }
 
     /// The GLB bytes.
-    pub fn to_bytes(&mut self) -> Result<Vec<u8>, String> {
+    pub fn to_bytes(&mut self) -> anyhow::Result<Vec<u8>> {
         pad4(&mut self.bin, 0);
         self.json["buffers"][0]["byteLength"] = json!(self.bin.len());
-        let mut text = serde_json::to_vec(&self.json).map_err(|e| e.to_string())?;
+        let mut text = serde_json::to_vec(&self.json).map_err(|e| anyhow::anyhow!("{e}"))?;
         pad4(&mut text, b' ');
         let total = 12 + 8 + text.len() + 8 + self.bin.len();
         let mut glb = Vec::with_capacity(total);
@@ -158,9 +162,9 @@ impl Glb {
     }
 
     /// Writes the GLB to `path`.
-    pub fn write(&mut self, path: &Path) -> Result<(), String> {
+    pub fn write(&mut self, path: &Path) -> anyhow::Result<()> {
         let bytes = self.to_bytes()?;
-        std::fs::write(path, bytes).map_err(|e| format!("{}: {e}", path.display()))
+        std::fs::write(path, bytes).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
     }
 }
 

@@ -210,7 +210,7 @@ struct Surface {
     adjacency: Vec<Vec<(usize, f32)>>,
 }
 
-fn surface(imported: &Imported, skin: usize, height_hint: f32) -> Result<Surface, String> {
+fn surface(imported: &Imported, skin: usize, height_hint: f32) -> anyhow::Result<Surface> {
     let mut positions = Vec::new();
     let mut origin = Vec::new();
     let mut triangles = Vec::new();
@@ -221,7 +221,7 @@ fn surface(imported: &Imported, skin: usize, height_hint: f32) -> Result<Surface
         let base = positions.len() as u32;
         for (v, p) in mesh.positions.iter().enumerate() {
             if !p.is_finite() {
-                return Err(format!(
+                return Err(anyhow::anyhow!(
                     "mesh {}: vertex {v} has a NaN or infinite position",
                     mesh.name
                 ));
@@ -231,7 +231,7 @@ fn surface(imported: &Imported, skin: usize, height_hint: f32) -> Result<Surface
         }
         for (t, tri) in mesh.triangles.iter().enumerate() {
             if tri[0] == tri[1] || tri[1] == tri[2] || tri[0] == tri[2] {
-                return Err(format!(
+                return Err(anyhow::anyhow!(
                     "mesh {}: triangle {t} is degenerate (vertex indices {tri:?})",
                     mesh.name
                 ));
@@ -382,8 +382,8 @@ struct Component {
 }
 
 /// Runs SPEC §12 on `imported` (its first skin).
-pub fn grow(imported: &Imported, options: &GrowOptions) -> Result<Grown, String> {
-    let at = |m: String| format!("{}: {m}", imported.path.display());
+pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown> {
+    let at = |m: String| anyhow::anyhow!("{}: {m}", imported.path.display());
     let skeleton = &imported.skeleton;
     let bones = &skeleton.bones;
     let Some(first) = imported.meshes.first() else {
@@ -452,7 +452,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> Result<Grown, String>
     if !(height.is_finite() && height > 0.0) && all.iter().all(|p| p.is_finite()) {
         return Err(at("the skinned mesh has no extent".into()));
     }
-    let surface = surface(imported, skin, height).map_err(at)?;
+    let surface = surface(imported, skin, height).map_err(|e| at(format!("{e:#}")))?;
     let n = surface.welded.len();
     let field: Vec<(f32, usize)> = surface
         .welded
@@ -839,11 +839,19 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> Result<Grown, String>
 }
 
 impl Grown {
+    /// Whether the pass changed the file: a chain grown or a part made rigid.
+    #[must_use]
+    pub fn changed(&self) -> bool {
+        self.appendages
+            .iter()
+            .any(|a| matches!(a.fate, Fate::Chain | Fate::Rigid))
+    }
+
     /// The "appendages" summary the command prints.
     #[must_use]
     pub fn summary(&self) -> String {
         let mut s = format!(
-            "appendages (model size H {:.3}; far beyond {:.3}):\n",
+            "appendages (model size H {:.3} bind-space units; far beyond {:.3}):\n",
             self.height, self.far_limit
         );
         if self.appendages.is_empty() {
@@ -883,11 +891,11 @@ impl Grown {
     /// under the hips, appended to the skin with their inverse binds), the
     /// new weights (JOINTS_0/WEIGHTS_0 of every changed primitive) and the
     /// rig settings in `extras.secmo_rig_settings`.
-    pub fn write_glb(&self, imported: &Imported, source: &Path, out: &Path) -> Result<(), String> {
-        let at = |m: String| format!("{}: {m}", source.display());
+    pub fn write_glb(&self, imported: &Imported, source: &Path, out: &Path) -> anyhow::Result<()> {
+        let at = |m: String| anyhow::anyhow!("{}: {m}", source.display());
         let mut glb = Glb::read(source)?;
         let bones = &imported.skeleton.bones;
-        let node_of_bone = |b: usize| -> Result<usize, String> {
+        let node_of_bone = |b: usize| -> anyhow::Result<usize> {
             imported
                 .skeleton
                 .bone_of_node
@@ -897,7 +905,7 @@ impl Grown {
         };
         let skin = imported.meshes.first().map_or(0, |m| m.skin);
         let first_node = glb.json["nodes"].as_array().map_or(0, Vec::len);
-        let node_of = |b: usize| -> Result<usize, String> {
+        let node_of = |b: usize| -> anyhow::Result<usize> {
             if b < bones.len() {
                 node_of_bone(b)
             } else {
@@ -910,7 +918,9 @@ impl Grown {
             } else {
                 first_node + !nb.parent as usize
             };
-            let nodes = glb.json["nodes"].as_array_mut().ok_or("no nodes")?;
+            let nodes = glb.json["nodes"]
+                .as_array_mut()
+                .ok_or_else(|| anyhow::anyhow!("no nodes"))?;
             nodes.push(json!({"name": nb.name, "translation": nb.local.to_array()}));
             let children = &mut nodes[parent]["children"];
             if !children.is_array() {
@@ -970,7 +980,8 @@ impl Grown {
             }
         }
         if !self.settings.chains.is_empty() {
-            let settings = serde_json::to_value(&self.settings).map_err(|e| e.to_string())?;
+            let settings =
+                serde_json::to_value(&self.settings).map_err(|e| anyhow::anyhow!("{e}"))?;
             if !glb.json["extras"].is_object() {
                 glb.json["extras"] = json!({});
             }
@@ -981,17 +992,36 @@ impl Grown {
 }
 
 /// `secmo rig IN -o OUT [--rigid]`: runs the pass and writes the file and,
-/// next to it, the rig settings. Returns the summary.
-pub fn run(input: &Path, out: &Path, options: &GrowOptions) -> Result<String, String> {
+/// next to it, the rig settings. Returns the summary. When the pass grew
+/// nothing and made nothing rigid, nothing is written unless
+/// `write_unchanged` asks for the copy.
+pub fn run(
+    input: &Path,
+    out: &Path,
+    options: &GrowOptions,
+    write_unchanged: bool,
+) -> anyhow::Result<String> {
     let imported = crate::import::import(input)?;
     let grown = grow(&imported, options)?;
+    let mut text = String::new();
+    // The scene size (armature scale included), in file units and metres.
+    let _ = writeln!(text, "{}", imported.units(None).1);
+    text.push_str(&grown.summary());
+    if !grown.changed() && !write_unchanged {
+        let _ = writeln!(
+            text,
+            "nothing grown and nothing made rigid: {} not written (--write-unchanged writes the copy anyway)",
+            out.display()
+        );
+        return Ok(text);
+    }
     grown.write_glb(&imported, input, out)?;
-    let mut text = grown.summary();
     let _ = writeln!(text, "wrote {}", out.display());
     if !grown.settings.chains.is_empty() {
         let path = out.with_extension("secmo-settings.json");
-        let json = serde_json::to_string_pretty(&grown.settings).map_err(|e| e.to_string())?;
-        std::fs::write(&path, json).map_err(|e| format!("{}: {e}", path.display()))?;
+        let json = serde_json::to_string_pretty(&grown.settings)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        std::fs::write(&path, json).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         let _ = writeln!(text, "wrote {}", path.display());
     }
     Ok(text)

@@ -53,6 +53,9 @@ pub struct Imported {
     /// secmo rig settings stored in the file (`extras.secmo_rig_settings`,
     /// written by `secmo rig` and the demo).
     pub rig_settings: Option<secmo::RigSettings>,
+    /// Corners of the bounding boxes of the meshes that are not skinned
+    /// (rigid parts parented to bones), in their node's rest world frame.
+    pub rigid_corners: Vec<glam::Vec3>,
 }
 
 /// A skinned triangle primitive, ready for linear blend skinning.
@@ -165,9 +168,10 @@ impl Channel {
 
 /// Imports `path` (.gltf, .glb or .vrm). Errors name the file and the part
 /// that is wrong.
-pub fn import(path: &Path) -> Result<Imported, String> {
-    let at = |what: String| format!("{}: {what}", path.display());
+pub fn import(path: &Path) -> anyhow::Result<Imported> {
+    let at = |what: String| anyhow::anyhow!("{}: {what}", path.display());
     let bytes = std::fs::read(path).map_err(|e| at(e.to_string()))?;
+    check_format(&bytes).map_err(at)?;
     let skeleton = vrm::gltf_skeleton(&bytes).map_err(|e| at(e.to_string()))?;
     let gltf = gltf::Gltf::from_slice(&bytes).map_err(|e| at(e.to_string()))?;
     // A missing buffer is only an error for the data that needs it (the
@@ -254,8 +258,15 @@ pub fn import(path: &Path) -> Result<Imported, String> {
 
     let mut meshes = Vec::new();
     let mut warnings = Vec::new();
+    let mut rigid_boxes = Vec::new();
     for node in gltf.nodes() {
         let (Some(mesh), Some(skin)) = (node.mesh(), node.skin()) else {
+            if let Some(mesh) = node.mesh() {
+                for primitive in mesh.primitives() {
+                    let b = primitive.bounding_box();
+                    rigid_boxes.push((bone(node.clone()), b.min, b.max));
+                }
+            }
             continue;
         };
         let mut inverse_bind = vec![glam::Affine3A::IDENTITY; skeleton.bones.len()];
@@ -335,7 +346,7 @@ pub fn import(path: &Path) -> Result<Imported, String> {
         Err(e) if e.path == "extensions" => None, // a glTF without spring bones
         Err(e) => return Err(at(e.to_string())),
     };
-    Ok(Imported {
+    let mut imported = Imported {
         path: path.to_path_buf(),
         skeleton,
         skins,
@@ -344,7 +355,80 @@ pub fn import(path: &Path) -> Result<Imported, String> {
         meshes,
         warnings,
         rig_settings,
-    })
+        rigid_corners: Vec::new(),
+    };
+    let world = imported.rest_world();
+    imported.rigid_corners = rigid_boxes
+        .iter()
+        .flat_map(|&(b, lo, hi)| {
+            let m = world[b];
+            (0..8).map(move |c| {
+                let pick = |k: usize| if c >> k & 1 == 1 { hi[k] } else { lo[k] };
+                m.transform_point3(glam::Vec3::new(pick(0), pick(1), pick(2)))
+            })
+        })
+        .filter(|p| p.is_finite())
+        .collect();
+    Ok(imported)
+}
+
+/// Whether `bytes` can be a glTF (JSON) or GLB/VRM (binary) file; if not,
+/// says what was found instead, so a user who passed an FBX, an OBJ or a
+/// PNG reads that rather than a JSON parser's complaint.
+pub fn check_format(bytes: &[u8]) -> Result<(), String> {
+    if bytes.starts_with(b"glTF") {
+        return Ok(());
+    }
+    let text = bytes
+        .iter()
+        .position(|b| !b.is_ascii_whitespace())
+        .map(|i| &bytes[i..]);
+    let Some(start) = text else {
+        return Err(if bytes.is_empty() {
+            "not a glTF or GLB file: the file is empty".into()
+        } else {
+            "not a glTF or GLB file: it holds only white space".into()
+        });
+    };
+    // A UTF-8 byte-order mark before the JSON is allowed by some readers.
+    let start = start.strip_prefix(b"\xEF\xBB\xBF").unwrap_or(start);
+    if start.first() == Some(&b'{') {
+        return Ok(());
+    }
+    let known: [(&[u8], &str); 8] = [
+        (b"Kaydara FBX Binary", "an FBX file"),
+        (b"; FBX", "an ASCII FBX file"),
+        (b"\x89PNG", "a PNG image"),
+        (b"\xFF\xD8\xFF", "a JPEG image"),
+        (b"PK\x03\x04", "a ZIP archive"),
+        (b"%PDF", "a PDF document"),
+        (
+            b"BLENDER",
+            "a .blend file (export it as glTF or GLB from Blender)",
+        ),
+        (b"solid ", "an ASCII STL file"),
+    ];
+    let what = known
+        .iter()
+        .find(|(magic, _)| bytes.starts_with(magic) || start.starts_with(magic))
+        .map(|(_, what)| (*what).to_string())
+        .or_else(|| {
+            let line = start.split(|&b| b == b'\n').next().unwrap_or(start);
+            let obj = [&b"v "[..], b"vn ", b"o ", b"mtllib", b"#"];
+            if obj.iter().any(|p| line.starts_with(p)) {
+                return Some("what looks like an OBJ file".into());
+            }
+            None
+        })
+        .unwrap_or_else(|| {
+            let head: Vec<String> = bytes.iter().take(8).map(|b| format!("{b:02x}")).collect();
+            format!(
+                "{} bytes starting with {} (a GLB starts with `glTF`, a .gltf with `{{`)",
+                bytes.len(),
+                head.join(" ")
+            )
+        });
+    Err(format!("not a glTF or GLB file: found {what}"))
 }
 
 /// Each buffer's bytes (the GLB binary chunk, a data URI, or a file next to
@@ -383,22 +467,151 @@ fn load_buffers(gltf: &gltf::Gltf, path: &Path) -> Vec<Result<Vec<u8>, String>> 
         .collect()
 }
 
+/// A character's assumed size when a file does not say its units: the
+/// largest extent of a standing humanoid, or a quadruped's length, is taken
+/// to be about this many metres ([`Imported::infer_units`]).
+pub const ASSUMED_SIZE_M: f32 = 1.7;
+
+/// The unit scales [`Imported::infer_units`] chooses from: metres (glTF's
+/// own unit), centimetres and millimetres.
+pub const UNIT_CANDIDATES: [(f32, &str); 3] = [(1.0, "m"), (100.0, "cm"), (1000.0, "mm")];
+
+/// Units per metre inferred from a file's skinned mesh.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InferredUnits {
+    pub units_per_meter: f32,
+    /// The skinned mesh's largest world-space extent at rest, file units
+    /// (armature and other ancestor scales included).
+    pub size: f32,
+    /// One line saying what was assumed.
+    pub note: String,
+}
+
+impl Imported {
+    /// Every bone's rest (reference) world transform.
+    #[must_use]
+    pub fn rest_world(&self) -> Vec<glam::Affine3A> {
+        let mut world: Vec<glam::Affine3A> = Vec::with_capacity(self.skeleton.bones.len());
+        for b in &self.skeleton.bones {
+            let t = &b.reference;
+            let local = glam::Affine3A::from_scale_rotation_translation(
+                glam::Vec3::from(t.scale),
+                Quat::from_array(t.rotation).normalize(),
+                glam::Vec3::from(t.translation),
+            );
+            let m = match usize::try_from(b.parent).ok().and_then(|p| world.get(p)) {
+                Some(parent) => *parent * local,
+                None => local,
+            };
+            world.push(m);
+        }
+        world
+    }
+
+    /// The character's largest world-space extent at rest, in file units:
+    /// each skinned vertex skinned by its joints' rest world matrices times
+    /// their inverse binds (glTF ignores a skinned mesh node's own
+    /// transform), so an armature's scale counts, together with the boxes
+    /// of rigid meshes parented to bones. `None` without a mesh.
+    #[must_use]
+    pub fn world_size(&self) -> Option<f32> {
+        let world = self.rest_world();
+        let mut lo = glam::Vec3::INFINITY;
+        let mut hi = glam::Vec3::NEG_INFINITY;
+        for mesh in &self.meshes {
+            for (p, inf) in mesh.positions.iter().zip(&mesh.influences) {
+                let (mut sum, mut total) = (glam::Vec3::ZERO, 0.0);
+                for &(b, w) in inf {
+                    let b = b as usize;
+                    if w > 0.0 && b < world.len() {
+                        sum += w * (world[b] * mesh.inverse_bind[b]).transform_point3(*p);
+                        total += w;
+                    }
+                }
+                if total > 0.0 && (sum / total).is_finite() {
+                    lo = lo.min(sum / total);
+                    hi = hi.max(sum / total);
+                }
+            }
+        }
+        for p in &self.rigid_corners {
+            lo = lo.min(*p);
+            hi = hi.max(*p);
+        }
+        let size = (hi - lo).max_element();
+        (size.is_finite() && size > 0.0).then_some(size)
+    }
+
+    /// Units per metre for a file whose units were not given: glTF says
+    /// metres, but many exporters write centimetres or millimetres without
+    /// a scale. The skinned mesh's world size over [`ASSUMED_SIZE_M`] picks
+    /// the nearest (in ratio) of [`UNIT_CANDIDATES`]. `None` without a
+    /// skinned mesh (the caller then uses glTF's metres and says so).
+    #[must_use]
+    pub fn infer_units(&self) -> Option<InferredUnits> {
+        let size = self.world_size()?;
+        let ratio = size / ASSUMED_SIZE_M;
+        let (units_per_meter, unit) = UNIT_CANDIDATES
+            .iter()
+            .copied()
+            .min_by(|a, b| {
+                let d = |u: f32| (ratio / u).ln().abs();
+                d(a.0).total_cmp(&d(b.0))
+            })
+            .expect("candidates");
+        let note = format!(
+            "units: {units_per_meter} per metre ({unit}), inferred from the character's size, \
+             {size:.3} units = {:.2} m (a character is assumed about {ASSUMED_SIZE_M} m); \
+             pass --units-per-meter to override",
+            size / units_per_meter
+        );
+        Some(InferredUnits {
+            units_per_meter,
+            size,
+            note,
+        })
+    }
+
+    /// The units per metre to use: `given`, else inferred, else glTF's
+    /// metres. The note says which and why.
+    #[must_use]
+    pub fn units(&self, given: Option<f32>) -> (f32, String) {
+        match (given, self.infer_units()) {
+            (Some(u), _) => (u, format!("units: {u} per metre (--units-per-meter)")),
+            (None, Some(i)) => (i.units_per_meter, i.note),
+            (None, None) => (
+                1.0,
+                "units: 1 per metre (glTF's metres; no mesh to infer the size from)".into(),
+            ),
+        }
+    }
+}
+
 impl Imported {
     /// A few lines for the terminal: what the file holds.
     pub fn summary(&self) -> String {
         use std::fmt::Write as _;
         let mut s = String::new();
+        let skins = match self.skins.len() {
+            0 => "no skin".to_string(),
+            n => format!(
+                "{n} skin(s) with {} joints",
+                self.skins
+                    .iter()
+                    .map(|s| s.len().to_string())
+                    .collect::<Vec<_>>()
+                    .join("/")
+            ),
+        };
+        let clips = match self.clips.len() {
+            0 => ", no animation clips".to_string(),
+            _ => String::new(),
+        };
         let _ = writeln!(
             s,
-            "{}: {} bones, {} skin(s) with {} joints",
+            "{}: {} bones (nodes), {skins}{clips}",
             self.path.display(),
             self.skeleton.bones.len(),
-            self.skins.len(),
-            self.skins
-                .iter()
-                .map(|s| s.len().to_string())
-                .collect::<Vec<_>>()
-                .join("/"),
         );
         for c in &self.clips {
             let _ = writeln!(

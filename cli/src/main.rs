@@ -1,277 +1,314 @@
 //! `secmo` — the command-line tool.
+//!
+//! Exit codes: 0 on success, 1 when a command fails at run time (a file
+//! that cannot be read, nothing to bake, ...), 2 for every usage error
+//! (unknown option, missing or malformed value). Errors are one line on
+//! stderr that names the file and the part that is wrong.
 
 use std::path::PathBuf;
-
-/// The tool's allocator (the runtime library leaves the choice to its host).
-#[global_allocator]
-static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 use std::process::ExitCode;
+
+use clap::{Args, Parser, Subcommand};
 
 use secmo_cli::commands::{bake, report, BakeArgs};
 use secmo_cli::demo::{self, DemoOptions};
 use secmo_cli::vrm_settings;
 
-const HELP: &str = "\
-secmo — secondary motion for game characters
+/// The tool's allocator (the runtime library leaves the choice to its host).
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-USAGE:
-    secmo demo [--out DIR] [--seconds-per-phase S] [--input-hz HZ]
-    secmo import FILE
-    secmo bake FILE.glb [--clip NAME]... [--out PATH] [--units-per-meter U] [--rate HZ] [--blend W] [--cold]
-    secmo report FILE.glb [--clip NAME]... [--out DIR] [--units-per-meter U] [--rate HZ]
-    secmo vrm-settings FILE [--out PATH]
-    secmo rig IN.glb -o OUT.glb [--rigid]
-    secmo --version | --help
-
-COMMANDS:
-    demo    Run the built-in procedural body (pelvis, spine, chest, arms; hip
-            helper springs; chest helpers with rotation constraint, spring and
-            BtoB corrective) through walk → run → sprint → stop.
-            Prints the peak helper offsets and BtoB corrections per phase,
-            and the input-rate study (30 Hz vs 60 Hz held / interpolated).
-            Then writes the meshed character (the same body with head, legs,
-            a five-bone tail and a VRM-spring ponytail, skinned tubes and
-            the sequence as a clip) as DIR/character.glb and runs `report`
-            and `bake` on it. Writes DIR/summary.md, helper_springs.svg,
-            input_rate.svg, report.md, stretch_*.svg, character.glb and
-            character.baked.glb. DIR defaults to ./secmo-demo.
-    import  Read a glTF 2.0, GLB or VRM file and print its bones, skins,
-            clips, a tail candidate and its VRM spring bones.
-    bake    Drive the file's tail (bones named *tail*) with secmo's tail
-            solver, loop each clip until the chain state repeats (at most
-            30 passes; --cold skips this), and write a copy of the GLB whose
-            tail joints carry the baked rotation keys (authored tail rotation
-            tracks are replaced; --blend W keeps them and slerps each key
-            from the authored rotation toward secmo's by W in [0, 1]).
-            PATH defaults to FILE.baked.glb next to it.
-            U is the file's units per metre (glTF: 1).
-    report  Edge stretch on the skinned mesh (SPEC §10) for each clip: the
-            tail as animated, rigid, and driven by secmo, against the body's
-            own edges. A character without clips (a VRM) gets the head-turn
-            sequence instead: hair stretch and settling. Writes DIR/report.md and DIR/stretch_<clip>.svg
-            (DIR defaults to ./secmo-report).
-    vrm-settings
-            Read the spring bones of a VRM 0.x/1.0 file (.vrm, .glb or
-            .gltf) and write them as a rig-settings file whose chains use
-            the hair solver (docs/vrm-mapping.md). PATH defaults to
-            FILE's name with .secmo-settings.json, next to it.
-
-    rig     Find parts of the skin that hang far from the skeleton (SPEC §12),
-            such as a tail that a humanoid auto-rigger handed to a leg, and
-            grow a bone chain (Tail_1..Tail_K, Tail_End, under the hips)
-            along each long one that hangs from the pelvis, with blended
-            weights. Parts on the spine are held rigid on their bone; parts
-            on the head are left alone. Prints an \"appendages\" summary and
-            writes OUT.glb (the grown chain as a secmo tail chain in its
-            extras.secmo_rig_settings) and OUT.secmo-settings.json.
-            --rigid weights each pelvis part 1.0 to the hips instead of
-            growing a chain. Existing clips stay valid.
-
-EXAMPLES:
+#[derive(Parser, Debug)]
+#[command(
+    name = "secmo",
+    version = secmo::VERSION,
+    about = "secmo — secondary motion for game characters (tails, hair, helper bones)",
+    long_about = None,
+    after_help = "EXAMPLES:
     secmo demo
     secmo demo --out /tmp/demo --input-hz 30
     secmo import Fox.glb
-    secmo bake Fox.glb --units-per-meter 100 --clip Walk
+    secmo bake Fox.glb --clip Walk
     secmo bake Fox.glb --units-per-meter 100 --blend 0.5
-    secmo report Fox.glb --units-per-meter 100
+    secmo report Fox.glb
     secmo vrm-settings character.vrm --out character.json
-    secmo rig fox_from_a_humanoid_rigger.glb -o fox_with_tail.glb
-";
-
-/// The value after option `name`.
-fn value(it: &mut std::slice::Iter<'_, String>, name: &str) -> Result<String, String> {
-    it.next()
-        .cloned()
-        .ok_or_else(|| format!("{name} needs a value"))
+    secmo rig fox_from_a_humanoid_rigger.glb -o fox_with_tail.glb"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
 }
 
-fn parse_demo(args: &[String]) -> Result<DemoOptions, String> {
-    let mut o = DemoOptions::default();
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--out" => o.out_dir = PathBuf::from(value(&mut it, "--out")?),
-            "--seconds-per-phase" => {
-                let v = value(&mut it, "--seconds-per-phase")?;
-                o.seconds_per_phase = v
-                    .parse()
-                    .ok()
-                    .filter(|s: &f32| s.is_finite() && *s > 0.0 && *s <= 600.0)
-                    .ok_or_else(|| {
-                        format!("--seconds-per-phase: `{v}` is not a number of seconds in (0, 600]")
-                    })?;
-            }
-            "--input-hz" => {
-                let v = value(&mut it, "--input-hz")?;
-                o.input_hz = v
-                    .parse()
-                    .ok()
-                    .filter(|s: &f32| s.is_finite() && *s >= 1.0 && *s <= 1000.0)
-                    .ok_or_else(|| format!("--input-hz: `{v}` is not a rate in [1, 1000] Hz"))?;
-            }
-            other => return Err(format!("demo: unknown option `{other}` (see --help)")),
-        }
-    }
-    Ok(o)
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run the built-in demo: helper springs, then a meshed character's
+    /// report and bake.
+    ///
+    /// The procedural body (pelvis, spine, chest, arms; hip helper springs;
+    /// chest helpers with rotation constraint, spring and BtoB corrective)
+    /// goes through walk → run → sprint → stop. Prints peak helper offsets
+    /// and BtoB corrections per phase and the input-rate study (30 Hz vs
+    /// 60 Hz held / interpolated). Then writes the meshed character (head,
+    /// legs, a five-bone tail, a VRM-spring ponytail) as DIR/character.glb
+    /// and runs `report` and `bake` on it.
+    ///
+    /// Writes into DIR: summary.md, helper_springs.svg, input_rate.svg,
+    /// report.md, stretch_<clip>.svg, tips_<clip>.svg, rates_<clip>.svg,
+    /// character.glb and character.baked.glb.
+    Demo(DemoArgs),
+    /// Print what a glTF 2.0, GLB or VRM file holds: bones, skins, clips, a
+    /// tail candidate and VRM spring bones.
+    Import {
+        /// The file (.gltf, .glb or .vrm).
+        file: PathBuf,
+    },
+    /// Drive the file's chains with secmo and write a copy of the GLB with
+    /// the motion baked into its clips.
+    ///
+    /// The tail (bones named *tail*) runs secmo's tail solver, VRM spring
+    /// bones its hair solver, and the file's secmo rig settings
+    /// (extras.secmo_rig_settings) its helper springs, constraints and
+    /// correctives. Each clip is looped until the chain state repeats (at
+    /// most 30 passes; --cold skips this), then its keys are written:
+    /// authored rotation tracks of the driven joints are replaced (--blend
+    /// keeps them and slerps toward secmo's).
+    Bake(BakeCli),
+    /// Measure SPEC §10 edge stretch on the skinned mesh for each clip and
+    /// write a report with plots.
+    ///
+    /// Compares the chain as animated, rigid (the harness check) and driven
+    /// by secmo against the body's own edges. A character without clips (a
+    /// VRM) gets the head-turn sequence: hair stretch and settling. Writes
+    /// DIR/report.md, stretch_<clip>.svg (stretch histogram),
+    /// tips_<clip>.svg (chain tip: target vs secmo) and rates_<clip>.svg
+    /// (30/60/120 Hz input).
+    Report(ReportCli),
+    /// Write a VRM 0.x/1.0 file's spring bones as a secmo rig-settings file
+    /// (chains with the hair solver, colliders; docs/vrm-mapping.md).
+    VrmSettings {
+        /// The file (.vrm, .glb or .gltf).
+        file: PathBuf,
+        /// Output settings file [default: FILE's name with .secmo-settings.json, next to it].
+        #[arg(long, value_name = "PATH")]
+        out: Option<PathBuf>,
+    },
+    /// Grow tail chains where the skin hangs far from the skeleton (SPEC §12).
+    ///
+    /// Finds far, elongated parts of the skin that hang from the pelvis
+    /// (such as a tail a humanoid auto-rigger handed to a leg) and grows
+    /// Tail_1..Tail_K and Tail_End under the hips along each, with blended
+    /// weights. Parts on the spine are held rigid on their bone; parts on
+    /// the head are left alone. Prints an "appendages" summary and writes
+    /// OUT (the grown chains as secmo tail chains in its
+    /// extras.secmo_rig_settings) and OUT's name with .secmo-settings.json.
+    /// When nothing is grown nothing is written.
+    Rig {
+        /// The input file (.glb).
+        input: PathBuf,
+        /// The output file (.glb).
+        #[arg(short = 'o', long = "out", value_name = "OUT.glb")]
+        out: PathBuf,
+        /// Weight each pelvis part 1.0 to the hips instead of growing a chain.
+        #[arg(long)]
+        rigid: bool,
+        /// Allow OUT to be the input file.
+        #[arg(long)]
+        force: bool,
+        /// Write OUT even when nothing was grown (an unchanged copy).
+        #[arg(long)]
+        write_unchanged: bool,
+    },
 }
 
-fn parse_rig(args: &[String]) -> Result<(PathBuf, PathBuf, bool), String> {
-    let mut input = None;
-    let mut out = None;
-    let mut rigid = false;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "-o" | "--out" => out = Some(PathBuf::from(value(&mut it, a)?)),
-            "--rigid" => rigid = true,
-            other if other.starts_with('-') => {
-                return Err(format!("rig: unknown option `{other}` (see --help)"))
-            }
-            file if input.is_none() => input = Some(PathBuf::from(file)),
-            extra => return Err(format!("rig: one input file only, got `{extra}` too")),
-        }
-    }
-    let input = input.ok_or("rig needs an input file (a .glb)")?;
-    let out = out.ok_or("rig needs -o OUT.glb")?;
-    Ok((input, out, rigid))
+#[derive(Args, Debug)]
+struct DemoArgs {
+    /// Output directory.
+    #[arg(long, value_name = "DIR", default_value = "secmo-demo")]
+    out: PathBuf,
+    /// Length of each phase (walk, run, sprint, stop), seconds, in (0, 600].
+    #[arg(long, value_name = "S", default_value_t = 3.0, value_parser = range(1e-6, 600.0))]
+    seconds_per_phase: f32,
+    /// Animation (input) rate of the main run, Hz, in [1, 1000]. The solver
+    /// steps at ≈120 Hz whatever this is.
+    #[arg(long, value_name = "HZ", default_value_t = 60.0, value_parser = range(1.0, 1000.0))]
+    input_hz: f32,
 }
 
-fn parse_vrm_settings(args: &[String]) -> Result<(PathBuf, PathBuf), String> {
-    let mut input = None;
-    let mut out = None;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--out" => out = Some(PathBuf::from(value(&mut it, "--out")?)),
-            other if other.starts_with("--") => {
-                return Err(format!(
-                    "vrm-settings: unknown option `{other}` (see --help)"
-                ))
-            }
-            file if input.is_none() => input = Some(PathBuf::from(file)),
-            extra => return Err(format!("vrm-settings: one FILE only, got `{extra}` too")),
-        }
-    }
-    let input = input.ok_or("vrm-settings needs a FILE (a .vrm, .glb or .gltf)")?;
-    let out = out.unwrap_or_else(|| vrm_settings::default_output(&input));
-    Ok((input, out))
+/// Options `bake` and `report` share.
+#[derive(Args, Debug)]
+struct ClipArgs {
+    /// The file (.glb or .vrm).
+    file: PathBuf,
+    /// Only this clip (repeat for several) [default: every clip].
+    #[arg(long = "clip", value_name = "NAME")]
+    clips: Vec<String>,
+    /// The file's units per metre, in [0.001, 100000] (metres: 1,
+    /// centimetres: 100) [default: inferred from the skinned mesh's size,
+    /// assuming a character about 1.7 m across; the assumption is printed].
+    #[arg(long, value_name = "U", value_parser = range(1e-3, 1e5))]
+    units_per_meter: Option<f32>,
+    /// Sample rate of the input and of the baked keys, Hz, in [1, 1000].
+    #[arg(long, value_name = "HZ", default_value_t = 60.0, value_parser = range(1.0, 1000.0))]
+    rate: f32,
 }
 
-fn parse_bake(args: &[String]) -> Result<BakeArgs, String> {
-    let mut input = None;
-    let mut out = None;
-    let mut clips = Vec::new();
-    let mut units_per_meter = 1.0;
-    let mut options = secmo_cli::bake::BakeOptions::default();
-    let mut cold = false;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let number = |name: &str, v: String, lo: f32, hi: f32| {
-            v.parse::<f32>()
-                .ok()
-                .filter(|x| x.is_finite() && *x >= lo && *x <= hi)
-                .ok_or_else(|| format!("{name}: `{v}` is not a number in [{lo}, {hi}]"))
-        };
-        match a.as_str() {
-            "--out" => out = Some(PathBuf::from(value(&mut it, "--out")?)),
-            "--clip" => clips.push(value(&mut it, "--clip")?),
-            "--units-per-meter" => {
-                units_per_meter = number(
-                    "--units-per-meter",
-                    value(&mut it, "--units-per-meter")?,
-                    1e-3,
-                    1e5,
-                )?
-            }
-            "--rate" => options.rate = number("--rate", value(&mut it, "--rate")?, 1.0, 1000.0)?,
-            "--blend" => options.blend = number("--blend", value(&mut it, "--blend")?, 0.0, 1.0)?,
-            "--cold" => cold = true,
-            other if other.starts_with("--") => {
-                return Err(format!("bake: unknown option `{other}` (see --help)"))
-            }
-            file if input.is_none() => input = Some(PathBuf::from(file)),
-            extra => return Err(format!("bake: one FILE only, got `{extra}` too")),
+#[derive(Args, Debug)]
+struct BakeCli {
+    #[command(flatten)]
+    common: ClipArgs,
+    /// Output file [default: FILE.baked.glb next to FILE].
+    #[arg(long, value_name = "PATH")]
+    out: Option<PathBuf>,
+    /// Weight of secmo's rotation in the keys, in [0, 1]: 1 replaces the
+    /// authored tracks, 0 keeps them.
+    #[arg(long, value_name = "W", default_value_t = 1.0, value_parser = range(0.0, 1.0))]
+    blend: f32,
+    /// Skip the loop warm-up: start each clip from the rest pose.
+    #[arg(long)]
+    cold: bool,
+    /// Allow --out to be the input file.
+    #[arg(long)]
+    force: bool,
+}
+
+#[derive(Args, Debug)]
+struct ReportCli {
+    #[command(flatten)]
+    common: ClipArgs,
+    /// Output directory.
+    #[arg(long, value_name = "DIR", default_value = "secmo-report")]
+    out: PathBuf,
+}
+
+/// A value parser for an `f32` in `[lo, hi]`.
+fn range(lo: f32, hi: f32) -> impl Fn(&str) -> Result<f32, String> + Clone + Send + Sync {
+    move |s: &str| {
+        s.parse::<f32>()
+            .ok()
+            .filter(|x| x.is_finite() && *x >= lo && *x <= hi)
+            .ok_or_else(|| format!("`{s}` is not a number in [{lo}, {hi}]"))
+    }
+}
+
+impl ClipArgs {
+    fn into_bake_args(self, out: PathBuf, out_dir: Option<PathBuf>) -> BakeArgs {
+        BakeArgs {
+            input: self.file,
+            out,
+            out_dir,
+            clips: self.clips,
+            units_per_meter: self.units_per_meter,
+            options: secmo_cli::bake::BakeOptions {
+                rate: self.rate,
+                ..Default::default()
+            },
+            cold: false,
+            force: false,
         }
     }
-    let input: PathBuf = input.ok_or("bake and report need a FILE (a .glb)")?;
-    let out_dir = out.clone();
-    let out = out.unwrap_or_else(|| {
-        let stem = input
-            .file_stem()
-            .map_or_else(|| "baked".into(), |s| s.to_string_lossy().into_owned());
-        input.with_file_name(format!("{stem}.baked.glb"))
-    });
-    Ok(BakeArgs {
-        input,
-        out,
-        out_dir,
-        clips,
-        units_per_meter,
-        options,
-        cold,
+}
+
+fn run(command: Command) -> anyhow::Result<String> {
+    match command {
+        Command::Demo(a) => {
+            let r = demo::run(&DemoOptions {
+                out_dir: a.out,
+                seconds_per_phase: a.seconds_per_phase,
+                input_hz: a.input_hz,
+            })?;
+            Ok(format!(
+                "{}wrote {} and {}\n",
+                r.table,
+                r.plot.display(),
+                r.rate_plot.display()
+            ))
+        }
+        Command::Import { file } => Ok(secmo_cli::import::import(&file)?.summary()),
+        Command::Bake(b) => {
+            let out = b.out.unwrap_or_else(|| {
+                let input = &b.common.file;
+                let stem = input
+                    .file_stem()
+                    .map_or_else(|| "baked".into(), |s| s.to_string_lossy().into_owned());
+                input.with_file_name(format!("{stem}.baked.glb"))
+            });
+            let mut args = b.common.into_bake_args(out, None);
+            args.options.blend = b.blend;
+            args.cold = b.cold;
+            args.force = b.force;
+            bake(&args)
+        }
+        Command::Report(r) => {
+            let dir = r.out.clone();
+            report(&r.common.into_bake_args(dir.clone(), Some(dir)))
+        }
+        Command::VrmSettings { file, out } => {
+            let out = out.unwrap_or_else(|| vrm_settings::default_output(&file));
+            let r = vrm_settings::run(&file, &out)?;
+            Ok(format!("{}wrote {}\n", r.summary, r.written.display()))
+        }
+        Command::Rig {
+            input,
+            out,
+            rigid,
+            force,
+            write_unchanged,
+        } => {
+            if !force && secmo_cli::commands::same_file(&input, &out) {
+                anyhow::bail!(
+                    "{}: -o names the input file; rig writes a copy (pass --force to overwrite the input)",
+                    out.display()
+                );
+            }
+            let options = secmo_cli::grow::GrowOptions {
+                rigid,
+                ..Default::default()
+            };
+            secmo_cli::grow::run(&input, &out, &options, write_unchanged)
+        }
+    }
+}
+
+/// Parses the command line. Help and version print and exit 0; a usage
+/// error prints one line and exits 2.
+fn parse() -> Result<Cli, ExitCode> {
+    use clap::error::ErrorKind;
+    Cli::try_parse().map_err(|e| match e.kind() {
+        ErrorKind::DisplayHelp
+        | ErrorKind::DisplayVersion
+        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => e.exit(),
+        _ => {
+            // clap's first paragraph (the error and the arguments it
+            // names), joined into one line; its usage block is left out.
+            let text = e.to_string();
+            let first: Vec<&str> = text
+                .lines()
+                .take_while(|l| !l.trim().is_empty())
+                .map(str::trim)
+                .collect();
+            let line = first.join(" ");
+            let line = line.strip_prefix("error: ").unwrap_or(&line);
+            eprintln!("secmo: {line} (see `secmo help`)");
+            ExitCode::from(2)
+        }
     })
 }
 
-/// Prints a command's text, or its error with exit code 1.
-fn finish(result: Result<String, String>) -> ExitCode {
-    match result {
+fn main() -> ExitCode {
+    let cli = match parse() {
+        Ok(cli) => cli,
+        Err(code) => return code,
+    };
+    match run(cli.command) {
         Ok(text) => {
             print!("{text}");
             ExitCode::SUCCESS
         }
         Err(e) => {
-            eprintln!("secmo: {e}");
+            // `{:#}` joins the context chain on one line: file, then part.
+            let line = format!("{e:#}").replace('\n', " ");
+            eprintln!("secmo: {line}");
             ExitCode::from(1)
-        }
-    }
-}
-
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match args.first().map(String::as_str) {
-        None | Some("-h" | "--help" | "help") => {
-            print!("{HELP}");
-            ExitCode::SUCCESS
-        }
-        Some("-V" | "--version") => {
-            println!("secmo {}", secmo::VERSION);
-            ExitCode::SUCCESS
-        }
-        Some("demo") => finish(parse_demo(&args[1..]).and_then(|o| demo::run(&o)).map(|r| {
-            format!(
-                "{}wrote {} and {}\n",
-                r.table,
-                r.plot.display(),
-                r.rate_plot.display()
-            )
-        })),
-        Some("import") => match args.get(1).filter(|_| args.len() == 2) {
-            None => {
-                eprintln!("secmo: import needs one FILE (a .gltf, .glb or .vrm)");
-                ExitCode::from(2)
-            }
-            Some(file) => {
-                finish(secmo_cli::import::import(std::path::Path::new(file)).map(|i| i.summary()))
-            }
-        },
-        Some("bake") => finish(parse_bake(&args[1..]).and_then(|b| bake(&b))),
-        Some("report") => finish(parse_bake(&args[1..]).and_then(|b| report(&b))),
-        Some("rig") => finish(parse_rig(&args[1..]).and_then(|(input, out, rigid)| {
-            let options = secmo_cli::grow::GrowOptions {
-                rigid,
-                ..Default::default()
-            };
-            secmo_cli::grow::run(&input, &out, &options)
-        })),
-        Some("vrm-settings") => finish(
-            parse_vrm_settings(&args[1..])
-                .and_then(|(input, out)| vrm_settings::run(&input, &out))
-                .map(|r| format!("{}wrote {}\n", r.summary, r.written.display())),
-        ),
-        Some(other) => {
-            eprintln!("secmo: unknown command `{other}`; try `secmo --help`");
-            ExitCode::from(2)
         }
     }
 }

@@ -395,9 +395,9 @@ pub fn write(
     reports: &[StretchReport],
     head_turn: Option<&HeadTurnReport>,
     dir: &std::path::Path,
-) -> Result<Vec<std::path::PathBuf>, String> {
+) -> anyhow::Result<Vec<std::path::PathBuf>> {
     use std::fmt::Write as _;
-    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
     let mut md = format!(
         "# secmo report: {}\n\nEdge stretch ρ = skinned length / bind length (SPEC §10), \
          every baked key of each clip. Chain edges: both ends skinned ≥ 50 % to the chain; \
@@ -498,7 +498,7 @@ pub fn write(
         );
     }
     let path = dir.join("report.md");
-    std::fs::write(&path, md).map_err(|e| format!("{}: {e}", path.display()))?;
+    std::fs::write(&path, md).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
     written.insert(0, path);
     Ok(written)
 }
@@ -522,7 +522,7 @@ fn table_rows(md: &mut String, rows: &[(&str, Option<Stretch>)], decimals: usize
     }
 }
 
-fn plot(path: &std::path::Path, r: &StretchReport) -> Result<(), String> {
+fn plot(path: &std::path::Path, r: &StretchReport) -> anyhow::Result<()> {
     use plotters::style::RGBColor;
     let (lo, hi, bins) = (0.6f32, 1.6f32, 50usize);
     let width = (hi - lo) / bins as f32;
@@ -596,10 +596,10 @@ fn find_head(rig: &secmo::Rig) -> Option<usize> {
 }
 
 /// Runs the head-turn sequence and measures stretch and settling.
-pub fn measure_head_turn(baker: &Baker) -> Result<HeadTurnReport, String> {
+pub fn measure_head_turn(baker: &Baker) -> anyhow::Result<HeadTurnReport> {
     let rig = &baker.rig;
     let head = find_head(rig).ok_or_else(|| {
-        format!(
+        anyhow::anyhow!(
             "{}: no bone named *head* above a chain for the head-turn sequence",
             baker.imported.path.display()
         )
@@ -641,7 +641,7 @@ pub fn measure_head_turn(baker: &Baker) -> Result<HeadTurnReport, String> {
                 },
                 &mut out,
             )
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
         let particles = character.particle_positions().to_vec();
         if t >= 10.0 && !previous.is_empty() {
             let moved = particles
@@ -681,12 +681,12 @@ pub fn region_stretch(
     clip: &Clip,
     rate: f32,
     region: &[Vec<bool>],
-) -> Result<Option<Stretch>, String> {
+) -> anyhow::Result<Option<Stretch>> {
     let rig = secmo::Rig::new(secmo::RigDesc {
         bones: imported.skeleton.bones.clone(),
         ..Default::default()
     })
-    .map_err(|e| format!("{}: {e}", imported.path.display()))?;
+    .map_err(|e| anyhow::anyhow!("{}: {e}", imported.path.display()))?;
     let frames = ((clip.duration * rate).round() as usize).max(1);
     let mut pool = Samples::default();
     for (mesh, inside) in imported.meshes.iter().zip(region) {
@@ -721,7 +721,7 @@ fn plot_panels(
     caption: &str,
     (x_desc, y_desc): (&str, &str),
     panels: &[(String, Vec<Line>)],
-) -> Result<(), String> {
+) -> anyhow::Result<()> {
     use plotters::prelude::*;
     let err = crate::demo::plot_error(path);
     let height = 40 + 260 * panels.len() as u32;
@@ -774,7 +774,7 @@ const AMBER: plotters::style::RGBColor = plotters::style::RGBColor(240, 160, 0);
 
 /// `tips_<clip>.svg`: each chain tip's lateral (x) and vertical (y)
 /// position, the clip's target in cyan and secmo's output in amber.
-fn plot_tips(path: &std::path::Path, r: &StretchReport) -> Result<(), String> {
+fn plot_tips(path: &std::path::Path, r: &StretchReport) -> anyhow::Result<()> {
     let mut panels = Vec::new();
     for t in &r.tips {
         for (axis, get) in [("x (lateral)", 0usize), ("y (up)", 1)] {
@@ -804,7 +804,7 @@ fn plot_tips(path: &std::path::Path, r: &StretchReport) -> Result<(), String> {
 
 /// `rates_<clip>.svg`: each chain tip's lateral position from the bakes at
 /// 30, 60 and 120 Hz input.
-fn plot_rates(path: &std::path::Path, r: &StretchReport) -> Result<(), String> {
+fn plot_rates(path: &std::path::Path, r: &StretchReport) -> anyhow::Result<()> {
     use plotters::style::RGBColor;
     let colours = [RGBColor(120, 120, 120), AMBER, RGBColor(40, 90, 220)];
     let panels: Vec<(String, Vec<Line>)> = r

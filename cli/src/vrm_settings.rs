@@ -20,11 +20,13 @@ pub fn default_output(input: &Path) -> PathBuf {
 
 /// Reads `input`, writes the settings to `out`. Errors name the file and,
 /// for a broken VRM, the JSON field.
-pub fn run(input: &Path, out: &Path) -> Result<Report, String> {
-    let bytes = std::fs::read(input).map_err(|e| format!("{}: {e}", input.display()))?;
-    let import = secmo::vrm::import(&bytes).map_err(|e| format!("{}: {e}", input.display()))?;
+pub fn run(input: &Path, out: &Path) -> anyhow::Result<Report> {
+    let bytes = std::fs::read(input).map_err(|e| anyhow::anyhow!("{}: {e}", input.display()))?;
+    crate::import::check_format(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", input.display()))?;
+    let import =
+        secmo::vrm::import(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", input.display()))?;
     std::fs::write(out, import.settings.to_json())
-        .map_err(|e| format!("{}: {e}", out.display()))?;
+        .map_err(|e| anyhow::anyhow!("{}: {e}", out.display()))?;
     let mut summary = String::new();
     let spheres = |shape: &str| {
         import

@@ -9,7 +9,7 @@ use secmo_cli::import::import;
 
 fn asset(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/assets")
+        .join("../tests/assets")
         .join(name)
 }
 
@@ -96,7 +96,7 @@ fn every_fox_clip_closes_after_warm_up() {
 #[test]
 fn a_rig_without_a_tail_is_refused_by_name() {
     let robot = import(&asset("RobotExpressive.glb")).unwrap();
-    let e = Baker::new(robot, 1.0).err().unwrap();
+    let e = Baker::new(robot, 1.0).err().unwrap().to_string();
     assert!(
         e.contains("RobotExpressive.glb") && e.contains("no chain to bake"),
         "{e}"

@@ -1,6 +1,8 @@
-//! The `secmo` binary's commands end to end: exit codes and messages.
+//! The `secmo` binary end to end: help for every command, exit codes (2 for
+//! usage errors, 1 for run-time errors), one-line messages that name the
+//! file and the part, unit inference, and bake/rig never surprising.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn secmo(args: &[&str]) -> (i32, String, String) {
@@ -17,16 +19,361 @@ fn secmo(args: &[&str]) -> (i32, String, String) {
 
 fn asset(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/assets")
+        .join("../tests/assets")
         .join(name)
         .to_string_lossy()
         .into_owned()
 }
 
-#[test]
-fn bake_report_and_import_run_and_fail_with_clear_codes() {
-    let dir = std::env::temp_dir().join(format!("secmo-commands-{}", std::process::id()));
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("secmo-commands-{name}-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// A failing run: its exit code, and its message is one line on stderr
+/// containing every one of `parts`.
+fn fails(args: &[&str], code: i32, parts: &[&str]) {
+    let (got, out, err) = secmo(args);
+    assert_eq!(got, code, "{args:?}: exit {got}, stderr {err}");
+    assert_eq!(err.lines().count(), 1, "{args:?}: one line, got {err:?}");
+    assert!(err.starts_with("secmo: "), "{args:?}: {err}");
+    for p in parts {
+        assert!(err.contains(p), "{args:?}: {err:?} lacks {p:?}");
+    }
+    assert!(out.is_empty(), "{args:?}: nothing on stdout, got {out}");
+}
+
+#[test]
+fn every_command_has_help_listing_its_options_with_units_and_defaults() {
+    let (code, out, _) = secmo(&["help"]);
+    assert_eq!(code, 0);
+    for command in ["demo", "import", "bake", "report", "vrm-settings", "rig"] {
+        assert!(out.contains(command), "`secmo help` lists {command}");
+    }
+    let expect: [(&str, &[&str]); 6] = [
+        (
+            "demo",
+            &[
+                "--out <DIR>",
+                "[default: secmo-demo]",
+                "--seconds-per-phase <S>",
+                "seconds",
+                "--input-hz <HZ>",
+                "[default: 60]",
+            ],
+        ),
+        ("import", &["<FILE>", ".gltf, .glb or .vrm"]),
+        (
+            "bake",
+            &[
+                "--clip <NAME>",
+                "--units-per-meter <U>",
+                "inferred",
+                "--rate <HZ>",
+                "Hz",
+                "--out <PATH>",
+                "--blend <W>",
+                "[default: 1]",
+                "--cold",
+                "--force",
+            ],
+        ),
+        (
+            "report",
+            &[
+                "--clip <NAME>",
+                "--units-per-meter <U>",
+                "--rate <HZ>",
+                "--out <DIR>",
+                "[default: secmo-report]",
+                "tips_<clip>.svg",
+                "rates_<clip>.svg",
+            ],
+        ),
+        ("vrm-settings", &["<FILE>", "--out <PATH>"]),
+        (
+            "rig",
+            &["--out <OUT.glb>", "--rigid", "--force", "--write-unchanged"],
+        ),
+    ];
+    for (command, options) in expect {
+        let (code, out, err) = secmo(&[command, "--help"]);
+        assert_eq!(code, 0, "{command} --help: {err}");
+        for o in options {
+            assert!(
+                out.contains(o),
+                "`secmo {command} --help` lacks {o:?}:\n{out}"
+            );
+        }
+        // `secmo help <command>` says the same.
+        assert_eq!(secmo(&["help", command]).1, out);
+    }
+    let (code, out, _) = secmo(&["--version"]);
+    assert_eq!(
+        (code, out.trim()),
+        (0, format!("secmo {}", secmo::VERSION).as_str())
+    );
+}
+
+#[test]
+fn usage_errors_exit_2_with_one_line() {
+    let fox = asset("Fox.glb");
+    fails(
+        &["frobnicate"],
+        2,
+        &["unrecognized subcommand 'frobnicate'"],
+    );
+    fails(&["demo", "--help-me"], 2, &["'--help-me'"]);
+    fails(
+        &["demo", "--input-hz", "abc"],
+        2,
+        &["--input-hz", "`abc` is not a number in [1, 1000]"],
+    );
+    fails(&["import"], 2, &["<FILE>"]);
+    fails(&["import", "a.glb", "b.glb"], 2, &["'b.glb'"]);
+    fails(
+        &["bake", &fox, "--rate", "0"],
+        2,
+        &["--rate", "`0` is not a number in [1, 1000]"],
+    );
+    fails(&["bake", &fox, "--rate=0"], 2, &["--rate", "`0`"]);
+    fails(&["bake", &fox, "--blend", "2"], 2, &["--blend", "[0, 1]"]);
+    fails(
+        &["bake", &fox, "--units-per-meter", "nan"],
+        2,
+        &["--units-per-meter"],
+    );
+    fails(&["bake", &fox, "--out"], 2, &["--out <PATH>"]);
+    // Options belong to their own command only: report has no blend or cold
+    // start, which would change its figures silently.
+    fails(&["report", &fox, "--blend", "0.5"], 2, &["'--blend'"]);
+    fails(&["report", &fox, "--cold"], 2, &["'--cold'"]);
+    fails(&["import", &fox, "--rate", "30"], 2, &["'--rate'"]);
+    fails(&["rig", &fox], 2, &["--out <OUT.glb>"]);
+    fails(&["vrm-settings"], 2, &["<FILE>"]);
+}
+
+#[test]
+fn runtime_errors_exit_1_naming_the_file_and_part() {
+    let dir = temp_dir("errors");
+    let fox = asset("Fox.glb");
+    let missing = dir.join("missing.glb");
+    let missing = missing.to_str().unwrap();
+    fails(&["import", missing], 1, &[missing, "No such file"]);
+    fails(&["bake", missing], 1, &[missing, "No such file"]);
+    fails(&["report", missing], 1, &[missing]);
+    fails(&["vrm-settings", missing], 1, &[missing]);
+
+    // Foreign files: what was found instead of glTF.
+    let write = |name: &str, bytes: &[u8]| {
+        let p = dir.join(name);
+        std::fs::write(&p, bytes).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let empty = write("empty.glb", b"");
+    fails(
+        &["import", &empty],
+        1,
+        &[&empty, "not a glTF or GLB file", "empty"],
+    );
+    let random = write(
+        "random.glb",
+        &[0x92, 0xc0, 0x65, 0xaa, 0x67, 0xba, 0x67, 0x5f, 1, 2],
+    );
+    fails(
+        &["import", &random],
+        1,
+        &[&random, "not a glTF or GLB file", "92 c0 65 aa"],
+    );
+    let fbx = write("char.fbx", b"Kaydara FBX Binary  \x00\x1a\x00");
+    fails(&["import", &fbx], 1, &[&fbx, "found an FBX file"]);
+    fails(&["vrm-settings", &fbx], 1, &[&fbx, "found an FBX file"]);
+    let obj = write("char.obj", b"# exported\nv 0 1 0\n");
+    fails(&["bake", &obj], 1, &[&obj, "OBJ"]);
+    let png = write("char.glb", b"\x89PNG\r\n\x1a\n....");
+    fails(&["rig", &png, "-o", "x.glb"], 1, &[&png, "PNG image"]);
+    // A glTF whose JSON is broken names the place.
+    let broken = write(
+        "broken.gltf",
+        b"{\"asset\": {\"version\": \"2.0\"}, \"nodes\": [",
+    );
+    fails(&["import", &broken], 1, &[&broken, "json"]);
+
+    fails(
+        &["bake", &fox, "--clip", "Nope"],
+        1,
+        &[&fox, "no clip named \"Nope\""],
+    );
+    fails(
+        &["report", &fox, "--clip", "Nope"],
+        1,
+        &[&fox, "no clip named \"Nope\""],
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn import_summary_has_no_empty_fields() {
+    let (code, out, err) = secmo(&[
+        "import",
+        &asset("three-vrm-springbone/sphere-collider.gltf"),
+    ]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("6 bones (nodes), no skin, no animation clips"),
+        "{out}"
+    );
+    assert!(!out.contains("  "), "no empty field: {out}");
+    assert!(
+        out.contains("VRM 1.0 spring bones: 1 chains, 4 joints, 1 colliders"),
+        "{out}"
+    );
+    let (_, out, _) = secmo(&["import", &asset("RobotExpressive.glb")]);
+    assert!(out.contains("2 skin(s) with 43/43 joints"), "{out}");
+}
+
+#[test]
+fn bake_never_overwrites_its_input_or_writes_empty_clips() {
+    let dir = temp_dir("bake");
+    // A copy of the Fox, baked onto itself.
+    let fox = dir.join("fox.glb");
+    std::fs::copy(asset("Fox.glb"), &fox).unwrap();
+    let before = std::fs::read(&fox).unwrap();
+    let f = fox.to_str().unwrap();
+    fails(
+        &["bake", f, "--out", f],
+        1,
+        &[f, "--out names the input file", "--force"],
+    );
+    // The same file by another spelling.
+    let other = dir.join(".").join("fox.glb");
+    fails(
+        &["bake", f, "--out", other.to_str().unwrap()],
+        1,
+        &["--force"],
+    );
+    assert_eq!(
+        std::fs::read(&fox).unwrap(),
+        before,
+        "the input is untouched"
+    );
+    // --force does overwrite it.
+    let (code, _, err) = secmo(&["bake", f, "--out", f, "--clip", "Walk", "--force"]);
+    assert_eq!(code, 0, "{err}");
+    assert_ne!(std::fs::read(&fox).unwrap(), before);
+
+    // Nothing to bake: a character without clips is an error, nothing written.
+    let godette = asset("Godette_vrm_v4.vrm");
+    let out = dir.join("godette.baked.glb");
+    fails(
+        &["bake", &godette, "--out", out.to_str().unwrap()],
+        1,
+        &[&godette, "nothing to bake", "no animation clips"],
+    );
+    assert!(!out.exists());
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn rig_writes_nothing_when_it_grows_nothing() {
+    let dir = temp_dir("rig");
+    let out = dir.join("figure.glb");
+    let o = out.to_str().unwrap();
+    let figure = asset("RiggedFigure.glb");
+    let (code, stdout, err) = secmo(&["rig", &figure, "-o", o]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains("nothing grown and nothing made rigid"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("not written"), "{stdout}");
+    assert!(!out.exists());
+    let (code, stdout, _) = secmo(&["rig", &figure, "-o", o, "--write-unchanged"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains(&format!("wrote {o}")), "{stdout}");
+    assert!(out.exists());
+    // -o naming the input is refused without --force.
+    fails(&["rig", o, "-o", o], 1, &[o, "-o names the input file"]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn units_are_inferred_and_said_when_not_given() {
+    // The 155-unit Fox is in centimetres; RobotExpressive's ×100 armature is
+    // counted (it stands 4.6 m in glTF's metres); Godette is in metres.
+    for (file, expect) in [
+        (
+            "Fox.glb",
+            "units: 100 per metre (cm), inferred from the character's size, 154.720 units = 1.55 m",
+        ),
+        (
+            "RobotExpressive.glb",
+            "units: 1 per metre (m), inferred from the character's size, 4.599 units = 4.60 m",
+        ),
+        (
+            "Godette_vrm_v4.vrm",
+            "units: 1 per metre (m), inferred from the character's size, 1.495 units = 1.50 m",
+        ),
+        (
+            "RiggedFigure.glb",
+            "units: 1 per metre (m), inferred from the character's size, 1.450 units = 1.45 m",
+        ),
+    ] {
+        let dir = temp_dir("units");
+        let out = dir.join("x.glb");
+        let (code, stdout, err) = secmo(&["rig", &asset(file), "-o", out.to_str().unwrap()]);
+        assert_eq!(code, 0, "{file}: {err}");
+        assert_eq!(stdout.lines().next(), Some(format!("{expect} (a character is assumed about 1.7 m); pass --units-per-meter to override").as_str()), "{file}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+    // report without --units-per-meter gives the same figures as with 100.
+    let dir = temp_dir("report-units");
+    let fox = asset("Fox.glb");
+    let run = |extra: &[&str], sub: &str| {
+        let out = dir.join(sub);
+        let mut args = vec![
+            "report",
+            fox.as_str(),
+            "--clip",
+            "Walk",
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        args.extend_from_slice(extra);
+        let (code, stdout, err) = secmo(&args);
+        assert_eq!(code, 0, "{err}");
+        stdout
+    };
+    let inferred = run(&[], "a");
+    let given = run(&["--units-per-meter=100"], "b");
+    assert!(
+        inferred.starts_with("units: 100 per metre (cm), inferred"),
+        "{inferred}"
+    );
+    assert!(
+        given.starts_with("units: 100 per metre (--units-per-meter)"),
+        "{given}"
+    );
+    let figures = |s: &str| {
+        s.lines()
+            .find(|l| l.starts_with("\"Walk\""))
+            .map(|l| l.split("; update").next().unwrap().to_string())
+    };
+    assert!(figures(&inferred).is_some(), "{inferred}");
+    assert_eq!(figures(&inferred), figures(&given));
+    let metres = run(&["--units-per-meter", "1"], "c");
+    assert_ne!(
+        figures(&inferred),
+        figures(&metres),
+        "units matter to the figures"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn bake_report_and_import_run_end_to_end() {
+    let dir = temp_dir("e2e");
     let baked = dir.join("fox.glb");
     let fox = asset("Fox.glb");
     let (code, out, err) = secmo(&[
@@ -49,30 +396,11 @@ fn bake_report_and_import_run_and_fail_with_clear_codes() {
     let (code, out, err) = secmo(&[
         "report",
         &fox,
-        "--units-per-meter",
-        "100",
-        "--clip",
-        "Run",
-        "--out",
-        report.to_str().unwrap(),
+        "--clip=Run",
+        &format!("--out={}", report.display()),
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("\"Run\": chain p99"), "{out}");
     assert!(report.join("report.md").exists() && report.join("stretch_Run.svg").exists());
-
-    let (code, _, err) = secmo(&["bake", &fox, "--clip", "Nope"]);
-    assert_eq!(code, 1);
-    assert!(err.contains("no clip named \"Nope\""), "{err}");
-    let (code, _, err) = secmo(&["bake", &fox, "--rate", "0"]);
-    assert_eq!(code, 1);
-    assert!(
-        err.contains("--rate: `0` is not a number in [1, 1000]"),
-        "{err}"
-    );
-    let (code, _, err) = secmo(&["import"]);
-    assert_eq!(code, 2, "{err}");
-    let (code, _, err) = secmo(&["frobnicate"]);
-    assert_eq!(code, 2);
-    assert!(err.contains("unknown command `frobnicate`"), "{err}");
     std::fs::remove_dir_all(dir).unwrap();
 }

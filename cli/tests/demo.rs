@@ -242,7 +242,7 @@ fn binary_prints_help_and_rejects_bad_options() {
         .args(["demo", "--input-hz", "abc"])
         .output()
         .unwrap();
-    assert_eq!(bad.status.code(), Some(1));
+    assert_eq!(bad.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("--input-hz"));
     let unknown = std::process::Command::new(exe)
         .arg("frobnicate")

@@ -1,5 +1,5 @@
 //! glTF/GLB/VRM import (issue #5): counts and values from every file in
-//! ../shared/assets, clip sampling, and clear errors for broken files.
+//! tests/assets, clip sampling, and clear errors for broken files.
 
 use std::path::{Path, PathBuf};
 
@@ -8,7 +8,7 @@ use secmo_cli::import::{import, Imported};
 
 fn asset(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/assets")
+        .join("../tests/assets")
         .join(name)
 }
 
@@ -146,7 +146,7 @@ fn broken_files_name_the_file_and_the_part() {
 
     let truncated = temp("truncated.glb");
     std::fs::write(&truncated, &fox[..fox.len() / 2]).unwrap();
-    let e = import(&truncated).unwrap_err();
+    let e = import(&truncated).unwrap_err().to_string();
     assert!(e.starts_with(&truncated.display().to_string()), "{e}");
     assert!(e.contains("truncated"), "{e}");
 
@@ -166,7 +166,7 @@ fn broken_files_name_the_file_and_the_part() {
                             "samplers": [{"input": 0, "output": 1}]}]}"#,
     )
     .unwrap();
-    let e = import(&missing).unwrap_err();
+    let e = import(&missing).unwrap_err().to_string();
     assert!(
         e.contains("animations[0].channels[0]: key times cannot be read: buffers[0]")
             && e.contains("nowhere.bin"),
@@ -178,7 +178,7 @@ fn broken_files_name_the_file_and_the_part() {
     let mut json: serde_json::Value = serde_json::from_str(&text).unwrap();
     json["extensions"]["VRMC_springBone"]["springs"][0]["joints"][1]["node"] = 99.into();
     std::fs::write(&bad_node, json.to_string()).unwrap();
-    let e = import(&bad_node).unwrap_err();
+    let e = import(&bad_node).unwrap_err().to_string();
     assert!(
         e.contains("VRMC_springBone.springs[0].joints[1].node: node 99 does not exist"),
         "{e}"
@@ -186,7 +186,7 @@ fn broken_files_name_the_file_and_the_part() {
 
     let nan = temp("nan-key.glb");
     std::fs::write(&nan, fox_with_nan_key()).unwrap();
-    let e = import(&nan).unwrap_err();
+    let e = import(&nan).unwrap_err().to_string();
     assert!(
         e.contains("animations[0].channels[0]: key 0 has NaN"),
         "{e}"
@@ -212,7 +212,7 @@ fn rig_settings_in_extras_are_read_and_checked() {
     let mut doc = Glb::parse(&bytes).unwrap();
     doc.json["extras"]["secmo_rig_settings"]["springs"][0]["stiffnes"] = serde_json::json!(3.0);
     doc.write(&path).unwrap();
-    let e = import(&path).unwrap_err();
+    let e = import(&path).unwrap_err().to_string();
     assert!(
         e.contains("extras.secmo_rig_settings") && e.contains("stiffnes"),
         "{e}"

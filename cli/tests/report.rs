@@ -9,7 +9,7 @@ use secmo_cli::report::measure;
 
 #[test]
 fn fox_tail_stretch_stays_within_the_body_baseline() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/Fox.glb");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/assets/Fox.glb");
     let fox = import(&path).unwrap();
     assert_eq!(fox.meshes.len(), 1);
     let walk = fox.clips.iter().find(|c| c.name == "Walk").unwrap().clone();
@@ -55,7 +55,7 @@ fn fox_tail_stretch_stays_within_the_body_baseline() {
 
 #[test]
 fn report_writes_a_table_and_a_plot_per_clip() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/Fox.glb");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/assets/Fox.glb");
     let fox = import(&path).unwrap();
     let run = fox.clips.iter().find(|c| c.name == "Run").unwrap().clone();
     let baker = Baker::new(fox, 100.0).unwrap();
@@ -74,7 +74,7 @@ fn report_writes_a_table_and_a_plot_per_clip() {
 
 #[test]
 fn godette_hair_under_the_head_turn_reports_stretch_and_settles() {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/assets/Godette_vrm_v4.vrm");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/assets/Godette_vrm_v4.vrm");
     let godette = import(&path).unwrap();
     let baker = Baker::new(godette, 1.0).unwrap();
     assert_eq!(baker.joints.len(), 16, "the VRM's 16 spring joints");

@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 fn asset(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/assets")
+        .join("../tests/assets")
         .join(name)
 }
 
@@ -715,18 +715,25 @@ fn rigid_fallback_holds_the_tail_on_the_hips_at_exactly_1() {
     );
     assert!(!cli_out.with_extension("secmo-settings.json").exists());
     for (args, message) in [
-        (vec!["rig"], "rig needs an input file"),
-        (vec!["rig", "a.glb"], "rig needs -o OUT.glb"),
-        (vec!["rig", "a.glb", "-o"], "-o needs a value"),
-        (vec!["rig", "a.glb", "--stiff"], "unknown option `--stiff`"),
+        (vec!["rig"], "required arguments were not provided"),
+        (vec!["rig", "a.glb"], "--out <OUT.glb>"),
+        (
+            vec!["rig", "a.glb", "-o"],
+            "a value is required for '--out <OUT.glb>'",
+        ),
+        (
+            vec!["rig", "a.glb", "--stiff"],
+            "unexpected argument '--stiff'",
+        ),
     ] {
         let bad = std::process::Command::new(exe)
             .args(&args)
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&bad.stderr);
-        assert_eq!(bad.status.code(), Some(1), "{args:?}: {stderr}");
+        assert_eq!(bad.status.code(), Some(2), "{args:?}: {stderr}");
         assert!(stderr.contains(message), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "one line: {stderr}");
     }
     std::fs::remove_file(cli_out).ok();
     std::fs::remove_file(path).ok();
@@ -748,7 +755,9 @@ fn malformed_meshes_are_refused_with_the_reason() {
     }
     glb.json.as_object_mut().unwrap().remove("skins");
     glb.write(&path).unwrap();
-    let e = grow(&import(&path).unwrap(), &GrowOptions::default()).unwrap_err();
+    let e = grow(&import(&path).unwrap(), &GrowOptions::default())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("noskin.glb") && e.contains("no skinned"), "{e}");
     std::fs::remove_file(&path).ok();
 
@@ -758,7 +767,9 @@ fn malformed_meshes_are_refused_with_the_reason() {
     let n = body.mesh.indices.len();
     body.mesh.indices[n - 2] = body.mesh.indices[n - 3];
     let (path, imported) = body.write("degenerate.glb");
-    let e = grow(&imported, &GrowOptions::default()).unwrap_err();
+    let e = grow(&imported, &GrowOptions::default())
+        .unwrap_err()
+        .to_string();
     assert!(
         e.contains("degenerate") && e.contains(&format!("triangle {}", n / 3 - 1)),
         "{e}"
@@ -770,7 +781,9 @@ fn malformed_meshes_are_refused_with_the_reason() {
     body.unrigged_tail();
     body.mesh.positions[7].y = f32::NAN;
     let (path, imported) = body.write("nan.glb");
-    let e = grow(&imported, &GrowOptions::default()).unwrap_err();
+    let e = grow(&imported, &GrowOptions::default())
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("vertex 7") && e.contains("NaN"), "{e}");
     std::fs::remove_file(&path).ok();
 }

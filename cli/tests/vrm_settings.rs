@@ -7,7 +7,7 @@ use secmo_cli::vrm_settings::{default_output, run};
 
 fn asset(name: &str) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/assets")
+        .join("../tests/assets")
         .join(name)
 }
 
@@ -39,13 +39,13 @@ fn writes_settings_that_load_back() {
 fn errors_name_the_file_and_field() {
     let out = std::env::temp_dir().join(format!("secmo-vrm-err-{}.json", std::process::id()));
     let fox = asset("Fox.glb");
-    let e = run(&fox, &out).err().unwrap();
+    let e = run(&fox, &out).err().unwrap().to_string();
     assert!(
         e.starts_with(&format!("{}: extensions:", fox.display())),
         "{e}"
     );
     assert!(!out.exists(), "nothing written for a broken input");
     let missing = asset("no-such.vrm");
-    let e = run(&missing, &out).err().unwrap();
+    let e = run(&missing, &out).err().unwrap().to_string();
     assert!(e.starts_with(&missing.display().to_string()), "{e}");
 }
