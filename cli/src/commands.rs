@@ -110,11 +110,12 @@ pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
         if let Some(c) = h.chain {
             let _ = writeln!(
                 text,
-                "head turn ({}): chain p99 {:.4} max {:.4}; settling {:.2e} mm",
+                "head turn ({}): chain p99 {:.4} max {:.4}; settling {:.2e} {}",
                 h.head,
                 c.p99,
                 c.max,
-                h.settling * 1000.0
+                h.settling * h.units_per_meter,
+                crate::plot::unit_name(h.units_per_meter)
             );
         }
         Some(h)

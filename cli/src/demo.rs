@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use glam::{Affine3A, Vec3};
-use plotters::prelude::*;
 use secmo::{Character, CharacterOptions, FrameInput, Rig, StageRecords, Transform};
 
 use crate::procedural::{self, Sequence, SEQUENCE};
@@ -400,29 +399,9 @@ pub fn run(options: &DemoOptions) -> anyhow::Result<DemoReport> {
     })
 }
 
-pub(crate) fn plot_error(path: &Path) -> impl Fn(&dyn std::fmt::Display) -> anyhow::Error + '_ {
-    move |e| anyhow::anyhow!("{}: plotting failed: {e}", path.display())
-}
-
-/// The legend box of every secmo plot (white, framed, upper right).
-pub(crate) fn draw_legend<'a, DB, CT>(
-    chart: &mut ChartContext<'a, DB, CT>,
-    path: &Path,
-) -> anyhow::Result<()>
-where
-    DB: DrawingBackend + 'a,
-    CT: plotters::coord::CoordTranslate,
-{
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()
-        .map_err(|e| plot_error(path)(&e))
-}
-
-/// Two panels: vertical position of target (cyan) and output (amber), and the
-/// offset length against its limit. Colours follow the source articles.
+/// Two panels: the helper's height, target (cyan) against output (amber),
+/// and the offset length against its limit. Colours follow the source
+/// articles. The rig is in centimetres.
 fn draw_plot(
     path: &Path,
     trace: &Trace,
@@ -430,152 +409,95 @@ fn draw_plot(
     max_offset: f32,
     seconds_per_phase: f32,
 ) -> anyhow::Result<()> {
-    let err = plot_error(path);
-    let cyan = RGBColor(0, 170, 200);
-    let amber = RGBColor(240, 160, 0);
-    let root = SVGBackend::new(path, (1100, 700)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let (top, bottom) = root.split_vertically(420);
-    let t_end = trace.time.last().copied().unwrap_or(1.0).max(1e-3);
-    let ys = trace.target.iter().chain(&trace.output).map(|p| p.y);
-    let (lo, hi) = ys.fold((f32::MAX, f32::MIN), |(lo, hi), y| (lo.min(y), hi.max(y)));
-    let pad = ((hi - lo) * 0.08).max(0.1);
-    let mut chart = ChartBuilder::on(&top)
-        .caption(
-            format!("{bone}: height, target (animation) vs output (secmo)"),
-            ("sans-serif", 20),
-        )
-        .margin(12)
-        .x_label_area_size(30)
-        .y_label_area_size(55)
-        .build_cartesian_2d(0f32..t_end, (lo - pad)..(hi + pad))
-        .map_err(|e| err(&e))?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc("height (cm)")
-        .draw()
-        .map_err(|e| err(&e))?;
-    for (label, color, points) in [
-        ("target", cyan, &trace.target),
-        ("output", amber, &trace.output),
-    ] {
-        chart
-            .draw_series(LineSeries::new(
-                trace.time.iter().zip(points).map(|(t, p)| (*t, p.y)),
-                color.stroke_width(2),
-            ))
-            .map_err(|e| err(&e))?
-            .label(label)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-    }
-    for (i, phase) in SEQUENCE.iter().enumerate() {
-        let x = i as f32 * seconds_per_phase;
-        chart
-            .draw_series(std::iter::once(Text::new(
-                phase.name.to_string(),
-                (x + 0.05 * seconds_per_phase, hi + pad * 0.5),
-                ("sans-serif", 15),
-            )))
-            .map_err(|e| err(&e))?;
-        if i > 0 {
-            chart
-                .draw_series(LineSeries::new(
-                    [(x, lo - pad), (x, hi + pad)],
-                    BLACK.mix(0.3),
-                ))
-                .map_err(|e| err(&e))?;
-        }
-    }
-    draw_legend(&mut chart, path)?;
-
-    let mut lower = ChartBuilder::on(&bottom)
-        .caption(
-            "offset length |output − target| and its limit",
-            ("sans-serif", 18),
-        )
-        .margin(12)
-        .x_label_area_size(30)
-        .y_label_area_size(55)
-        .build_cartesian_2d(0f32..t_end, 0f32..(max_offset * 1.15))
-        .map_err(|e| err(&e))?;
-    lower
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc("offset (cm)")
-        .draw()
-        .map_err(|e| err(&e))?;
-    lower
-        .draw_series(LineSeries::new(
-            trace
-                .time
-                .iter()
-                .zip(trace.target.iter().zip(&trace.output))
-                .map(|(t, (a, b))| (*t, (*b - *a).length())),
-            amber.stroke_width(2),
-        ))
-        .map_err(|e| err(&e))?;
-    lower
-        .draw_series(LineSeries::new(
-            [(0.0, max_offset), (t_end, max_offset)],
-            RED.mix(0.6),
-        ))
-        .map_err(|e| err(&e))?;
-    root.present().map_err(|e| err(&e))?;
-    Ok(())
+    use crate::plot::{Mark, Panel, Series, AMBER, CYAN, RED};
+    let t_end = f64::from(trace.time.last().copied().unwrap_or(1.0).max(1e-3));
+    let sections: Vec<(f64, String)> = SEQUENCE
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (f64::from(i as f32 * seconds_per_phase), p.name.to_string()))
+        .collect();
+    let series = |points: &[Vec3]| -> Vec<(f64, f64)> {
+        trace
+            .time
+            .iter()
+            .zip(points)
+            .map(|(t, p)| (f64::from(*t), f64::from(p.y)))
+            .collect()
+    };
+    let offset: Vec<(f64, f64)> = trace
+        .time
+        .iter()
+        .zip(trace.target.iter().zip(&trace.output))
+        .map(|(t, (a, b))| (f64::from(*t), f64::from((*b - *a).length())))
+        .collect();
+    let panels = [
+        Panel {
+            title: "height above the floor".into(),
+            x_label: "time (s)".into(),
+            y_label: "height (cm)".into(),
+            series: vec![
+                Series::new("target (animation)", CYAN, series(&trace.target)),
+                Series::new("output (secmo)", AMBER, series(&trace.output)),
+            ],
+            sections: sections.clone(),
+            x_range: Some((0.0, t_end)),
+            ..Default::default()
+        },
+        Panel {
+            title: "offset length |output − target|".into(),
+            x_label: "time (s)".into(),
+            y_label: "offset (cm)".into(),
+            series: vec![Series::new("offset", AMBER, offset)],
+            marks: vec![Mark::horizontal(
+                format!("limit ({max_offset} cm)"),
+                RED,
+                f64::from(max_offset),
+            )],
+            sections,
+            x_range: Some((0.0, t_end)),
+            y_range: Some((0.0, f64::from(max_offset) * 1.15)),
+            ..Default::default()
+        },
+    ];
+    crate::plot::draw(
+        path,
+        &format!("{bone}: helper spring, target vs output"),
+        &panels,
+    )
 }
 
-/// One bone's vertical offset (output − target) for the three input-rate runs.
+/// One bone's vertical offset (output − target) for the three input-rate
+/// runs (cm), and each run's difference from the 60 Hz interpolated one.
 fn draw_rate_plot(path: &Path, runs: &[&Run], spring: usize, bone: &str) -> anyhow::Result<()> {
-    let err = plot_error(path);
-    let root = SVGBackend::new(path, (1100, 450)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let t_end = runs[0].time.last().copied().unwrap_or(1.0).max(1e-3);
-    let limit = runs
+    use crate::plot::{Panel, Series, AMBER, BLUE, RED};
+    let colors = [BLUE, AMBER, RED];
+    let t_end = f64::from(runs[0].time.last().copied().unwrap_or(1.0).max(1e-3));
+    let series: Vec<Series> = runs
         .iter()
-        .flat_map(|r| r.offsets.iter().map(|o| o[spring].y.abs()))
-        .fold(0.1f32, f32::max)
-        * 1.1;
-    let mut chart = ChartBuilder::on(&root)
-        .caption(
-            format!("{bone}: vertical spring offset at three input rates (SPEC §9)"),
-            ("sans-serif", 20),
-        )
-        .margin(12)
-        .x_label_area_size(30)
-        .y_label_area_size(55)
-        .build_cartesian_2d(0f32..t_end, -limit..limit)
-        .map_err(|e| err(&e))?;
-    chart
-        .configure_mesh()
-        .x_desc("time (s)")
-        .y_desc("offset y (cm)")
-        .draw()
-        .map_err(|e| err(&e))?;
-    let colors = [
-        RGBColor(0, 110, 200),
-        RGBColor(240, 160, 0),
-        RGBColor(200, 40, 60),
-    ];
-    for (run, color) in runs.iter().zip(colors) {
-        let label = run.mode.label(run.input_hz);
-        chart
-            .draw_series(LineSeries::new(
+        .zip(colors)
+        .map(|(run, color)| {
+            Series::new(
+                run.mode.label(run.input_hz),
+                color,
                 run.time
                     .iter()
                     .zip(&run.offsets)
-                    .map(|(t, o)| (*t, o[spring].y)),
-                color.stroke_width(1),
-            ))
-            .map_err(|e| err(&e))?
-            .label(label)
-            .legend(move |(x, y)| {
-                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
-            });
-    }
-    draw_legend(&mut chart, path)?;
-    root.present().map_err(|e| err(&e))?;
-    Ok(())
+                    .map(|(t, o)| (f64::from(*t), f64::from(o[spring].y)))
+                    .collect(),
+            )
+        })
+        .collect();
+    let panels = [Panel {
+        title: "vertical offset, output − target".into(),
+        x_label: "time (s)".into(),
+        y_label: "offset y (cm)".into(),
+        series,
+        x_range: Some((0.0, t_end)),
+        ..Default::default()
+    }];
+    crate::plot::draw(
+        path,
+        &format!("{bone}: spring offset at three input rates (SPEC §9)"),
+        &panels,
+    )
 }

@@ -577,7 +577,7 @@ impl Imported {
     #[must_use]
     pub fn units(&self, given: Option<f32>) -> (f32, String) {
         match (given, self.infer_units()) {
-            (Some(u), _) => (u, format!("units: {u} per metre (--units-per-meter)")),
+            (Some(u), _) => (u, format!("units: {u} per metre (given)")),
             (None, Some(i)) => (i.units_per_meter, i.note),
             (None, None) => (
                 1.0,

@@ -7,6 +7,7 @@ pub mod demo_character;
 pub mod glb;
 pub mod grow;
 pub mod import;
+pub mod plot;
 pub mod procedural;
 pub mod report;
 pub mod vrm_settings;

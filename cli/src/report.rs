@@ -54,6 +54,9 @@ pub struct StretchReport {
     /// Each chain's tip: the clip's target against secmo's output, and the
     /// output at 30/60/120 Hz input.
     pub tips: Vec<TipTrace>,
+    /// The rig's units per metre: plots and the report speak in the rig's
+    /// own unit.
+    pub units_per_meter: f32,
 }
 
 /// A chain tip's path (component space, metres) over one baked clip.
@@ -373,6 +376,7 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> StretchRepo
         [quantile(&micros, 0.5), quantile(&micros, 0.95)]
     };
     StretchReport {
+        units_per_meter: rig.units_per_meter(),
         update_micros,
         tips,
         clip: clip.name.clone(),
@@ -398,11 +402,43 @@ pub fn write(
 ) -> anyhow::Result<Vec<std::path::PathBuf>> {
     use std::fmt::Write as _;
     std::fs::create_dir_all(dir).map_err(|e| anyhow::anyhow!("{}: {e}", dir.display()))?;
+    let upm = reports.first().map_or_else(
+        || head_turn.map_or(1.0, |h| h.units_per_meter),
+        |r| r.units_per_meter,
+    );
+    let unit = crate::plot::unit_name(upm);
     let mut md = format!(
-        "# secmo report: {}\n\nEdge stretch ρ = skinned length / bind length (SPEC §10), \
-         every baked key of each clip. Chain edges: both ends skinned ≥ 50 % to the chain; \
-         body edges: no chain weight. Torn: ρ > 1.5 or ρ < 0.67.\n",
-        source.display()
+        "# secmo report: {}\n\n\
+         Lengths are in the rig's own unit, **{unit}** ({upm} per metre).\n\n\
+         ## Terms\n\n\
+         - **ρ (edge stretch)**: an edge's skinned length divided by its length in the bind \
+         pose (SPEC §10); 1 is unstretched. Every edge of the skinned mesh is sampled at every \
+         baked key of the clip.\n\
+         - **chain edges**: edges with both ends skinned at least 50 % to the chain's bones; \
+         **body edges** (the body baseline): edges with no chain weight at all, under the same \
+         animation, to show what the rest of the character already does.\n\
+         - **original animation**: the chain as the file's clip animates it; **rigid (harness \
+         check)**: the chain joints held at their bind rotation, which must read 1.000 (it \
+         checks the measurement); **secmo**: the chain joints driven by secmo after the loop \
+         warm-up.\n\
+         - **count**: edges in the set; **p95 / p99**: the 95th / 99th percentile of ρ over all \
+         (key, edge) samples; **max**: the largest ρ; **torn %**: the share of samples with \
+         ρ > {} or ρ < {} (a visible tear or crease); **Q0.99 of per-edge max**: the 99th \
+         percentile over edges of each edge's largest ρ over the clip.\n\
+         - **target**: where the clip alone puts a chain's tip (its authored keys, or the chain \
+         held rigid on its parent where the clip does not animate it); **output**: where secmo \
+         puts it. The difference is secmo's lag, swing and follow-through.\n\
+         - **input rate**: the clip is sampled at 30, 60 and 120 Hz and each is run through \
+         secmo (which steps at a fixed ≈120 Hz); the rates plot shows how far the tips are \
+         apart, with the float32 noise floor (4 ulp of the tip position). Part of the \
+         difference is the input itself: a 30 Hz sampling of the clip is not the 120 Hz one.\n\
+         - **settling**: the largest tip motion between consecutive keys in the clip's last \
+         2 s (SPEC §10); \"empty\" for clips shorter than 2 s.\n\
+         - **update cost**: wall time per frame for sampling the clip and updating secmo, in \
+         this build, on this machine.\n",
+        source.display(),
+        TORN.1,
+        TORN.0
     );
     let mut written = Vec::new();
     for r in reports {
@@ -453,7 +489,7 @@ pub fn write(
         );
         for t in &r.tips {
             let _ = match t.settling {
-                Some(m) => writeln!(md, "- chain from {}: {:.3} mm", t.chain, m * 1000.0),
+                Some(m) => writeln!(md, "- chain from {}: {:.3e} {unit}", t.chain, m * upm),
                 None => writeln!(
                     md,
                     "- chain from {}: empty (the clip is shorter than 2 s)",
@@ -493,8 +529,8 @@ pub fn write(
         );
         let _ = writeln!(
             md,
-            "\nSettling: the chain particles move at most {:.2e} mm between frames in the last 2 s.",
-            h.settling * 1000.0
+            "\nSettling: the chain particles move at most {:.2e} {unit} between frames in the last 2 s.",
+            h.settling * upm
         );
     }
     let path = dir.join("report.md");
@@ -522,39 +558,72 @@ fn table_rows(md: &mut String, rows: &[(&str, Option<Stretch>)], decimals: usize
     }
 }
 
+/// The torn thresholds of SPEC §10: an edge stretched past 1.5× or
+/// squashed below 0.67× its bind length is a visible tear.
+pub const TORN: (f32, f32) = (0.67, 1.5);
+
+/// `stretch_<clip>.svg`: the share of ρ samples per 0.02 bin on a log axis
+/// (so the tail of the distribution shows next to the spike at 1), with
+/// the torn thresholds drawn.
 fn plot(path: &std::path::Path, r: &StretchReport) -> anyhow::Result<()> {
-    use plotters::style::RGBColor;
-    let (lo, hi, bins) = (0.6f32, 1.6f32, 50usize);
-    let width = (hi - lo) / bins as f32;
-    let share = |all: &[f32]| -> Vec<(f32, f32)> {
+    use crate::plot::{Mark, Panel, Series, AMBER, CYAN, GREY, RED};
+    let width = 0.02f32;
+    let all = [&r.samples[0].all, &r.samples[2].all, &r.samples[3].all];
+    let (mut lo, mut hi) = (0.6f32, 1.6f32);
+    for x in all.iter().flat_map(|s| s.iter()).filter(|x| x.is_finite()) {
+        lo = lo.min(*x);
+        hi = hi.max(*x);
+    }
+    let lo = (lo / width).floor() * width;
+    let bins = (((hi - lo) / width).ceil() as usize + 1).min(5000);
+    // Half of one sample of the largest pool: the floor of the log axis.
+    let floor = 50.0 / all.iter().map(|s| s.len()).max().unwrap_or(1).max(1) as f64;
+    // A staircase: each bin's share held across the bin, zero bins at the floor.
+    let share = |samples: &[f32]| -> Vec<(f64, f64)> {
         let mut counts = vec![0usize; bins];
-        for &x in all {
+        for &x in samples {
             let b = ((x - lo) / width).floor();
-            if (0.0..bins as f32).contains(&b) {
+            if b >= 0.0 && (b as usize) < bins {
                 counts[b as usize] += 1;
             }
         }
-        let n = all.len().max(1) as f32;
+        let n = samples.len().max(1) as f64;
         counts
             .iter()
             .enumerate()
-            .map(|(i, &c)| (lo + (i as f32 + 0.5) * width, 100.0 * c as f32 / n))
+            .flat_map(|(i, &c)| {
+                let x = f64::from(lo + i as f32 * width);
+                let y = if c == 0 { floor } else { 100.0 * c as f64 / n };
+                [(x, y), (x + f64::from(width), y)]
+            })
             .collect()
     };
-    let lines = vec![
-        (
-            "chains, original".to_string(),
-            RGBColor(150, 150, 150),
-            share(&r.samples[0].all),
+    let panel = Panel {
+        title: format!(
+            "edge stretch ρ; bins of {width}; log scale (a single sample of {} shows at ≈{:.0e} %)",
+            r.samples[2].all.len(),
+            100.0 / r.samples[2].all.len().max(1) as f64
         ),
-        ("chains, secmo".to_string(), AMBER, share(&r.samples[2].all)),
-        ("body baseline".to_string(), CYAN, share(&r.samples[3].all)),
-    ];
-    plot_panels(
+        x_label: "ρ = skinned length / bind length (1 = unstretched)".into(),
+        y_label: "% of samples (log)".into(),
+        series: vec![
+            Series::new("chains, original animation", GREY, share(&r.samples[0].all)),
+            Series::new("chains, secmo", AMBER, share(&r.samples[2].all)),
+            Series::new("body baseline", CYAN, share(&r.samples[3].all)),
+        ],
+        marks: vec![
+            Mark::vertical(format!("torn: ρ < {}", TORN.0), RED, f64::from(TORN.0)),
+            Mark::vertical(format!("torn: ρ > {}", TORN.1), RED, f64::from(TORN.1)),
+        ],
+        log_y: true,
+        x_range: Some((f64::from(lo), f64::from(lo + bins as f32 * width))),
+        y_range: Some((floor, 100.0)),
+        ..Default::default()
+    };
+    crate::plot::draw(
         path,
-        &format!("{}: edge stretch ρ (share of samples per 0.02)", r.clip),
-        ("ρ (1 = bind length)", "% of samples"),
-        &[(String::new(), lines)],
+        &format!("{}: edge stretch (SPEC §10)", r.clip),
+        &[panel],
     )
 }
 
@@ -572,6 +641,8 @@ pub struct HeadTurnReport {
     /// Largest chain-particle motion between sampled frames in the last 2 s,
     /// metres.
     pub settling: f32,
+    /// The rig's units per metre.
+    pub units_per_meter: f32,
     pub samples: [Samples; 2],
 }
 
@@ -668,6 +739,7 @@ pub fn measure_head_turn(baker: &Baker) -> anyhow::Result<HeadTurnReport> {
         chain,
         body,
         settling,
+        units_per_meter: rig.units_per_meter(),
         samples,
     })
 }
@@ -712,122 +784,120 @@ pub fn region_stretch(
     Ok(pool.summarize())
 }
 
-/// Panels of time series: one per (title, y label, lines); each line is
-/// (legend, colour, points).
-type Line = (String, plotters::style::RGBColor, Vec<(f32, f32)>);
-
-fn plot_panels(
-    path: &std::path::Path,
-    caption: &str,
-    (x_desc, y_desc): (&str, &str),
-    panels: &[(String, Vec<Line>)],
-) -> anyhow::Result<()> {
-    use plotters::prelude::*;
-    let err = crate::demo::plot_error(path);
-    let height = 40 + 260 * panels.len() as u32;
-    let root = SVGBackend::new(path, (1000, height)).into_drawing_area();
-    root.fill(&WHITE).map_err(|e| err(&e))?;
-    let root = root
-        .titled(caption, ("sans-serif", 20))
-        .map_err(|e| err(&e))?;
-    for (area, (title, lines)) in root.split_evenly((panels.len(), 1)).iter().zip(panels) {
-        let points = lines.iter().flat_map(|l| l.2.iter());
-        let (mut x0, mut x1, mut y0, mut y1) = (f32::MAX, f32::MIN, f32::MAX, f32::MIN);
-        for &(x, y) in points {
-            x0 = x0.min(x);
-            x1 = x1.max(x);
-            y0 = y0.min(y);
-            y1 = y1.max(y);
-        }
-        if x0 > x1 {
-            continue;
-        }
-        let pad = ((y1 - y0) * 0.1).max(1e-3);
-        let mut chart = ChartBuilder::on(area)
-            .caption(title, ("sans-serif", 15))
-            .margin(10)
-            .x_label_area_size(30)
-            .y_label_area_size(60)
-            .build_cartesian_2d(x0..x1.max(x0 + 1e-3), (y0 - pad)..(y1 + pad))
-            .map_err(|e| err(&e))?;
-        chart
-            .configure_mesh()
-            .x_desc(x_desc)
-            .y_desc(y_desc)
-            .draw()
-            .map_err(|e| err(&e))?;
-        for (label, color, pts) in lines {
-            let color = *color;
-            chart
-                .draw_series(LineSeries::new(pts.iter().copied(), color.stroke_width(2)))
-                .map_err(|e| err(&e))?
-                .label(label.as_str())
-                .legend(move |(x, y)| PathElement::new([(x, y), (x + 16, y)], color));
-        }
-        crate::demo::draw_legend(&mut chart, path)?;
-    }
-    root.present().map_err(|e| err(&e))
-}
-
-const CYAN: plotters::style::RGBColor = plotters::style::RGBColor(0, 170, 200);
-const AMBER: plotters::style::RGBColor = plotters::style::RGBColor(240, 160, 0);
-
 /// `tips_<clip>.svg`: each chain tip's lateral (x) and vertical (y)
-/// position, the clip's target in cyan and secmo's output in amber.
+/// position in the rig's units: the target (where the clip alone puts the
+/// tip) in cyan and secmo's output in amber.
 fn plot_tips(path: &std::path::Path, r: &StretchReport) -> anyhow::Result<()> {
+    use crate::plot::{Panel, Series, AMBER, CYAN};
+    let unit = crate::plot::unit_name(r.units_per_meter);
+    let scale = f64::from(r.units_per_meter);
     let mut panels = Vec::new();
     for t in &r.tips {
-        for (axis, get) in [("x (lateral)", 0usize), ("y (up)", 1)] {
-            let series = |path: &[Vec3]| -> Vec<(f32, f32)> {
+        for (axis, get) in [("x, lateral", 0usize), ("y, up", 1)] {
+            let series = |path: &[Vec3]| -> Vec<(f64, f64)> {
                 t.times
                     .iter()
                     .zip(path)
-                    .map(|(&x, p)| (x, p[get]))
+                    .map(|(&x, p)| (f64::from(x), f64::from(p[get]) * scale))
                     .collect()
             };
-            panels.push((
-                format!("chain from {}: tip {axis}", t.chain),
-                vec![
-                    ("target".to_string(), CYAN, series(&t.target)),
-                    ("secmo".to_string(), AMBER, series(&t.output)),
+            panels.push(Panel {
+                title: format!("chain from {}: tip {axis}", t.chain),
+                x_label: "clip time (s)".into(),
+                y_label: format!("tip {} ({unit})", &axis[..1]),
+                series: vec![
+                    Series::new("target (clip alone)", CYAN, series(&t.target)),
+                    Series::new("output (secmo)", AMBER, series(&t.output)),
                 ],
-            ));
+                ..Default::default()
+            });
         }
     }
-    plot_panels(
+    crate::plot::draw(
         path,
         &format!("{}: chain tips, target vs output", r.clip),
-        ("time (s)", "m"),
         &panels,
     )
 }
 
-/// `rates_<clip>.svg`: each chain tip's lateral position from the bakes at
-/// 30, 60 and 120 Hz input.
+/// The float32 noise floor of a tip position: a few ulps of its largest
+/// coordinate (rig units). Differences below it are rounding, not motion.
+#[must_use]
+pub fn float_noise(positions: &[Vec3], units_per_meter: f32) -> f64 {
+    let largest = positions
+        .iter()
+        .map(|p| p.abs().max_element())
+        .fold(0.0f32, f32::max);
+    4.0 * f64::from(f32::EPSILON) * f64::from(largest * units_per_meter).max(1e-30)
+}
+
+/// `rates_<clip>.svg`: for each chain tip, the distance between secmo's
+/// output at 30 and at 60 Hz input and its output at 120 Hz, at the 30 Hz
+/// keys, on a log axis with the float32 noise floor drawn.
 fn plot_rates(path: &std::path::Path, r: &StretchReport) -> anyhow::Result<()> {
-    use plotters::style::RGBColor;
-    let colours = [RGBColor(120, 120, 120), AMBER, RGBColor(40, 90, 220)];
-    let panels: Vec<(String, Vec<Line>)> = r
+    use crate::plot::{Mark, Panel, Series, AMBER, BLUE, GREY};
+    let unit = crate::plot::unit_name(r.units_per_meter);
+    let scale = f64::from(r.units_per_meter);
+    let panels: Vec<Panel> = r
         .tips
         .iter()
         .map(|t| {
-            let lines = t
-                .rates
+            let noise = float_noise(&t.rates[2].1, r.units_per_meter);
+            let series: Vec<Series> = [
+                (0usize, "30 Hz − 120 Hz input", BLUE),
+                (1, "60 Hz − 120 Hz input", AMBER),
+            ]
+            .iter()
+            .map(|&(k, label, color)| {
+                let pts = rate_gap(&t.rates[k], &t.rates[2])
+                    .into_iter()
+                    .map(|(time, d)| (f64::from(time), f64::from(d) * scale))
+                    .collect();
+                Series::new(label, color, pts)
+            })
+            .collect();
+            let worst = series
                 .iter()
-                .zip(["30 Hz", "60 Hz", "120 Hz"])
-                .zip(colours)
-                .map(|(((times, path), label), colour)| {
-                    let pts = times.iter().zip(path).map(|(&x, p)| (x, p.x)).collect();
-                    (label.to_string(), colour, pts)
-                })
-                .collect();
-            (format!("chain from {}: tip x (lateral)", t.chain), lines)
+                .flat_map(|s| s.points.iter().map(|p| p.1))
+                .fold(0.0f64, f64::max);
+            let verdict = if worst < noise {
+                format!("all below float32 noise ({noise:.1e} {unit})")
+            } else {
+                format!("largest {worst:.2e} {unit}")
+            };
+            Panel {
+                title: format!(
+                    "chain from {}: tip distance between input rates; {verdict}",
+                    t.chain
+                ),
+                x_label: "clip time (s)".into(),
+                y_label: format!("distance ({unit}, log)"),
+                series,
+                marks: vec![Mark::horizontal("float32 noise (4 ulp)", GREY, noise)],
+                log_y: true,
+                ..Default::default()
+            }
         })
         .collect();
-    plot_panels(
+    crate::plot::draw(
         path,
-        &format!("{}: secmo at 30/60/120 Hz input", r.clip),
-        ("time (s)", "m"),
+        &format!(
+            "{}: secmo's tip at 30 and 60 Hz input against 120 Hz",
+            r.clip
+        ),
         &panels,
     )
+}
+
+/// The tip distance between two rates' paths at `a`'s key times (where `b`
+/// has a key within 0.1 ms).
+fn rate_gap(a: &(Vec<f32>, Vec<Vec3>), b: &(Vec<f32>, Vec<Vec3>)) -> Vec<(f32, f32)> {
+    a.0.iter()
+        .zip(&a.1)
+        .filter_map(|(&t, &p)| {
+            let k = b.0.partition_point(|&x| x < t - 1e-4);
+            let (&tb, &pb) = (b.0.get(k)?, b.1.get(k)?);
+            ((tb - t).abs() < 1e-4).then(|| (t, p.distance(pb)))
+        })
+        .collect()
 }

@@ -351,10 +351,7 @@ fn units_are_inferred_and_said_when_not_given() {
         inferred.starts_with("units: 100 per metre (cm), inferred"),
         "{inferred}"
     );
-    assert!(
-        given.starts_with("units: 100 per metre (--units-per-meter)"),
-        "{given}"
-    );
+    assert!(given.starts_with("units: 100 per metre (given)"), "{given}");
     let figures = |s: &str| {
         s.lines()
             .find(|l| l.starts_with("\"Walk\""))

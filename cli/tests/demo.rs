@@ -85,6 +85,47 @@ fn demo_runs_and_writes_its_files() {
         md.contains("Settling") && md.contains("chain from tail_1:"),
         "{md}"
     );
+    // Plots a person can read: thresholds named in the legend, units on the
+    // axes, one unit system (the demo character is in metres), every term
+    // of report.md explained.
+    let svg = |name: &str| std::fs::read_to_string(dir.join(name)).unwrap();
+    let stretch = svg("stretch_walk_run_sprint_stop.svg");
+    for part in [
+        "torn: ρ &lt; 0.67",
+        "torn: ρ &gt; 1.5",
+        "% of samples (log)",
+        "ρ = skinned length / bind length",
+    ] {
+        assert!(stretch.contains(part), "stretch plot lacks {part}");
+    }
+    let rates = svg("rates_walk_run_sprint_stop.svg");
+    for part in [
+        "float32 noise (4 ulp)",
+        "30 Hz − 120 Hz input",
+        "distance (m, log)",
+    ] {
+        assert!(rates.contains(part), "rates plot lacks {part}");
+    }
+    let tips = svg("tips_walk_run_sprint_stop.svg");
+    assert!(tips.contains("target (clip alone)") && tips.contains("tip x (m)"));
+    assert!(!tips.contains("(cm)") && !tips.contains("(mm)"));
+    let helper = std::fs::read_to_string(&report.plot).unwrap();
+    assert!(helper.contains("limit (2 cm)") && helper.contains("height (cm)"));
+    for term in [
+        "**ρ (edge stretch)**",
+        "**target**",
+        "**output**",
+        "**torn %**",
+        "**settling**",
+        "**p95 / p99**",
+        "**Q0.99 of per-edge max**",
+        "**rigid (harness check)**",
+        "**input rate**",
+        "**update cost**",
+    ] {
+        assert!(md.contains(term), "report.md does not explain {term}");
+    }
+    assert!(!md.contains(" mm"), "one unit system: {md}");
     check_character(&report.character, &report.baked);
     std::fs::remove_dir_all(dir).ok();
 }
