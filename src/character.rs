@@ -9,7 +9,7 @@ use glam::{Affine3A, Quat, Vec3};
 
 use crate::clock;
 use crate::error::Error;
-use crate::math::{self, Transform, MIN_SCALE};
+use crate::math::{self, Transform, MAX_SCALE, MIN_SCALE};
 use crate::rig::Rig;
 use crate::solvers::chain::{
     self, ChainClock, ChainParams, SubstepFrame, CHAIN_CATCH_UP, CHAIN_STEP,
@@ -330,10 +330,24 @@ pub struct Character {
     component: Vec<Affine3A>,
 }
 
+/// Largest wind acceleration, metres per second squared (scaled by the
+/// rig's units per metre): a thousand times gravity.
+pub const MAX_WIND_M_PER_S2: f32 = 1e4;
+
+/// Most chain substeps one update runs, whatever its dt and time factor:
+/// five seconds at the 120 Hz step. A longer backlog is dropped (the chain
+/// resumes from where it is), so one update's work is bounded.
+pub const MAX_CHAIN_SUBSTEPS: u32 = 600;
+
+/// Shortest frame, seconds, from which an LOD-skipped chain takes the
+/// animation's velocity; shorter frames carry none.
+pub const MIN_VELOCITY_DT: f32 = 1e-3;
+
 /// Snapshot header magic, "SMSN" little-endian.
 const SNAPSHOT_MAGIC: u32 = u32::from_le_bytes(*b"SMSN");
-/// Bumped whenever the snapshot layout changes.
-pub const SNAPSHOT_VERSION: u32 = 3;
+/// Bumped whenever the snapshot layout changes. 4: a checksum over the
+/// header and the payload.
+pub const SNAPSHOT_VERSION: u32 = 4;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -346,6 +360,59 @@ struct SnapshotHeader {
     corrective_count: u32,
     started: u32,
     total_size: u64,
+    /// FNV-1a 64 over the header (this field zeroed) and the payload.
+    checksum: u64,
+}
+
+/// Snapshots come from save games: untrusted input. Beyond the checksum,
+/// restore holds every field to these bounds (docs/c-api.md).
+pub mod snapshot_limits {
+    /// Largest chain clock time, seconds (about 31 years of play).
+    pub const MAX_CLOCK_SECONDS: f64 = 1e9;
+    /// Largest speed of a spring or chain particle, metres per second (scaled
+    /// by the rig's units per metre).
+    pub const MAX_SPEED_M_PER_S: f32 = 1e4;
+    /// Largest distance of any stored position from the origin, metres
+    /// (scaled by the rig's units per metre).
+    pub const MAX_DISTANCE_M: f32 = 1e7;
+    /// How far a stored quaternion's length may be from 1.
+    pub const UNIT_TOLERANCE: f32 = 1e-3;
+}
+
+/// FNV-1a 64 of `bytes`, continuing from `hash`.
+fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
+    for &b in bytes {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    hash
+}
+
+/// The checksum of a snapshot: the header with its checksum zeroed, then the
+/// payload.
+fn snapshot_checksum(header: &SnapshotHeader, payload: &[u8]) -> u64 {
+    let mut h = *header;
+    h.checksum = 0;
+    fnv1a(
+        fnv1a(0xcbf2_9ce4_8422_2325, bytemuck::bytes_of(&h)),
+        payload,
+    )
+}
+
+/// Recomputes the checksum of a snapshot whose bytes were edited on
+/// purpose (tools, tests). Restore still checks every field's range.
+pub fn reseal_snapshot(buffer: &mut [u8]) -> Result<(), Error> {
+    if buffer.len() < HEADER_SIZE {
+        return Err(Error::Snapshot("buffer shorter than the snapshot header"));
+    }
+    let mut header: SnapshotHeader = bytemuck::pod_read_unaligned(&buffer[..HEADER_SIZE]);
+    let end = usize::try_from(header.total_size)
+        .ok()
+        .filter(|&n| n >= HEADER_SIZE && n <= buffer.len())
+        .ok_or(Error::Snapshot("snapshot is truncated or corrupted"))?;
+    header.checksum = snapshot_checksum(&header, &buffer[HEADER_SIZE..end]);
+    buffer[..HEADER_SIZE].copy_from_slice(bytemuck::bytes_of(&header));
+    Ok(())
 }
 
 /// Bytes before the first spring state in a snapshot.
@@ -512,8 +579,14 @@ impl Character {
                 "world transform is not finite or has a zero rotation",
             ));
         }
-        if world.scale.iter().any(|s| s.abs() < MIN_SCALE) {
-            return Err(Error::InvalidParameter("world transform has a zero scale"));
+        if world
+            .scale
+            .iter()
+            .any(|s| !(MIN_SCALE..=MAX_SCALE).contains(&s.abs()))
+        {
+            return Err(Error::InvalidParameter(
+                "world transform has a zero scale or one beyond 1e4",
+            ));
         }
         Ok(())
     }
@@ -527,8 +600,14 @@ impl Character {
                 "world transform is not finite or has a zero rotation",
             ));
         }
-        if world.scale.iter().any(|s| s.abs() < MIN_SCALE) {
-            return Err(Error::InvalidParameter("world transform has a zero scale"));
+        if world
+            .scale
+            .iter()
+            .any(|s| !(MIN_SCALE..=MAX_SCALE).contains(&s.abs()))
+        {
+            return Err(Error::InvalidParameter(
+                "world transform has a zero scale or one beyond 1e4",
+            ));
         }
         self.inputs.world = world;
         Ok(())
@@ -549,6 +628,11 @@ impl Character {
     pub fn set_wind(&mut self, wind: Vec3) -> Result<(), Error> {
         if !wind.is_finite() {
             return Err(Error::InvalidParameter("wind is not finite"));
+        }
+        if wind.length() > MAX_WIND_M_PER_S2 * self.rig.units_per_meter() {
+            return Err(Error::InvalidParameter(
+                "wind is beyond 1e4 m/s² (MAX_WIND_M_PER_S2)",
+            ));
         }
         self.inputs.wind = wind;
         Ok(())
@@ -731,6 +815,12 @@ impl Character {
                     what: "scale has a zero component",
                 });
             }
+            if t.scale.iter().any(|s| s.abs() > MAX_SCALE) {
+                return Err(Error::DegeneratePose {
+                    bone,
+                    what: "scale has a component beyond 1e4 (math::MAX_SCALE)",
+                });
+            }
             if t.rotation().length_squared() < 1e-12 {
                 return Err(Error::DegeneratePose {
                     bone,
@@ -873,6 +963,11 @@ impl Character {
             self.run_chains(chain_dt, teleport)?;
         }
 
+        // SECMO_OK means finite: every output transform and every piece of
+        // state about to be committed, whatever path produced it (seeding,
+        // LOD holds, teleports included).
+        self.check_finite(chains_run)?;
+
         // Commit by swapping scratch and state: the next update copies the
         // state into scratch again, and a stage that ran rewrote every record.
         std::mem::swap(&mut self.springs, &mut self.work_springs);
@@ -892,6 +987,54 @@ impl Character {
         }
         self.started = 1;
         Ok(info)
+    }
+
+    /// The first bone whose output or to-be-committed state is not finite.
+    fn check_finite(&self, chains_ran: bool) -> Result<(), Error> {
+        if let Some(bone) = self.local.iter().position(|t| !t.is_finite()) {
+            return Err(Error::NonFiniteResult { bone });
+        }
+        for (state, params) in self.work_springs.iter().zip(&self.rig.springs) {
+            let finite = state
+                .position
+                .iter()
+                .chain(&state.velocity)
+                .all(|v| v.is_finite());
+            if !finite {
+                return Err(Error::NonFiniteResult {
+                    bone: params.bone as usize,
+                });
+            }
+        }
+        for (state, c) in self.work_correctives.iter().zip(&self.rig.correctives) {
+            if !state
+                .translation
+                .iter()
+                .chain(&state.scale)
+                .all(|v| v.is_finite())
+            {
+                return Err(Error::NonFiniteResult {
+                    bone: c.driven as usize,
+                });
+            }
+        }
+        if chains_ran {
+            let w = &self.work_chains;
+            for setup in &self.rig.chains {
+                for k in 0..setup.len() {
+                    let i = setup.first_particle + k;
+                    let finite = w.position[i].is_finite()
+                        && w.velocity[i].is_finite()
+                        && w.bend[i].is_finite();
+                    if !finite {
+                        return Err(Error::NonFiniteResult {
+                            bone: setup.joints[k] as usize,
+                        });
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     fn write_records(&self, sink: &mut RecordSink<'_>) {
@@ -1084,7 +1227,9 @@ impl Character {
                     .zip(&mut velocity[range.clone()])
                     .zip(tips.iter())
                 {
-                    *v = if dt > 0.0 {
+                    // Below a millisecond a frame defines no velocity (a dt
+                    // of 1e-40 would make it infinite).
+                    *v = if dt >= MIN_VELOCITY_DT {
                         (*tip - *p) / dt
                     } else {
                         Vec3::ZERO
@@ -1161,8 +1306,12 @@ impl Character {
             if !hold {
                 let h = CHAIN_STEP * params.time_factor as f64;
                 let (t0, t1) = (clock.last_update, clock.time);
-                if t1 - clock.simulated > CHAIN_CATCH_UP {
-                    clock.simulated = t1 - CHAIN_CATCH_UP; // a long pause costs at most 5 s of substeps
+                // A long pause costs at most 5 s of input time and at most
+                // MAX_CHAIN_SUBSTEPS substeps (a small time factor makes
+                // substeps short, not more numerous).
+                let backlog = (CHAIN_CATCH_UP).min(f64::from(MAX_CHAIN_SUBSTEPS) * h);
+                if t1 - clock.simulated > backlog {
+                    clock.simulated = t1 - backlog;
                 }
                 let previous_anchor = Quat::from_array(clock.previous_anchor);
                 let previous_parent = clock.previous_parent;
@@ -1171,7 +1320,9 @@ impl Character {
                 let acceleration = gravity_direction * params.gravity * scale
                     + self.inputs.wind * params.wind_factor;
                 let collider_count = setup.colliders.len();
-                while clock.simulated + h <= t1 + 1e-9 {
+                let mut substeps = 0u32;
+                while clock.simulated + h <= t1 + 1e-9 && substeps < MAX_CHAIN_SUBSTEPS {
+                    substeps += 1;
                     let end = clock.simulated + h;
                     let f = if t1 > t0 {
                         ((end - t0) / (t1 - t0)).clamp(0.0, 1.0) as f32
@@ -1222,6 +1373,11 @@ impl Character {
                         &mut self.contacts[range.clone()],
                     );
                     clock.simulated = end;
+                }
+                if clock.simulated + h <= t1 {
+                    // Only where float64 lost the step (a clock near its
+                    // horizon): drop the backlog rather than loop again.
+                    clock.simulated = t1;
                 }
                 clock.last_update = t1;
                 clock.previous_anchor = anchor_now.to_array();
@@ -1409,6 +1565,7 @@ impl Character {
             corrective_count: self.correctives.len() as u32,
             started: self.started,
             total_size: size as u64,
+            checksum: 0,
         };
         let springs_end = HEADER_SIZE + self.springs.len() * core::mem::size_of::<SpringState>();
         buffer[..HEADER_SIZE].copy_from_slice(bytemuck::bytes_of(&header));
@@ -1430,6 +1587,9 @@ impl Character {
             at += bytes.len();
         }
         debug_assert_eq!(at, size);
+        let mut header = header;
+        header.checksum = snapshot_checksum(&header, &buffer[HEADER_SIZE..size]);
+        buffer[..HEADER_SIZE].copy_from_slice(bytemuck::bytes_of(&header));
         Ok(size)
     }
 
@@ -1459,6 +1619,26 @@ impl Character {
         if header.total_size != size as u64 || buffer.len() < size || header.started > 1 {
             return Err(Error::Snapshot("snapshot is truncated or corrupted"));
         }
+        if header.checksum != snapshot_checksum(&header, &buffer[HEADER_SIZE..size]) {
+            return Err(Error::Snapshot(
+                "snapshot checksum does not match (corrupted or edited)",
+            ));
+        }
+        use snapshot_limits as lim;
+        let upm = self.rig.units_per_meter();
+        let max_speed = lim::MAX_SPEED_M_PER_S * upm;
+        let max_distance = lim::MAX_DISTANCE_M * upm;
+        let speed_ok = |v: &[f32; 3]| Vec3::from_array(*v).length() <= max_speed;
+        let place_ok = |p: &[f32; 3]| Vec3::from_array(*p).length() <= max_distance;
+        let unit_ok = |q: Quat| (q.length() - 1.0).abs() <= lim::UNIT_TOLERANCE;
+        let transform_ok = |t: &Transform| {
+            t.is_finite()
+                && place_ok(&t.translation)
+                && unit_ok(t.rotation())
+                && t.scale
+                    .iter()
+                    .all(|s| (MIN_SCALE..=MAX_SCALE).contains(&s.abs()))
+        };
         // Validate into scratch first, then commit.
         let state_size = core::mem::size_of::<SpringState>();
         let springs_end = HEADER_SIZE + self.springs.len() * state_size;
@@ -1477,8 +1657,19 @@ impl Character {
                 && s.ring.iter().flatten().all(|v| v.is_finite())
                 && s.remaining.is_finite()
                 && (0.0..=clock::REMAINING_CAP).contains(&s.remaining);
-            if !floats_ok || s.ring_index >= len || s.ring_fill > len || s.initialized > 1 {
-                return Err(Error::Snapshot("snapshot contents are corrupted"));
+            let in_range = speed_ok(&s.velocity)
+                && s.ring.iter().all(speed_ok)
+                && place_ok(&s.position)
+                && place_ok(&s.previous_target);
+            if !floats_ok
+                || !in_range
+                || s.ring_index >= len
+                || s.ring_fill > len
+                || s.initialized > 1
+            {
+                return Err(Error::Snapshot(
+                    "snapshot spring state is out of range or corrupted",
+                ));
             }
             self.work_springs[i] = s;
         }
@@ -1489,8 +1680,13 @@ impl Character {
             .enumerate()
         {
             let c: CorrectiveState = bytemuck::pod_read_unaligned(chunk);
-            if !c.translation.iter().chain(&c.scale).all(|v| v.is_finite()) {
-                return Err(Error::Snapshot("snapshot contents are corrupted"));
+            if !c.translation.iter().chain(&c.scale).all(|v| v.is_finite())
+                || !place_ok(&c.translation)
+                || c.scale.iter().any(|s| s.abs() > MAX_SCALE)
+            {
+                return Err(Error::Snapshot(
+                    "snapshot corrective state is out of range or corrupted",
+                ));
             }
             self.work_correctives[i] = c;
         }
@@ -1506,24 +1702,40 @@ impl Character {
         read(bytemuck::cast_slice_mut(&mut w.velocity));
         read(bytemuck::cast_slice_mut(&mut w.bend));
         read(bytemuck::cast_slice_mut(&mut w.previous_colliders));
+        // Clock times: within the library's horizon, simulated time within
+        // one catch-up window of the input time, the last update not after it.
+        let window = CHAIN_CATCH_UP + 1.0;
         let clocks_ok = w.clocks.iter().all(|c| {
-            c.time.is_finite()
-                && c.simulated.is_finite()
-                && c.last_update.is_finite()
+            (0.0..=lim::MAX_CLOCK_SECONDS).contains(&c.time)
+                && (c.time - window..=c.time + window).contains(&c.simulated)
+                && (0.0..=c.time).contains(&c.last_update)
                 && c.started <= 1
-                && c.previous_anchor
-                    .iter()
-                    .chain(&c.previous_root)
-                    .all(|v| v.is_finite())
-                && c.previous_space.is_finite()
-                && c.previous_parent.is_finite()
+                && unit_ok(Quat::from_array(c.previous_anchor))
+                && c.previous_root.iter().all(|v| v.is_finite())
+                && place_ok(&c.previous_root)
+                && transform_ok(&c.previous_space)
+                && transform_ok(&c.previous_parent)
                 && c.previous_root_local.iter().all(|v| v.is_finite())
+                && place_ok(&c.previous_root_local)
         });
-        let particles_ok = w.position.iter().chain(&w.velocity).all(|v| v.is_finite())
-            && w.bend.iter().all(|q| q.is_finite())
-            && w.previous_colliders.iter().all(Transform::is_finite);
-        if !clocks_ok || !particles_ok {
-            return Err(Error::Snapshot("snapshot contents are corrupted"));
+        let particles_ok = w
+            .position
+            .iter()
+            .all(|p| p.is_finite() && p.length() <= max_distance)
+            && w.velocity
+                .iter()
+                .all(|v| v.is_finite() && v.length() <= max_speed)
+            && w.bend.iter().all(|q| q.is_finite() && unit_ok(*q))
+            && w.previous_colliders.iter().all(transform_ok);
+        if !clocks_ok {
+            return Err(Error::Snapshot(
+                "snapshot chain clock is out of range or corrupted",
+            ));
+        }
+        if !particles_ok {
+            return Err(Error::Snapshot(
+                "snapshot chain particles are out of range or corrupted",
+            ));
         }
         self.springs.copy_from_slice(&self.work_springs);
         self.correctives.copy_from_slice(&self.work_correctives);

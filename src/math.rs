@@ -98,6 +98,12 @@ impl Transform {
 /// inverted reliably for writeback (SPEC §1: writeback needs `inverse(C_parent)`).
 pub const MIN_SCALE: f32 = 1e-6;
 
+/// Largest accepted scale component of a pose, reference or world transform.
+/// Past it the writeback inverse (`component_delta_to_local`) and the FK
+/// products overflow float32 for ordinary bone lengths; such input is refused
+/// as degenerate rather than answered with infinities.
+pub const MAX_SCALE: f32 = 1e4;
+
 /// Relative tolerance on the cosine between two scaled basis vectors above
 /// which a matrix is called sheared (SPEC §1 DECISION: detect and warn).
 pub const SHEAR_TOLERANCE: f32 = 1e-3;

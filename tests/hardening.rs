@@ -1,0 +1,279 @@
+//! Hardening (issue #18): snapshots are untrusted input, `Ok` means finite,
+//! and one update's work is bounded. Each reproducer from the issue is a test.
+
+mod common;
+
+use common::*;
+use glam::Vec3;
+use secmo::solvers::chain::ChainClock;
+use secmo::{ChainParams, Character, Error, FrameInput, Transform};
+
+fn tail_character(params: ChainParams) -> Character {
+    Character::new(shared(tail_desc(4, params)), Default::default())
+}
+
+/// Hips swinging sideways: the tail moves.
+fn hips_pose(c: &Character, t: f32) -> Vec<Transform> {
+    let mut pose = c.rig().reference_pose().to_vec();
+    pose[TAIL_HIPS].translation[0] = 0.3 * (3.0 * t).sin();
+    pose
+}
+
+fn run(c: &mut Character, frames: usize, start: usize) {
+    for f in start..start + frames {
+        let pose = hips_pose(c, f as f32 / 60.0);
+        step(c, 1.0 / 60.0, &pose);
+    }
+}
+
+fn snapshot(c: &Character) -> Vec<u8> {
+    let mut s = vec![0u8; c.snapshot_size()];
+    c.snapshot(&mut s).unwrap();
+    s
+}
+
+/// The chain clock of a tail rig's snapshot (no springs, no correctives:
+/// the clocks follow the header).
+fn clock_at(snap: &[u8]) -> (usize, ChainClock) {
+    let at = secmo::SNAPSHOT_HEADER_SIZE;
+    let size = std::mem::size_of::<ChainClock>();
+    (at, bytemuck::pod_read_unaligned(&snap[at..at + size]))
+}
+
+fn write_clock(snap: &mut [u8], clock: &ChainClock) {
+    let (at, _) = clock_at(snap);
+    snap[at..at + std::mem::size_of::<ChainClock>()].copy_from_slice(bytemuck::bytes_of(clock));
+}
+
+/// `restore` refuses `bad` with a snapshot error and leaves the state as it was.
+fn refused(c: &mut Character, bad: &[u8], why: &str) {
+    let before = snapshot(c);
+    match c.restore(bad) {
+        Err(Error::Snapshot(message)) => assert!(message.contains(why), "{message}"),
+        other => panic!("expected a snapshot error containing {why:?}, got {other:?}"),
+    }
+    assert_eq!(snapshot(c), before, "a refused restore changed the state");
+}
+
+#[test]
+fn a_flipped_payload_byte_is_refused_by_the_checksum() {
+    let mut c = tail_character(ChainParams::tail(1.0));
+    run(&mut c, 60, 0);
+    let good = snapshot(&c);
+    // Every byte of the payload matters: flip a bit in a particle velocity,
+    // deep inside, where range checks alone would accept it.
+    for at in [
+        secmo::SNAPSHOT_HEADER_SIZE + 3,
+        good.len() / 2,
+        good.len() - 1,
+    ] {
+        let mut bad = good.clone();
+        bad[at] ^= 0x01;
+        let mut other = tail_character(ChainParams::tail(1.0));
+        run(&mut other, 10, 0);
+        refused(&mut other, &bad, "checksum");
+    }
+    // The untouched snapshot restores and continues bit-identically.
+    let mut other = tail_character(ChainParams::tail(1.0));
+    other.restore(&good).unwrap();
+    let pose = hips_pose(&c, 1.0);
+    assert_eq!(
+        step(&mut c, 1.0 / 60.0, &pose),
+        step(&mut other, 1.0 / 60.0, &pose)
+    );
+}
+
+#[test]
+fn a_chain_clock_of_1e20_seconds_is_refused_even_with_a_valid_checksum() {
+    let mut c = tail_character(ChainParams::tail(1.0));
+    run(&mut c, 30, 0);
+    let mut bad = snapshot(&c);
+    let (_, mut clock) = clock_at(&bad);
+    clock.time = 1e20;
+    clock.simulated = 1e20;
+    clock.last_update = 1e20;
+    write_clock(&mut bad, &clock);
+    // Without resealing: the checksum catches it.
+    refused(&mut c, &bad, "checksum");
+    // Resealed (someone who knows the format): the range check does.
+    secmo::reseal_snapshot(&mut bad).unwrap();
+    refused(&mut c, &bad, "chain clock");
+    // The simulated time far behind the input time, too.
+    let mut behind = snapshot(&c);
+    let (_, mut clock) = clock_at(&behind);
+    clock.simulated = clock.time - 1e6;
+    write_clock(&mut behind, &clock);
+    secmo::reseal_snapshot(&mut behind).unwrap();
+    refused(&mut c, &behind, "chain clock");
+}
+
+#[test]
+fn a_velocity_of_3e38_is_refused_and_updates_keep_working() {
+    // Spring velocity (the helper rig) ...
+    let mut h = character();
+    let rig = h.rig().clone();
+    for i in 0..30 {
+        step(&mut h, 1.0 / 30.0, &pose_at(&rig, i as f32 / 30.0, 2.0));
+    }
+    let mut bad = snapshot(&h);
+    let at = secmo::SNAPSHOT_HEADER_SIZE;
+    let size = std::mem::size_of::<secmo::SpringState>();
+    let mut s: secmo::SpringState = bytemuck::pod_read_unaligned(&bad[at..at + size]);
+    s.velocity = [3e38, 0.0, 0.0];
+    bad[at..at + size].copy_from_slice(bytemuck::bytes_of(&s));
+    secmo::reseal_snapshot(&mut bad).unwrap();
+    refused(&mut h, &bad, "spring state");
+    // ... and chain particle velocity.
+    let mut c = tail_character(ChainParams::tail(1.0));
+    run(&mut c, 30, 0);
+    let mut bad = snapshot(&c);
+    let (at, _) = clock_at(&bad);
+    // Clocks, then positions, then velocities (4 particles).
+    let v = at + std::mem::size_of::<ChainClock>() + 4 * 12;
+    bad[v..v + 4].copy_from_slice(&3e38f32.to_le_bytes());
+    secmo::reseal_snapshot(&mut bad).unwrap();
+    refused(&mut c, &bad, "chain particles");
+    // The character still updates.
+    run(&mut c, 5, 30);
+}
+
+#[test]
+fn a_restore_never_makes_a_later_update_hang_or_fail() {
+    // The latest clock the bounds accept, with the largest backlog they
+    // accept: the next update runs at most MAX_CHAIN_SUBSTEPS substeps and
+    // succeeds.
+    let mut c = tail_character(ChainParams::tail(1.0));
+    run(&mut c, 30, 0);
+    let mut edge = snapshot(&c);
+    let (_, mut clock) = clock_at(&edge);
+    clock.time = secmo::snapshot_limits::MAX_CLOCK_SECONDS;
+    clock.last_update = clock.time;
+    clock.simulated = clock.time - 5.9;
+    write_clock(&mut edge, &clock);
+    secmo::reseal_snapshot(&mut edge).unwrap();
+    c.restore(&edge).unwrap();
+    let pose = hips_pose(&c, 0.5);
+    for _ in 0..3 {
+        let out = step(&mut c, 1.0 / 60.0, &pose);
+        assert!(out.iter().all(Transform::is_finite));
+    }
+    let (_, clock) = clock_at(&snapshot(&c));
+    assert!(
+        clock.time - clock.simulated < 1.0 / 120.0 + 1e-6,
+        "{clock:?}"
+    );
+}
+
+#[test]
+fn one_update_runs_a_bounded_number_of_substeps_whatever_the_time_factor() {
+    // time_factor 0.001: each substep is 8.3 µs of input time. After a 5 s
+    // pause the old cap (in input time) meant 600,000 substeps in one update.
+    let mut params = ChainParams::tail(1.0);
+    params.time_factor = 0.001;
+    let mut c = tail_character(params);
+    run(&mut c, 2, 0);
+    let pose = hips_pose(&c, 1.0);
+    step(&mut c, 5.0, &pose);
+    let (_, clock) = clock_at(&snapshot(&c));
+    // The backlog past MAX_CHAIN_SUBSTEPS substeps was dropped, not run.
+    let h = 1.0 / 120.0 * 0.001;
+    assert!(clock.time - clock.simulated <= h + 1e-12, "{clock:?}");
+    assert_eq!(secmo::MAX_CHAIN_SUBSTEPS, 600);
+}
+
+#[test]
+fn a_parent_scale_of_1e20_is_refused_and_large_but_sane_scales_are_finite() {
+    let mut c = character();
+    let rig = c.rig().clone();
+    let pose = pose_at(&rig, 0.0, 1.0);
+    step(&mut c, 1.0 / 30.0, &pose);
+    let before = snapshot(&c);
+    let mut huge = pose.clone();
+    huge[0].scale = [1e20, 1e20, 1e20];
+    let mut out = pose.clone();
+    let r = c.update(
+        &FrameInput {
+            dt: 1.0 / 30.0,
+            pose: &huge,
+            teleport: false,
+        },
+        &mut out,
+    );
+    assert!(
+        matches!(r, Err(Error::DegeneratePose { bone: 0, .. })),
+        "{r:?}"
+    );
+    assert_eq!(snapshot(&c), before);
+    // 1e3 is accepted and gives finite output.
+    let mut big = pose.clone();
+    big[0].scale = [1e3, 1e3, 1e3];
+    let out = step(&mut c, 1.0 / 30.0, &big);
+    assert!(out.iter().all(Transform::is_finite));
+}
+
+#[test]
+fn huge_wind_is_refused_and_huge_gravity_fails_without_committing() {
+    let mut c = tail_character(ChainParams::tail(1.0));
+    run(&mut c, 10, 0);
+    assert!(matches!(
+        c.set_wind(Vec3::new(3e38, 0.0, 0.0)),
+        Err(Error::InvalidParameter(_))
+    ));
+    // The largest accepted wind keeps everything finite.
+    c.set_wind(Vec3::new(secmo::MAX_WIND_M_PER_S2, 0.0, 0.0))
+        .unwrap();
+    run(&mut c, 30, 10);
+    c.set_wind(Vec3::ZERO).unwrap();
+
+    // A finite gravity of 3e38 (the tail keeps its lengths, so it stays
+    // finite) and a wind factor so large that the acceleration overflows:
+    // the update fails, nothing is committed, and the character's own
+    // snapshot still restores.
+    let mut params = ChainParams::tail(1.0);
+    params.gravity = 3e38;
+    params.wind_factor = 3e38;
+    c.set_chain_params(0, params).unwrap();
+    c.set_wind(Vec3::new(1e3, 0.0, 0.0)).unwrap();
+    let before = snapshot(&c);
+    let pose = hips_pose(&c, 1.0);
+    let mut out = pose.clone();
+    let mut failed = false;
+    for _ in 0..5 {
+        let r = c.update(
+            &FrameInput {
+                dt: 1.0 / 60.0,
+                pose: &pose,
+                teleport: false,
+            },
+            &mut out,
+        );
+        match r {
+            Ok(_) => assert!(out.iter().all(Transform::is_finite)),
+            Err(Error::NonFiniteResult { .. }) => {
+                failed = true;
+                assert_eq!(snapshot(&c), before, "a failed update committed state");
+            }
+            Err(e) => panic!("{e:?}"),
+        }
+    }
+    assert!(failed, "wind × wind_factor 3e41 must overflow");
+    let mut other = tail_character(ChainParams::tail(1.0));
+    other.restore(&snapshot(&c)).unwrap();
+}
+
+#[test]
+fn an_lod_skipped_chain_with_a_tiny_dt_stays_finite() {
+    // LOD skip follows the animation with its velocity (tip − p) / dt: with
+    // dt = 1e-40 that was infinite and committed with Ok.
+    let mut c = tail_character(ChainParams::tail(1.0));
+    run(&mut c, 10, 0);
+    c.set_importance(-1.0).unwrap();
+    let mut moved = hips_pose(&c, 0.0);
+    moved[TAIL_HIPS].translation[0] += 0.5;
+    let out = step(&mut c, 1e-40, &moved);
+    assert!(out.iter().all(Transform::is_finite));
+    c.set_importance(1.0).unwrap();
+    run(&mut c, 30, 10);
+    let mut other = tail_character(ChainParams::tail(1.0));
+    other.restore(&snapshot(&c)).unwrap();
+}
