@@ -1080,7 +1080,10 @@ impl Character {
             let sheared = c.apply(
                 &parent,
                 &self.component[bone],
-                &self.component[c.target as usize],
+                (
+                    &self.component[c.target as usize],
+                    self.local[c.target as usize].scale(),
+                ),
                 &mut self.local[bone],
             );
             if sheared {

@@ -7,6 +7,7 @@
 //! into C; details of a failure are in `secmo_last_error_message()`.
 
 #![allow(clippy::missing_safety_doc)] // the safety contract of every function is in the header comments
+#![deny(unsafe_op_in_unsafe_fn)]
 
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr};
@@ -439,7 +440,15 @@ const _: () = assert!(core::mem::size_of::<SecmoCharacterDesc>() == 8);
 const _: () = assert!(core::mem::size_of::<SecmoUpdateInfo>() == 16);
 const _: () = assert!(core::mem::size_of::<SecmoColliderDesc>() == 40);
 const _: () = assert!(core::mem::size_of::<SecmoChainParams>() == 124);
-const _: () = assert!(core::mem::size_of::<SecmoFrameInput>() == 80);
+// Holds pointers: 80 bytes on 64-bit targets, 64 on 32-bit ones.
+const _: () = assert!(
+    core::mem::size_of::<SecmoFrameInput>()
+        == if core::mem::size_of::<usize>() == 8 {
+            80
+        } else {
+            64
+        }
+);
 const _: () = assert!(core::mem::size_of::<SecmoRotationConstraintDesc>() == 12);
 const _: () = assert!(core::mem::size_of::<SecmoProbeDesc>() == 68);
 const _: () = assert!(core::mem::size_of::<SecmoCorrectiveDesc>() == 32);
@@ -542,7 +551,9 @@ fn new_handle<T>(value: T) -> *mut T {
 /// `ptr` is NULL or came from `new_handle::<T>` and was not freed yet.
 unsafe fn free_handle<T>(ptr: *mut T) {
     if !ptr.is_null() {
-        drop(Box::from_raw(ptr));
+        // SAFETY: the caller promises `ptr` came from `new_handle::<T>`
+        // (Box::into_raw) and has not been freed.
+        drop(unsafe { Box::from_raw(ptr) });
         LIVE_OBJECTS.fetch_sub(1, Ordering::SeqCst);
     }
 }
@@ -564,17 +575,44 @@ fn non_null_mut<'a, T>(ptr: *mut T, what: &str) -> Result<&'a mut T, FfiError> {
         .ok_or_else(|| FfiError::new(SECMO_ERROR_NULL_POINTER, format!("{what} is NULL")))
 }
 
-fn slice<'a, T>(ptr: *const T, len: usize, what: &str) -> Result<&'a [T], FfiError> {
-    if len == 0 {
-        return Ok(&[]);
-    }
-    if ptr.is_null() {
+/// What `from_raw_parts` needs beyond the caller's promise: a non-null,
+/// aligned pointer and at most `isize::MAX` bytes. Checked before any slice
+/// exists.
+fn check_raw<T>(addr: usize, len: usize, what: &str) -> Result<(), FfiError> {
+    if addr == 0 {
         return Err(FfiError::new(
             SECMO_ERROR_NULL_POINTER,
             format!("{what} is NULL but its length is {len}"),
         ));
     }
-    // SAFETY: non-null, and the caller promises `len` readable elements.
+    if addr % core::mem::align_of::<T>() != 0 {
+        return Err(FfiError::new(
+            SECMO_ERROR_INVALID_ARGUMENT,
+            format!(
+                "{what} is not aligned to {} bytes",
+                core::mem::align_of::<T>()
+            ),
+        ));
+    }
+    let fits = len
+        .checked_mul(core::mem::size_of::<T>())
+        .is_some_and(|bytes| bytes <= isize::MAX as usize);
+    if !fits {
+        return Err(FfiError::new(
+            SECMO_ERROR_BUFFER_LENGTH,
+            format!("{what}: a length of {len} is larger than any buffer"),
+        ));
+    }
+    Ok(())
+}
+
+fn slice<'a, T>(ptr: *const T, len: usize, what: &str) -> Result<&'a [T], FfiError> {
+    if len == 0 {
+        return Ok(&[]);
+    }
+    check_raw::<T>(ptr as usize, len, what)?;
+    // SAFETY: non-null, aligned, at most isize::MAX bytes (checked), and the
+    // caller promises `len` readable elements.
     Ok(unsafe { std::slice::from_raw_parts(ptr, len) })
 }
 
@@ -582,41 +620,72 @@ fn slice_mut<'a, T>(ptr: *mut T, len: usize, what: &str) -> Result<&'a mut [T], 
     if len == 0 {
         return Ok(&mut []);
     }
-    if ptr.is_null() {
-        return Err(FfiError::new(
-            SECMO_ERROR_NULL_POINTER,
-            format!("{what} is NULL but its length is {len}"),
-        ));
-    }
-    // SAFETY: non-null, and the caller promises `len` writable elements.
+    check_raw::<T>(ptr as usize, len, what)?;
+    // SAFETY: non-null, aligned, at most isize::MAX bytes (checked), and the
+    // caller promises `len` writable elements.
     Ok(unsafe { std::slice::from_raw_parts_mut(ptr, len) })
 }
 
-/// Reads a descriptor that starts with `u32 struct_size`. An older, shorter
-/// struct is accepted: the fields it lacks keep `defaults`. A struct larger than
-/// this library knows is refused (its extra fields would be silently ignored).
-fn read_versioned<T: Copy>(ptr: *const T, defaults: T, what: &str) -> Result<T, FfiError> {
+/// A descriptor that starts with `u32 struct_size`. `SHIPPED` lists every
+/// size a released `secmo.h` declared for it on this target, oldest first;
+/// the last is `size_of::<Self>()`. A caller built against an older header
+/// passes an older size and gets defaults for the fields it lacks; any other
+/// size (a half-copied pointer, garbage, a newer header) is refused.
+pub(crate) trait Versioned: Copy {
+    const SHIPPED: &'static [usize];
+}
+
+macro_rules! shipped_once {
+    ($($t:ty),* $(,)?) => {$(
+        // ABI 1 is the first release: one size each so far.
+        impl Versioned for $t {
+            const SHIPPED: &'static [usize] = &[core::mem::size_of::<$t>()];
+        }
+    )*};
+}
+
+shipped_once!(
+    SecmoSpringDesc,
+    SecmoRotationConstraintDesc,
+    SecmoProbeDesc,
+    SecmoCorrectiveDesc,
+    SecmoColliderDesc,
+    SecmoChainParams,
+    SecmoChainDesc,
+    SecmoRigDesc,
+    SecmoCharacterDesc,
+    SecmoFrameInput,
+    SecmoUpdateInfo,
+    SecmoStageRecords,
+);
+
+/// Reads a versioned descriptor (see [`Versioned`]): `struct_size` must be
+/// one of `T::SHIPPED`; fields past it keep `defaults`.
+fn read_versioned<T: Versioned>(ptr: *const T, defaults: T, what: &str) -> Result<T, FfiError> {
     non_null(ptr, what)?;
-    // SAFETY: non-null, and every descriptor begins with a u32 struct_size.
+    // SAFETY: non-null, and every descriptor begins with a u32 struct_size
+    // (read unaligned: C may pack an array of older, shorter descriptors).
     let size = unsafe { (ptr as *const u32).read_unaligned() } as usize;
-    if size < 8 {
+    if !T::SHIPPED.contains(&size) {
+        let newest = core::mem::size_of::<T>();
         return Err(FfiError::new(
             SECMO_ERROR_STRUCT_SIZE,
-            format!("{what}.struct_size is {size}; set it to sizeof the struct"),
-        ));
-    }
-    if size > core::mem::size_of::<T>() {
-        return Err(FfiError::new(
-            SECMO_ERROR_STRUCT_SIZE,
-            format!(
-                "{what}.struct_size is {size} but this library knows {} bytes; \
-                 the header is newer than the library",
-                core::mem::size_of::<T>()
-            ),
+            if size > newest {
+                format!(
+                    "{what}.struct_size is {size} but this library knows at most {newest} bytes; \
+                     the header is newer than the library"
+                )
+            } else {
+                format!(
+                    "{what}.struct_size is {size}; set it to sizeof the struct ({:?} are accepted)",
+                    T::SHIPPED
+                )
+            },
         ));
     }
     let mut out = defaults;
-    // SAFETY: copies `size` ≤ size_of::<T>() bytes that the caller declared valid.
+    // SAFETY: `size` is a shipped size, so ≤ size_of::<T>() and a whole
+    // number of that release's fields, which the caller declared readable.
     unsafe {
         std::ptr::copy_nonoverlapping(ptr as *const u8, &mut out as *mut T as *mut u8, size);
     }
@@ -625,13 +694,15 @@ fn read_versioned<T: Copy>(ptr: *const T, defaults: T, what: &str) -> Result<T, 
 
 /// Reads `count` versioned descriptors laid out `springs[0].struct_size`
 /// bytes apart; every element must carry that same `struct_size`.
-fn read_array<T: Copy>(
+fn read_array<T: Versioned>(
     ptr: *const T,
     count: u32,
     defaults: T,
     what: &str,
 ) -> Result<Vec<T>, FfiError> {
-    let mut out = Vec::with_capacity(count as usize);
+    // No capacity from the caller's count: a wrong count must not be an
+    // allocation of its own.
+    let mut out = Vec::new();
     if count == 0 {
         return Ok(out);
     }
@@ -639,8 +710,19 @@ fn read_array<T: Copy>(
     // SAFETY: non-null; every descriptor begins with a u32 struct_size.
     let stride = unsafe { (ptr as *const u32).read_unaligned() } as usize;
     for i in 0..count as usize {
-        // SAFETY: the caller promises `count` elements, `stride` bytes apart.
-        let element = unsafe { (ptr as *const u8).add(i * stride) } as *const T;
+        let offset = i
+            .checked_mul(stride)
+            .filter(|&o| o <= isize::MAX as usize)
+            .ok_or_else(|| {
+                FfiError::new(
+                    SECMO_ERROR_BUFFER_LENGTH,
+                    format!("{what}: {count} elements overflow the address space"),
+                )
+            })?;
+        // SAFETY: the caller promises `count` elements, `stride` bytes apart;
+        // element 0's stride was validated by read_versioned before any other
+        // element is read.
+        let element = unsafe { (ptr as *const u8).add(offset) } as *const T;
         let item = read_versioned(element, defaults, &format!("{what}[{i}]"))?;
         // SAFETY: read_versioned has just read this element's first u32.
         let size = unsafe { (element as *const u32).read_unaligned() } as usize;
@@ -1296,7 +1378,9 @@ pub unsafe extern "C" fn secmo_rig_write_settings(
     guard("secmo_rig_write_settings", || {
         let rig = non_null(rig, "rig")?;
         let text = crate::settings::RigSettings::from_rig(&rig.rig).to_json();
-        write_text(&text, buffer, buffer_len, out_len)
+        // SAFETY: the caller's contract for `buffer`/`out_len` is
+        // write_text's (header comment of this function).
+        unsafe { write_text(&text, buffer, buffer_len, out_len) }
     })
 }
 
@@ -1346,7 +1430,9 @@ pub unsafe extern "C" fn secmo_settings_from_vrm(
         let bytes = slice(bytes, bytes_len, "bytes")?;
         let import = crate::vrm::import(bytes)
             .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, format!("VRM: {e}")))?;
-        write_text(&import.settings.to_json(), buffer, buffer_len, out_len)
+        // SAFETY: the caller's contract for `buffer`/`out_len` is
+        // write_text's (header comment of this function).
+        unsafe { write_text(&import.settings.to_json(), buffer, buffer_len, out_len) }
     })
 }
 
@@ -1354,20 +1440,25 @@ pub unsafe extern "C" fn secmo_settings_from_vrm(
 /// alive. NULL is ignored.
 #[no_mangle]
 pub unsafe extern "C" fn secmo_rig_destroy(rig: *mut SecmoRig) {
-    guard_value((), || free_handle(rig))
+    // SAFETY: the caller passes NULL or a rig from secmo_rig_create*, once.
+    guard_value((), || unsafe { free_handle(rig) })
 }
 
 /// Number of bones; 0 for NULL.
 #[no_mangle]
 pub unsafe extern "C" fn secmo_rig_bone_count(rig: *const SecmoRig) -> u32 {
-    guard_value(0, || rig.as_ref().map_or(0, |r| r.rig.bone_count() as u32))
+    // SAFETY: the caller passes NULL or a live rig.
+    guard_value(0, || {
+        unsafe { rig.as_ref() }.map_or(0, |r| r.rig.bone_count() as u32)
+    })
 }
 
 /// Number of springs; 0 for NULL.
 #[no_mangle]
 pub unsafe extern "C" fn secmo_rig_spring_count(rig: *const SecmoRig) -> u32 {
     guard_value(0, || {
-        rig.as_ref().map_or(0, |r| r.rig.springs().len() as u32)
+        // SAFETY: the caller passes NULL or a live rig.
+        unsafe { rig.as_ref() }.map_or(0, |r| r.rig.springs().len() as u32)
     })
 }
 
@@ -1375,7 +1466,8 @@ pub unsafe extern "C" fn secmo_rig_spring_count(rig: *const SecmoRig) -> u32 {
 #[no_mangle]
 pub unsafe extern "C" fn secmo_rig_warning_count(rig: *const SecmoRig) -> u32 {
     guard_value(0, || {
-        rig.as_ref().map_or(0, |r| r.rig.warnings().len() as u32)
+        // SAFETY: the caller passes NULL or a live rig.
+        unsafe { rig.as_ref() }.map_or(0, |r| r.rig.warnings().len() as u32)
     })
 }
 
@@ -1481,7 +1573,9 @@ pub unsafe extern "C" fn secmo_character_create(
 /// Destroys a character. NULL is ignored.
 #[no_mangle]
 pub unsafe extern "C" fn secmo_character_destroy(character: *mut SecmoCharacter) {
-    guard_value((), || free_handle(character))
+    // SAFETY: the caller passes NULL or a character from
+    // secmo_character_create, once.
+    guard_value((), || unsafe { free_handle(character) })
 }
 
 /// Turns the pointers of `SecmoStageRecords` into borrowed slices.
@@ -1566,11 +1660,16 @@ unsafe fn update_impl(
         ));
     }
     if !out_info.is_null() {
-        let size = (*out_info).struct_size as usize;
-        if size < 8 || size > core::mem::size_of::<SecmoUpdateInfo>() {
+        // SAFETY: non-null, and the caller promises a writable
+        // SecmoUpdateInfo whose struct_size is set; a u32 is read unaligned.
+        let size = unsafe { (out_info as *const u32).read_unaligned() } as usize;
+        if !SecmoUpdateInfo::SHIPPED.contains(&size) {
             return Err(FfiError::new(
                 SECMO_ERROR_STRUCT_SIZE,
-                format!("out_info.struct_size is {size}"),
+                format!(
+                    "out_info.struct_size is {size}; this library accepts {:?}",
+                    SecmoUpdateInfo::SHIPPED
+                ),
             ));
         }
     }
@@ -1606,14 +1705,18 @@ unsafe fn update_impl(
     if frame.flags & SECMO_FRAME_HAS_IMPORTANCE != 0 {
         character.set_importance(frame.importance)?;
     }
-    let result = update_pose(
-        character,
-        &frame,
-        teleport,
-        out_pose,
-        out_pose_len,
-        sink.as_mut(),
-    );
+    // SAFETY: the pointers come from the caller under this function's
+    // contract; update_pose checks the lengths before making slices.
+    let result = unsafe {
+        update_pose(
+            character,
+            &frame,
+            teleport,
+            out_pose,
+            out_pose_len,
+            sink.as_mut(),
+        )
+    };
     let info = match result {
         Ok(info) => info,
         Err(e) => {
@@ -1622,18 +1725,23 @@ unsafe fn update_impl(
         }
     };
     if !out_info.is_null() {
-        let size = (*out_info).struct_size as usize;
+        // SAFETY: checked above: non-null, writable, struct_size shipped.
+        let size = unsafe { (out_info as *const u32).read_unaligned() } as usize;
         let full = SecmoUpdateInfo {
             struct_size: size as u32,
             max_substeps: info.max_substeps,
             snapped_springs: info.snapped_springs,
             warnings: info.warnings,
         };
-        std::ptr::copy_nonoverlapping(
-            &full as *const SecmoUpdateInfo as *const u8,
-            out_info as *mut u8,
-            size,
-        );
+        // SAFETY: `size` is a shipped size ≤ size_of::<SecmoUpdateInfo>(),
+        // and the caller's struct holds `size` writable bytes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                &full as *const SecmoUpdateInfo as *const u8,
+                out_info as *mut u8,
+                size,
+            );
+        }
     }
     Ok(())
 }
@@ -1647,10 +1755,25 @@ unsafe fn update_pose(
     out_pose_len: usize,
     sink: Option<&mut RecordSink<'_>>,
 ) -> Result<crate::character::UpdateInfo, FfiError> {
+    // Lengths are checked against the rig before any slice exists: a slice
+    // of more than isize::MAX bytes is undefined behaviour even unread.
+    let bones = character.rig().bone_count();
+    for (what, len) in [
+        ("input->pose_len", frame.pose_len),
+        ("out_pose_len", out_pose_len),
+    ] {
+        if len != bones {
+            return Err(FfiError::new(
+                SECMO_ERROR_BUFFER_LENGTH,
+                format!("{what} is {len} but the rig has {bones} bones"),
+            ));
+        }
+    }
+    let bytes = bones * core::mem::size_of::<Transform>(); // bounded by Rig::new
     let in_start = frame.pose as usize;
-    let in_end = in_start + frame.pose_len * core::mem::size_of::<Transform>();
+    let in_end = in_start.saturating_add(bytes);
     let out_start = out_pose as usize;
-    let out_end = out_start + out_pose_len * core::mem::size_of::<Transform>();
+    let out_end = out_start.saturating_add(bytes);
     if in_start == out_start && frame.pose_len == out_pose_len && !out_pose.is_null() {
         let pose = slice_mut(out_pose, out_pose_len, "out_pose")?;
         Ok(character.update_in_place_with_sink(frame.dt, teleport, pose, sink)?)
@@ -1689,7 +1812,8 @@ pub unsafe extern "C" fn secmo_character_update(
     out_pose_len: usize,
     out_info: *mut SecmoUpdateInfo,
 ) -> SecmoResult {
-    guard("secmo_character_update", || {
+    // SAFETY: the caller's pointers follow this function's header contract.
+    guard("secmo_character_update", || unsafe {
         update_impl(
             character,
             input,
@@ -1717,7 +1841,8 @@ pub unsafe extern "C" fn secmo_character_update_recorded(
 ) -> SecmoResult {
     guard("secmo_character_update_recorded", || {
         non_null(records, "records")?;
-        update_impl(character, input, out_pose, out_pose_len, out_info, records)
+        // SAFETY: the caller's pointers follow this function's header contract.
+        unsafe { update_impl(character, input, out_pose, out_pose_len, out_info, records) }
     })
 }
 
@@ -2060,6 +2185,31 @@ mod tests {
         };
         let e = read_versioned(&newer, defaults, "desc");
         assert_eq!(e.err().unwrap().code, SECMO_ERROR_STRUCT_SIZE);
+        // A size between fields (half of a field, or of a pointer) is not a
+        // shipped size: refused, never copied.
+        for size in [5, 6, 7] {
+            let odd = SecmoCharacterDesc {
+                struct_size: size,
+                substep_target: 0,
+            };
+            let e = read_versioned(&odd, defaults, "desc");
+            assert_eq!(e.err().unwrap().code, SECMO_ERROR_STRUCT_SIZE);
+        }
+        // A frame input whose struct_size is 12 would copy half of the pose
+        // pointer: refused.
+        let mut frame = SecmoFrameInput {
+            struct_size: 12,
+            flags: 0,
+            dt: 0.0,
+            pose: std::ptr::null(),
+            pose_len: 0,
+            world: Transform::IDENTITY,
+            importance: 1.0,
+        };
+        let e = read_versioned(&frame, frame, "input");
+        assert_eq!(e.err().unwrap().code, SECMO_ERROR_STRUCT_SIZE);
+        frame.struct_size = core::mem::size_of::<SecmoFrameInput>() as u32;
+        assert!(read_versioned(&frame, frame, "input").is_ok());
         assert!(
             read_versioned(std::ptr::null::<SecmoCharacterDesc>(), defaults, "desc")
                 .err()

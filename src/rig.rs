@@ -5,7 +5,7 @@ use std::fmt;
 
 use glam::{Affine3A, Mat4, Vec3};
 
-use crate::math::{self, Transform, MIN_SCALE};
+use crate::math::{self, Transform, MAX_SCALE, MIN_SCALE};
 use crate::solvers::chain::{ChainDesc, ChainSetup};
 use crate::solvers::collide::Collider;
 use crate::solvers::constraint::RotationConstraint;
@@ -280,13 +280,33 @@ impl Rig {
                         field: "inverse bind matrix",
                     });
                 }
-                if m.determinant().abs() < 1e-12 {
+                // The block that is used: recovery inverts the affine part
+                // (Affine3A::from_mat4 drops the last row), so its 3×3
+                // must be invertible and the last row must be (0, 0, 0, 1).
+                let linear = glam::Mat3::from_mat4(*m);
+                let last_row = m.row(3);
+                if linear.determinant().abs() < 1e-12
+                    || m.determinant().abs() < 1e-12
+                    || (last_row - glam::Vec4::W).abs().max_element() > 1e-5
+                {
                     return Err(RigError::SingularInverseBind { bone: i });
                 }
             }
         }
 
         let (reference, warnings) = recover_neutral_pose(&desc.bones);
+        for (bone, t) in reference.iter().enumerate() {
+            if !t.is_finite()
+                || t.scale
+                    .iter()
+                    .any(|s| !(MIN_SCALE..=MAX_SCALE).contains(&s.abs()))
+            {
+                return Err(RigError::NonFinite {
+                    bone,
+                    field: "bind pose recovered from the inverse binds",
+                });
+            }
+        }
         let mut reference_component = vec![Affine3A::IDENTITY; n];
         math::forward_kinematics(&parents, &reference, &mut reference_component);
 
@@ -315,15 +335,21 @@ impl Rig {
             spring_of_bone[s.bone as usize] = i as u32;
         }
 
-        let constraints = build_constraints(&desc.constraints, &parents, &reference_component)?;
+        let constraints = build_constraints(
+            &desc.constraints,
+            &parents,
+            &reference,
+            &reference_component,
+        )?;
         let mut correctives = desc.correctives.clone();
+        let mut driven_seen = vec![false; n];
         for (i, c) in correctives.iter().enumerate() {
             c.validate(n)
                 .map_err(|reason| RigError::InvalidCorrective {
                     corrective: i,
                     reason,
                 })?;
-            if correctives[..i].iter().any(|o| o.driven == c.driven) {
+            if std::mem::replace(&mut driven_seen[c.driven as usize], true) {
                 return Err(RigError::InvalidCorrective {
                     corrective: i,
                     reason: "driven bone already has a corrective",
@@ -346,6 +372,7 @@ impl Rig {
         }
         let mut chains = Vec::with_capacity(desc.chains.len());
         let mut particle_count = 0usize;
+        let mut joint_owner = vec![false; n];
         for (i, c) in desc.chains.iter().enumerate() {
             let setup = build_chain(
                 c,
@@ -356,14 +383,15 @@ impl Rig {
                 particle_count,
             )
             .map_err(|reason| RigError::InvalidChain { chain: i, reason })?;
-            for other in &chains {
-                let other: &ChainSetup = other;
-                if other.joints.iter().any(|j| setup.joints.contains(j)) {
-                    return Err(RigError::InvalidChain {
-                        chain: i,
-                        reason: "shares a joint with an earlier chain",
-                    });
-                }
+            // Linear in joints: each bone remembers whether a chain owns it.
+            if setup.joints.iter().any(|&j| joint_owner[j as usize]) {
+                return Err(RigError::InvalidChain {
+                    chain: i,
+                    reason: "shares a joint with an earlier chain",
+                });
+            }
+            for &j in &setup.joints {
+                joint_owner[j as usize] = true;
             }
             particle_count += setup.len();
             chains.push(setup);
@@ -518,13 +546,50 @@ fn validate_parents(parents: &[i32]) -> Result<(), RigError> {
     Ok(())
 }
 
+/// Depth-first entry and exit counters of every bone (parents valid and
+/// before their children): `c` is in `b`'s subtree iff
+/// `enter[b] <= enter[c] && exit[c] <= exit[b]`.
+fn subtree_intervals(parents: &[i32]) -> (Vec<u32>, Vec<u32>) {
+    let n = parents.len();
+    let mut children: Vec<Vec<u32>> = vec![Vec::new(); n];
+    let mut roots = Vec::new();
+    for (i, &p) in parents.iter().enumerate() {
+        match usize::try_from(p) {
+            Ok(p) => children[p].push(i as u32),
+            Err(_) => roots.push(i as u32),
+        }
+    }
+    let (mut enter, mut exit) = (vec![0u32; n], vec![0u32; n]);
+    let mut clock = 0u32;
+    let mut stack: Vec<(u32, bool)> = roots.iter().rev().map(|&r| (r, false)).collect();
+    while let Some((b, done)) = stack.pop() {
+        clock += 1;
+        if done {
+            exit[b as usize] = clock;
+            continue;
+        }
+        enter[b as usize] = clock;
+        stack.push((b, true));
+        stack.extend(children[b as usize].iter().rev().map(|&c| (c, false)));
+    }
+    (enter, exit)
+}
+
 fn build_constraints(
     descs: &[ConstraintDesc],
     parents: &[i32],
+    reference: &[Transform],
     reference_component: &[Affine3A],
 ) -> Result<Vec<RotationConstraint>, RigError> {
     let n = parents.len();
     let mut out = Vec::with_capacity(descs.len());
+    let mut constrained = vec![false; n];
+    // Depth-first entry and exit times: "is a descendant of" in O(1).
+    let (enter, exit) = if descs.is_empty() {
+        (Vec::new(), Vec::new())
+    } else {
+        subtree_intervals(parents)
+    };
     for (i, d) in descs.iter().enumerate() {
         let err = |reason| RigError::InvalidConstraint {
             constraint: i,
@@ -536,22 +601,19 @@ fn build_constraints(
         if d.bone == d.target {
             return Err(err("a bone cannot follow itself"));
         }
-        if descs[..i].iter().any(|o| o.bone == d.bone) {
+        if std::mem::replace(&mut constrained[d.bone as usize], true) {
             return Err(err("bone already has a rotation constraint"));
         }
         // A target below the constrained bone would move with it: circular.
-        let mut cur = parents[d.target as usize];
-        while cur >= 0 {
-            if cur as u32 == d.bone {
-                return Err(err("target is a descendant of the constrained bone"));
-            }
-            cur = parents[cur as usize];
+        let (b, t) = (d.bone as usize, d.target as usize);
+        if enter[b] < enter[t] && exit[t] <= exit[b] {
+            return Err(err("target is a descendant of the constrained bone"));
         }
-        out.push(RotationConstraint::new(
+        out.push(RotationConstraint::with_scale_signs(
             d.bone,
             d.target,
-            &reference_component[d.bone as usize],
-            &reference_component[d.target as usize],
+            (&reference_component[b], reference[b].scale()),
+            (&reference_component[t], reference[t].scale()),
         ));
     }
     out.sort_by_key(|c| c.bone);

@@ -356,16 +356,29 @@ impl RigSettings {
         units_per_meter: f32,
         up_axis: UpAxis,
     ) -> Result<RigDesc, SettingsError> {
-        let names: HashMap<&str, u32> = bones
-            .iter()
-            .enumerate()
-            .map(|(i, b)| (b.name.as_str(), i as u32))
-            .collect();
-        let bone = |path: String, name: &str| -> Result<u32, SettingsError> {
+        // Settings name bones; a name two bones share cannot be resolved
+        // (the first bone, index a, and the second, b, are both kept).
+        let mut names: HashMap<&str, (u32, Option<u32>)> = HashMap::new();
+        for (i, b) in bones.iter().enumerate() {
             names
-                .get(name)
-                .copied()
-                .ok_or_else(|| error(path, format!("no bone named \"{name}\"")))
+                .entry(b.name.as_str())
+                .and_modify(|e| {
+                    e.1.get_or_insert(i as u32);
+                })
+                .or_insert((i as u32, None));
+        }
+        let bone = |path: String, name: &str| -> Result<u32, SettingsError> {
+            match names.get(name) {
+                Some(&(i, None)) => Ok(i),
+                Some(&(a, Some(b))) => Err(error(
+                    path,
+                    format!(
+                        "bones {a} and {b} are both named \"{name}\"; settings refer to bones \
+                         by name, so the rig's names must be unique"
+                    ),
+                )),
+                None => Err(error(path, format!("no bone named \"{name}\""))),
+            }
         };
         let upm = units_per_meter;
 

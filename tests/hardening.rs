@@ -277,3 +277,166 @@ fn an_lod_skipped_chain_with_a_tiny_dt_stays_finite() {
     let mut other = tail_character(ChainParams::tail(1.0));
     other.restore(&snapshot(&c)).unwrap();
 }
+
+/// A C-ABI character over the 4-bone helper rig's first two bones (root and
+/// one child), in metres.
+fn ffi_character() -> (*mut secmo::ffi::SecmoRig, *mut secmo::ffi::SecmoCharacter) {
+    use secmo::ffi::*;
+    let parents = [-1i32, 0];
+    let reference = [Transform::IDENTITY, Transform::from_translation(Vec3::Y)];
+    let desc = SecmoRigDesc {
+        bone_count: 2,
+        parents: parents.as_ptr(),
+        reference_pose: reference.as_ptr(),
+        units_per_meter: 1.0,
+        ..Default::default()
+    };
+    let (mut rig, mut ch) = (std::ptr::null_mut(), std::ptr::null_mut());
+    unsafe {
+        assert_eq!(secmo_rig_create(&desc, &mut rig), SECMO_OK);
+        assert_eq!(
+            secmo_character_create(rig, std::ptr::null(), &mut ch),
+            SECMO_OK
+        );
+    }
+    (rig, ch)
+}
+
+#[test]
+fn c_lengths_are_checked_before_any_slice_exists() {
+    use secmo::ffi::*;
+    let (rig, ch) = ffi_character();
+    let pose = [Transform::IDENTITY, Transform::from_translation(Vec3::Y)];
+    let mut out = pose;
+    let frame = |pose_len: usize| SecmoFrameInput {
+        struct_size: std::mem::size_of::<SecmoFrameInput>() as u32,
+        flags: 0,
+        dt: 1.0 / 60.0,
+        pose: pose.as_ptr(),
+        pose_len,
+        world: Transform::IDENTITY,
+        importance: 1.0,
+    };
+    // A length past isize::MAX bytes: an error code, not undefined behaviour
+    // (a debug build used to abort here).
+    for len in [usize::MAX, usize::MAX / 40 + 1, 3] {
+        let r = unsafe {
+            secmo_character_update(ch, &frame(len), out.as_mut_ptr(), 2, std::ptr::null_mut())
+        };
+        assert_eq!(r, SECMO_ERROR_BUFFER_LENGTH, "pose_len {len}");
+        let r = unsafe {
+            secmo_character_update(ch, &frame(2), out.as_mut_ptr(), len, std::ptr::null_mut())
+        };
+        assert_eq!(r, SECMO_ERROR_BUFFER_LENGTH, "out_pose_len {len}");
+    }
+    // A struct_size that would copy half of the pose pointer.
+    let mut half = frame(2);
+    half.struct_size = 12;
+    let r = unsafe { secmo_character_update(ch, &half, out.as_mut_ptr(), 2, std::ptr::null_mut()) };
+    assert_eq!(r, SECMO_ERROR_STRUCT_SIZE);
+    // out_info with an unshipped struct_size.
+    let mut info = SecmoUpdateInfo {
+        struct_size: 10,
+        ..Default::default()
+    };
+    let r = unsafe { secmo_character_update(ch, &frame(2), out.as_mut_ptr(), 2, &mut info) };
+    assert_eq!(r, SECMO_ERROR_STRUCT_SIZE);
+    // A misaligned output buffer.
+    let mut bytes = vec![0u8; std::mem::size_of_val(&out) + 8];
+    let misaligned = unsafe { bytes.as_mut_ptr().add(1) } as *mut Transform;
+    let r = unsafe { secmo_character_update(ch, &frame(2), misaligned, 2, std::ptr::null_mut()) };
+    assert_eq!(r, SECMO_ERROR_INVALID_ARGUMENT);
+    // And the good call works.
+    let r =
+        unsafe { secmo_character_update(ch, &frame(2), out.as_mut_ptr(), 2, std::ptr::null_mut()) };
+    assert_eq!(r, SECMO_OK);
+    unsafe {
+        secmo_character_destroy(ch);
+        secmo_rig_destroy(rig);
+    }
+}
+
+#[test]
+fn an_inverse_bind_with_a_singular_3x3_block_is_refused() {
+    use secmo::{BoneDesc, Rig, RigDesc, RigError};
+    // det(4×4) = −1, but the 3×3 block that bind-pose recovery inverts is
+    // singular (and the last row is not (0, 0, 0, 1)): it gave a NaN neutral
+    // pose with Ok.
+    let m = glam::Mat4::from_cols_array(&[
+        0.0, 0.0, 0.0, 1.0, //
+        0.0, 1.0, 0.0, 0.0, //
+        0.0, 0.0, 1.0, 0.0, //
+        1.0, 0.0, 0.0, 0.0,
+    ]);
+    assert!(m.determinant().abs() > 0.5);
+    let mut bone = BoneDesc::new("root", -1, Transform::IDENTITY);
+    bone.inverse_bind = Some(m);
+    let r = Rig::new(RigDesc {
+        bones: vec![bone],
+        ..Default::default()
+    });
+    assert!(
+        matches!(r, Err(RigError::SingularInverseBind { bone: 0 })),
+        "{r:?}"
+    );
+}
+
+#[test]
+fn duplicate_bone_names_are_refused_where_settings_name_them() {
+    let mut desc = tail_desc(3, ChainParams::tail(1.0));
+    let settings = secmo::RigSettings::from_rig(&secmo::Rig::new(desc.clone()).unwrap());
+    // Two bones called "tail_2": the file's chain could mean either.
+    desc.bones[4].name = "tail_2".into();
+    let e = settings
+        .to_rig_desc(desc.bones.clone(), 1.0, secmo::UpAxis::Y)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("bones 3 and 4 are both named \"tail_2\""), "{e}");
+    // A duplicate the settings do not refer to is harmless: "root" twice.
+    desc.bones[4].name = "tail_3".into();
+    desc.bones.push(secmo::BoneDesc::new("root", 0, Transform::IDENTITY));
+    assert!(settings
+        .to_rig_desc(desc.bones.clone(), 1.0, secmo::UpAxis::Y)
+        .is_ok());
+    // One it does (the anchor) is refused.
+    desc.bones[0].name = "hips".into();
+    let e = settings
+        .to_rig_desc(desc.bones, 1.0, secmo::UpAxis::Y)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("bones 0 and 1 are both named \"hips\""), "{e}");
+}
+
+#[test]
+fn rig_creation_is_linear_in_chains() {
+    // 60,000 one-joint chains under one anchor took 48 s (a quadratic
+    // shared-joint check). Now each bone remembers its chain. Not a timed
+    // test: the check is that this finishes at all in a debug test run;
+    // benches/rig.rs measures it.
+    let rig = secmo::Rig::new(many_chains(20_000)).unwrap();
+    assert_eq!(rig.chains().len(), 20_000);
+}
+
+/// An anchor with `count` one-joint chains.
+fn many_chains(count: usize) -> secmo::RigDesc {
+    use secmo::{BoneDesc, ChainDesc, RigDesc};
+    let mut bones = vec![BoneDesc::new("anchor", -1, Transform::IDENTITY)];
+    let mut chains = Vec::new();
+    for i in 0..count {
+        bones.push(BoneDesc::new(
+            format!("strand_{i}"),
+            0,
+            Transform::from_translation(Vec3::new(0.0, -0.1, 0.0)),
+        ));
+        chains.push(ChainDesc::new(
+            vec![(i + 1) as u32],
+            0,
+            ChainParams::hair(1.0),
+        ));
+    }
+    RigDesc {
+        bones,
+        chains,
+        ..Default::default()
+    }
+}

@@ -350,7 +350,13 @@ fn spring_off_branch_equals_the_stage_by_stage_composition() {
         for con in rig.constraints() {
             let b = con.bone as usize;
             let parent = comp[rig.parents()[b] as usize];
-            con.apply(&parent, &comp[b], &comp[con.target as usize], &mut local[b]);
+            let t = con.target as usize;
+            con.apply(
+                &parent,
+                &comp[b],
+                (&comp[t], local[t].scale()),
+                &mut local[b],
+            );
             comp = component(&rig, &local);
         }
         assert_eq!(

@@ -8,7 +8,7 @@
 //! The helper's component translation and per-axis scale are kept; the new
 //! rotation is written back through the current parent (SPEC §1 path B).
 
-use glam::{Affine3A, Mat3A, Quat};
+use glam::{Affine3A, Mat3A, Quat, Vec3};
 
 use crate::math::{self, Transform};
 
@@ -24,10 +24,13 @@ pub struct RotationConstraint {
     pub offset: Quat,
 }
 
-/// Component-space rotation of a matrix that may carry scale.
+/// Component-space rotation of a matrix that may carry scale, with the
+/// reflection (if any) put on the axes whose sign `sign_hint` gives (SPEC
+/// §1: the sign of the source local scale is preserved). With a hint of ONE
+/// a reflection lands on X, which turns a helper scaled −1 on Y or Z by 180°.
 #[inline]
-fn rotation_of(m: &Affine3A) -> Quat {
-    math::decompose(m, glam::Vec3::ONE).transform.rotation()
+fn rotation_of(m: &Affine3A, sign_hint: Vec3) -> Quat {
+    math::decompose(m, sign_hint).transform.rotation()
 }
 
 impl RotationConstraint {
@@ -40,8 +43,28 @@ impl RotationConstraint {
         reference_bone: &Affine3A,
         reference_target: &Affine3A,
     ) -> Self {
+        Self::with_scale_signs(
+            bone,
+            target,
+            (reference_bone, Vec3::ONE),
+            (reference_target, Vec3::ONE),
+        )
+    }
+
+    /// [`RotationConstraint::new`] for bones whose local scales (given with
+    /// each reference matrix; only their signs matter) may be negative: the
+    /// rotations are taken with those signs, as [`RotationConstraint::apply`]
+    /// takes them from the current local scales.
+    #[must_use]
+    pub fn with_scale_signs(
+        bone: u32,
+        target: u32,
+        (reference_bone, bone_scale): (&Affine3A, Vec3),
+        (reference_target, target_scale): (&Affine3A, Vec3),
+    ) -> Self {
         // For unit quaternions the conjugate is the transpose of the rotation matrix.
-        let offset = rotation_of(reference_target).conjugate() * rotation_of(reference_bone);
+        let offset = rotation_of(reference_target, target_scale).conjugate()
+            * rotation_of(reference_bone, bone_scale);
         Self {
             bone,
             target,
@@ -54,7 +77,15 @@ impl RotationConstraint {
     #[inline]
     #[must_use]
     pub fn solve_rotation(&self, current_target: &Affine3A) -> Quat {
-        (rotation_of(current_target) * self.offset).normalize()
+        self.solve_rotation_signed(current_target, Vec3::ONE)
+    }
+
+    /// [`RotationConstraint::solve_rotation`] for a target whose current
+    /// local scale is `target_scale` (its signs place a reflection).
+    #[inline]
+    #[must_use]
+    pub fn solve_rotation_signed(&self, current_target: &Affine3A, target_scale: Vec3) -> Quat {
+        (rotation_of(current_target, target_scale) * self.offset).normalize()
     }
 
     /// Applies the constraint to `local` (the helper's local transform) given
@@ -66,10 +97,10 @@ impl RotationConstraint {
         &self,
         parent: &Affine3A,
         current_bone: &Affine3A,
-        current_target: &Affine3A,
+        (current_target, target_scale): (&Affine3A, Vec3),
         local: &mut Transform,
     ) -> bool {
-        let r_new = self.solve_rotation(current_target);
+        let r_new = self.solve_rotation_signed(current_target, target_scale);
         // SPEC §1 path B: C' = C with its rotation replaced; L' = inverse(C_parent) · C'.
         let scale = math::decompose(current_bone, local.scale())
             .transform
@@ -87,7 +118,7 @@ impl RotationConstraint {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use glam::{EulerRot, Vec3};
+    use glam::EulerRot;
 
     fn rot(q: Quat) -> Affine3A {
         Affine3A::from_quat(q)
@@ -95,6 +126,13 @@ mod tests {
 
     fn angle_between(a: Quat, b: Quat) -> f32 {
         a.angle_between(b)
+    }
+
+    /// The angle between two rotations without acos's loss near 0 (glam's
+    /// `angle_between` reads one ulp of the dot product as 6.9e-4 rad).
+    fn precise_angle(a: Quat, b: Quat) -> f32 {
+        let d = a.conjugate() * b;
+        2.0 * d.xyz().length().atan2(d.w.abs())
     }
 
     #[test]
@@ -162,7 +200,7 @@ mod tests {
         let c = RotationConstraint::new(0, 1, &bone_c, &target_ref);
         let target_now = rot(Quat::from_rotation_z(0.9) * Quat::from_rotation_x(0.3));
         let mut local = local_before;
-        assert!(!c.apply(&parent, &bone_c, &target_now, &mut local));
+        assert!(!c.apply(&parent, &bone_c, (&target_now, Vec3::ONE), &mut local));
         assert_eq!(local.translation, local_before.translation);
         assert_eq!(local.scale, local_before.scale);
         let after = parent * local.to_affine();
@@ -181,5 +219,68 @@ mod tests {
             "{}",
             angle_between(got, solved)
         );
+    }
+
+    /// SPEC §4's two checks with negative local scales on the helper (and
+    /// the target): the reflection stays on the axes the scale puts it on.
+    #[test]
+    fn negative_scales_keep_their_axis_through_both_spec_checks() {
+        // The parent turns about the same axis as the target, so that the
+        // SPEC's single-axis figures hold in the helper's local frame too.
+        let parent = Transform::new(
+            Vec3::new(0.2, 1.0, -0.3),
+            Quat::from_rotation_z(0.4),
+            Vec3::ONE,
+        )
+        .to_affine();
+        for scale in [
+            Vec3::new(1.3, 0.8, -1.1),
+            Vec3::new(-1.0, -1.0, 1.0),
+            Vec3::new(1.0, -1.0, 1.0),
+        ] {
+            let deg = |d: f32| Quat::from_rotation_z(d.to_radians());
+            let helper_ref = Transform::new(Vec3::new(0.1, 0.2, 0.3), deg(25.0), scale);
+            let target_scale = Vec3::new(1.0, 1.0, -1.0);
+            let target_ref = Transform::new(Vec3::ZERO, deg(10.0), target_scale).to_affine();
+            let bone_ref = parent * helper_ref.to_affine();
+            let c = RotationConstraint::with_scale_signs(
+                0,
+                1,
+                (&bone_ref, helper_ref.scale()),
+                (&target_ref, target_scale),
+            );
+            // Check 1: target at its reference → the helper's own reference.
+            let mut local = helper_ref;
+            local.rotation = Quat::from_rotation_x(1.0).to_array(); // perturbed
+            let bone_now = parent * local.to_affine();
+            c.apply(&parent, &bone_now, (&target_ref, target_scale), &mut local);
+            let got = Quat::from_array(local.rotation);
+            assert!(
+                precise_angle(got, deg(25.0)) < 1e-4,
+                "{scale}: {} rad from the reference",
+                precise_angle(got, deg(25.0))
+            );
+            assert_eq!(local.scale, helper_ref.scale, "{scale}");
+            assert_eq!(local.translation, helper_ref.translation, "{scale}");
+            // Check 2: target 10° → 40° turns the helper 25° → 55°.
+            let target_now = Transform::new(Vec3::ZERO, deg(40.0), target_scale).to_affine();
+            let mut local = helper_ref;
+            let bone_now = parent * local.to_affine();
+            c.apply(&parent, &bone_now, (&target_now, target_scale), &mut local);
+            let got = Quat::from_array(local.rotation);
+            assert!(
+                precise_angle(got, deg(55.0)) < 1e-4,
+                "{scale}: {} rad from 55°",
+                precise_angle(got, deg(55.0))
+            );
+            // Without the signs (the old behaviour) the (1.3, 0.8, −1.1)
+            // and (1, −1, 1) helpers would come out turned 180°.
+            if scale.x > 0.0 {
+                let unsigned = RotationConstraint::new(0, 1, &bone_ref, &target_ref);
+                let mut wrong = helper_ref;
+                unsigned.apply(&parent, &bone_now, (&target_now, Vec3::ONE), &mut wrong);
+                assert!(precise_angle(Quat::from_array(wrong.rotation), deg(55.0)) > 1.0);
+            }
+        }
     }
 }
