@@ -15,7 +15,11 @@ fn many_chains(count: usize) -> RigDesc {
             0,
             Transform::from_translation(Vec3::new(0.0, -0.1, 0.0)),
         ));
-        chains.push(ChainDesc::new(vec![(i + 1) as u32], 0, ChainParams::hair(1.0)));
+        chains.push(ChainDesc::new(
+            vec![(i + 1) as u32],
+            0,
+            ChainParams::hair(1.0),
+        ));
     }
     RigDesc {
         bones,

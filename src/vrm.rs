@@ -179,6 +179,21 @@ fn read_nodes(json: &Value) -> Result<Nodes, SettingsError> {
         if !t.is_finite() {
             return Err(err(format!("nodes[{i}]"), "transform has NaN or infinity"));
         }
+        if t.scale
+            .iter()
+            .any(|s| !(crate::math::MIN_SCALE..=crate::math::MAX_SCALE).contains(&s.abs()))
+        {
+            return Err(err(
+                format!("nodes[{i}].scale"),
+                "a component is zero or beyond 1e4",
+            ));
+        }
+        if t.rotation().length_squared() < 1e-12 {
+            return Err(err(
+                format!("nodes[{i}].rotation"),
+                "zero-length quaternion",
+            ));
+        }
         local.push(t);
     }
     let mut order = Vec::with_capacity(n);

@@ -394,7 +394,8 @@ fn duplicate_bone_names_are_refused_where_settings_name_them() {
     assert!(e.contains("bones 3 and 4 are both named \"tail_2\""), "{e}");
     // A duplicate the settings do not refer to is harmless: "root" twice.
     desc.bones[4].name = "tail_3".into();
-    desc.bones.push(secmo::BoneDesc::new("root", 0, Transform::IDENTITY));
+    desc.bones
+        .push(secmo::BoneDesc::new("root", 0, Transform::IDENTITY));
     assert!(settings
         .to_rig_desc(desc.bones.clone(), 1.0, secmo::UpAxis::Y)
         .is_ok());

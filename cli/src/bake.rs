@@ -184,7 +184,12 @@ impl Baker {
     }
 
     /// Bakes `clip` (warm-up passes first when `warm_up`).
-    pub fn bake(&self, clip: &Clip, options: &BakeOptions, warm_up: bool) -> BakedClip {
+    pub fn bake(
+        &self,
+        clip: &Clip,
+        options: &BakeOptions,
+        warm_up: bool,
+    ) -> anyhow::Result<BakedClip> {
         let frames = ((clip.duration * options.rate).round() as usize).max(1);
         let dt = clip.duration / frames as f32;
         let bind: Vec<Transform> = self.rig.reference_pose().to_vec();
@@ -206,10 +211,17 @@ impl Baker {
                 },
                 out,
             )
-            .expect("imported clips are finite");
+            .map(|_| ())
+            .map_err(|e| {
+                anyhow::anyhow!(
+                    "{}: clip {:?} at frame {frame}: {e}",
+                    self.imported.path.display(),
+                    clip.name
+                )
+            })
         };
         // The first update only seeds the state (dt 0).
-        update(&mut character, 0, &mut pose, &mut out, 0.0);
+        update(&mut character, 0, &mut pose, &mut out, 0.0)?;
         let scale = 1.0 / self.rig.units_per_meter();
         // Chain particles, and the helpers' spring states.
         let state = |c: &Character| -> Vec<Vec3> {
@@ -230,7 +242,7 @@ impl Baker {
             while passes < options.max_passes {
                 let start: Vec<Vec3> = state(&character);
                 for frame in 1..=frames {
-                    update(&mut character, frame % frames, &mut pose, &mut out, dt);
+                    update(&mut character, frame % frames, &mut pose, &mut out, dt)?;
                 }
                 passes += 1;
                 let end = state(&character);
@@ -273,14 +285,14 @@ impl Baker {
         let mut update_micros = Vec::with_capacity(frames);
         for frame in 1..frames {
             let start = std::time::Instant::now();
-            update(&mut character, frame, &mut pose, &mut out, dt);
+            update(&mut character, frame, &mut pose, &mut out, dt)?;
             update_micros.push(start.elapsed().as_secs_f32() * 1e6);
             record(&pose, &out, &mut rotations);
             record_helpers(&out, &mut helpers);
             times.push(frame as f32 * dt);
         }
         // The seam: one more step brings the loop back to frame 0.
-        update(&mut character, 0, &mut pose, &mut out, dt);
+        update(&mut character, 0, &mut pose, &mut out, dt)?;
         let closing_error = self
             .joints
             .iter()
@@ -307,7 +319,7 @@ impl Baker {
             h.push(h[0]);
         }
         times.push(clip.duration);
-        BakedClip {
+        Ok(BakedClip {
             name: clip.name.clone(),
             passes,
             closing_error,
@@ -316,7 +328,7 @@ impl Baker {
             rotations,
             helpers,
             update_micros,
-        }
+        })
     }
 }
 

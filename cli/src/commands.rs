@@ -75,7 +75,7 @@ pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
         .clone()
         .unwrap_or_else(|| PathBuf::from("secmo-report"));
     let bar = progress(clips.len(), "measuring");
-    let reports: Vec<_> = clips
+    let reports = clips
         .iter()
         .map(|c| {
             bar.set_message(format!("measuring {}", c.name));
@@ -83,7 +83,7 @@ pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
             bar.inc(1);
             r
         })
-        .collect();
+        .collect::<anyhow::Result<Vec<_>>>()?;
     bar.finish_and_clear();
     let mut text = format!("{units_note}\n");
     for r in &reports {
@@ -148,7 +148,7 @@ pub fn bake(args: &BakeArgs) -> anyhow::Result<String> {
     let bar = progress(clips.len(), "baking");
     for clip in &clips {
         bar.set_message(format!("baking {}", clip.name));
-        let b = baker.bake(clip, &args.options, !args.cold);
+        let b = baker.bake(clip, &args.options, !args.cold)?;
         bar.inc(1);
         let _ = writeln!(
             report,

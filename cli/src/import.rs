@@ -80,18 +80,30 @@ impl Imported {
     /// (any case), root first: the candidate for a tail chain.
     pub fn tail(&self) -> Vec<usize> {
         let bones = &self.skeleton.bones;
-        let is_tail = |i: usize| bones[i].name.to_lowercase().contains("tail");
+        let is_tail: Vec<bool> = bones
+            .iter()
+            .map(|b| b.name.to_lowercase().contains("tail"))
+            .collect();
+        // The first tail child of each bone: linear in the bone count.
+        let mut tail_child = vec![usize::MAX; bones.len()];
+        for (c, b) in bones.iter().enumerate().rev() {
+            if let Ok(p) = usize::try_from(b.parent) {
+                if is_tail[c] && p < bones.len() {
+                    tail_child[p] = c;
+                }
+            }
+        }
         let mut best: Vec<usize> = Vec::new();
-        for start in (0..bones.len()).filter(|&i| is_tail(i)) {
+        for start in (0..bones.len()).filter(|&i| is_tail[i]) {
             let parent = bones[start].parent;
-            if parent >= 0 && is_tail(parent as usize) {
+            if parent >= 0 && is_tail[parent as usize] {
                 continue; // not the start of a run
             }
             let mut run = vec![start];
-            while let Some(next) = (0..bones.len())
-                .find(|&c| bones[c].parent == *run.last().unwrap() as i32 && is_tail(c))
-            {
+            let mut at = start;
+            while let Some(&next) = tail_child.get(at).filter(|&&c| c != usize::MAX) {
                 run.push(next);
+                at = next;
             }
             if run.len() > best.len() {
                 best = run;
@@ -166,12 +178,46 @@ impl Channel {
     }
 }
 
+/// What the importer accepts, so that a file from the internet cannot make
+/// the tool run for minutes or fill the machine (docs/tool.md).
+pub mod limits {
+    /// Bytes of all buffers together, decoded.
+    pub const MAX_TOTAL_BUFFER_BYTES: u64 = 1 << 30;
+    /// Keys in one animation channel.
+    pub const MAX_KEYS_PER_CHANNEL: usize = 1_000_000;
+    /// The last key of any clip, seconds.
+    pub const MAX_CLIP_SECONDS: f32 = 3600.0;
+    /// Largest |translation| component of a key, file units.
+    pub const MAX_TRANSLATION: f32 = 1e9;
+}
+
 /// Imports `path` (.gltf, .glb or .vrm). Errors name the file and the part
-/// that is wrong.
+/// that is wrong. A malformed file is an error, never a panic: references are
+/// checked before the glTF reader follows them, and a panic inside it is
+/// reported as an error naming the file.
 pub fn import(path: &Path) -> anyhow::Result<Imported> {
+    match std::panic::catch_unwind(|| import_checked(path)) {
+        Ok(result) => result,
+        Err(payload) => {
+            let why = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_string())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown".into());
+            Err(anyhow::anyhow!(
+                "{}: malformed glTF: the reader failed ({why})",
+                path.display()
+            ))
+        }
+    }
+}
+
+fn import_checked(path: &Path) -> anyhow::Result<Imported> {
     let at = |what: String| anyhow::anyhow!("{}: {what}", path.display());
     let bytes = std::fs::read(path).map_err(|e| at(e.to_string()))?;
     check_format(&bytes).map_err(at)?;
+    let json = vrm::gltf_json(&bytes).map_err(|e| at(e.to_string()))?;
+    check_references(&json).map_err(at)?;
     let skeleton = vrm::gltf_skeleton(&bytes).map_err(|e| at(e.to_string()))?;
     let gltf = gltf::Gltf::from_slice(&bytes).map_err(|e| at(e.to_string()))?;
     // A missing buffer is only an error for the data that needs it (the
@@ -226,14 +272,65 @@ pub fn import(path: &Path) -> anyhow::Result<Imported> {
                     values.len()
                 )));
             }
+            if times.len() > limits::MAX_KEYS_PER_CHANNEL {
+                return Err(what(&format!(
+                    "{} keys; the limit is {}",
+                    times.len(),
+                    limits::MAX_KEYS_PER_CHANNEL
+                )));
+            }
             if let Some(k) = times.iter().position(|t| !t.is_finite()) {
                 return Err(what(&format!("key time {k} is NaN or infinite")));
+            }
+            if let Some(k) = times.iter().position(|&t| t < 0.0) {
+                return Err(what(&format!("key {k} has a negative time")));
+            }
+            if let Some(k) = times.iter().position(|&t| t > limits::MAX_CLIP_SECONDS) {
+                return Err(what(&format!(
+                    "key {k} at {:e} s; the limit is {} s",
+                    times[k],
+                    limits::MAX_CLIP_SECONDS
+                )));
             }
             if times.windows(2).any(|w| w[1] < w[0]) {
                 return Err(what("key times decrease"));
             }
             if let Some(k) = values.iter().position(|v| v.iter().any(|x| !x.is_finite())) {
                 return Err(what(&format!("key {} has NaN or infinity", k / per_key)));
+            }
+            // Values a pose cannot take: checked here so that no later
+            // update fails on them (tangents of cubic splines are exempt).
+            let property = channel.target().property();
+            for (k, v) in values.iter().enumerate() {
+                if per_key == 3 && k % 3 != 1 {
+                    continue;
+                }
+                let key = k / per_key;
+                match property {
+                    Property::Rotation if Quat::from_array(*v).length_squared() < 1e-12 => {
+                        return Err(what(&format!("key {key} is a zero-length rotation")));
+                    }
+                    Property::Scale
+                        if v[..3].iter().any(|s| {
+                            !(secmo::math::MIN_SCALE..=secmo::math::MAX_SCALE).contains(&s.abs())
+                        }) =>
+                    {
+                        return Err(what(&format!(
+                            "key {key} scale {:?} is zero or beyond 1e4",
+                            &v[..3]
+                        )));
+                    }
+                    Property::Translation
+                        if v[..3].iter().any(|x| x.abs() > limits::MAX_TRANSLATION) =>
+                    {
+                        return Err(what(&format!(
+                            "key {key} translation {:?} is beyond {:e} units",
+                            &v[..3],
+                            limits::MAX_TRANSLATION
+                        )));
+                    }
+                    _ => {}
+                }
             }
             channels.push(Channel {
                 bone: bone(channel.target().node()),
@@ -431,13 +528,26 @@ pub fn check_format(bytes: &[u8]) -> Result<(), String> {
     Err(format!("not a glTF or GLB file: found {what}"))
 }
 
-/// Each buffer's bytes (the GLB binary chunk, a data URI, or a file next to
-/// the glTF), or why they cannot be had.
+/// Each buffer's bytes (the GLB binary chunk, a base64 data URI, or a file
+/// beside the glTF), or why they cannot be had. A buffer URI may only name a
+/// regular file in the glTF's folder or below it: no scheme, no absolute
+/// path, no `..`, no device or directory. All buffers together may decode to
+/// at most [`limits::MAX_TOTAL_BUFFER_BYTES`], checked against each buffer's
+/// declared length before it is read.
 fn load_buffers(gltf: &gltf::Gltf, path: &Path) -> Vec<Result<Vec<u8>, String>> {
     let base = path.parent().unwrap_or(Path::new("."));
+    let mut budget = limits::MAX_TOTAL_BUFFER_BYTES;
     gltf.buffers()
         .map(|b| {
             let what = |m: String| format!("buffers[{}]: {m}", b.index());
+            let length = b.length() as u64;
+            if length > budget {
+                return Err(what(format!(
+                    "{length} bytes; the limit for all buffers together is {} bytes",
+                    limits::MAX_TOTAL_BUFFER_BYTES
+                )));
+            }
+            budget -= length;
             let bytes = match b.source() {
                 gltf::buffer::Source::Bin => gltf
                     .blob
@@ -448,23 +558,234 @@ fn load_buffers(gltf: &gltf::Gltf, path: &Path) -> Vec<Result<Vec<u8>, String>> 
                         .split_once(";base64,")
                         .ok_or_else(|| what("only base64 data URIs are read".into()))?
                         .1;
+                    if encoded.len() as u64 / 4 * 3 > length + 3 {
+                        return Err(what(format!(
+                            "the data URI holds more than the declared {length} bytes"
+                        )));
+                    }
                     base64::engine::general_purpose::STANDARD
                         .decode(encoded)
                         .map_err(|e| what(format!("data URI: {e}")))?
                 }
-                gltf::buffer::Source::Uri(uri) => std::fs::read(base.join(uri))
-                    .map_err(|e| what(format!("{}: {e}", base.join(uri).display())))?,
+                gltf::buffer::Source::Uri(uri) => {
+                    let file = buffer_file(base, uri).map_err(&what)?;
+                    read_prefix(&file, length)
+                        .map_err(|e| what(format!("{}: {e}", file.display())))?
+                }
             };
-            if bytes.len() < b.length() {
+            if (bytes.len() as u64) < length {
                 return Err(what(format!(
                     "{} bytes, but the file says {}",
                     bytes.len(),
-                    b.length()
+                    length
                 )));
             }
             Ok(bytes)
         })
         .collect()
+}
+
+/// The file a relative buffer URI names beside the glTF in `base`.
+fn buffer_file(base: &Path, uri: &str) -> Result<PathBuf, String> {
+    // glTF URIs are percent-encoded (RFC 3986); spaces are the usual case.
+    let decoded = uri.replace("%20", " ");
+    let is_scheme = decoded.split_once(':').is_some_and(|(scheme, _)| {
+        scheme.len() > 1
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+    });
+    if is_scheme {
+        return Err(format!(
+            "uri {uri:?} has a scheme; only relative file names and data: URIs are read"
+        ));
+    }
+    let relative = Path::new(&decoded);
+    let windows_drive = decoded.len() >= 2 && decoded.as_bytes()[1] == b':';
+    if relative.is_absolute()
+        || decoded.starts_with('/')
+        || decoded.starts_with('\\')
+        || windows_drive
+    {
+        return Err(format!(
+            "uri {uri:?} is an absolute path; buffers must be beside the glTF"
+        ));
+    }
+    if relative
+        .components()
+        .any(|c| matches!(c, std::path::Component::ParentDir))
+        || decoded.split(['/', '\\']).any(|part| part == "..")
+    {
+        return Err(format!(
+            "uri {uri:?} goes up with ..; buffers must be beside the glTF"
+        ));
+    }
+    let file = base.join(relative);
+    let meta = std::fs::metadata(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    if !meta.is_file() {
+        return Err(format!("{} is not a regular file", file.display()));
+    }
+    Ok(file)
+}
+
+/// The first `length` bytes of `file` (never more, whatever the file holds).
+fn read_prefix(file: &Path, length: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read as _;
+    let mut bytes = Vec::new();
+    std::fs::File::open(file)?
+        .take(length)
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// Checks every index the importer follows (nodes, skins, meshes,
+/// accessors, buffer views, buffers, animation samplers and targets)
+/// before the glTF reader does, which would panic on a dangling one.
+pub fn check_references(json: &serde_json::Value) -> Result<(), String> {
+    use serde_json::Value;
+    let count = |key: &str| json.get(key).and_then(Value::as_array).map_or(0, Vec::len);
+    let (nodes, meshes, skins, accessors, views, buffers) = (
+        count("nodes"),
+        count("meshes"),
+        count("skins"),
+        count("accessors"),
+        count("bufferViews"),
+        count("buffers"),
+    );
+    let list = |v: &Value, key: &str| {
+        v.get(key)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let check =
+        |value: Option<&Value>, limit: usize, path: String, what: &str| -> Result<(), String> {
+            match value {
+                None => Ok(()),
+                Some(v) => match v.as_u64() {
+                    Some(i) if (i as usize) < limit && i <= u32::MAX as u64 => Ok(()),
+                    _ => Err(format!(
+                        "{path}: {v} is not one of the file's {limit} {what}"
+                    )),
+                },
+            }
+        };
+    for (i, node) in list(json, "nodes").iter().enumerate() {
+        check(
+            node.get("mesh"),
+            meshes,
+            format!("nodes[{i}].mesh"),
+            "meshes",
+        )?;
+        check(node.get("skin"), skins, format!("nodes[{i}].skin"), "skins")?;
+        for (k, c) in list(node, "children").iter().enumerate() {
+            check(Some(c), nodes, format!("nodes[{i}].children[{k}]"), "nodes")?;
+        }
+    }
+    for (i, skin) in list(json, "skins").iter().enumerate() {
+        check(
+            skin.get("inverseBindMatrices"),
+            accessors,
+            format!("skins[{i}].inverseBindMatrices"),
+            "accessors",
+        )?;
+        check(
+            skin.get("skeleton"),
+            nodes,
+            format!("skins[{i}].skeleton"),
+            "nodes",
+        )?;
+        for (k, j) in list(skin, "joints").iter().enumerate() {
+            check(Some(j), nodes, format!("skins[{i}].joints[{k}]"), "nodes")?;
+        }
+    }
+    for (m, mesh) in list(json, "meshes").iter().enumerate() {
+        for (p, prim) in list(mesh, "primitives").iter().enumerate() {
+            let at = format!("meshes[{m}].primitives[{p}]");
+            check(
+                prim.get("indices"),
+                accessors,
+                format!("{at}.indices"),
+                "accessors",
+            )?;
+            if let Some(attributes) = prim.get("attributes").and_then(Value::as_object) {
+                for (name, a) in attributes {
+                    check(
+                        Some(a),
+                        accessors,
+                        format!("{at}.attributes.{name}"),
+                        "accessors",
+                    )?;
+                }
+            }
+            for (t, target) in list(prim, "targets").iter().enumerate() {
+                if let Some(attributes) = target.as_object() {
+                    for (name, a) in attributes {
+                        check(
+                            Some(a),
+                            accessors,
+                            format!("{at}.targets[{t}].{name}"),
+                            "accessors",
+                        )?;
+                    }
+                }
+            }
+        }
+    }
+    for (i, accessor) in list(json, "accessors").iter().enumerate() {
+        check(
+            accessor.get("bufferView"),
+            views,
+            format!("accessors[{i}].bufferView"),
+            "buffer views",
+        )?;
+        if let Some(sparse) = accessor.get("sparse") {
+            for part in ["indices", "values"] {
+                check(
+                    sparse.get(part).and_then(|p| p.get("bufferView")),
+                    views,
+                    format!("accessors[{i}].sparse.{part}.bufferView"),
+                    "buffer views",
+                )?;
+            }
+        }
+    }
+    for (i, view) in list(json, "bufferViews").iter().enumerate() {
+        check(
+            view.get("buffer"),
+            buffers,
+            format!("bufferViews[{i}].buffer"),
+            "buffers",
+        )?;
+    }
+    for (a, animation) in list(json, "animations").iter().enumerate() {
+        let samplers = list(animation, "samplers");
+        for (k, sampler) in samplers.iter().enumerate() {
+            for part in ["input", "output"] {
+                check(
+                    sampler.get(part),
+                    accessors,
+                    format!("animations[{a}].samplers[{k}].{part}"),
+                    "accessors",
+                )?;
+            }
+        }
+        for (c, channel) in list(animation, "channels").iter().enumerate() {
+            check(
+                channel.get("sampler"),
+                samplers.len(),
+                format!("animations[{a}].channels[{c}].sampler"),
+                "samplers of the animation",
+            )?;
+            check(
+                channel.get("target").and_then(|t| t.get("node")),
+                nodes,
+                format!("animations[{a}].channels[{c}].target.node"),
+                "nodes",
+            )?;
+        }
+    }
+    Ok(())
 }
 
 /// A character's assumed size when a file does not say its units: the

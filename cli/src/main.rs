@@ -299,7 +299,19 @@ fn main() -> ExitCode {
         Ok(cli) => cli,
         Err(code) => return code,
     };
-    match run(cli.command) {
+    // A panic is a bug, but the user still gets one line and exit code 1,
+    // not a backtrace: the importer turns panics inside the glTF reader
+    // into errors naming the file, and anything else is caught here.
+    std::panic::set_hook(Box::new(|_| {}));
+    let result = std::panic::catch_unwind(|| run(cli.command)).unwrap_or_else(|payload| {
+        let why = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_string())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "unknown".into());
+        Err(anyhow::anyhow!("internal error (please report it): {why}"))
+    });
+    match result {
         Ok(text) => {
             print!("{text}");
             ExitCode::SUCCESS

@@ -252,10 +252,10 @@ fn skin_pose(mesh: &SkinnedMesh, rig: &secmo::Rig, pose: &[secmo::Transform]) ->
 
 /// Measures `clip` on the baker's character: original, rigid and
 /// secmo-driven chain, and the body baseline, over every baked key.
-pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> StretchReport {
+pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> anyhow::Result<StretchReport> {
     let rig = &baker.rig;
     let bind = rig.reference_pose();
-    let baked = baker.bake(clip, options, true);
+    let baked = baker.bake(clip, options, true)?;
     let frames = baked.times.len() - 1; // the last key repeats the first
                                         // The chain joints' rotation at frame f, by variant; None keeps the clip's.
     let chain_rotation = |variant: usize, f: usize, k: usize| -> Option<Quat> {
@@ -323,12 +323,12 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> StretchRepo
     // The bake above already covers its own rate.
     let at = |rate: f32| {
         if rate == options.rate {
-            baked.clone()
+            Ok(baked.clone())
         } else {
             baker.bake(clip, &BakeOptions { rate, ..*options }, true)
         }
     };
-    let bakes = [at(30.0), at(60.0), at(120.0)];
+    let bakes = [at(30.0)?, at(60.0)?, at(120.0)?];
     let rate_difference = [
         bake_difference(&bakes[0], &bakes[1]),
         bake_difference(&bakes[0], &bakes[2]),
@@ -375,7 +375,7 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> StretchRepo
     } else {
         [quantile(&micros, 0.5), quantile(&micros, 0.95)]
     };
-    StretchReport {
+    Ok(StretchReport {
         units_per_meter: rig.units_per_meter(),
         update_micros,
         tips,
@@ -388,7 +388,7 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> StretchRepo
         per_chain,
         samples,
         rate_difference,
-    }
+    })
 }
 
 /// Writes `dir/report.md` (a table per clip) and `dir/stretch_<clip>.svg`

@@ -19,8 +19,8 @@ fn fox_tail_bakes_round_trips_and_closes_its_loop() {
     let walk = fox.clips.iter().find(|c| c.name == "Walk").unwrap().clone();
     let baker = Baker::new(fox, 100.0).unwrap();
     let options = BakeOptions::default();
-    let warm = baker.bake(&walk, &options, true);
-    let cold = baker.bake(&walk, &options, false);
+    let warm = baker.bake(&walk, &options, true).unwrap();
+    let cold = baker.bake(&walk, &options, false).unwrap();
     eprintln!(
         "warm passes {} closing {:.3e} rad; cold closing {:.3e} rad",
         warm.passes, warm.closing_error, cold.closing_error
@@ -77,8 +77,8 @@ fn every_fox_clip_closes_after_warm_up() {
     let clips = fox.clips.clone();
     let baker = Baker::new(fox, 100.0).unwrap();
     for clip in &clips {
-        let warm = baker.bake(clip, &BakeOptions::default(), true);
-        let cold = baker.bake(clip, &BakeOptions::default(), false);
+        let warm = baker.bake(clip, &BakeOptions::default(), true).unwrap();
+        let cold = baker.bake(clip, &BakeOptions::default(), false).unwrap();
         eprintln!(
             "{}: {} passes, closing {:.2e} rad (cold {:.2e})",
             clip.name, warm.passes, warm.closing_error, cold.closing_error
@@ -111,23 +111,27 @@ fn blend_slerps_from_the_authored_tail_toward_secmo() {
     let fox = import(&asset("Fox.glb")).unwrap();
     let walk = fox.clips.iter().find(|c| c.name == "Walk").unwrap().clone();
     let baker = Baker::new(fox, 100.0).unwrap();
-    let full = baker.bake(&walk, &BakeOptions::default(), true);
-    let half = baker.bake(
-        &walk,
-        &BakeOptions {
-            blend: 0.5,
-            ..BakeOptions::default()
-        },
-        true,
-    );
-    let none = baker.bake(
-        &walk,
-        &BakeOptions {
-            blend: 0.0,
-            ..BakeOptions::default()
-        },
-        true,
-    );
+    let full = baker.bake(&walk, &BakeOptions::default(), true).unwrap();
+    let half = baker
+        .bake(
+            &walk,
+            &BakeOptions {
+                blend: 0.5,
+                ..BakeOptions::default()
+            },
+            true,
+        )
+        .unwrap();
+    let none = baker
+        .bake(
+            &walk,
+            &BakeOptions {
+                blend: 0.0,
+                ..BakeOptions::default()
+            },
+            true,
+        )
+        .unwrap();
     let mut pose = baker.rig.reference_pose().to_vec();
     let mut apart = 0.0f32;
     for (f, &t) in full.times.iter().enumerate() {

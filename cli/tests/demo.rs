@@ -147,7 +147,7 @@ fn check_character(character: &std::path::Path, baked: &std::path::Path) {
     assert_eq!(baker.rig.chains().len(), 2);
 
     let options = BakeOptions::default();
-    let r = measure(&baker, &clip, &options);
+    let r = measure(&baker, &clip, &options).unwrap();
     let body = r.body.unwrap();
     let rigid = r.rigid.unwrap();
     assert!((rigid.max - 1.0).abs() < 1e-4 && (rigid.min - 1.0).abs() < 1e-4);
@@ -214,7 +214,7 @@ fn check_character(character: &std::path::Path, baked: &std::path::Path) {
     // joint that match a fresh bake.
     let again = Baker::new(import(baked).unwrap(), 1.0).unwrap();
     let replay = &again.imported.clips[0];
-    let fresh = baker.bake(&clip, &options, true);
+    let fresh = baker.bake(&clip, &options, true).unwrap();
     assert!(fresh.closing_error < 1e-3, "{}", fresh.closing_error);
     let mut pose = baker.rig.reference_pose().to_vec();
     let mut worst = 0.0f32;

@@ -14,7 +14,7 @@ fn fox_tail_stretch_stays_within_the_body_baseline() {
     assert_eq!(fox.meshes.len(), 1);
     let walk = fox.clips.iter().find(|c| c.name == "Walk").unwrap().clone();
     let baker = Baker::new(fox, 100.0).unwrap();
-    let r = measure(&baker, &walk, &BakeOptions::default());
+    let r = measure(&baker, &walk, &BakeOptions::default()).unwrap();
     eprintln!(
         "original {:?}\nrigid {:?}\nsecmo {:?}\nbody {:?}",
         r.original, r.rigid, r.secmo, r.body
@@ -59,7 +59,7 @@ fn report_writes_a_table_and_a_plot_per_clip() {
     let fox = import(&path).unwrap();
     let run = fox.clips.iter().find(|c| c.name == "Run").unwrap().clone();
     let baker = Baker::new(fox, 100.0).unwrap();
-    let r = measure(&baker, &run, &BakeOptions::default());
+    let r = measure(&baker, &run, &BakeOptions::default()).unwrap();
     let dir = std::env::temp_dir().join(format!("secmo-report-{}", std::process::id()));
     let files = secmo_cli::report::write(&path, &[r], None, &dir).unwrap();
     let md = std::fs::read_to_string(&files[0]).unwrap();

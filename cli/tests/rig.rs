@@ -272,7 +272,7 @@ fn recovers_the_tail_a_humanoid_rigger_lost() {
             .find(|c| c.name == name)
             .unwrap()
             .clone();
-        let r = measure(&baker, &clip, &BakeOptions::default());
+        let r = measure(&baker, &clip, &BakeOptions::default()).unwrap();
         let (chain, body) = (r.secmo.unwrap(), r.body.unwrap());
         let lost_clip = before.clips.iter().find(|c| c.name == name).unwrap();
         let on_leg = region_stretch(&before, lost_clip, 60.0, &members)

@@ -1,0 +1,250 @@
+//! The tool against files from the internet (issue #18): no panic on any
+//! input, buffer URIs kept beside the file, limits on decoded bytes, keys and
+//! clip length, each error naming the file and the part.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use base64::Engine as _;
+use serde_json::{json, Value};
+
+fn secmo(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_secmo"))
+        .args(args)
+        .output()
+        .expect("run secmo");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("secmo-hostile-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+fn floats(values: &[f32]) -> Vec<u8> {
+    values.iter().flat_map(|f| f.to_le_bytes()).collect()
+}
+
+/// A glTF with two nodes (root → child) and one clip animating the child's
+/// rotation with `times` and `rotations`, all in one data-URI buffer.
+fn gltf(times: &[f32], rotations: &[[f32; 4]]) -> Value {
+    let mut bytes = floats(times);
+    let offset = bytes.len();
+    bytes.extend(floats(&rotations.concat()));
+    let uri = format!(
+        "data:application/octet-stream;base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(&bytes)
+    );
+    let t_max = times.iter().copied().fold(f32::MIN, f32::max);
+    let t_min = times.iter().copied().fold(f32::MAX, f32::min);
+    json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [
+            {"name": "root", "children": [1]},
+            {"name": "child", "translation": [0.0, 1.0, 0.0]}
+        ],
+        "buffers": [{"byteLength": bytes.len(), "uri": uri}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": offset},
+            {"buffer": 0, "byteOffset": offset, "byteLength": bytes.len() - offset}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": times.len(), "type": "SCALAR",
+             "min": [t_min], "max": [t_max]},
+            {"bufferView": 1, "componentType": 5126, "count": rotations.len(), "type": "VEC4"}
+        ],
+        "animations": [{
+            "name": "clip",
+            "samplers": [{"input": 0, "output": 1, "interpolation": "LINEAR"}],
+            "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}]
+        }]
+    })
+}
+
+fn write(dir: &Path, name: &str, value: &Value) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, serde_json::to_vec(value).unwrap()).unwrap();
+    p.to_string_lossy().into_owned()
+}
+
+/// Every command on `file` exits 0 or 1 (never a panic's 101 or a signal),
+/// and a failure is one line naming the file and containing `part`.
+fn refused_everywhere(file: &str, part: &str) {
+    let out = Path::new(file).with_extension("out.glb");
+    let out = out.to_str().unwrap();
+    for args in [
+        vec!["import", file],
+        vec!["bake", file, "--out", out],
+        vec!["report", file, "--out", out],
+        vec!["rig", file, "-o", out],
+        vec!["vrm-settings", file, "--out", out],
+    ] {
+        let (code, _, err) = secmo(&args);
+        assert!(code == 0 || code == 1, "{args:?}: exit {code}: {err}");
+        if args[0] == "import" {
+            assert_eq!(code, 1, "{args:?} must refuse: {err}");
+            assert!(err.contains(file) && err.contains(part), "{args:?}: {err}");
+        }
+        if code == 1 {
+            assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+            assert!(!err.contains("panicked"), "{args:?}: {err}");
+        }
+    }
+}
+
+const Q: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
+
+#[test]
+fn a_channel_targeting_a_missing_node_is_an_error() {
+    let d = dir("missing-node");
+    let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
+    v["animations"][0]["channels"][0]["target"]["node"] = json!(7);
+    let f = write(&d, "a.gltf", &v);
+    refused_everywhere(&f, "node");
+    std::fs::remove_dir_all(d).ok();
+}
+
+#[test]
+fn broken_keys_are_refused_by_name() {
+    let d = dir("keys");
+    // A zero quaternion key.
+    let f = write(&d, "zero.gltf", &gltf(&[0.0, 1.0], &[Q, [0.0; 4]]));
+    refused_everywhere(
+        &f,
+        "animations[0].channels[0]: key 1 is a zero-length rotation",
+    );
+    // A key at 3e38 s.
+    let f = write(&d, "far.gltf", &gltf(&[0.0, 3e38], &[Q, Q]));
+    refused_everywhere(&f, "animations[0].channels[0]: key 1 at 3e38 s");
+    // A 1e6 s clip (the 936-byte file that baked for minutes).
+    let f = write(&d, "long.gltf", &gltf(&[0.0, 1e6], &[Q, Q]));
+    refused_everywhere(&f, "the limit is 3600 s");
+    // Negative time.
+    let f = write(&d, "negative.gltf", &gltf(&[-1.0, 1.0], &[Q, Q]));
+    refused_everywhere(&f, "negative");
+    std::fs::remove_dir_all(d).ok();
+}
+
+#[test]
+fn absurd_node_transforms_are_refused_by_name() {
+    let d = dir("nodes");
+    let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
+    v["nodes"][1]["scale"] = json!([1e30, 1.0, 1.0]);
+    let f = write(&d, "scale.gltf", &v);
+    refused_everywhere(&f, "nodes[1]");
+    let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
+    v["nodes"][1]["rotation"] = json!([0.0, 0.0, 0.0, 0.0]);
+    let f = write(&d, "rotation.gltf", &v);
+    refused_everywhere(&f, "nodes[1]");
+    std::fs::remove_dir_all(d).ok();
+}
+
+#[test]
+fn buffer_uris_stay_beside_the_file() {
+    let d = dir("uris");
+    std::fs::create_dir_all(d.join("sub")).unwrap();
+    let secret = d.join("secret.bin");
+    std::fs::write(&secret, [0u8; 64]).unwrap();
+    let keys = floats(&[0.0, 1.0]);
+    for (name, uri, part) in [
+        ("dev.gltf", "/dev/zero".to_string(), "absolute"),
+        (
+            "abs.gltf",
+            secret.to_string_lossy().into_owned(),
+            "absolute",
+        ),
+        ("up.gltf", "../secret.bin".to_string(), ".."),
+        ("file.gltf", "file:///etc/passwd".to_string(), "scheme"),
+        (
+            "http.gltf",
+            "http://example.com/a.bin".to_string(),
+            "scheme",
+        ),
+        ("dir.gltf", ".".to_string(), "not a regular file"),
+    ] {
+        let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
+        v["buffers"][0]["uri"] = json!(uri);
+        let f = write(&d.join("sub"), name, &v);
+        let (code, _, err) = secmo(&["import", &f]);
+        assert_eq!(code, 1, "{uri}: {err}");
+        assert!(
+            err.contains("buffers[0]") && err.contains(part),
+            "{uri}: {err}"
+        );
+        assert_eq!(err.lines().count(), 1);
+    }
+    // A file beside the glTF is read (here: the keys, then quaternions).
+    let mut bytes = keys.clone();
+    bytes.extend(floats(&[Q, Q].concat()));
+    std::fs::write(d.join("sub/keys.bin"), &bytes).unwrap();
+    let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
+    v["buffers"][0]["uri"] = json!("keys.bin");
+    let f = write(&d.join("sub"), "ok.gltf", &v);
+    let (code, out, err) = secmo(&["import", &f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("clip \"clip\": 1.00 s, 1 channels"), "{out}");
+    std::fs::remove_dir_all(d).ok();
+}
+
+#[test]
+fn a_buffer_longer_than_the_limit_is_refused_before_it_is_read() {
+    let d = dir("big");
+    let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
+    v["buffers"][0]["byteLength"] = json!(8u64 << 30);
+    let f = write(&d, "big.gltf", &v);
+    let (code, _, err) = secmo(&["import", &f]);
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("buffers[0]") && err.contains("limit"), "{err}");
+    std::fs::remove_dir_all(d).ok();
+}
+
+#[test]
+fn random_mutations_of_real_files_never_panic() {
+    // A small deterministic mutation fuzz of the Fox and a spring fixture
+    // (cargo-fuzz in fuzz/ runs the same readers for longer).
+    let d = dir("mutations");
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/assets");
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for name in ["Fox.glb", "three-vrm-springbone/sphere-collider.gltf"] {
+        let original = std::fs::read(assets.join(name)).unwrap();
+        for i in 0..12 {
+            let mut bytes = original.clone();
+            for _ in 0..1 + next() % 8 {
+                let at = (next() as usize) % bytes.len();
+                bytes[at] = next() as u8;
+            }
+            if i % 4 == 3 {
+                bytes.truncate((next() as usize) % bytes.len());
+            }
+            let ext = Path::new(name).extension().unwrap().to_str().unwrap();
+            let f = d.join(format!("m{i}.{ext}"));
+            std::fs::write(&f, &bytes).unwrap();
+            let f = f.to_str().unwrap();
+            for args in [
+                vec!["import", f],
+                vec!["vrm-settings", f, "--out", "/dev/null"],
+            ] {
+                let (code, _, err) = secmo(&args);
+                assert!(
+                    code == 0 || code == 1,
+                    "{name} mutation {i}, {args:?}: exit {code}: {err}"
+                );
+                assert!(!err.contains("panicked"), "{err}");
+            }
+        }
+    }
+    std::fs::remove_dir_all(d).ok();
+}
