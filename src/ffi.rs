@@ -1325,42 +1325,60 @@ pub unsafe extern "C" fn secmo_rig_create_from_settings(
     out_rig: *mut *mut SecmoRig,
 ) -> SecmoResult {
     guard("secmo_rig_create_from_settings", || {
-        let out = non_null_mut(out_rig, "out_rig")?;
-        let d = read_versioned(skeleton, SecmoRigDesc::default(), "skeleton")?;
-        if d.bone_names.is_null() {
-            return Err(FfiError::new(
-                SECMO_ERROR_SETTINGS,
-                "skeleton.bone_names is NULL; settings refer to bones by name",
-            ));
+        #[cfg(not(feature = "settings"))]
+        {
+            let _ = (skeleton, settings, settings_len, out_rig);
+            Err(without_settings())
         }
-        let bytes = slice(settings as *const u8, settings_len, "settings")?;
-        let text = std::str::from_utf8(bytes).map_err(|e| {
-            FfiError::new(SECMO_ERROR_SETTINGS, format!("settings are not UTF-8: {e}"))
-        })?;
-        let parsed = crate::settings::RigSettings::from_json(text)
-            .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, e.to_string()))?;
-        let mut base = rig_desc_from_c(&d)?;
-        let bones = std::mem::take(&mut base.bones);
-        let mut desc = parsed
-            .to_rig_desc(bones, base.units_per_meter, base.up_axis)
-            .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, e.to_string()))?;
-        // The skeleton's own solvers come first.
-        base.springs.append(&mut desc.springs);
-        base.constraints.append(&mut desc.constraints);
-        base.correctives.append(&mut desc.correctives);
-        let collider_offset = base.colliders.len() as u32;
-        for chain in &mut desc.chains {
-            for c in &mut chain.colliders {
-                *c += collider_offset;
+        #[cfg(feature = "settings")]
+        {
+            let out = non_null_mut(out_rig, "out_rig")?;
+            let d = read_versioned(skeleton, SecmoRigDesc::default(), "skeleton")?;
+            if d.bone_names.is_null() {
+                return Err(FfiError::new(
+                    SECMO_ERROR_SETTINGS,
+                    "skeleton.bone_names is NULL; settings refer to bones by name",
+                ));
             }
+            let bytes = slice(settings as *const u8, settings_len, "settings")?;
+            let text = std::str::from_utf8(bytes).map_err(|e| {
+                FfiError::new(SECMO_ERROR_SETTINGS, format!("settings are not UTF-8: {e}"))
+            })?;
+            let parsed = crate::settings::RigSettings::from_json(text)
+                .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, e.to_string()))?;
+            let mut base = rig_desc_from_c(&d)?;
+            let bones = std::mem::take(&mut base.bones);
+            let mut desc = parsed
+                .to_rig_desc(bones, base.units_per_meter, base.up_axis)
+                .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, e.to_string()))?;
+            // The skeleton's own solvers come first.
+            base.springs.append(&mut desc.springs);
+            base.constraints.append(&mut desc.constraints);
+            base.correctives.append(&mut desc.correctives);
+            let collider_offset = base.colliders.len() as u32;
+            for chain in &mut desc.chains {
+                for c in &mut chain.colliders {
+                    *c += collider_offset;
+                }
+            }
+            base.colliders.append(&mut desc.colliders);
+            base.chains.append(&mut desc.chains);
+            base.bones = desc.bones;
+            let rig = Rig::new(base)?;
+            *out = new_handle(SecmoRig { rig: Arc::new(rig) });
+            Ok(())
         }
-        base.colliders.append(&mut desc.colliders);
-        base.chains.append(&mut desc.chains);
-        base.bones = desc.bones;
-        let rig = Rig::new(base)?;
-        *out = new_handle(SecmoRig { rig: Arc::new(rig) });
-        Ok(())
     })
+}
+
+/// The error of the settings functions in a build without the `settings`
+/// feature (the C ABI keeps them, so one header serves every build).
+#[cfg(not(feature = "settings"))]
+fn without_settings() -> FfiError {
+    FfiError::new(
+        SECMO_ERROR_SETTINGS,
+        "this secmo library was built without the settings feature (rig-settings JSON and VRM)",
+    )
 }
 
 /// Writes the rig's solver setup as a rig-settings text (UTF-8 JSON,
@@ -1376,16 +1394,25 @@ pub unsafe extern "C" fn secmo_rig_write_settings(
     out_len: *mut usize,
 ) -> SecmoResult {
     guard("secmo_rig_write_settings", || {
-        let rig = non_null(rig, "rig")?;
-        let text = crate::settings::RigSettings::from_rig(&rig.rig).to_json();
-        // SAFETY: the caller's contract for `buffer`/`out_len` is
-        // write_text's (header comment of this function).
-        unsafe { write_text(&text, buffer, buffer_len, out_len) }
+        #[cfg(not(feature = "settings"))]
+        {
+            let _ = (rig, buffer, buffer_len, out_len);
+            Err(without_settings())
+        }
+        #[cfg(feature = "settings")]
+        {
+            let rig = non_null(rig, "rig")?;
+            let text = crate::settings::RigSettings::from_rig(&rig.rig).to_json();
+            // SAFETY: the caller's contract for `buffer`/`out_len` is
+            // write_text's (header comment of this function).
+            unsafe { write_text(&text, buffer, buffer_len, out_len) }
+        }
     })
 }
 
 /// The two-call text output shared by the settings writers: `*out_len`
 /// always receives the bytes needed including the NUL.
+#[cfg(feature = "settings")]
 unsafe fn write_text(
     text: &str,
     buffer: *mut c_char,
@@ -1427,12 +1454,20 @@ pub unsafe extern "C" fn secmo_settings_from_vrm(
     out_len: *mut usize,
 ) -> SecmoResult {
     guard("secmo_settings_from_vrm", || {
-        let bytes = slice(bytes, bytes_len, "bytes")?;
-        let import = crate::vrm::import(bytes)
-            .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, format!("VRM: {e}")))?;
-        // SAFETY: the caller's contract for `buffer`/`out_len` is
-        // write_text's (header comment of this function).
-        unsafe { write_text(&import.settings.to_json(), buffer, buffer_len, out_len) }
+        #[cfg(not(feature = "settings"))]
+        {
+            let _ = (bytes, bytes_len, buffer, buffer_len, out_len);
+            Err(without_settings())
+        }
+        #[cfg(feature = "settings")]
+        {
+            let bytes = slice(bytes, bytes_len, "bytes")?;
+            let import = crate::vrm::import(bytes)
+                .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, format!("VRM: {e}")))?;
+            // SAFETY: the caller's contract for `buffer`/`out_len` is
+            // write_text's (header comment of this function).
+            unsafe { write_text(&import.settings.to_json(), buffer, buffer_len, out_len) }
+        }
     })
 }
 

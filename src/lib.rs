@@ -34,8 +34,10 @@ pub mod error;
 pub mod ffi;
 pub mod math;
 pub mod rig;
+#[cfg(feature = "settings")]
 pub mod settings;
 pub mod solvers;
+#[cfg(feature = "settings")]
 pub mod vrm;
 
 pub use character::{
@@ -47,6 +49,7 @@ pub use character::{
 pub use error::Error;
 pub use math::Transform;
 pub use rig::{BoneDesc, ConstraintDesc, Rig, RigDesc, RigError, RigWarning, UpAxis};
+#[cfg(feature = "settings")]
 pub use settings::{RigSettings, SettingsError};
 pub use solvers::chain::{ChainDesc, ChainParams, ChainSetup, Integrator};
 pub use solvers::collide::{Collider, ColliderShape};
