@@ -1634,13 +1634,18 @@ impl Character {
         let speed_ok = |v: &[f32; 3]| Vec3::from_array(*v).length() <= max_speed;
         let place_ok = |p: &[f32; 3]| Vec3::from_array(*p).length() <= max_distance;
         let unit_ok = |q: Quat| (q.length() - 1.0).abs() <= lim::UNIT_TOLERANCE;
+        // A chain that has not been seeded yet holds all-zero frames: they
+        // are never read before the first update overwrites them.
+        let unset = |values: &[f32]| values.iter().all(|v| *v == 0.0);
+        let frame_ok = |q: [f32; 4]| unit_ok(Quat::from_array(q)) || unset(&q);
         let transform_ok = |t: &Transform| {
-            t.is_finite()
+            (t.is_finite()
                 && place_ok(&t.translation)
                 && unit_ok(t.rotation())
                 && t.scale
                     .iter()
-                    .all(|s| (MIN_SCALE..=MAX_SCALE).contains(&s.abs()))
+                    .all(|s| (MIN_SCALE..=MAX_SCALE).contains(&s.abs())))
+                || unset(bytemuck::cast_slice(std::slice::from_ref(t)))
         };
         // Validate into scratch first, then commit.
         let state_size = core::mem::size_of::<SpringState>();
@@ -1705,15 +1710,16 @@ impl Character {
         read(bytemuck::cast_slice_mut(&mut w.velocity));
         read(bytemuck::cast_slice_mut(&mut w.bend));
         read(bytemuck::cast_slice_mut(&mut w.previous_colliders));
-        // Clock times: within the library's horizon, simulated time within
-        // one catch-up window of the input time, the last update not after it.
-        let window = CHAIN_CATCH_UP + 1.0;
+        // Clock times: within the library's horizon, the simulated time and
+        // the last update not after the input time. (The simulated time may
+        // lag by any amount: an LOD hold does not simulate, and the next
+        // update catches up at most MAX_CHAIN_SUBSTEPS substeps.)
         let clocks_ok = w.clocks.iter().all(|c| {
             (0.0..=lim::MAX_CLOCK_SECONDS).contains(&c.time)
-                && (c.time - window..=c.time + window).contains(&c.simulated)
+                && (0.0..=c.time + CHAIN_STEP).contains(&c.simulated)
                 && (0.0..=c.time).contains(&c.last_update)
                 && c.started <= 1
-                && unit_ok(Quat::from_array(c.previous_anchor))
+                && frame_ok(c.previous_anchor)
                 && c.previous_root.iter().all(|v| v.is_finite())
                 && place_ok(&c.previous_root)
                 && transform_ok(&c.previous_space)
@@ -1728,7 +1734,9 @@ impl Character {
             && w.velocity
                 .iter()
                 .all(|v| v.is_finite() && v.length() <= max_speed)
-            && w.bend.iter().all(|q| q.is_finite() && unit_ok(*q))
+            && w.bend
+                .iter()
+                .all(|q| q.is_finite() && frame_ok(q.to_array()))
             && w.previous_colliders.iter().all(transform_ok);
         if !clocks_ok {
             return Err(Error::Snapshot(

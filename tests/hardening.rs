@@ -98,13 +98,15 @@ fn a_chain_clock_of_1e20_seconds_is_refused_even_with_a_valid_checksum() {
     // Resealed (someone who knows the format): the range check does.
     secmo::reseal_snapshot(&mut bad).unwrap();
     refused(&mut c, &bad, "chain clock");
-    // The simulated time far behind the input time, too.
-    let mut behind = snapshot(&c);
-    let (_, mut clock) = clock_at(&behind);
-    clock.simulated = clock.time - 1e6;
-    write_clock(&mut behind, &clock);
-    secmo::reseal_snapshot(&mut behind).unwrap();
-    refused(&mut c, &behind, "chain clock");
+    // The simulated time ahead of the input time, or negative.
+    for simulated in [1e6, -1.0] {
+        let mut bad = snapshot(&c);
+        let (_, mut clock) = clock_at(&bad);
+        clock.simulated = clock.time + simulated;
+        write_clock(&mut bad, &clock);
+        secmo::reseal_snapshot(&mut bad).unwrap();
+        refused(&mut c, &bad, "chain clock");
+    }
 }
 
 #[test]
@@ -148,7 +150,7 @@ fn a_restore_never_makes_a_later_update_hang_or_fail() {
     let (_, mut clock) = clock_at(&edge);
     clock.time = secmo::snapshot_limits::MAX_CLOCK_SECONDS;
     clock.last_update = clock.time;
-    clock.simulated = clock.time - 5.9;
+    clock.simulated = 0.0; // far behind: an LOD hold can leave it so
     write_clock(&mut edge, &clock);
     secmo::reseal_snapshot(&mut edge).unwrap();
     c.restore(&edge).unwrap();
@@ -440,4 +442,63 @@ fn many_chains(count: usize) -> secmo::RigDesc {
         chains,
         ..Default::default()
     }
+}
+
+#[test]
+fn a_fresh_characters_own_snapshot_restores() {
+    // Found by fuzz/c_abi: before its first update a chain holds all-zero
+    // frames, which the range checks took for corruption.
+    for mut c in [tail_character(ChainParams::tail(1.0)), character()] {
+        let snap = snapshot(&c);
+        c.restore(&snap).unwrap();
+        let mut other = Character::new(c.rig().clone(), Default::default());
+        other.restore(&snap).unwrap();
+    }
+    let mut c = Character::new(shared(secmo_fuzz_like_rig()), Default::default());
+    let snap = snapshot(&c);
+    c.restore(&snap).unwrap();
+}
+
+/// A tail with a collider (unseeded collider frames are all zero too).
+fn secmo_fuzz_like_rig() -> secmo::RigDesc {
+    let mut desc = tail_desc(3, ChainParams::tail(1.0));
+    desc.colliders.push(secmo::Collider {
+        bone: 1,
+        shape: secmo::ColliderShape::Sphere,
+        a: Vec3::ZERO,
+        b: Vec3::ZERO,
+        radius: 0.1,
+    });
+    desc.chains[0].colliders = vec![0];
+    desc
+}
+
+#[test]
+fn a_snapshot_taken_during_an_lod_hold_after_a_long_frame_restores() {
+    // Found by fuzz/c_abi: a half-rate LOD hold advances the input time but
+    // not the simulated time, so after a long frame the two are far apart
+    // in a valid snapshot.
+    let mut params = ChainParams::tail(1.0);
+    params.lod_half_below = 0.5;
+    let mut c = tail_character(params);
+    run(&mut c, 3, 0);
+    c.set_importance(0.1).unwrap();
+    let pose = hips_pose(&c, 0.1);
+    // One of two consecutive updates is a hold.
+    let mut snap = snapshot(&c);
+    for _ in 0..2 {
+        step(&mut c, 3600.0, &pose);
+        snap = snapshot(&c);
+        let (_, clock) = clock_at(&snap);
+        if clock.time - clock.simulated > 3000.0 {
+            break;
+        }
+    }
+    let (_, clock) = clock_at(&snap);
+    assert!(clock.time - clock.simulated > 3000.0, "{clock:?}");
+    let mut other = tail_character(params);
+    other
+        .restore(&snap)
+        .unwrap_or_else(|e| panic!("{e}: {clock:?}"));
+    run(&mut other, 3, 10);
 }

@@ -1,0 +1,43 @@
+//! The rig-settings reader: any text, then (if it parses) a rig on the fuzz
+//! skeleton. No panic; a rig that builds also updates.
+
+#![no_main]
+
+mod common;
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let Ok(settings) = secmo::RigSettings::from_json(text) else {
+        return;
+    };
+    let skeleton = common::rig_desc().bones;
+    let Ok(desc) = settings.to_rig_desc(skeleton, 1.0, secmo::UpAxis::Y) else {
+        return;
+    };
+    if let Ok(rig) = secmo::Rig::new(desc) {
+        let rig = std::sync::Arc::new(rig);
+        let mut ch = secmo::Character::new(rig.clone(), Default::default());
+        let pose = rig.reference_pose().to_vec();
+        let mut out = pose.clone();
+        for _ in 0..3 {
+            if ch
+                .update(
+                    &secmo::FrameInput {
+                        dt: 1.0 / 60.0,
+                        pose: &pose,
+                        teleport: false,
+                    },
+                    &mut out,
+                )
+                .is_ok()
+            {
+                assert!(out.iter().all(secmo::Transform::is_finite));
+            }
+        }
+        let _ = secmo::RigSettings::from_rig(&rig).to_json();
+    }
+});
