@@ -379,6 +379,105 @@ pub mod snapshot_limits {
     pub const UNIT_TOLERANCE: f32 = 1e-3;
 }
 
+/// The ranges a character's state is held to: every update commits only
+/// state inside them (speeds are clamped to the limit, anything else out of
+/// range fails the update), and restore accepts only state inside them, so a
+/// character's own snapshot always restores. One predicate serves both.
+struct StateRange {
+    max_speed: f32,
+    max_distance: f32,
+}
+
+impl StateRange {
+    fn new(units_per_meter: f32) -> Self {
+        Self {
+            max_speed: snapshot_limits::MAX_SPEED_M_PER_S * units_per_meter,
+            max_distance: snapshot_limits::MAX_DISTANCE_M * units_per_meter,
+        }
+    }
+
+    fn place(&self, p: Vec3) -> bool {
+        p.is_finite() && p.length() <= self.max_distance
+    }
+
+    fn speed(&self, v: Vec3) -> bool {
+        v.is_finite() && v.length() <= self.max_speed
+    }
+
+    /// A unit quaternion, or the all-zero one an unseeded chain holds.
+    fn frame(q: Quat) -> bool {
+        q.is_finite()
+            && ((q.length() - 1.0).abs() <= snapshot_limits::UNIT_TOLERANCE
+                || q.to_array() == [0.0; 4])
+    }
+
+    /// A placed frame (world × component, so its scale is a product and is
+    /// only held finite and non-zero), or the all-zero unset one.
+    fn transform(&self, t: &Transform) -> bool {
+        let unset = bytemuck::cast_slice::<Transform, f32>(std::slice::from_ref(t))
+            .iter()
+            .all(|v| *v == 0.0);
+        unset
+            || (t.is_finite()
+                && self.place(t.translation())
+                && Self::frame(t.rotation())
+                && t.scale.iter().all(|s| s.abs() >= 1e-30))
+    }
+
+    fn spring(&self, s: &SpringState, history_length: u32) -> bool {
+        let finite = s.remaining.is_finite() && (0.0..=clock::REMAINING_CAP).contains(&s.remaining);
+        finite
+            && self.place(Vec3::from(s.position))
+            && self.place(Vec3::from(s.previous_target))
+            && self.speed(Vec3::from(s.velocity))
+            && s.ring.iter().all(|v| self.speed(Vec3::from(*v)))
+            && s.ring_index < history_length
+            && s.ring_fill <= history_length
+            && s.initialized <= 1
+    }
+
+    fn corrective(&self, c: &CorrectiveState) -> bool {
+        self.place(Vec3::from(c.translation))
+            && c.scale
+                .iter()
+                .all(|s| s.is_finite() && s.abs() <= MAX_SCALE)
+    }
+
+    fn clock(&self, c: &ChainClock) -> bool {
+        (0.0..=snapshot_limits::MAX_CLOCK_SECONDS).contains(&c.time)
+            && (0.0..=c.time + CHAIN_STEP).contains(&c.simulated)
+            && (0.0..=c.time).contains(&c.last_update)
+            && c.started <= 1
+            && Self::frame(Quat::from_array(c.previous_anchor))
+            && self.place(Vec3::from(c.previous_root))
+            && self.transform(&c.previous_space)
+            && self.transform(&c.previous_parent)
+            && self.place(Vec3::from(c.previous_root_local))
+    }
+
+    fn particle(&self, p: Vec3, v: Vec3, bend: Quat) -> bool {
+        self.place(p) && self.speed(v) && Self::frame(bend)
+    }
+}
+
+/// A chain clock past 2^29 s (17 years of updates) moves back by 2^28 s:
+/// only differences of its times matter, and by Sterbenz's lemma the
+/// subtraction is exact for every time within a factor of two of 2^28, so
+/// the motion does not change; the clock stays far inside the snapshot
+/// horizon ([`snapshot_limits::MAX_CLOCK_SECONDS`]) forever.
+fn rebase_clock(c: &mut ChainClock) {
+    const REBASE_AT: f64 = (1u64 << 29) as f64;
+    const SHIFT: f64 = (1u64 << 28) as f64;
+    if c.time > REBASE_AT {
+        c.time -= SHIFT;
+        c.last_update = (c.last_update - SHIFT).max(0.0);
+        c.simulated -= SHIFT;
+        if c.simulated < 0.0 {
+            c.simulated = c.time; // a backlog of 2^28 s is dropped anyway
+        }
+    }
+}
+
 /// FNV-1a 64 of `bytes`, continuing from `hash`.
 fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
@@ -588,6 +687,12 @@ impl Character {
                 "world transform has a zero scale or one beyond 1e4",
             ));
         }
+        let far = snapshot_limits::MAX_DISTANCE_M * self.rig.units_per_meter();
+        if world.translation().length() > far {
+            return Err(Error::InvalidParameter(
+                "world translation is beyond 1e7 m (keep the simulation near its origin)",
+            ));
+        }
         Ok(())
     }
 
@@ -595,20 +700,7 @@ impl Character {
     /// world space; SPEC §7). Its uniform scale is the runtime scale applied to
     /// chain lengths, radii and gravity. Default identity.
     pub fn set_world_transform(&mut self, world: Transform) -> Result<(), Error> {
-        if !world.is_finite() || world.rotation().length_squared() < 1e-12 {
-            return Err(Error::InvalidParameter(
-                "world transform is not finite or has a zero rotation",
-            ));
-        }
-        if world
-            .scale
-            .iter()
-            .any(|s| !(MIN_SCALE..=MAX_SCALE).contains(&s.abs()))
-        {
-            return Err(Error::InvalidParameter(
-                "world transform has a zero scale or one beyond 1e4",
-            ));
-        }
+        self.validate_world_transform(&world)?;
         self.inputs.world = world;
         Ok(())
     }
@@ -989,49 +1081,69 @@ impl Character {
         Ok(info)
     }
 
-    /// The first bone whose output or to-be-committed state is not finite.
-    fn check_finite(&self, chains_ran: bool) -> Result<(), Error> {
+    /// Holds the output and the state about to be committed to
+    /// [`StateRange`]: speeds beyond the limit are clamped to it (a
+    /// documented rule, docs/c-api.md); anything else out of range or not
+    /// finite fails the update with the first bone it concerns.
+    fn check_finite(&mut self, chains_ran: bool) -> Result<(), Error> {
         if let Some(bone) = self.local.iter().position(|t| !t.is_finite()) {
             return Err(Error::NonFiniteResult { bone });
         }
-        for (state, params) in self.work_springs.iter().zip(&self.rig.springs) {
-            let finite = state
-                .position
-                .iter()
-                .chain(&state.velocity)
-                .all(|v| v.is_finite());
-            if !finite {
+        let range = StateRange::new(self.rig.units_per_meter());
+        let clamp = |v: &mut Vec3| {
+            if v.is_finite() && v.length() > range.max_speed {
+                *v = v.normalize() * range.max_speed;
+            }
+        };
+        for (state, params) in self.work_springs.iter_mut().zip(&self.rig.springs) {
+            let mut v = Vec3::from(state.velocity);
+            clamp(&mut v);
+            state.velocity = v.to_array();
+            for r in &mut state.ring {
+                let mut v = Vec3::from(*r);
+                clamp(&mut v);
+                *r = v.to_array();
+            }
+            if !range.spring(state, params.history_length) {
                 return Err(Error::NonFiniteResult {
                     bone: params.bone as usize,
                 });
             }
         }
         for (state, c) in self.work_correctives.iter().zip(&self.rig.correctives) {
-            if !state
-                .translation
-                .iter()
-                .chain(&state.scale)
-                .all(|v| v.is_finite())
-            {
+            if !range.corrective(state) {
                 return Err(Error::NonFiniteResult {
                     bone: c.driven as usize,
                 });
             }
         }
         if chains_ran {
-            let w = &self.work_chains;
-            for setup in &self.rig.chains {
+            let w = &mut self.work_chains;
+            for v in &mut w.velocity {
+                clamp(v);
+            }
+            for (ci, setup) in self.rig.chains.iter().enumerate() {
+                let first = setup.joints[0] as usize;
+                rebase_clock(&mut w.clocks[ci]);
+                if !range.clock(&w.clocks[ci]) {
+                    return Err(Error::NonFiniteResult { bone: first });
+                }
                 for k in 0..setup.len() {
                     let i = setup.first_particle + k;
-                    let finite = w.position[i].is_finite()
-                        && w.velocity[i].is_finite()
-                        && w.bend[i].is_finite();
-                    if !finite {
+                    if !range.particle(w.position[i], w.velocity[i], w.bend[i]) {
                         return Err(Error::NonFiniteResult {
                             bone: setup.joints[k] as usize,
                         });
                     }
                 }
+            }
+            if let Some(k) = w
+                .previous_colliders
+                .iter()
+                .position(|t| !range.transform(t))
+            {
+                let bone = self.rig.colliders[k].bone as usize;
+                return Err(Error::NonFiniteResult { bone });
             }
         }
         Ok(())
@@ -1319,7 +1431,7 @@ impl Character {
                 let previous_anchor = Quat::from_array(clock.previous_anchor);
                 let previous_parent = clock.previous_parent;
                 let previous_root_local = Vec3::from_array(clock.previous_root_local);
-                let gravity_direction = params.gravity_direction.try_normalize().unwrap_or(-up);
+                let gravity_direction = params.gravity_direction().try_normalize().unwrap_or(-up);
                 let acceleration = gravity_direction * params.gravity * scale
                     + self.inputs.wind * params.wind_factor;
                 let collider_count = setup.colliders.len();
@@ -1627,26 +1739,7 @@ impl Character {
                 "snapshot checksum does not match (corrupted or edited)",
             ));
         }
-        use snapshot_limits as lim;
-        let upm = self.rig.units_per_meter();
-        let max_speed = lim::MAX_SPEED_M_PER_S * upm;
-        let max_distance = lim::MAX_DISTANCE_M * upm;
-        let speed_ok = |v: &[f32; 3]| Vec3::from_array(*v).length() <= max_speed;
-        let place_ok = |p: &[f32; 3]| Vec3::from_array(*p).length() <= max_distance;
-        let unit_ok = |q: Quat| (q.length() - 1.0).abs() <= lim::UNIT_TOLERANCE;
-        // A chain that has not been seeded yet holds all-zero frames: they
-        // are never read before the first update overwrites them.
-        let unset = |values: &[f32]| values.iter().all(|v| *v == 0.0);
-        let frame_ok = |q: [f32; 4]| unit_ok(Quat::from_array(q)) || unset(&q);
-        let transform_ok = |t: &Transform| {
-            (t.is_finite()
-                && place_ok(&t.translation)
-                && unit_ok(t.rotation())
-                && t.scale
-                    .iter()
-                    .all(|s| (MIN_SCALE..=MAX_SCALE).contains(&s.abs())))
-                || unset(bytemuck::cast_slice(std::slice::from_ref(t)))
-        };
+        let range = StateRange::new(self.rig.units_per_meter());
         // Validate into scratch first, then commit.
         let state_size = core::mem::size_of::<SpringState>();
         let springs_end = HEADER_SIZE + self.springs.len() * state_size;
@@ -1655,26 +1748,7 @@ impl Character {
             .enumerate()
         {
             let s: SpringState = bytemuck::pod_read_unaligned(chunk);
-            let len = self.rig.springs[i].history_length;
-            let floats_ok = s
-                .position
-                .iter()
-                .chain(&s.velocity)
-                .chain(&s.previous_target)
-                .all(|v| v.is_finite())
-                && s.ring.iter().flatten().all(|v| v.is_finite())
-                && s.remaining.is_finite()
-                && (0.0..=clock::REMAINING_CAP).contains(&s.remaining);
-            let in_range = speed_ok(&s.velocity)
-                && s.ring.iter().all(speed_ok)
-                && place_ok(&s.position)
-                && place_ok(&s.previous_target);
-            if !floats_ok
-                || !in_range
-                || s.ring_index >= len
-                || s.ring_fill > len
-                || s.initialized > 1
-            {
+            if !range.spring(&s, self.rig.springs[i].history_length) {
                 return Err(Error::Snapshot(
                     "snapshot spring state is out of range or corrupted",
                 ));
@@ -1688,10 +1762,7 @@ impl Character {
             .enumerate()
         {
             let c: CorrectiveState = bytemuck::pod_read_unaligned(chunk);
-            if !c.translation.iter().chain(&c.scale).all(|v| v.is_finite())
-                || !place_ok(&c.translation)
-                || c.scale.iter().any(|s| s.abs() > MAX_SCALE)
-            {
+            if !range.corrective(&c) {
                 return Err(Error::Snapshot(
                     "snapshot corrective state is out of range or corrupted",
                 ));
@@ -1710,34 +1781,15 @@ impl Character {
         read(bytemuck::cast_slice_mut(&mut w.velocity));
         read(bytemuck::cast_slice_mut(&mut w.bend));
         read(bytemuck::cast_slice_mut(&mut w.previous_colliders));
-        // Clock times: within the library's horizon, the simulated time and
-        // the last update not after the input time. (The simulated time may
-        // lag by any amount: an LOD hold does not simulate, and the next
-        // update catches up at most MAX_CHAIN_SUBSTEPS substeps.)
-        let clocks_ok = w.clocks.iter().all(|c| {
-            (0.0..=lim::MAX_CLOCK_SECONDS).contains(&c.time)
-                && (0.0..=c.time + CHAIN_STEP).contains(&c.simulated)
-                && (0.0..=c.time).contains(&c.last_update)
-                && c.started <= 1
-                && frame_ok(c.previous_anchor)
-                && c.previous_root.iter().all(|v| v.is_finite())
-                && place_ok(&c.previous_root)
-                && transform_ok(&c.previous_space)
-                && transform_ok(&c.previous_parent)
-                && c.previous_root_local.iter().all(|v| v.is_finite())
-                && place_ok(&c.previous_root_local)
-        });
-        let particles_ok = w
-            .position
-            .iter()
-            .all(|p| p.is_finite() && p.length() <= max_distance)
-            && w.velocity
-                .iter()
-                .all(|v| v.is_finite() && v.length() <= max_speed)
-            && w.bend
-                .iter()
-                .all(|q| q.is_finite() && frame_ok(q.to_array()))
-            && w.previous_colliders.iter().all(transform_ok);
+        // Clock times within the library's horizon, the simulated time and
+        // the last update not after the input time (the simulated time may
+        // lag: an LOD hold does not simulate, and the next update catches up
+        // at most MAX_CHAIN_SUBSTEPS substeps); positions, speeds and frames
+        // in range.
+        let clocks_ok = w.clocks.iter().all(|c| range.clock(c));
+        let particles_ok = (0..w.position.len())
+            .all(|i| range.particle(w.position[i], w.velocity[i], w.bend[i]))
+            && w.previous_colliders.iter().all(|t| range.transform(t));
         if !clocks_ok {
             return Err(Error::Snapshot(
                 "snapshot chain clock is out of range or corrupted",

@@ -24,7 +24,7 @@ use crate::character::{
 use crate::error::Error;
 use crate::math::Transform;
 use crate::rig::{BoneDesc, ConstraintDesc, Rig, RigDesc, RigError, RigWarning, UpAxis};
-use crate::solvers::chain::{ChainDesc, ChainParams, Integrator};
+use crate::solvers::chain::{ChainDesc, ChainParams};
 use crate::solvers::collide::{Collider, ColliderShape};
 use crate::solvers::corrective::{
     BtobBones, CorrectiveRecord, Gains, Probe, ProximityCorrective, Side,
@@ -111,6 +111,10 @@ pub const SECMO_COLLIDER_INSIDE_CAPSULE: u32 = 4;
 /// `SecmoChainParams.integrator` values.
 pub const SECMO_INTEGRATOR_SPRING: u32 = 0;
 pub const SECMO_INTEGRATOR_EXPONENTIAL_DAMPING: u32 = 1;
+const _: () = assert!(
+    SECMO_INTEGRATOR_SPRING == ChainParams::SPRING
+        && SECMO_INTEGRATOR_EXPONENTIAL_DAMPING == ChainParams::EXPONENTIAL_DAMPING
+);
 
 /// `SecmoChainDesc.preset` values, used when `params` is NULL.
 pub const SECMO_CHAIN_TAIL: u32 = 0;
@@ -221,50 +225,10 @@ pub struct SecmoColliderDesc {
     pub radius: f32,
 }
 
-/// Every tunable of a chain (see `secmo::ChainParams` and docs/chains.md).
-/// Fill with `secmo_chain_params_tail` or `_hair`, then adjust.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct SecmoChainParams {
-    /// `sizeof(SecmoChainParams)`.
-    pub struct_size: u32,
-    /// `SECMO_INTEGRATOR_*`.
-    pub integrator: u32,
-    /// Spring integrator (tails): frequencies in Hz, damping ratio ζ.
-    pub frequency_root: f32,
-    pub frequency_tip: f32,
-    pub damping_ratio: f32,
-    /// Exponential-damping integrator (hair): k in 1/s², c in 1/s.
-    pub stiffness: f32,
-    pub damping: f32,
-    /// Units/s²; direction zero = down the rig's up axis.
-    pub gravity: f32,
-    pub gravity_direction: [f32; 3],
-    /// Radians.
-    pub carry_angle: f32,
-    pub rest_curve: f32,
-    /// 1/s.
-    pub bend_rate: f32,
-    /// Radians; π or more disables the limit.
-    pub bend_limit: f32,
-    pub forward_plane: u32,
-    pub velocity_from_positions: u32,
-    pub floor_enabled: u32,
-    pub floor_height: f32,
-    pub floor_clearance: f32,
-    pub floor_damping: f32,
-    pub radius: f32,
-    pub weight: f32,
-    pub wind_factor: f32,
-    pub time_factor: f32,
-    pub lod_skip_below: f32,
-    pub lod_half_below: f32,
-    pub teleport_distance: f32,
-    pub teleport_angle: f32,
-    /// −1 world, or the bone whose motion carries the particles.
-    pub simulation_space: i32,
-    pub inertia: f32,
-}
+/// The C name of [`ChainParams`], the one definition of a chain's tunables
+/// (cbindgen writes it as `SecmoChainParams`). Fill it with
+/// `secmo_chain_params_tail` or `_hair`, then adjust.
+pub type SecmoChainParams = ChainParams;
 
 /// A tail or hair chain (SPEC §7, §8).
 #[repr(C)]
@@ -280,7 +244,7 @@ pub struct SecmoChainDesc {
     /// `SECMO_CHAIN_TAIL` or `_HAIR`: the defaults when `params` is NULL.
     pub preset: u32,
     /// Optional (NULL): the chain's parameters.
-    pub params: *const SecmoChainParams,
+    pub params: *const ChainParams,
     /// Optional (NULL): `joint_count` link radii (segment i uses joint i).
     pub radii: *const f32,
     /// Optional (NULL): `joint_count` weights of the simulation, 0..1.
@@ -439,7 +403,7 @@ const _: () = assert!(core::mem::size_of::<SecmoSpringDesc>() == 52);
 const _: () = assert!(core::mem::size_of::<SecmoCharacterDesc>() == 8);
 const _: () = assert!(core::mem::size_of::<SecmoUpdateInfo>() == 16);
 const _: () = assert!(core::mem::size_of::<SecmoColliderDesc>() == 40);
-const _: () = assert!(core::mem::size_of::<SecmoChainParams>() == 124);
+const _: () = assert!(core::mem::size_of::<ChainParams>() == 124);
 // Holds pointers: 80 bytes on 64-bit targets, 64 on 32-bit ones.
 const _: () = assert!(
     core::mem::size_of::<SecmoFrameInput>()
@@ -650,7 +614,7 @@ shipped_once!(
     SecmoProbeDesc,
     SecmoCorrectiveDesc,
     SecmoColliderDesc,
-    SecmoChainParams,
+    ChainParams,
     SecmoChainDesc,
     SecmoRigDesc,
     SecmoCharacterDesc,
@@ -749,108 +713,6 @@ fn side_from(value: u32) -> Result<Side, FfiError> {
     }
 }
 
-fn chain_params_to_c(p: &ChainParams) -> SecmoChainParams {
-    let (integrator, frequency_root, frequency_tip, damping_ratio, stiffness, damping) =
-        match p.integrator {
-            Integrator::Spring {
-                frequency_root,
-                frequency_tip,
-                damping_ratio,
-            } => (
-                SECMO_INTEGRATOR_SPRING,
-                frequency_root,
-                frequency_tip,
-                damping_ratio,
-                0.0,
-                0.0,
-            ),
-            Integrator::ExponentialDamping { stiffness, damping } => (
-                SECMO_INTEGRATOR_EXPONENTIAL_DAMPING,
-                0.0,
-                0.0,
-                0.0,
-                stiffness,
-                damping,
-            ),
-        };
-    SecmoChainParams {
-        struct_size: core::mem::size_of::<SecmoChainParams>() as u32,
-        integrator,
-        frequency_root,
-        frequency_tip,
-        damping_ratio,
-        stiffness,
-        damping,
-        gravity: p.gravity,
-        gravity_direction: p.gravity_direction.to_array(),
-        carry_angle: p.carry_angle,
-        rest_curve: p.rest_curve,
-        bend_rate: p.bend_rate,
-        bend_limit: p.bend_limit,
-        forward_plane: p.forward_plane as u32,
-        velocity_from_positions: p.velocity_from_positions as u32,
-        floor_enabled: p.floor_enabled as u32,
-        floor_height: p.floor_height,
-        floor_clearance: p.floor_clearance,
-        floor_damping: p.floor_damping,
-        radius: p.radius,
-        weight: p.weight,
-        wind_factor: p.wind_factor,
-        time_factor: p.time_factor,
-        lod_skip_below: p.lod_skip_below,
-        lod_half_below: p.lod_half_below,
-        teleport_distance: p.teleport_distance,
-        teleport_angle: p.teleport_angle,
-        simulation_space: p.simulation_space,
-        inertia: p.inertia,
-    }
-}
-
-fn chain_params_from_c(c: &SecmoChainParams) -> Result<ChainParams, FfiError> {
-    let integrator = match c.integrator {
-        SECMO_INTEGRATOR_SPRING => Integrator::Spring {
-            frequency_root: c.frequency_root,
-            frequency_tip: c.frequency_tip,
-            damping_ratio: c.damping_ratio,
-        },
-        SECMO_INTEGRATOR_EXPONENTIAL_DAMPING => Integrator::ExponentialDamping {
-            stiffness: c.stiffness,
-            damping: c.damping,
-        },
-        other => {
-            return Err(FfiError::new(
-                SECMO_ERROR_INVALID_ARGUMENT,
-                format!("params.integrator is {other}; use SECMO_INTEGRATOR_*"),
-            ))
-        }
-    };
-    Ok(ChainParams {
-        integrator,
-        gravity: c.gravity,
-        gravity_direction: Vec3::from_array(c.gravity_direction),
-        carry_angle: c.carry_angle,
-        rest_curve: c.rest_curve,
-        bend_rate: c.bend_rate,
-        bend_limit: c.bend_limit,
-        forward_plane: c.forward_plane != 0,
-        velocity_from_positions: c.velocity_from_positions != 0,
-        floor_enabled: c.floor_enabled != 0,
-        floor_height: c.floor_height,
-        floor_clearance: c.floor_clearance,
-        floor_damping: c.floor_damping,
-        radius: c.radius,
-        weight: c.weight,
-        wind_factor: c.wind_factor,
-        time_factor: c.time_factor,
-        lod_skip_below: c.lod_skip_below,
-        lod_half_below: c.lod_half_below,
-        teleport_distance: c.teleport_distance,
-        teleport_angle: c.teleport_angle,
-        simulation_space: c.simulation_space,
-        inertia: c.inertia,
-    })
-}
-
 fn collider_from_c(c: &SecmoColliderDesc) -> Result<Collider, FfiError> {
     let shape = match c.shape {
         SECMO_COLLIDER_SPHERE => ColliderShape::Sphere,
@@ -893,8 +755,11 @@ fn chain_from_c(c: &SecmoChainDesc, units_per_meter: f32, i: usize) -> Result<Ch
             }
         }
     } else {
-        let defaults = chain_params_to_c(&ChainParams::tail(units_per_meter));
-        chain_params_from_c(&read_versioned(c.params, defaults, &what("params"))?)?
+        read_versioned(
+            c.params,
+            ChainParams::tail(units_per_meter),
+            &what("params"),
+        )?
     };
     let optional = |ptr: *const f32, field: &str| -> Result<Vec<f32>, FfiError> {
         if ptr.is_null() {
@@ -2022,13 +1887,13 @@ pub unsafe extern "C" fn secmo_character_restore(
 #[no_mangle]
 pub unsafe extern "C" fn secmo_chain_params_tail(
     units_per_meter: f32,
-    out_params: *mut SecmoChainParams,
+    out_params: *mut ChainParams,
 ) -> SecmoResult {
     preset(
         "secmo_chain_params_tail",
         units_per_meter,
         out_params,
-        |u| chain_params_to_c(&ChainParams::tail(u)),
+        ChainParams::tail,
     )
 }
 
@@ -2037,13 +1902,13 @@ pub unsafe extern "C" fn secmo_chain_params_tail(
 #[no_mangle]
 pub unsafe extern "C" fn secmo_chain_params_hair(
     units_per_meter: f32,
-    out_params: *mut SecmoChainParams,
+    out_params: *mut ChainParams,
 ) -> SecmoResult {
     preset(
         "secmo_chain_params_hair",
         units_per_meter,
         out_params,
-        |u| chain_params_to_c(&ChainParams::hair(u)),
+        ChainParams::hair,
     )
 }
 
@@ -2054,7 +1919,7 @@ pub unsafe extern "C" fn secmo_chain_params_hair(
 pub unsafe extern "C" fn secmo_character_set_chain_params(
     character: *mut SecmoCharacter,
     chain: u32,
-    params: *const SecmoChainParams,
+    params: *const ChainParams,
 ) -> SecmoResult {
     guard("secmo_character_set_chain_params", || {
         let c = &mut non_null_mut(character, "character")?.character;
@@ -2064,11 +1929,7 @@ pub unsafe extern "C" fn secmo_character_set_chain_params(
                 format!("chain {chain} does not exist"),
             )
         })?;
-        let p = chain_params_from_c(&read_versioned(
-            params,
-            chain_params_to_c(&current),
-            "params",
-        )?)?;
+        let p = read_versioned(params, current, "params")?;
         c.set_chain_params(chain as usize, p)?;
         Ok(())
     })
@@ -2080,7 +1941,7 @@ pub unsafe extern "C" fn secmo_character_set_chain_params(
 pub unsafe extern "C" fn secmo_character_chain_params(
     character: *const SecmoCharacter,
     chain: u32,
-    out_params: *mut SecmoChainParams,
+    out_params: *mut ChainParams,
 ) -> SecmoResult {
     guard("secmo_character_chain_params", || {
         let c = &non_null(character, "character")?.character;
@@ -2091,7 +1952,7 @@ pub unsafe extern "C" fn secmo_character_chain_params(
                 format!("chain {chain} does not exist"),
             )
         })?;
-        *out = chain_params_to_c(p);
+        *out = *p;
         Ok(())
     })
 }

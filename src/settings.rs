@@ -13,7 +13,7 @@ use glam::Vec3;
 use serde::{Deserialize, Serialize};
 
 use crate::rig::{BoneDesc, ConstraintDesc, Rig, RigDesc, UpAxis};
-use crate::solvers::chain::{ChainDesc, ChainParams, Integrator};
+use crate::solvers::chain::{ChainDesc, ChainParams};
 use crate::solvers::collide::{Collider, ColliderShape};
 use crate::solvers::corrective::{BtobBones, Gains, Probe, ProximityCorrective, Side};
 use crate::solvers::spring::SpringParams;
@@ -185,70 +185,6 @@ pub struct ColliderSettings {
     pub radius: f32,
 }
 
-/// Overrides of a chain preset; angles in degrees.
-#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ChainParamSettings {
-    /// "spring" or "exponential_damping".
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub integrator: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub frequency_root: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub frequency_tip: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub damping_ratio: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stiffness: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub damping: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gravity: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gravity_direction: Option<[f32; 3]>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub carry_angle_degrees: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub rest_curve: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bend_rate: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub bend_limit_degrees: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub forward_plane: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub velocity_from_positions: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub floor_enabled: Option<bool>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub floor_height: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub floor_clearance: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub floor_damping: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub radius: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub weight: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub wind_factor: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time_factor: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lod_skip_below: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub lod_half_below: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub teleport_distance: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub teleport_angle_degrees: Option<f32>,
-    /// A bone name, or absent for world space.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub simulation_space: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub inertia: Option<f32>,
-}
-
 /// A tail or hair chain (SPEC §7, §8).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -257,8 +193,13 @@ pub struct ChainSettings {
     pub preset: String,
     pub anchor: String,
     pub joints: Vec<String>,
-    #[serde(default)]
-    pub params: ChainParamSettings,
+    /// Overrides of the preset: any field of [`ChainParams`] by its settings
+    /// name (angles in degrees as `*_degrees`, flags as booleans, the
+    /// integrator by name, `simulation_space` as a bone name). The keys and
+    /// their forms come from `ChainParams`'s own serde attributes, so the
+    /// parameter set is defined once; an unknown key is an error naming it.
+    #[serde(default, skip_serializing_if = "serde_json::Map::is_empty")]
+    pub params: serde_json::Map<String, serde_json::Value>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub radii: Vec<f32>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -645,30 +586,17 @@ impl RigSettings {
         }
         for c in rig.chains() {
             let p = &c.params;
-            let (integrator, fr, ft, dr, k, d) = match p.integrator {
-                Integrator::Spring {
-                    frequency_root,
-                    frequency_tip,
-                    damping_ratio,
-                } => (
-                    "spring",
-                    Some(frequency_root),
-                    Some(frequency_tip),
-                    Some(damping_ratio),
-                    None,
-                    None,
-                ),
-                Integrator::ExponentialDamping { stiffness, damping } => (
-                    "exponential_damping",
-                    None,
-                    None,
-                    None,
-                    Some(stiffness),
-                    Some(damping),
-                ),
-            };
+            let mut params = chain_params_to_map(p);
+            match usize::try_from(p.simulation_space) {
+                Ok(b) => {
+                    params.insert("simulation_space".into(), name(b as u32).into());
+                }
+                Err(_) => {
+                    params.remove("simulation_space");
+                }
+            }
             s.chains.push(ChainSettings {
-                preset: if matches!(p.integrator, Integrator::Spring { .. }) {
+                preset: if p.integrator == ChainParams::SPRING {
                     "tail"
                 } else {
                     "hair"
@@ -676,37 +604,7 @@ impl RigSettings {
                 .into(),
                 anchor: name(c.anchor),
                 joints: c.joints.iter().map(|&j| name(j)).collect(),
-                params: ChainParamSettings {
-                    integrator: Some(integrator.into()),
-                    frequency_root: fr,
-                    frequency_tip: ft,
-                    damping_ratio: dr,
-                    stiffness: k,
-                    damping: d,
-                    gravity: Some(p.gravity),
-                    gravity_direction: Some(p.gravity_direction.to_array()),
-                    carry_angle_degrees: Some(p.carry_angle.to_degrees()),
-                    rest_curve: Some(p.rest_curve),
-                    bend_rate: Some(p.bend_rate),
-                    bend_limit_degrees: Some(p.bend_limit.to_degrees()),
-                    forward_plane: Some(p.forward_plane),
-                    velocity_from_positions: Some(p.velocity_from_positions),
-                    floor_enabled: Some(p.floor_enabled),
-                    floor_height: Some(p.floor_height),
-                    floor_clearance: Some(p.floor_clearance),
-                    floor_damping: Some(p.floor_damping),
-                    radius: Some(p.radius),
-                    weight: Some(p.weight),
-                    wind_factor: Some(p.wind_factor),
-                    time_factor: Some(p.time_factor),
-                    lod_skip_below: Some(p.lod_skip_below),
-                    lod_half_below: Some(p.lod_half_below),
-                    teleport_distance: Some(p.teleport_distance),
-                    teleport_angle_degrees: Some(p.teleport_angle.to_degrees()),
-                    simulation_space: (p.simulation_space >= 0)
-                        .then(|| name(p.simulation_space as u32)),
-                    inertia: Some(p.inertia),
-                },
+                params,
                 radii: c.radii.clone(),
                 weights: c.weights.clone(),
                 end_offset: Some(c.end_offset.to_array()),
@@ -727,129 +625,57 @@ impl Default for RigSettings {
     }
 }
 
+/// Every field of `p` in its settings form.
+fn chain_params_to_map(p: &ChainParams) -> serde_json::Map<String, serde_json::Value> {
+    match serde_json::to_value(p) {
+        Ok(serde_json::Value::Object(map)) => map,
+        _ => unreachable!("ChainParams serializes to an object"),
+    }
+}
+
+/// Applies the settings' overrides to the preset `p`, one key at a time so
+/// that an error names the key.
 fn apply_chain_params(
     p: &mut ChainParams,
-    s: &ChainParamSettings,
+    overrides: &serde_json::Map<String, serde_json::Value>,
     path: &str,
     bone: &dyn Fn(String, &str) -> Result<u32, SettingsError>,
 ) -> Result<(), SettingsError> {
-    if let Some(kind) = &s.integrator {
-        p.integrator = match kind.as_str() {
-            "spring" => match p.integrator {
-                i @ Integrator::Spring { .. } => i,
-                _ => Integrator::Spring {
-                    frequency_root: 0.9,
-                    frequency_tip: 0.45,
-                    damping_ratio: 0.65,
-                },
-            },
-            "exponential_damping" => match p.integrator {
-                i @ Integrator::ExponentialDamping { .. } => i,
-                _ => Integrator::ExponentialDamping {
-                    stiffness: 40.0,
-                    damping: 10.0,
-                },
-            },
-            other => {
-                return Err(error(
-                    format!("{path}.integrator"),
-                    format!("\"{other}\" is not spring or exponential_damping"),
-                ))
+    use serde_json::Value;
+    let mut merged = chain_params_to_map(p);
+    for (key, value) in overrides {
+        let at = format!("{path}.{key}");
+        let value = if key == "simulation_space" {
+            match value {
+                Value::Null => Value::from(-1),
+                Value::String(name) => Value::from(bone(at.clone(), name)?),
+                _ => return Err(error(at, "a bone name, or null for world space")),
             }
+        } else {
+            value.clone()
         };
-    }
-    match &mut p.integrator {
-        Integrator::Spring {
-            frequency_root,
-            frequency_tip,
-            damping_ratio,
-        } => {
-            if let Some(v) = s.frequency_root {
-                *frequency_root = v;
-            }
-            if let Some(v) = s.frequency_tip {
-                *frequency_tip = v;
-            }
-            if let Some(v) = s.damping_ratio {
-                *damping_ratio = v;
-            }
-        }
-        Integrator::ExponentialDamping { stiffness, damping } => {
-            if let Some(v) = s.stiffness {
-                *stiffness = v;
-            }
-            if let Some(v) = s.damping {
-                *damping = v;
-            }
+        let slot = merged.get_mut(key).ok_or_else(|| {
+            error(
+                at.clone(),
+                "not a chain parameter (docs/settings.md lists them)",
+            )
+        })?;
+        *slot = value;
+        if let Err(e) = serde_json::from_value::<ChainParams>(Value::Object(merged.clone())) {
+            return Err(error(at, e.to_string()));
         }
     }
-    if let Some(v) = s.gravity {
-        p.gravity = v;
-    }
-    if let Some(v) = s.gravity_direction {
-        p.gravity_direction = Vec3::from_array(v);
-    }
-    if let Some(v) = s.carry_angle_degrees {
-        p.carry_angle = v.to_radians();
-    }
-    if let Some(v) = s.rest_curve {
-        p.rest_curve = v;
-    }
-    if let Some(v) = s.bend_rate {
-        p.bend_rate = v;
-    }
-    if let Some(v) = s.bend_limit_degrees {
-        p.bend_limit = v.to_radians();
-    }
-    if let Some(v) = s.forward_plane {
-        p.forward_plane = v;
-    }
-    if let Some(v) = s.velocity_from_positions {
-        p.velocity_from_positions = v;
-    }
-    if let Some(v) = s.floor_enabled {
-        p.floor_enabled = v;
-    }
-    if let Some(v) = s.floor_height {
-        p.floor_height = v;
-    }
-    if let Some(v) = s.floor_clearance {
-        p.floor_clearance = v;
-    }
-    if let Some(v) = s.floor_damping {
-        p.floor_damping = v;
-    }
-    if let Some(v) = s.radius {
-        p.radius = v;
-    }
-    if let Some(v) = s.weight {
-        p.weight = v;
-    }
-    if let Some(v) = s.wind_factor {
-        p.wind_factor = v;
-    }
-    if let Some(v) = s.time_factor {
-        p.time_factor = v;
-    }
-    if let Some(v) = s.lod_skip_below {
-        p.lod_skip_below = v;
-    }
-    if let Some(v) = s.lod_half_below {
-        p.lod_half_below = v;
-    }
-    if let Some(v) = s.teleport_distance {
-        p.teleport_distance = v;
-    }
-    if let Some(v) = s.teleport_angle_degrees {
-        p.teleport_angle = v.to_radians();
-    }
-    if let Some(space) = &s.simulation_space {
-        p.simulation_space = bone(format!("{path}.simulation_space"), space)? as i32;
-    }
-    if let Some(v) = s.inertia {
-        p.inertia = v;
-    }
+    *p = serde_json::from_value(Value::Object(merged))
+        .map_err(|e| error(path.to_string(), e.to_string()))?;
     Ok(())
+}
+
+impl ChainSettings {
+    /// A numeric override, if the settings give one.
+    #[must_use]
+    pub fn param_f32(&self, key: &str) -> Option<f32> {
+        self.params.get(key)?.as_f64().map(|v| v as f32)
+    }
 }
 
 #[cfg(test)]

@@ -13,9 +13,7 @@ use serde_json::Value;
 
 use crate::math::Transform;
 use crate::rig::BoneDesc;
-use crate::settings::{
-    ChainParamSettings, ChainSettings, ColliderSettings, RigSettings, SettingsError,
-};
+use crate::settings::{ChainSettings, ColliderSettings, RigSettings, SettingsError};
 
 /// What an import found, for reports and tests.
 #[derive(Clone, Debug, PartialEq)]
@@ -292,19 +290,20 @@ fn hair_params(
     gravity_power: f32,
     gravity_dir: [f32; 3],
     center: Option<String>,
-) -> ChainParamSettings {
+) -> serde_json::Map<String, Value> {
     let drag = drag.clamp(0.0, 0.99);
-    ChainParamSettings {
-        integrator: Some("exponential_damping".into()),
-        // VRM stiffness 1 ↔ secmo's default restoring 40 /s².
-        stiffness: Some(40.0 * stiffness.max(0.0)),
-        // VRM keeps (1 − drag) of the velocity per frame at 60 fps.
-        damping: Some(-60.0 * (1.0 - drag).ln()),
-        gravity: Some(9.8 * gravity_power.max(0.0)),
-        gravity_direction: Some(gravity_dir),
-        simulation_space: center,
-        ..Default::default()
+    let mut params = serde_json::Map::new();
+    params.insert("integrator".into(), "exponential_damping".into());
+    // VRM stiffness 1 ↔ secmo's default restoring 40 /s².
+    params.insert("stiffness".into(), (40.0 * stiffness.max(0.0)).into());
+    // VRM keeps (1 − drag) of the velocity per frame at 60 fps.
+    params.insert("damping".into(), (-60.0 * (1.0 - drag).ln()).into());
+    params.insert("gravity".into(), (9.8 * gravity_power.max(0.0)).into());
+    params.insert("gravity_direction".into(), gravity_dir.to_vec().into());
+    if let Some(center) = center {
+        params.insert("simulation_space".into(), center.into());
     }
+    params
 }
 
 /// Reads a VRM's spring bones.
@@ -521,7 +520,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                     }
                     total += joints.len();
                     let mut p = params.clone();
-                    p.radius = Some(radius);
+                    p.insert("radius".into(), radius.into());
                     settings.chains.push(ChainSettings {
                         preset: "hair".into(),
                         anchor,

@@ -336,10 +336,10 @@ fn chains_transcript() -> String {
         }
         if f == 120 {
             let mut stiffer = hair;
-            stiffer.integrator = secmo::Integrator::ExponentialDamping {
+            stiffer.set_integrator(secmo::Integrator::ExponentialDamping {
                 stiffness: 80.0,
                 damping: 10.0,
-            };
+            });
             c.set_chain_params(1, stiffer).unwrap();
         }
     }

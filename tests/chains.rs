@@ -275,7 +275,7 @@ fn writing_the_rope_correction_back_as_velocity_is_worse() {
         let mut params = ChainParams::tail(1.0);
         params.bend_rate = 0.0;
         params.bend_limit = std::f32::consts::PI;
-        params.velocity_from_positions = feedback;
+        params.velocity_from_positions = u32::from(feedback);
         let rig = rig(tail_desc(6, params));
         let mut c = Character::new(rig.clone(), CharacterOptions::default());
         let mut worst = 0.0f32;
@@ -311,7 +311,7 @@ fn bind_pose_comes_from_inverse_binds_not_the_saved_pose() {
     params.carry_angle = 0.0;
     params.rest_curve = 1.0;
     params.gravity = 0.0;
-    params.floor_enabled = false;
+    params.floor_enabled = 0;
     let mut desc = tail_desc(4, params);
     let bind = Rig::new(desc.clone()).unwrap();
     let world = component(&bind, bind.reference_pose());

@@ -469,11 +469,11 @@ fn parameters_change_at_runtime_without_a_reset() {
     let before = c.particle_positions().to_vec();
     let velocities = c.particle_velocities().to_vec();
     let mut stiffer = *c.chain_params(0).unwrap();
-    stiffer.integrator = secmo::Integrator::Spring {
+    stiffer.set_integrator(secmo::Integrator::Spring {
         frequency_root: 2.0,
         frequency_tip: 1.0,
         damping_ratio: 0.9,
-    };
+    });
     stiffer.carry_angle = 0.3;
     c.set_chain_params(0, stiffer).unwrap();
     assert_eq!(

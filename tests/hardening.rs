@@ -502,3 +502,21 @@ fn a_snapshot_taken_during_an_lod_hold_after_a_long_frame_restores() {
         .unwrap_or_else(|e| panic!("{e}: {clock:?}"));
     run(&mut other, 3, 10);
 }
+
+#[test]
+fn a_world_translation_beyond_1e7_m_is_refused() {
+    // Found by fuzz/c_abi: a world translation of −1.7e38 was accepted and
+    // put chain positions where the character's own snapshot was refused.
+    let mut c = tail_character(ChainParams::tail(1.0));
+    let far = Transform::from_translation(Vec3::new(0.0, -1.7e38, 0.0));
+    assert!(matches!(
+        c.set_world_transform(far),
+        Err(Error::InvalidParameter(_))
+    ));
+    // 10 km from the origin is fine, and its snapshot restores.
+    c.set_world_transform(Transform::from_translation(Vec3::new(1e4, 0.0, 0.0)))
+        .unwrap();
+    run(&mut c, 30, 0);
+    let mut other = tail_character(ChainParams::tail(1.0));
+    other.restore(&snapshot(&c)).unwrap();
+}

@@ -70,24 +70,31 @@ fn godette_vrm0_groups_parameters_and_colliders() {
         ["FrontHair_Center_L", "FrontHair_Center_L_End"]
     );
     // stiffiness 2.5 → 40 · 2.5; dragForce 0.4 → −60 ln(0.6); hitRadius 0.02.
-    assert_eq!(front.params.stiffness, Some(100.0));
-    let damping = front.params.damping.unwrap();
+    assert_eq!(front.param_f32("stiffness"), Some(100.0));
+    let damping = front.param_f32("damping").unwrap();
     assert!((damping - 30.649).abs() < 1e-3, "damping {damping}");
-    assert_eq!(front.params.gravity, Some(0.0));
-    assert_eq!(front.params.gravity_direction, Some([0.0, -1.0, 0.0]));
-    assert_eq!(front.params.radius, Some(0.02));
-    assert_eq!(front.params.simulation_space, None, "center −1 is world");
+    assert_eq!(front.param_f32("gravity"), Some(0.0));
+    assert_eq!(
+        front.params["gravity_direction"],
+        serde_json::json!([0.0, -1.0, 0.0])
+    );
+    assert_eq!(front.param_f32("radius"), Some(0.02));
+    assert_eq!(
+        front.params.get("simulation_space"),
+        None,
+        "center −1 is world"
+    );
     // Group 0 uses collider group 1 (the head's two spheres).
     assert_eq!(front.colliders, ["group1_0", "group1_1"]);
     // The ribbon (group 1, stiffiness 2) uses the chest's spheres.
     let ribbon = &s.chains[4];
     assert_eq!(ribbon.joints[0], "Ribbon");
     assert_eq!(ribbon.anchor, "chest_Armature");
-    assert_eq!(ribbon.params.stiffness, Some(80.0));
+    assert_eq!(ribbon.param_f32("stiffness"), Some(80.0));
     assert_eq!(ribbon.colliders, ["group0_0", "group0_1"]);
     // Hair balls: dragForce 0.1 → −60 ln(0.9) = 6.3216.
     let ball = &s.chains[5];
-    assert!((ball.params.damping.unwrap() - 6.3216).abs() < 1e-3);
+    assert!((ball.param_f32("damping").unwrap() - 6.3216).abs() < 1e-3);
     assert!(ball.colliders.is_empty());
 
     // VRM 0.x offsets are stored with z negated (UniVRM writes Unity's
@@ -241,7 +248,7 @@ fn three_vrm_sphere_collider_holds_the_strand_off() {
         Some([0.0, -2.0, 0.0]),
         "Spring E is the tail"
     );
-    assert_eq!(chain.params.stiffness, Some(40.0));
+    assert_eq!(chain.param_f32("stiffness"), Some(40.0));
     let collider = &import.settings.colliders[0];
     assert_eq!((collider.bone.as_str(), collider.radius), ("Collider", 0.5));
 
@@ -357,7 +364,7 @@ fn vrm0_branches_become_chains_that_follow_their_branch_joint() {
         "a branch hangs off the joint it leaves"
     );
     assert_eq!(chains[1].joints, ["B1", "B2"]);
-    assert!((chains[0].params.gravity.unwrap() - 1.96).abs() < 1e-6);
+    assert!((chains[0].param_f32("gravity").unwrap() - 1.96).abs() < 1e-6);
 
     // The branched rig runs: while the head nods the first chain swings
     // Hair, and the branch's first particle stays one link from B1's output

@@ -12,7 +12,7 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use glam::{Affine3A, Mat3, Mat4, Quat, Vec3};
-use secmo::settings::{ChainParamSettings, ChainSettings, RigSettings};
+use secmo::settings::{ChainSettings, RigSettings};
 use serde_json::{json, Value};
 
 use crate::glb::Glb;
@@ -807,11 +807,9 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
                 appendage.mean_distance[1] = mean_distance(&influences, &Segments { list: extra });
                 appendage.segments = k;
                 appendage.joints = js;
-                let params = ChainParamSettings {
-                    rest_curve: Some(1.0),
-                    carry_angle_degrees: Some(0.0),
-                    ..Default::default()
-                };
+                let mut params = serde_json::Map::new();
+                params.insert("rest_curve".into(), 1.0.into());
+                params.insert("carry_angle_degrees".into(), 0.0.into());
                 settings.chains.push(ChainSettings {
                     preset: "tail".into(),
                     anchor: bones[hips].name.clone(),

@@ -18,7 +18,8 @@ use crate::solvers::collide::{self, PlacedCollider};
 /// The fixed chain substep, exactly 1/120 s (SPEC §8: 120 steps/s).
 pub const CHAIN_STEP: f64 = 1.0 / 120.0;
 
-/// Which integrator moves the particles.
+/// Which integrator moves the particles (the Rust view of
+/// [`ChainParams::integrator`] and its five numbers).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Integrator {
     /// SPEC §7: `p̈ = ω²(T − p) − 2ζω ṗ + g`, ω = 2πf, f from `frequency_root`
@@ -32,44 +33,91 @@ pub enum Integrator {
     ExponentialDamping { stiffness: f32, damping: f32 },
 }
 
-/// Every tunable of a chain. Lengths are in the rig's position units, times in
-/// seconds, angles in radians. Presets: [`ChainParams::tail`], [`ChainParams::hair`].
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Every tunable of a chain, defined once: this `repr(C)` Pod struct is the
+/// Rust type, the C ABI's `SecmoChainParams` (cbindgen renames it; the C#,
+/// C++ and Unreal mirrors follow the header) and, through its serde
+/// attributes, the `params` object of a chain in the rig-settings file
+/// (angles in degrees there, flags as booleans, the integrator by name).
+///
+/// Lengths are in the rig's position units, times in seconds, angles in
+/// radians. Presets: [`ChainParams::tail`], [`ChainParams::hair`]; both
+/// presets carry the other integrator's numbers too, so switching
+/// `integrator` alone gives that integrator's defaults.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+#[cfg_attr(
+    feature = "settings",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct ChainParams {
-    pub integrator: Integrator,
+    /// `sizeof(SecmoChainParams)` (C ABI versioning; the presets set it and
+    /// Rust code never needs to touch it).
+    #[cfg_attr(feature = "settings", serde(skip, default = "ChainParams::size"))]
+    pub struct_size: u32,
+    /// `SECMO_INTEGRATOR_SPRING` (0, tails) or
+    /// `SECMO_INTEGRATOR_EXPONENTIAL_DAMPING` (1, hair). Settings:
+    /// `"spring"` or `"exponential_damping"`.
+    #[cfg_attr(feature = "settings", serde(with = "serde_integrator"))]
+    pub integrator: u32,
+    /// Spring integrator (tails): natural frequency at the root, Hz [0.9].
+    pub frequency_root: f32,
+    /// Spring integrator: natural frequency at the tip, Hz [0.45].
+    pub frequency_tip: f32,
+    /// Spring integrator: damping ratio ζ [0.65].
+    pub damping_ratio: f32,
+    /// Exponential-damping integrator (hair): restoring k, 1/s² [40].
+    pub stiffness: f32,
+    /// Exponential-damping integrator: velocity damping c, 1/s [10].
+    pub damping: f32,
     /// Gravity, units/s² (tail [1 m/s²], hair [0, as VRM's gravityPower]).
     pub gravity: f32,
     /// World gravity direction; zero means "down the rig's up axis".
-    pub gravity_direction: Vec3,
-    /// Whole-tail lift about the anchor's lateral axis, distributed as
-    /// `C·(i+1)/N` over the links (SPEC §7) [tail 50°, hair 0].
+    pub gravity_direction: [f32; 3],
+    /// Whole-tail lift about the anchor's lateral axis, radians, distributed
+    /// as `C·(i+1)/N` over the links (SPEC §7) [tail 50°, hair 0].
+    /// Settings: `carry_angle_degrees`.
+    #[cfg_attr(
+        feature = "settings",
+        serde(rename = "carry_angle_degrees", with = "serde_degrees")
+    )]
     pub carry_angle: f32,
     /// Rest curve β ∈ [0,1]: 0 centred arc, 1 authored curve (SPEC §7) [tail 0, hair 1].
     pub rest_curve: f32,
     /// Bend coupling rate k, 1/s; α = 1 − e^(−k·h) (SPEC §7) [tail 12, hair 0 = off].
     pub bend_rate: f32,
-    /// Elastic bend limit between neighbouring links (SPEC §7) [tail 30°, hair π = off].
+    /// Elastic bend limit between neighbouring links, radians (SPEC §7)
+    /// [tail 30°, hair π = off]. Settings: `bend_limit_degrees`.
+    #[cfg_attr(
+        feature = "settings",
+        serde(rename = "bend_limit_degrees", with = "serde_degrees")
+    )]
     pub bend_limit: f32,
-    /// Keep particles behind the plane through the chain root facing forward (SPEC §7) [tail on].
-    pub forward_plane: bool,
-    /// Rope projection keeps the swinging velocity and never feeds the position
-    /// correction back (tail, SPEC §7); hair rebuilds velocity from positions (SPEC §8).
-    pub velocity_from_positions: bool,
-    /// Floor contact (SPEC §7).
-    pub floor_enabled: bool,
+    /// 1: keep particles behind the plane through the chain root facing
+    /// forward (SPEC §7) [tail 1, hair 0].
+    #[cfg_attr(feature = "settings", serde(with = "serde_flag"))]
+    pub forward_plane: u32,
+    /// 0: the rope projection keeps the swinging velocity and never feeds the
+    /// position correction back (tail, SPEC §7); 1: velocity is rebuilt from
+    /// positions (hair, SPEC §8).
+    #[cfg_attr(feature = "settings", serde(with = "serde_flag"))]
+    pub velocity_from_positions: u32,
+    /// 1: floor contact (SPEC §7) [tail 1, hair 0].
+    #[cfg_attr(feature = "settings", serde(with = "serde_flag"))]
+    pub floor_enabled: u32,
     /// Floor height along the up axis, world units [0].
     pub floor_height: f32,
     /// Clearance ρ above the floor [0.025 m].
     pub floor_clearance: f32,
     /// Inelastic contact damping γ, 1/s [8].
     pub floor_damping: f32,
-    /// Link radius where the chain gives no per-joint radii [0.02 m].
+    /// Link radius where the chain gives no per-joint radii [tail 0.02 m, hair 0.01 m].
     pub radius: f32,
     /// Blend of the simulated rotations over the animation, 0..1 [1].
     pub weight: f32,
     /// How strongly the character's wind acts on this chain [1].
     pub wind_factor: f32,
-    /// Scales the substep rate (slow motion < 1) [1].
+    /// Scales the substep rate (slow motion < 1), in [0.001, 100] [1].
     pub time_factor: f32,
     /// Below this importance the chain is not simulated and follows the animation [0].
     pub lod_skip_below: f32,
@@ -77,35 +125,55 @@ pub struct ChainParams {
     pub lod_half_below: f32,
     /// Root moves farther than this in one update: teleport (units) [1 m].
     pub teleport_distance: f32,
-    /// Root turns more than this in one update: teleport (rad) [60°].
+    /// Root turns more than this in one update: teleport, radians [60°].
+    /// Settings: `teleport_angle_degrees`.
+    #[cfg_attr(
+        feature = "settings",
+        serde(rename = "teleport_angle_degrees", with = "serde_degrees")
+    )]
     pub teleport_angle: f32,
     /// −1: particles live in world space. Otherwise the bone whose motion
     /// carries them (a vehicle, a platform), with `inertia` of it kept.
+    /// Settings: a bone name, or absent for world space.
     pub simulation_space: i32,
     /// Fraction of the simulation-space motion the particles resist, 0..1 [0].
     pub inertia: f32,
 }
 
 impl ChainParams {
+    /// [`ChainParams::integrator`] for the SPEC §7 spring.
+    pub const SPRING: u32 = 0;
+    /// [`ChainParams::integrator`] for the SPEC §8 exponential damping.
+    pub const EXPONENTIAL_DAMPING: u32 = 1;
+
+    /// `size_of::<ChainParams>()` as the C ABI's `struct_size`.
+    #[must_use]
+    pub const fn size() -> u32 {
+        core::mem::size_of::<ChainParams>() as u32
+    }
+
     /// SPEC §7 defaults for a tail in a rig of `units_per_meter`.
     #[must_use]
     pub fn tail(units_per_meter: f32) -> Self {
         let m = units_per_meter;
         Self {
-            integrator: Integrator::Spring {
-                frequency_root: 0.9,
-                frequency_tip: 0.45,
-                damping_ratio: 0.65,
-            },
+            struct_size: Self::size(),
+            integrator: Self::SPRING,
+            frequency_root: 0.9,
+            frequency_tip: 0.45,
+            damping_ratio: 0.65,
+            // The hair preset's numbers, for a switch of integrator.
+            stiffness: 40.0,
+            damping: 10.0,
             gravity: 1.0 * m,
-            gravity_direction: Vec3::ZERO,
+            gravity_direction: [0.0; 3],
             carry_angle: 50f32.to_radians(),
             rest_curve: 0.0,
             bend_rate: 12.0,
             bend_limit: std::f32::consts::FRAC_PI_6,
-            forward_plane: true,
-            velocity_from_positions: false,
-            floor_enabled: true,
+            forward_plane: 1,
+            velocity_from_positions: 0,
+            floor_enabled: 1,
             floor_height: 0.0,
             floor_clearance: 0.025 * m,
             floor_damping: 8.0,
@@ -130,40 +198,78 @@ impl ChainParams {
             // swings visibly and settles within about two seconds, as VRM and
             // KawaiiPhysics users expect (c = 4 left the tip swaying 0.1 mm
             // per frame 8 s after the head stopped).
-            integrator: Integrator::ExponentialDamping {
-                stiffness: 40.0,
-                damping: 10.0,
-            },
+            integrator: Self::EXPONENTIAL_DAMPING,
+            stiffness: 40.0,
+            damping: 10.0,
             gravity: 0.0,
             carry_angle: 0.0,
             rest_curve: 1.0,
             bend_rate: 0.0,
             bend_limit: std::f32::consts::PI,
-            forward_plane: false,
-            velocity_from_positions: true,
-            floor_enabled: false,
+            forward_plane: 0,
+            velocity_from_positions: 1,
+            floor_enabled: 0,
             radius: 0.01 * units_per_meter,
             ..Self::tail(units_per_meter)
         }
     }
 
-    pub(crate) fn validate(&self) -> Result<(), &'static str> {
-        let (a, b, c) = match self.integrator {
+    /// The integrator with its numbers.
+    #[must_use]
+    pub fn integrator(&self) -> Integrator {
+        if self.integrator == Self::EXPONENTIAL_DAMPING {
+            Integrator::ExponentialDamping {
+                stiffness: self.stiffness,
+                damping: self.damping,
+            }
+        } else {
+            Integrator::Spring {
+                frequency_root: self.frequency_root,
+                frequency_tip: self.frequency_tip,
+                damping_ratio: self.damping_ratio,
+            }
+        }
+    }
+
+    /// Selects `integrator` and sets its numbers (the other integrator's
+    /// numbers are kept).
+    pub fn set_integrator(&mut self, integrator: Integrator) {
+        match integrator {
             Integrator::Spring {
                 frequency_root,
                 frequency_tip,
                 damping_ratio,
-            } => (frequency_root, frequency_tip, damping_ratio),
-            Integrator::ExponentialDamping { stiffness, damping } => (stiffness, damping, 0.0),
-        };
+            } => {
+                self.integrator = Self::SPRING;
+                self.frequency_root = frequency_root;
+                self.frequency_tip = frequency_tip;
+                self.damping_ratio = damping_ratio;
+            }
+            Integrator::ExponentialDamping { stiffness, damping } => {
+                self.integrator = Self::EXPONENTIAL_DAMPING;
+                self.stiffness = stiffness;
+                self.damping = damping;
+            }
+        }
+    }
+
+    /// The gravity direction as a vector.
+    #[must_use]
+    pub fn gravity_direction(&self) -> Vec3 {
+        Vec3::from_array(self.gravity_direction)
+    }
+
+    pub(crate) fn validate(&self) -> Result<(), &'static str> {
         let values = [
-            a,
-            b,
-            c,
+            self.frequency_root,
+            self.frequency_tip,
+            self.damping_ratio,
+            self.stiffness,
+            self.damping,
             self.gravity,
-            self.gravity_direction.x,
-            self.gravity_direction.y,
-            self.gravity_direction.z,
+            self.gravity_direction[0],
+            self.gravity_direction[1],
+            self.gravity_direction[2],
             self.carry_angle,
             self.rest_curve,
             self.bend_rate,
@@ -184,7 +290,27 @@ impl ChainParams {
         if !values.iter().all(|v| v.is_finite()) {
             return Err("a chain parameter is NaN or infinite");
         }
-        if a < 0.0 || b < 0.0 || c < 0.0 {
+        if self.integrator > Self::EXPONENTIAL_DAMPING {
+            return Err("integrator must be 0 (spring) or 1 (exponential damping)");
+        }
+        if [
+            self.forward_plane,
+            self.velocity_from_positions,
+            self.floor_enabled,
+        ]
+        .iter()
+        .any(|&f| f > 1)
+        {
+            return Err("forward_plane, velocity_from_positions and floor_enabled must be 0 or 1");
+        }
+        let integrator_numbers = [
+            self.frequency_root,
+            self.frequency_tip,
+            self.damping_ratio,
+            self.stiffness,
+            self.damping,
+        ];
+        if integrator_numbers.iter().any(|&v| v < 0.0) {
             return Err("integrator frequencies, stiffness and damping must be >= 0");
         }
         if self.bend_rate < 0.0 || self.bend_limit <= 0.0 {
@@ -206,6 +332,56 @@ impl ChainParams {
             return Err("teleport thresholds must be > 0");
         }
         Ok(())
+    }
+}
+
+/// The settings file's forms of [`ChainParams`] fields.
+#[cfg(feature = "settings")]
+mod serde_integrator {
+    use serde::{de::Error as _, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(if *v == super::ChainParams::EXPONENTIAL_DAMPING {
+            "exponential_damping"
+        } else {
+            "spring"
+        })
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+        match String::deserialize(d)?.as_str() {
+            "spring" => Ok(super::ChainParams::SPRING),
+            "exponential_damping" => Ok(super::ChainParams::EXPONENTIAL_DAMPING),
+            other => Err(D::Error::custom(format!(
+                "\"{other}\" is not spring or exponential_damping"
+            ))),
+        }
+    }
+}
+
+#[cfg(feature = "settings")]
+mod serde_degrees {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(radians: &f32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_f32(radians.to_degrees())
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<f32, D::Error> {
+        Ok(f32::deserialize(d)?.to_radians())
+    }
+}
+
+#[cfg(feature = "settings")]
+mod serde_flag {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_bool(*v != 0)
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+        Ok(u32::from(bool::deserialize(d)?))
     }
 }
 
@@ -396,7 +572,8 @@ pub fn substep(
     };
     let anchor_inv = frame.anchor.conjugate();
     // Per-substep constants, hoisted out of the per-link loop.
-    let velocity_decay = match params.integrator {
+    let integrator = params.integrator();
+    let velocity_decay = match integrator {
         Integrator::ExponentialDamping { damping, .. } => (-damping * h).exp(),
         Integrator::Spring { .. } => 1.0,
     };
@@ -426,7 +603,7 @@ pub fn substep(
         let mut v = velocity[i];
 
         // Integrate toward the rest target.
-        match params.integrator {
+        match integrator {
             Integrator::Spring {
                 frequency_root,
                 frequency_tip,
@@ -456,7 +633,7 @@ pub fn substep(
         // Length (rope) projection; a degenerate candidate takes the rest direction.
         let mut dir = (p - head).try_normalize().unwrap_or(rest_world);
         p = head + dir * length;
-        if params.velocity_from_positions {
+        if params.velocity_from_positions != 0 {
             v = (p - start) / h; // SPEC §8: rebuilt from the projected position
         } else {
             v -= dir * v.dot(dir); // SPEC §7: keep only the swinging component
@@ -517,7 +694,7 @@ pub fn substep(
         }
 
         // Forward plane: never swing between the legs (SPEC §7).
-        if params.forward_plane {
+        if params.forward_plane != 0 {
             if let Some(back) = back_anchor.map(|b| frame.anchor * b) {
                 let side = (p - frame.root).dot(back);
                 if side < 0.0 {
@@ -534,7 +711,7 @@ pub fn substep(
 
         // Floor contact (SPEC §7): rotate the link about its head so the tip
         // sits on F = g0 + ρ; never stretch the bone, never lift the body.
-        if params.floor_enabled {
+        if params.floor_enabled != 0 {
             let floor = params.floor_height + params.floor_clearance * frame.scale;
             if p.dot(up) < floor {
                 let u = ((floor - head.dot(up)) / length).clamp(-1.0, 1.0);

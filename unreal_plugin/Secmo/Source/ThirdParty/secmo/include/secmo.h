@@ -325,67 +325,155 @@ typedef struct SecmoColliderDesc {
 } SecmoColliderDesc;
 
 /**
- * Every tunable of a chain (see `secmo::ChainParams` and docs/chains.md).
- * Fill with `secmo_chain_params_tail` or `_hair`, then adjust.
+ * Every tunable of a chain, defined once: this `repr(C)` Pod struct is the
+ * Rust type, the C ABI's `SecmoChainParams` (cbindgen renames it; the C#,
+ * C++ and Unreal mirrors follow the header) and, through its serde
+ * attributes, the `params` object of a chain in the rig-settings file
+ * (angles in degrees there, flags as booleans, the integrator by name).
+ *
+ * Lengths are in the rig's position units, times in seconds, angles in
+ * radians. Presets: [`ChainParams::tail`], [`ChainParams::hair`]; both
+ * presets carry the other integrator's numbers too, so switching
+ * `integrator` alone gives that integrator's defaults.
  */
 typedef struct SecmoChainParams {
   /**
-   * `sizeof(SecmoChainParams)`.
+   * `sizeof(SecmoChainParams)` (C ABI versioning; the presets set it and
+   * Rust code never needs to touch it).
    */
   uint32_t struct_size;
   /**
-   * `SECMO_INTEGRATOR_*`.
+   * `SECMO_INTEGRATOR_SPRING` (0, tails) or
+   * `SECMO_INTEGRATOR_EXPONENTIAL_DAMPING` (1, hair). Settings:
+   * `"spring"` or `"exponential_damping"`.
    */
   uint32_t integrator;
   /**
-   * Spring integrator (tails): frequencies in Hz, damping ratio ζ.
+   * Spring integrator (tails): natural frequency at the root, Hz [0.9].
    */
   float frequency_root;
+  /**
+   * Spring integrator: natural frequency at the tip, Hz [0.45].
+   */
   float frequency_tip;
+  /**
+   * Spring integrator: damping ratio ζ [0.65].
+   */
   float damping_ratio;
   /**
-   * Exponential-damping integrator (hair): k in 1/s², c in 1/s.
+   * Exponential-damping integrator (hair): restoring k, 1/s² [40].
    */
   float stiffness;
+  /**
+   * Exponential-damping integrator: velocity damping c, 1/s [10].
+   */
   float damping;
   /**
-   * Units/s²; direction zero = down the rig's up axis.
+   * Gravity, units/s² (tail [1 m/s²], hair [0, as VRM's gravityPower]).
    */
   float gravity;
+  /**
+   * World gravity direction; zero means "down the rig's up axis".
+   */
   float gravity_direction[3];
   /**
-   * Radians.
+   * Whole-tail lift about the anchor's lateral axis, radians, distributed
+   * as `C·(i+1)/N` over the links (SPEC §7) [tail 50°, hair 0].
+   * Settings: `carry_angle_degrees`.
    */
   float carry_angle;
+  /**
+   * Rest curve β ∈ [0,1]: 0 centred arc, 1 authored curve (SPEC §7) [tail 0, hair 1].
+   */
   float rest_curve;
   /**
-   * 1/s.
+   * Bend coupling rate k, 1/s; α = 1 − e^(−k·h) (SPEC §7) [tail 12, hair 0 = off].
    */
   float bend_rate;
   /**
-   * Radians; π or more disables the limit.
+   * Elastic bend limit between neighbouring links, radians (SPEC §7)
+   * [tail 30°, hair π = off]. Settings: `bend_limit_degrees`.
    */
   float bend_limit;
+  /**
+   * 1: keep particles behind the plane through the chain root facing
+   * forward (SPEC §7) [tail 1, hair 0].
+   */
   uint32_t forward_plane;
+  /**
+   * 0: the rope projection keeps the swinging velocity and never feeds the
+   * position correction back (tail, SPEC §7); 1: velocity is rebuilt from
+   * positions (hair, SPEC §8).
+   */
   uint32_t velocity_from_positions;
+  /**
+   * 1: floor contact (SPEC §7) [tail 1, hair 0].
+   */
   uint32_t floor_enabled;
+  /**
+   * Floor height along the up axis, world units [0].
+   */
   float floor_height;
+  /**
+   * Clearance ρ above the floor [0.025 m].
+   */
   float floor_clearance;
+  /**
+   * Inelastic contact damping γ, 1/s [8].
+   */
   float floor_damping;
+  /**
+   * Link radius where the chain gives no per-joint radii [tail 0.02 m, hair 0.01 m].
+   */
   float radius;
+  /**
+   * Blend of the simulated rotations over the animation, 0..1 [1].
+   */
   float weight;
+  /**
+   * How strongly the character's wind acts on this chain [1].
+   */
   float wind_factor;
+  /**
+   * Scales the substep rate (slow motion < 1), in [0.001, 100] [1].
+   */
   float time_factor;
+  /**
+   * Below this importance the chain is not simulated and follows the animation [0].
+   */
   float lod_skip_below;
+  /**
+   * Below this importance the chain is simulated on every other update [0].
+   */
   float lod_half_below;
+  /**
+   * Root moves farther than this in one update: teleport (units) [1 m].
+   */
   float teleport_distance;
+  /**
+   * Root turns more than this in one update: teleport, radians [60°].
+   * Settings: `teleport_angle_degrees`.
+   */
   float teleport_angle;
   /**
-   * −1 world, or the bone whose motion carries the particles.
+   * −1: particles live in world space. Otherwise the bone whose motion
+   * carries them (a vehicle, a platform), with `inertia` of it kept.
+   * Settings: a bone name, or absent for world space.
    */
   int32_t simulation_space;
+  /**
+   * Fraction of the simulation-space motion the particles resist, 0..1 [0].
+   */
   float inertia;
 } SecmoChainParams;
+/**
+ * [`ChainParams::integrator`] for the SPEC §7 spring.
+ */
+#define SecmoChainParams_SPRING 0
+/**
+ * [`ChainParams::integrator`] for the SPEC §8 exponential damping.
+ */
+#define SecmoChainParams_EXPONENTIAL_DAMPING 1
 
 /**
  * A tail or hair chain (SPEC §7, §8).
