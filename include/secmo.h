@@ -151,443 +151,6 @@ typedef struct SecmoRig SecmoRig;
 typedef uint32_t SecmoResult;
 
 /**
- * One translation spring (SPEC §3). Fill with `secmo_spring_desc_hip` or
- * `secmo_spring_desc_chest`, then adjust.
- */
-typedef struct SecmoSpringDesc {
-  /**
-   * `sizeof(SecmoSpringDesc)`.
-   */
-  uint32_t struct_size;
-  /**
-   * Index of the bone whose translation the spring drives.
-   */
-  uint32_t bone;
-  /**
-   * k, 1/s² [400].
-   */
-  float stiffness;
-  /**
-   * d, 1/s [hip 25, chest 20].
-   */
-  float damping;
-  /**
-   * Length limit of the offset, position units [2 cm hip, 1 cm chest].
-   */
-  float max_offset;
-  /**
-   * Clamp on |v|·h per substep; 0 means "same as max_offset".
-   */
-  float max_substep_displacement;
-  /**
-   * Velocity history ring length, 1..16 [4].
-   */
-  uint32_t history_length;
-  /**
-   * Snap distance, position units [255 cm].
-   */
-  float reset_threshold;
-  /**
-   * Scales the 1/120 s substep [1].
-   */
-  float time_factor;
-  /**
-   * Added motion per second, component space [0,0,0].
-   */
-  float extra_velocity[3];
-  /**
-   * Output weight, 0 = animation, 1 = spring [1].
-   */
-  float alpha;
-} SecmoSpringDesc;
-
-/**
- * Bones the BtoB preset reads, for one chest bone (C: `SecmoBtobBones`).
- */
-typedef struct SecmoBtobBones {
-  uint32_t chest;
-  /**
-   * The other chest bone (chest-to-chest distance drives local scale).
-   */
-  uint32_t other_chest;
-  uint32_t upper_arm_l;
-  uint32_t forearm_l;
-  uint32_t hand_l;
-  uint32_t upper_arm_r;
-  uint32_t forearm_r;
-  uint32_t hand_r;
-} SecmoBtobBones;
-
-/**
- * One distance probe of a proximity corrective (SPEC §5).
- */
-typedef struct SecmoProbeDesc {
-  /**
-   * `sizeof(SecmoProbeDesc)`.
-   */
-  uint32_t struct_size;
-  uint32_t bone;
-  /**
-   * `SECMO_SIDE_*`; same side as the driven bone selects the `same_*` gains.
-   */
-  uint32_t side;
-  /**
-   * Distance (position units) below which the probe acts.
-   */
-  float threshold;
-  /**
-   * Movement weight (the article's upper-arm parameter 2).
-   */
-  float weight;
-  /**
-   * Gains per unit proximity on local translation (position units) and
-   * local scale (fraction), for a probe on the driven bone's side...
-   */
-  float same_translation[3];
-  float same_scale[3];
-  /**
-   * ...and for a probe on the other side.
-   */
-  float opposite_translation[3];
-  float opposite_scale[3];
-} SecmoProbeDesc;
-
-/**
- * A proximity corrective (SPEC §5, the article's BtoB), run after the springs.
- */
-typedef struct SecmoCorrectiveDesc {
-  /**
-   * `sizeof(SecmoCorrectiveDesc)`.
-   */
-  uint32_t struct_size;
-  uint32_t driven_bone;
-  /**
-   * `SECMO_SIDE_*` of the driven bone.
-   */
-  uint32_t side;
-  /**
-   * Accumulator rate, 1/s: weight = clamp(rate·dt, 0, 1) [24].
-   */
-  float rate;
-  /**
-   * `probe_count` probes, all with the same `struct_size`.
-   */
-  const struct SecmoProbeDesc *probes;
-  uint32_t probe_count;
-} SecmoCorrectiveDesc;
-
-/**
- * A local bone transform as engines store it: translation, unit quaternion
- * `(x, y, z, w)`, per-axis scale. 40 bytes, `repr(C)`, castable from a flat
- * `f32` array of 10 floats per bone.
- */
-typedef struct SecmoTransform {
-  float translation[3];
-  float rotation[4];
-  float scale[3];
-} SecmoTransform;
-
-/**
- * A rotation constraint (SPEC §4): `bone` keeps its reference orientation
- * relative to `target`. Runs before the springs.
- */
-typedef struct SecmoRotationConstraintDesc {
-  /**
-   * `sizeof(SecmoRotationConstraintDesc)`.
-   */
-  uint32_t struct_size;
-  uint32_t bone;
-  uint32_t target;
-} SecmoRotationConstraintDesc;
-
-/**
- * A collider attached to a bone (offsets in the bone's local frame).
- */
-typedef struct SecmoColliderDesc {
-  /**
-   * `sizeof(SecmoColliderDesc)`.
-   */
-  uint32_t struct_size;
-  /**
-   * `SECMO_COLLIDER_*`.
-   */
-  uint32_t shape;
-  uint32_t bone;
-  /**
-   * Sphere centre, capsule end A, or a point on the plane.
-   */
-  float a[3];
-  /**
-   * Capsule end B, or the plane normal. Ignored for spheres.
-   */
-  float b[3];
-  float radius;
-} SecmoColliderDesc;
-
-/**
- * Every tunable of a chain, defined once: this `repr(C)` Pod struct is the
- * Rust type, the C ABI's `SecmoChainParams` (cbindgen renames it; the C#,
- * C++ and Unreal mirrors follow the header) and, through its serde
- * attributes, the `params` object of a chain in the rig-settings file
- * (angles in degrees there, flags as booleans, the integrator by name).
- *
- * Lengths are in the rig's position units, times in seconds, angles in
- * radians. Presets: [`ChainParams::tail`], [`ChainParams::hair`]; both
- * presets carry the other integrator's numbers too, so switching
- * `integrator` alone gives that integrator's defaults.
- */
-typedef struct SecmoChainParams {
-  /**
-   * `sizeof(SecmoChainParams)` (C ABI versioning; the presets set it and
-   * Rust code never needs to touch it).
-   */
-  uint32_t struct_size;
-  /**
-   * `SECMO_INTEGRATOR_SPRING` (0, tails) or
-   * `SECMO_INTEGRATOR_EXPONENTIAL_DAMPING` (1, hair). Settings:
-   * `"spring"` or `"exponential_damping"`.
-   */
-  uint32_t integrator;
-  /**
-   * Spring integrator (tails): natural frequency at the root, Hz [0.9].
-   */
-  float frequency_root;
-  /**
-   * Spring integrator: natural frequency at the tip, Hz [0.45].
-   */
-  float frequency_tip;
-  /**
-   * Spring integrator: damping ratio ζ [0.65].
-   */
-  float damping_ratio;
-  /**
-   * Exponential-damping integrator (hair): restoring k, 1/s² [40].
-   */
-  float stiffness;
-  /**
-   * Exponential-damping integrator: velocity damping c, 1/s [10].
-   */
-  float damping;
-  /**
-   * Gravity, units/s² (tail [1 m/s²], hair [0, as VRM's gravityPower]).
-   */
-  float gravity;
-  /**
-   * World gravity direction; zero means "down the rig's up axis".
-   */
-  float gravity_direction[3];
-  /**
-   * Whole-tail lift about the anchor's lateral axis, radians, distributed
-   * as `C·(i+1)/N` over the links (SPEC §7) [tail 50°, hair 0].
-   * Settings: `carry_angle_degrees`.
-   */
-  float carry_angle;
-  /**
-   * Rest curve β ∈ [0,1]: 0 centred arc, 1 authored curve (SPEC §7) [tail 0, hair 1].
-   */
-  float rest_curve;
-  /**
-   * Bend coupling rate k, 1/s; α = 1 − e^(−k·h) (SPEC §7) [tail 12, hair 0 = off].
-   */
-  float bend_rate;
-  /**
-   * Elastic bend limit between neighbouring links, radians (SPEC §7)
-   * [tail 30°, hair π = off]. Settings: `bend_limit_degrees`.
-   */
-  float bend_limit;
-  /**
-   * 1: keep particles behind the plane through the chain root facing
-   * forward (SPEC §7) [tail 1, hair 0].
-   */
-  uint32_t forward_plane;
-  /**
-   * 0: the rope projection keeps the swinging velocity and never feeds the
-   * position correction back (tail, SPEC §7); 1: velocity is rebuilt from
-   * positions (hair, SPEC §8).
-   */
-  uint32_t velocity_from_positions;
-  /**
-   * 1: floor contact (SPEC §7) [tail 1, hair 0].
-   */
-  uint32_t floor_enabled;
-  /**
-   * Floor height along the up axis, world units [0].
-   */
-  float floor_height;
-  /**
-   * Clearance ρ above the floor [0.025 m].
-   */
-  float floor_clearance;
-  /**
-   * Inelastic contact damping γ, 1/s [8].
-   */
-  float floor_damping;
-  /**
-   * Link radius where the chain gives no per-joint radii [tail 0.02 m, hair 0.01 m].
-   */
-  float radius;
-  /**
-   * Blend of the simulated rotations over the animation, 0..1 [1].
-   */
-  float weight;
-  /**
-   * How strongly the character's wind acts on this chain [1].
-   */
-  float wind_factor;
-  /**
-   * Scales the substep rate (slow motion < 1), in [0.001, 100] [1].
-   */
-  float time_factor;
-  /**
-   * Below this importance the chain is not simulated and follows the animation [0].
-   */
-  float lod_skip_below;
-  /**
-   * Below this importance the chain is simulated on every other update [0].
-   */
-  float lod_half_below;
-  /**
-   * Root moves farther than this in one update: teleport (units) [1 m].
-   */
-  float teleport_distance;
-  /**
-   * Root turns more than this in one update: teleport, radians [60°].
-   * Settings: `teleport_angle_degrees`.
-   */
-  float teleport_angle;
-  /**
-   * −1: particles live in world space. Otherwise the bone whose motion
-   * carries them (a vehicle, a platform), with `inertia` of it kept.
-   * Settings: a bone name, or absent for world space.
-   */
-  int32_t simulation_space;
-  /**
-   * Fraction of the simulation-space motion the particles resist, 0..1 [0].
-   */
-  float inertia;
-} SecmoChainParams;
-/**
- * [`ChainParams::integrator`] for the SPEC §7 spring.
- */
-#define SecmoChainParams_SPRING 0
-/**
- * [`ChainParams::integrator`] for the SPEC §8 exponential damping.
- */
-#define SecmoChainParams_EXPONENTIAL_DAMPING 1
-
-/**
- * A tail or hair chain (SPEC §7, §8).
- */
-typedef struct SecmoChainDesc {
-  /**
-   * `sizeof(SecmoChainDesc)`.
-   */
-  uint32_t struct_size;
-  /**
-   * Bone holding the rest arc: the hips for a tail, the head for hair.
-   */
-  uint32_t anchor;
-  /**
-   * `joint_count` joints from the root; each the parent of the next.
-   */
-  const uint32_t *joints;
-  uint32_t joint_count;
-  /**
-   * `SECMO_CHAIN_TAIL` or `_HAIR`: the defaults when `params` is NULL.
-   */
-  uint32_t preset;
-  /**
-   * Optional (NULL): the chain's parameters.
-   */
-  const struct SecmoChainParams *params;
-  /**
-   * Optional (NULL): `joint_count` link radii (segment i uses joint i).
-   */
-  const float *radii;
-  /**
-   * Optional (NULL): `joint_count` weights of the simulation, 0..1.
-   */
-  const float *weights;
-  /**
-   * Indices into `SecmoRigDesc.colliders` this chain collides with.
-   */
-  const uint32_t *colliders;
-  uint32_t collider_count;
-  /**
-   * Non-zero: `end_offset` is the last link's end in the last joint's
-   * local frame. Zero: extend along the incoming tangent.
-   */
-  uint32_t has_end_offset;
-  float end_offset[3];
-} SecmoChainDesc;
-
-/**
- * Describes a rig. Arrays are read during `secmo_rig_create` only; the caller
- * keeps ownership.
- */
-typedef struct SecmoRigDesc {
-  /**
-   * `sizeof(SecmoRigDesc)`.
-   */
-  uint32_t struct_size;
-  uint32_t bone_count;
-  /**
-   * `bone_count` parent indices, -1 for roots; parents precede children.
-   */
-  const int32_t *parents;
-  /**
-   * `bone_count` reference local transforms.
-   */
-  const struct SecmoTransform *reference_pose;
-  /**
-   * Optional (NULL): `bone_count` column-major 4×4 inverse bind matrices.
-   */
-  const float *inverse_bind_matrices;
-  /**
-   * Optional (NULL): `bone_count` flags, non-zero where `inverse_bind_matrices`
-   * holds a real inverse bind. NULL with matrices given means "all bones".
-   */
-  const uint8_t *has_inverse_bind;
-  /**
-   * Optional (NULL): `bone_count` NUL-terminated UTF-8 names.
-   */
-  const char *const *bone_names;
-  /**
-   * Position units per metre (Unity 1, Unreal 100).
-   */
-  float units_per_meter;
-  /**
-   * `SECMO_UP_AXIS_Y` or `SECMO_UP_AXIS_Z`.
-   */
-  uint32_t up_axis;
-  /**
-   * `spring_count` spring descriptors (may be NULL when the count is 0).
-   */
-  const struct SecmoSpringDesc *springs;
-  uint32_t spring_count;
-  /**
-   * `constraint_count` rotation constraints (SPEC §4).
-   */
-  const struct SecmoRotationConstraintDesc *constraints;
-  uint32_t constraint_count;
-  /**
-   * `corrective_count` proximity correctives (SPEC §5).
-   */
-  const struct SecmoCorrectiveDesc *correctives;
-  uint32_t corrective_count;
-  /**
-   * `collider_count` colliders for the chains.
-   */
-  const struct SecmoColliderDesc *colliders;
-  uint32_t collider_count;
-  /**
-   * `chain_count` tail and hair chains (SPEC §7, §8).
-   */
-  const struct SecmoChainDesc *chains;
-  uint32_t chain_count;
-} SecmoRigDesc;
-
-/**
  * Per-character options. NULL in `secmo_character_create` means defaults.
  */
 typedef struct SecmoCharacterDesc {
@@ -600,6 +163,17 @@ typedef struct SecmoCharacterDesc {
    */
   uint32_t substep_target;
 } SecmoCharacterDesc;
+
+/**
+ * A local bone transform as engines store it: translation, unit quaternion
+ * `(x, y, z, w)`, per-axis scale. 40 bytes, `repr(C)`, castable from a flat
+ * `f32` array of 10 floats per bone.
+ */
+typedef struct SecmoTransform {
+  float translation[3];
+  float rotation[4];
+  float scale[3];
+} SecmoTransform;
 
 /**
  * One update's input.
@@ -767,6 +341,157 @@ typedef struct SecmoStageRecords {
 } SecmoStageRecords;
 
 /**
+ * Every tunable of a chain, defined once: this `repr(C)` Pod struct is the
+ * Rust type, the C ABI's `SecmoChainParams` (cbindgen renames it; the C#,
+ * C++ and Unreal mirrors follow the header) and, through its serde
+ * attributes, the `params` object of a chain in the rig-settings file
+ * (angles in degrees there, flags as booleans, the integrator by name).
+ *
+ * Lengths are in the rig's position units, times in seconds, angles in
+ * radians. Presets: [`ChainParams::tail`], [`ChainParams::hair`]; both
+ * presets carry the other integrator's numbers too, so switching
+ * `integrator` alone gives that integrator's defaults.
+ */
+typedef struct SecmoChainParams {
+  /**
+   * `sizeof(SecmoChainParams)` (C ABI versioning; the presets set it and
+   * Rust code never needs to touch it).
+   */
+  uint32_t struct_size;
+  /**
+   * `SECMO_INTEGRATOR_SPRING` (0, tails) or
+   * `SECMO_INTEGRATOR_EXPONENTIAL_DAMPING` (1, hair). Settings:
+   * `"spring"` or `"exponential_damping"`.
+   */
+  uint32_t integrator;
+  /**
+   * Spring integrator (tails): natural frequency at the root, Hz [0.9].
+   */
+  float frequency_root;
+  /**
+   * Spring integrator: natural frequency at the tip, Hz [0.45].
+   */
+  float frequency_tip;
+  /**
+   * Spring integrator: damping ratio ζ [0.65].
+   */
+  float damping_ratio;
+  /**
+   * Exponential-damping integrator (hair): restoring k, 1/s² [40].
+   */
+  float stiffness;
+  /**
+   * Exponential-damping integrator: velocity damping c, 1/s [10].
+   */
+  float damping;
+  /**
+   * Gravity, units/s² (tail [1 m/s²], hair [0, as VRM's gravityPower]).
+   */
+  float gravity;
+  /**
+   * World gravity direction; zero means "down the rig's up axis".
+   */
+  float gravity_direction[3];
+  /**
+   * Whole-tail lift about the anchor's lateral axis, radians, distributed
+   * as `C·(i+1)/N` over the links (SPEC §7) [tail 50°, hair 0].
+   * Settings: `carry_angle_degrees`.
+   */
+  float carry_angle;
+  /**
+   * Rest curve β ∈ [0,1]: 0 centred arc, 1 authored curve (SPEC §7) [tail 0, hair 1].
+   */
+  float rest_curve;
+  /**
+   * Bend coupling rate k, 1/s; α = 1 − e^(−k·h) (SPEC §7) [tail 12, hair 0 = off].
+   */
+  float bend_rate;
+  /**
+   * Elastic bend limit between neighbouring links, radians (SPEC §7)
+   * [tail 30°, hair π = off]. Settings: `bend_limit_degrees`.
+   */
+  float bend_limit;
+  /**
+   * 1: keep particles behind the plane through the chain root facing
+   * forward (SPEC §7) [tail 1, hair 0].
+   */
+  uint32_t forward_plane;
+  /**
+   * 0: the rope projection keeps the swinging velocity and never feeds the
+   * position correction back (tail, SPEC §7); 1: velocity is rebuilt from
+   * positions (hair, SPEC §8).
+   */
+  uint32_t velocity_from_positions;
+  /**
+   * 1: floor contact (SPEC §7) [tail 1, hair 0].
+   */
+  uint32_t floor_enabled;
+  /**
+   * Floor height along the up axis, world units [0].
+   */
+  float floor_height;
+  /**
+   * Clearance ρ above the floor [0.025 m].
+   */
+  float floor_clearance;
+  /**
+   * Inelastic contact damping γ, 1/s [8].
+   */
+  float floor_damping;
+  /**
+   * Link radius where the chain gives no per-joint radii [tail 0.02 m, hair 0.01 m].
+   */
+  float radius;
+  /**
+   * Blend of the simulated rotations over the animation, 0..1 [1].
+   */
+  float weight;
+  /**
+   * How strongly the character's wind acts on this chain [1].
+   */
+  float wind_factor;
+  /**
+   * Scales the substep rate (slow motion < 1), in [0.001, 100] [1].
+   */
+  float time_factor;
+  /**
+   * Below this importance the chain is not simulated and follows the animation [0].
+   */
+  float lod_skip_below;
+  /**
+   * Below this importance the chain is simulated on every other update [0].
+   */
+  float lod_half_below;
+  /**
+   * Root moves farther than this in one update: teleport (units) [1 m].
+   */
+  float teleport_distance;
+  /**
+   * Root turns more than this in one update: teleport, radians [60°].
+   * Settings: `teleport_angle_degrees`.
+   */
+  float teleport_angle;
+  /**
+   * −1: particles live in world space. Otherwise the bone whose motion
+   * carries them (a vehicle, a platform), with `inertia` of it kept.
+   * Settings: a bone name, or absent for world space.
+   */
+  int32_t simulation_space;
+  /**
+   * Fraction of the simulation-space motion the particles resist, 0..1 [0].
+   */
+  float inertia;
+} SecmoChainParams;
+/**
+ * [`ChainParams::integrator`] for the SPEC §7 spring.
+ */
+#define SecmoChainParams_SPRING 0
+/**
+ * [`ChainParams::integrator`] for the SPEC §8 exponential damping.
+ */
+#define SecmoChainParams_EXPONENTIAL_DAMPING 1
+
+/**
  * A line for debug drawing (world space).
  */
 typedef struct SecmoDebugLine {
@@ -789,6 +514,281 @@ typedef struct SecmoDebugSphere {
    */
   uint32_t kind;
 } SecmoDebugSphere;
+
+/**
+ * One translation spring (SPEC §3). Fill with `secmo_spring_desc_hip` or
+ * `secmo_spring_desc_chest`, then adjust.
+ */
+typedef struct SecmoSpringDesc {
+  /**
+   * `sizeof(SecmoSpringDesc)`.
+   */
+  uint32_t struct_size;
+  /**
+   * Index of the bone whose translation the spring drives.
+   */
+  uint32_t bone;
+  /**
+   * k, 1/s² [400].
+   */
+  float stiffness;
+  /**
+   * d, 1/s [hip 25, chest 20].
+   */
+  float damping;
+  /**
+   * Length limit of the offset, position units [2 cm hip, 1 cm chest].
+   */
+  float max_offset;
+  /**
+   * Clamp on |v|·h per substep; 0 means "same as max_offset".
+   */
+  float max_substep_displacement;
+  /**
+   * Velocity history ring length, 1..16 [4].
+   */
+  uint32_t history_length;
+  /**
+   * Snap distance, position units [255 cm].
+   */
+  float reset_threshold;
+  /**
+   * Scales the 1/120 s substep [1].
+   */
+  float time_factor;
+  /**
+   * Added motion per second, component space [0,0,0].
+   */
+  float extra_velocity[3];
+  /**
+   * Output weight, 0 = animation, 1 = spring [1].
+   */
+  float alpha;
+} SecmoSpringDesc;
+
+/**
+ * Bones the BtoB preset reads, for one chest bone (C: `SecmoBtobBones`).
+ */
+typedef struct SecmoBtobBones {
+  uint32_t chest;
+  /**
+   * The other chest bone (chest-to-chest distance drives local scale).
+   */
+  uint32_t other_chest;
+  uint32_t upper_arm_l;
+  uint32_t forearm_l;
+  uint32_t hand_l;
+  uint32_t upper_arm_r;
+  uint32_t forearm_r;
+  uint32_t hand_r;
+} SecmoBtobBones;
+
+/**
+ * One distance probe of a proximity corrective (SPEC §5).
+ */
+typedef struct SecmoProbeDesc {
+  /**
+   * `sizeof(SecmoProbeDesc)`.
+   */
+  uint32_t struct_size;
+  uint32_t bone;
+  /**
+   * `SECMO_SIDE_*`; same side as the driven bone selects the `same_*` gains.
+   */
+  uint32_t side;
+  /**
+   * Distance (position units) below which the probe acts.
+   */
+  float threshold;
+  /**
+   * Movement weight (the article's upper-arm parameter 2).
+   */
+  float weight;
+  /**
+   * Gains per unit proximity on local translation (position units) and
+   * local scale (fraction), for a probe on the driven bone's side...
+   */
+  float same_translation[3];
+  float same_scale[3];
+  /**
+   * ...and for a probe on the other side.
+   */
+  float opposite_translation[3];
+  float opposite_scale[3];
+} SecmoProbeDesc;
+
+/**
+ * A proximity corrective (SPEC §5, the article's BtoB), run after the springs.
+ */
+typedef struct SecmoCorrectiveDesc {
+  /**
+   * `sizeof(SecmoCorrectiveDesc)`.
+   */
+  uint32_t struct_size;
+  uint32_t driven_bone;
+  /**
+   * `SECMO_SIDE_*` of the driven bone.
+   */
+  uint32_t side;
+  /**
+   * Accumulator rate, 1/s: weight = clamp(rate·dt, 0, 1) [24].
+   */
+  float rate;
+  /**
+   * `probe_count` probes, all with the same `struct_size`.
+   */
+  const struct SecmoProbeDesc *probes;
+  uint32_t probe_count;
+} SecmoCorrectiveDesc;
+
+/**
+ * A rotation constraint (SPEC §4): `bone` keeps its reference orientation
+ * relative to `target`. Runs before the springs.
+ */
+typedef struct SecmoRotationConstraintDesc {
+  /**
+   * `sizeof(SecmoRotationConstraintDesc)`.
+   */
+  uint32_t struct_size;
+  uint32_t bone;
+  uint32_t target;
+} SecmoRotationConstraintDesc;
+
+/**
+ * A collider attached to a bone (offsets in the bone's local frame).
+ */
+typedef struct SecmoColliderDesc {
+  /**
+   * `sizeof(SecmoColliderDesc)`.
+   */
+  uint32_t struct_size;
+  /**
+   * `SECMO_COLLIDER_*`.
+   */
+  uint32_t shape;
+  uint32_t bone;
+  /**
+   * Sphere centre, capsule end A, or a point on the plane.
+   */
+  float a[3];
+  /**
+   * Capsule end B, or the plane normal. Ignored for spheres.
+   */
+  float b[3];
+  float radius;
+} SecmoColliderDesc;
+
+/**
+ * A tail or hair chain (SPEC §7, §8).
+ */
+typedef struct SecmoChainDesc {
+  /**
+   * `sizeof(SecmoChainDesc)`.
+   */
+  uint32_t struct_size;
+  /**
+   * Bone holding the rest arc: the hips for a tail, the head for hair.
+   */
+  uint32_t anchor;
+  /**
+   * `joint_count` joints from the root; each the parent of the next.
+   */
+  const uint32_t *joints;
+  uint32_t joint_count;
+  /**
+   * `SECMO_CHAIN_TAIL` or `_HAIR`: the defaults when `params` is NULL.
+   */
+  uint32_t preset;
+  /**
+   * Optional (NULL): the chain's parameters.
+   */
+  const struct SecmoChainParams *params;
+  /**
+   * Optional (NULL): `joint_count` link radii (segment i uses joint i).
+   */
+  const float *radii;
+  /**
+   * Optional (NULL): `joint_count` weights of the simulation, 0..1.
+   */
+  const float *weights;
+  /**
+   * Indices into `SecmoRigDesc.colliders` this chain collides with.
+   */
+  const uint32_t *colliders;
+  uint32_t collider_count;
+  /**
+   * Non-zero: `end_offset` is the last link's end in the last joint's
+   * local frame. Zero: extend along the incoming tangent.
+   */
+  uint32_t has_end_offset;
+  float end_offset[3];
+} SecmoChainDesc;
+
+/**
+ * Describes a rig. Arrays are read during `secmo_rig_create` only; the caller
+ * keeps ownership.
+ */
+typedef struct SecmoRigDesc {
+  /**
+   * `sizeof(SecmoRigDesc)`.
+   */
+  uint32_t struct_size;
+  uint32_t bone_count;
+  /**
+   * `bone_count` parent indices, -1 for roots; parents precede children.
+   */
+  const int32_t *parents;
+  /**
+   * `bone_count` reference local transforms.
+   */
+  const struct SecmoTransform *reference_pose;
+  /**
+   * Optional (NULL): `bone_count` column-major 4×4 inverse bind matrices.
+   */
+  const float *inverse_bind_matrices;
+  /**
+   * Optional (NULL): `bone_count` flags, non-zero where `inverse_bind_matrices`
+   * holds a real inverse bind. NULL with matrices given means "all bones".
+   */
+  const uint8_t *has_inverse_bind;
+  /**
+   * Optional (NULL): `bone_count` NUL-terminated UTF-8 names.
+   */
+  const char *const *bone_names;
+  /**
+   * Position units per metre (Unity 1, Unreal 100).
+   */
+  float units_per_meter;
+  /**
+   * `SECMO_UP_AXIS_Y` or `SECMO_UP_AXIS_Z`.
+   */
+  uint32_t up_axis;
+  /**
+   * `spring_count` spring descriptors (may be NULL when the count is 0).
+   */
+  const struct SecmoSpringDesc *springs;
+  uint32_t spring_count;
+  /**
+   * `constraint_count` rotation constraints (SPEC §4).
+   */
+  const struct SecmoRotationConstraintDesc *constraints;
+  uint32_t constraint_count;
+  /**
+   * `corrective_count` proximity correctives (SPEC §5).
+   */
+  const struct SecmoCorrectiveDesc *correctives;
+  uint32_t corrective_count;
+  /**
+   * `collider_count` colliders for the chains.
+   */
+  const struct SecmoColliderDesc *colliders;
+  uint32_t collider_count;
+  /**
+   * `chain_count` tail and hair chains (SPEC §7, §8).
+   */
+  const struct SecmoChainDesc *chains;
+  uint32_t chain_count;
+} SecmoRigDesc;
 
 /**
  * Success.
@@ -882,132 +882,6 @@ const char *secmo_last_error_message(void);
  * For leak checks in tests and wrappers.
  */
 size_t secmo_live_object_count(void);
-
-/**
- * Fills `*out_desc` with the article's hip spring defaults (SPEC §3) for a rig
- * in `units_per_meter`, driving `bone`. Errors: NULL_POINTER, INVALID_ARGUMENT.
- */
-SecmoResult secmo_spring_desc_hip(uint32_t bone,
-                                  float units_per_meter,
-                                  struct SecmoSpringDesc *out_desc);
-
-/**
- * Fills `*out_desc` with the article's chest spring defaults (SPEC §3).
- * Errors: NULL_POINTER, INVALID_ARGUMENT.
- */
-SecmoResult secmo_spring_desc_chest(uint32_t bone,
-                                    float units_per_meter,
-                                    struct SecmoSpringDesc *out_desc);
-
-/**
- * Fills a BtoB corrective (SPEC §5) for one chest bone: probes on both
- * upper arms (10 cm, weight 2), forearms (13 cm) and hands (15 cm), and the
- * other chest (`chest_gap`, usually their rest distance) on local scale.
- * `medial_x` is +1 or −1: the sign of the chest's local +X toward the
- * midline. Writes 7 probes into `out_probes` (which must hold at least 7) and
- * points `out_desc->probes` at them. Gains are documented in docs/btob.md.
- * Errors: NULL_POINTER, BUFFER_LENGTH, INVALID_ARGUMENT.
- */
-SecmoResult secmo_corrective_desc_btob(const struct SecmoBtobBones *bones,
-                                       uint32_t side,
-                                       float medial_x,
-                                       float chest_gap,
-                                       float units_per_meter,
-                                       struct SecmoProbeDesc *out_probes,
-                                       size_t out_probes_len,
-                                       struct SecmoCorrectiveDesc *out_desc);
-
-/**
- * Validates `desc` and builds an immutable rig. On success `*out_rig` owns one
- * reference; release it with `secmo_rig_destroy`. Allocates. The descriptor's
- * arrays are only read during the call.
- * Errors: NULL_POINTER, STRUCT_SIZE, INVALID_RIG (message names the bone and
- * the reason: parent after child, cycle, out of range, NaN, zero scale),
- * INVALID_ARGUMENT.
- */
-SecmoResult secmo_rig_create(const struct SecmoRigDesc *desc, struct SecmoRig **out_rig);
-
-/**
- * Builds a rig from a skeleton and a rig-settings text (docs/settings.md):
- * `skeleton` gives the bones (with `bone_names`, which the settings refer
- * to), units and up axis, and any solvers it already lists; the settings'
- * springs, constraints, correctives, colliders and chains are added to them.
- * `settings` is UTF-8 JSON of `settings_len` bytes (no NUL needed). Allocates.
- * Errors: NULL_POINTER, STRUCT_SIZE, SETTINGS (the message names the JSON
- * line or the field), INVALID_RIG, INVALID_ARGUMENT.
- */
-SecmoResult secmo_rig_create_from_settings(const struct SecmoRigDesc *skeleton,
-                                           const char *settings,
-                                           size_t settings_len,
-                                           struct SecmoRig **out_rig);
-
-/**
- * Writes the rig's solver setup as a rig-settings text (UTF-8 JSON,
- * NUL-terminated). `*out_len` receives the bytes needed including the NUL,
- * also when `buffer` is NULL or too small (then BUFFER_LENGTH is returned
- * and nothing is written): call once to size, once to fill. Allocates.
- * Errors: NULL_POINTER, BUFFER_LENGTH.
- */
-SecmoResult secmo_rig_write_settings(const struct SecmoRig *rig,
-                                     char *buffer,
-                                     size_t buffer_len,
-                                     size_t *out_len);
-
-/**
- * Reads the spring bones of a VRM 0.x or 1.0 file (.vrm/.glb bytes or
- * .gltf text) and writes them as a rig-settings text (UTF-8 JSON,
- * NUL-terminated) whose chains use the hair solver (docs/vrm-mapping.md).
- * Two calls like `secmo_rig_write_settings`: `*out_len` receives the bytes
- * needed including the NUL, also when `buffer` is NULL or too small. A
- * spring that starts at a scene root is anchored to an added bone named
- * `secmo_scene_root`. Allocates.
- * Errors: NULL_POINTER, BUFFER_LENGTH, SETTINGS (the message names the
- * file's field, e.g. `VRM.secondaryAnimation.boneGroups[0].bones[2]`).
- */
-SecmoResult secmo_settings_from_vrm(const uint8_t *bytes,
-                                    size_t bytes_len,
-                                    char *buffer,
-                                    size_t buffer_len,
-                                    size_t *out_len);
-
-/**
- * Releases the caller's reference. Characters created from the rig keep it
- * alive. NULL is ignored.
- */
-void secmo_rig_destroy(struct SecmoRig *rig);
-
-/**
- * Number of bones; 0 for NULL.
- */
-uint32_t secmo_rig_bone_count(const struct SecmoRig *rig);
-
-/**
- * Number of springs; 0 for NULL.
- */
-uint32_t secmo_rig_spring_count(const struct SecmoRig *rig);
-
-/**
- * Number of warnings raised while building the rig (e.g. sheared bind pose).
- */
-uint32_t secmo_rig_warning_count(const struct SecmoRig *rig);
-
-/**
- * Warning `index`: its kind (`SECMO_WARNING_*`) and the bone it concerns.
- * Errors: NULL_POINTER, INVALID_ARGUMENT (index out of range).
- */
-SecmoResult secmo_rig_warning(const struct SecmoRig *rig,
-                              uint32_t index,
-                              uint32_t *out_kind,
-                              uint32_t *out_bone);
-
-/**
- * Copies the rig's neutral local pose (recovered from inverse binds where
- * given) into `out_pose`, which must hold exactly the bone count.
- * Errors: NULL_POINTER, BUFFER_LENGTH.
- */
-SecmoResult secmo_rig_reference_pose(const struct SecmoRig *rig,
-                                     struct SecmoTransform *out_pose,
-                                     size_t out_pose_len);
 
 /**
  * Creates a character of `rig` (which it keeps alive). `desc` may be NULL for
@@ -1167,6 +1041,132 @@ SecmoResult secmo_character_debug_draw(const struct SecmoCharacter *character,
                                        struct SecmoDebugSphere *spheres,
                                        size_t spheres_len,
                                        size_t *out_sphere_count);
+
+/**
+ * Fills `*out_desc` with the article's hip spring defaults (SPEC §3) for a rig
+ * in `units_per_meter`, driving `bone`. Errors: NULL_POINTER, INVALID_ARGUMENT.
+ */
+SecmoResult secmo_spring_desc_hip(uint32_t bone,
+                                  float units_per_meter,
+                                  struct SecmoSpringDesc *out_desc);
+
+/**
+ * Fills `*out_desc` with the article's chest spring defaults (SPEC §3).
+ * Errors: NULL_POINTER, INVALID_ARGUMENT.
+ */
+SecmoResult secmo_spring_desc_chest(uint32_t bone,
+                                    float units_per_meter,
+                                    struct SecmoSpringDesc *out_desc);
+
+/**
+ * Fills a BtoB corrective (SPEC §5) for one chest bone: probes on both
+ * upper arms (10 cm, weight 2), forearms (13 cm) and hands (15 cm), and the
+ * other chest (`chest_gap`, usually their rest distance) on local scale.
+ * `medial_x` is +1 or −1: the sign of the chest's local +X toward the
+ * midline. Writes 7 probes into `out_probes` (which must hold at least 7) and
+ * points `out_desc->probes` at them. Gains are documented in docs/btob.md.
+ * Errors: NULL_POINTER, BUFFER_LENGTH, INVALID_ARGUMENT.
+ */
+SecmoResult secmo_corrective_desc_btob(const struct SecmoBtobBones *bones,
+                                       uint32_t side,
+                                       float medial_x,
+                                       float chest_gap,
+                                       float units_per_meter,
+                                       struct SecmoProbeDesc *out_probes,
+                                       size_t out_probes_len,
+                                       struct SecmoCorrectiveDesc *out_desc);
+
+/**
+ * Validates `desc` and builds an immutable rig. On success `*out_rig` owns one
+ * reference; release it with `secmo_rig_destroy`. Allocates. The descriptor's
+ * arrays are only read during the call.
+ * Errors: NULL_POINTER, STRUCT_SIZE, INVALID_RIG (message names the bone and
+ * the reason: parent after child, cycle, out of range, NaN, zero scale),
+ * INVALID_ARGUMENT.
+ */
+SecmoResult secmo_rig_create(const struct SecmoRigDesc *desc, struct SecmoRig **out_rig);
+
+/**
+ * Builds a rig from a skeleton and a rig-settings text (docs/settings.md):
+ * `skeleton` gives the bones (with `bone_names`, which the settings refer
+ * to), units and up axis, and any solvers it already lists; the settings'
+ * springs, constraints, correctives, colliders and chains are added to them.
+ * `settings` is UTF-8 JSON of `settings_len` bytes (no NUL needed). Allocates.
+ * Errors: NULL_POINTER, STRUCT_SIZE, SETTINGS (the message names the JSON
+ * line or the field), INVALID_RIG, INVALID_ARGUMENT.
+ */
+SecmoResult secmo_rig_create_from_settings(const struct SecmoRigDesc *skeleton,
+                                           const char *settings,
+                                           size_t settings_len,
+                                           struct SecmoRig **out_rig);
+
+/**
+ * Writes the rig's solver setup as a rig-settings text (UTF-8 JSON,
+ * NUL-terminated). `*out_len` receives the bytes needed including the NUL,
+ * also when `buffer` is NULL or too small (then BUFFER_LENGTH is returned
+ * and nothing is written): call once to size, once to fill. Allocates.
+ * Errors: NULL_POINTER, BUFFER_LENGTH.
+ */
+SecmoResult secmo_rig_write_settings(const struct SecmoRig *rig,
+                                     char *buffer,
+                                     size_t buffer_len,
+                                     size_t *out_len);
+
+/**
+ * Reads the spring bones of a VRM 0.x or 1.0 file (.vrm/.glb bytes or
+ * .gltf text) and writes them as a rig-settings text (UTF-8 JSON,
+ * NUL-terminated) whose chains use the hair solver (docs/vrm-mapping.md).
+ * Two calls like `secmo_rig_write_settings`: `*out_len` receives the bytes
+ * needed including the NUL, also when `buffer` is NULL or too small. A
+ * spring that starts at a scene root is anchored to an added bone named
+ * `secmo_scene_root`. Allocates.
+ * Errors: NULL_POINTER, BUFFER_LENGTH, SETTINGS (the message names the
+ * file's field, e.g. `VRM.secondaryAnimation.boneGroups[0].bones[2]`).
+ */
+SecmoResult secmo_settings_from_vrm(const uint8_t *bytes,
+                                    size_t bytes_len,
+                                    char *buffer,
+                                    size_t buffer_len,
+                                    size_t *out_len);
+
+/**
+ * Releases the caller's reference. Characters created from the rig keep it
+ * alive. NULL is ignored.
+ */
+void secmo_rig_destroy(struct SecmoRig *rig);
+
+/**
+ * Number of bones; 0 for NULL.
+ */
+uint32_t secmo_rig_bone_count(const struct SecmoRig *rig);
+
+/**
+ * Number of springs; 0 for NULL.
+ */
+uint32_t secmo_rig_spring_count(const struct SecmoRig *rig);
+
+/**
+ * Number of warnings raised while building the rig (e.g. sheared bind pose).
+ */
+uint32_t secmo_rig_warning_count(const struct SecmoRig *rig);
+
+/**
+ * Warning `index`: its kind (`SECMO_WARNING_*`) and the bone it concerns.
+ * Errors: NULL_POINTER, INVALID_ARGUMENT (index out of range).
+ */
+SecmoResult secmo_rig_warning(const struct SecmoRig *rig,
+                              uint32_t index,
+                              uint32_t *out_kind,
+                              uint32_t *out_bone);
+
+/**
+ * Copies the rig's neutral local pose (recovered from inverse binds where
+ * given) into `out_pose`, which must hold exactly the bone count.
+ * Errors: NULL_POINTER, BUFFER_LENGTH.
+ */
+SecmoResult secmo_rig_reference_pose(const struct SecmoRig *rig,
+                                     struct SecmoTransform *out_pose,
+                                     size_t out_pose_len);
 
 #ifdef __cplusplus
 }  // extern "C"

@@ -1,0 +1,603 @@
+//! Character entry points: creation, updates, stage toggles, reset,
+//! records, snapshots, chain parameters, wind and debug draw.
+
+#![allow(clippy::missing_safety_doc)] // the safety contract of every function is in the header comments
+#![deny(unsafe_op_in_unsafe_fn)]
+
+#[allow(unused_imports)]
+use super::*;
+
+// ---------------------------------------------------------------------------
+// Character.
+
+pub(crate) fn substep_target(value: u32) -> Result<SubstepTarget, FfiError> {
+    match value {
+        SECMO_SUBSTEP_TARGET_HOLD => Ok(SubstepTarget::Hold),
+        SECMO_SUBSTEP_TARGET_INTERPOLATE => Ok(SubstepTarget::Interpolate),
+        other => Err(FfiError::new(
+            SECMO_ERROR_INVALID_ARGUMENT,
+            format!("substep_target is {other}; use SECMO_SUBSTEP_TARGET_HOLD or _INTERPOLATE"),
+        )),
+    }
+}
+
+/// Creates a character of `rig` (which it keeps alive). `desc` may be NULL for
+/// defaults. All memory the character uses is allocated here; updates never
+/// allocate. Release with `secmo_character_destroy`.
+/// Errors: NULL_POINTER, STRUCT_SIZE, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_create(
+    rig: *const SecmoRig,
+    desc: *const SecmoCharacterDesc,
+    out_character: *mut *mut SecmoCharacter,
+) -> SecmoResult {
+    guard("secmo_character_create", || {
+        let rig = non_null(rig, "rig")?;
+        let out = non_null_mut(out_character, "out_character")?;
+        let mut options = CharacterOptions::default();
+        if !desc.is_null() {
+            let d = read_versioned(
+                desc,
+                SecmoCharacterDesc {
+                    struct_size: 0,
+                    substep_target: SECMO_SUBSTEP_TARGET_HOLD,
+                },
+                "desc",
+            )?;
+            options.substep_target = substep_target(d.substep_target)?;
+        }
+        let character = Character::new(Arc::clone(&rig.rig), options);
+        *out = new_handle(SecmoCharacter { character });
+        Ok(())
+    })
+}
+
+/// Destroys a character. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_destroy(character: *mut SecmoCharacter) {
+    // SAFETY: the caller passes NULL or a character from
+    // secmo_character_create, once.
+    guard_value((), || unsafe { free_handle(character) })
+}
+
+/// Turns the pointers of `SecmoStageRecords` into borrowed slices.
+pub(crate) fn record_sink<'a>(
+    r: &SecmoStageRecords,
+    rig: &Rig,
+) -> Result<RecordSink<'a>, FfiError> {
+    let n = rig.bone_count();
+    let any_pose = [
+        r.source,
+        r.constrained,
+        r.post_spring,
+        r.post_corrective,
+        r.final_pose,
+    ]
+    .iter()
+    .any(|p| !p.is_null());
+    if any_pose && r.bone_count as usize != n {
+        return Err(Error::BufferLength {
+            what: "records.bone_count",
+            expected: n,
+            got: r.bone_count as usize,
+        }
+        .into());
+    }
+    fn opt<'a, T>(ptr: *mut T, len: usize, what: &str) -> Result<Option<&'a mut [T]>, FfiError> {
+        if ptr.is_null() {
+            Ok(None)
+        } else {
+            slice_mut(ptr, len, what).map(Some)
+        }
+    }
+    Ok(RecordSink {
+        source: opt(r.source, n, "records.source")?,
+        constrained: opt(r.constrained, n, "records.constrained")?,
+        post_spring: opt(r.post_spring, n, "records.post_spring")?,
+        post_corrective: opt(r.post_corrective, n, "records.post_corrective")?,
+        final_pose: opt(r.final_pose, n, "records.final_pose")?,
+        springs: opt(r.springs, r.spring_count as usize, "records.springs")?,
+        correctives: opt(
+            r.correctives,
+            r.corrective_count as usize,
+            "records.correctives",
+        )?,
+        probe_distances: opt(
+            r.probe_distances,
+            r.probe_distance_count as usize,
+            "records.probe_distances",
+        )?,
+    })
+}
+
+/// The body shared by `secmo_character_update` and `_update_recorded`.
+pub(crate) unsafe fn update_impl(
+    character: *mut SecmoCharacter,
+    input: *const SecmoFrameInput,
+    out_pose: *mut Transform,
+    out_pose_len: usize,
+    out_info: *mut SecmoUpdateInfo,
+    records: *const SecmoStageRecords,
+) -> Result<(), FfiError> {
+    let character = &mut non_null_mut(character, "character")?.character;
+    let frame = read_versioned(
+        input,
+        SecmoFrameInput {
+            struct_size: 0,
+            flags: 0,
+            dt: 0.0,
+            pose: std::ptr::null(),
+            pose_len: 0,
+            world: Transform::IDENTITY,
+            importance: 1.0,
+        },
+        "input",
+    )?;
+    // World and importance are validated before anything changes, and
+    // applied only when the update itself succeeds.
+    if frame.flags & SECMO_FRAME_HAS_WORLD != 0 {
+        character.validate_world_transform(&frame.world)?;
+    }
+    if frame.flags & SECMO_FRAME_HAS_IMPORTANCE != 0 && !frame.importance.is_finite() {
+        return Err(FfiError::new(
+            SECMO_ERROR_INVALID_ARGUMENT,
+            "input->importance is not finite",
+        ));
+    }
+    if !out_info.is_null() {
+        // SAFETY: non-null, and the caller promises a writable
+        // SecmoUpdateInfo whose struct_size is set; a u32 is read unaligned.
+        let size = unsafe { (out_info as *const u32).read_unaligned() } as usize;
+        if !SecmoUpdateInfo::SHIPPED.contains(&size) {
+            return Err(FfiError::new(
+                SECMO_ERROR_STRUCT_SIZE,
+                format!(
+                    "out_info.struct_size is {size}; this library accepts {:?}",
+                    SecmoUpdateInfo::SHIPPED
+                ),
+            ));
+        }
+    }
+    let mut sink = if records.is_null() {
+        None
+    } else {
+        let r = read_versioned(
+            records,
+            SecmoStageRecords {
+                struct_size: 0,
+                bone_count: 0,
+                source: std::ptr::null_mut(),
+                constrained: std::ptr::null_mut(),
+                post_spring: std::ptr::null_mut(),
+                post_corrective: std::ptr::null_mut(),
+                final_pose: std::ptr::null_mut(),
+                springs: std::ptr::null_mut(),
+                spring_count: 0,
+                corrective_count: 0,
+                correctives: std::ptr::null_mut(),
+                probe_distances: std::ptr::null_mut(),
+                probe_distance_count: 0,
+            },
+            "records",
+        )?;
+        Some(record_sink(&r, character.rig())?)
+    };
+    let teleport = frame.flags & SECMO_FRAME_TELEPORT != 0;
+    let saved_inputs = character.chain_inputs();
+    if frame.flags & SECMO_FRAME_HAS_WORLD != 0 {
+        character.set_world_transform(frame.world)?;
+    }
+    if frame.flags & SECMO_FRAME_HAS_IMPORTANCE != 0 {
+        character.set_importance(frame.importance)?;
+    }
+    // SAFETY: the pointers come from the caller under this function's
+    // contract; update_pose checks the lengths before making slices.
+    let result = unsafe {
+        update_pose(
+            character,
+            &frame,
+            teleport,
+            out_pose,
+            out_pose_len,
+            sink.as_mut(),
+        )
+    };
+    let info = match result {
+        Ok(info) => info,
+        Err(e) => {
+            character.restore_chain_inputs(saved_inputs);
+            return Err(e);
+        }
+    };
+    if !out_info.is_null() {
+        // SAFETY: checked above: non-null, writable, struct_size shipped.
+        let size = unsafe { (out_info as *const u32).read_unaligned() } as usize;
+        let full = SecmoUpdateInfo {
+            struct_size: size as u32,
+            max_substeps: info.max_substeps,
+            snapped_springs: info.snapped_springs,
+            warnings: info.warnings,
+        };
+        // SAFETY: `size` is a shipped size ≤ size_of::<SecmoUpdateInfo>(),
+        // and the caller's struct holds `size` writable bytes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                &full as *const SecmoUpdateInfo as *const u8,
+                out_info as *mut u8,
+                size,
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The pose part of an update: in place or from one buffer to another.
+pub(crate) unsafe fn update_pose(
+    character: &mut Character,
+    frame: &SecmoFrameInput,
+    teleport: bool,
+    out_pose: *mut Transform,
+    out_pose_len: usize,
+    sink: Option<&mut RecordSink<'_>>,
+) -> Result<crate::character::UpdateInfo, FfiError> {
+    // Lengths are checked against the rig before any slice exists: a slice
+    // of more than isize::MAX bytes is undefined behaviour even unread.
+    let bones = character.rig().bone_count();
+    for (what, len) in [
+        ("input->pose_len", frame.pose_len),
+        ("out_pose_len", out_pose_len),
+    ] {
+        if len != bones {
+            return Err(FfiError::new(
+                SECMO_ERROR_BUFFER_LENGTH,
+                format!("{what} is {len} but the rig has {bones} bones"),
+            ));
+        }
+    }
+    let bytes = bones * core::mem::size_of::<Transform>(); // bounded by Rig::new
+    let in_start = frame.pose as usize;
+    let in_end = in_start.saturating_add(bytes);
+    let out_start = out_pose as usize;
+    let out_end = out_start.saturating_add(bytes);
+    if in_start == out_start && frame.pose_len == out_pose_len && !out_pose.is_null() {
+        let pose = slice_mut(out_pose, out_pose_len, "out_pose")?;
+        Ok(character.update_in_place_with_sink(frame.dt, teleport, pose, sink)?)
+    } else {
+        if in_start < out_end && out_start < in_end {
+            return Err(FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                "input->pose and out_pose partly overlap",
+            ));
+        }
+        let pose = slice(frame.pose, frame.pose_len, "input->pose")?;
+        let output = slice_mut(out_pose, out_pose_len, "out_pose")?;
+        Ok(character.update_with_sink(
+            &FrameInput {
+                dt: frame.dt,
+                pose,
+                teleport,
+            },
+            output,
+            sink,
+        )?)
+    }
+}
+
+/// Runs one update. `out_pose` receives `out_pose_len` (= bone count) final
+/// local transforms; it may be the same buffer as `input->pose` (in place) but
+/// must not partly overlap it. `out_info` may be NULL. Does not allocate.
+/// On any error nothing is written and the character's state is unchanged.
+/// Errors: NULL_POINTER, STRUCT_SIZE, BUFFER_LENGTH, INVALID_DT,
+/// NON_FINITE_POSE, DEGENERATE_POSE, NON_FINITE_RESULT, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_update(
+    character: *mut SecmoCharacter,
+    input: *const SecmoFrameInput,
+    out_pose: *mut Transform,
+    out_pose_len: usize,
+    out_info: *mut SecmoUpdateInfo,
+) -> SecmoResult {
+    // SAFETY: the caller's pointers follow this function's header contract.
+    guard("secmo_character_update", || unsafe {
+        update_impl(
+            character,
+            input,
+            out_pose,
+            out_pose_len,
+            out_info,
+            std::ptr::null(),
+        )
+    })
+}
+
+/// `secmo_character_update` that also writes the stage-by-stage records of
+/// SPEC §6 into the buffers `records` points to (each optional). Records are
+/// written only on success. Does not allocate.
+/// Errors: as `secmo_character_update`, plus BUFFER_LENGTH for a record buffer
+/// whose count does not match the rig.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_update_recorded(
+    character: *mut SecmoCharacter,
+    input: *const SecmoFrameInput,
+    out_pose: *mut Transform,
+    out_pose_len: usize,
+    out_info: *mut SecmoUpdateInfo,
+    records: *const SecmoStageRecords,
+) -> SecmoResult {
+    guard("secmo_character_update_recorded", || {
+        non_null(records, "records")?;
+        // SAFETY: the caller's pointers follow this function's header contract.
+        unsafe { update_impl(character, input, out_pose, out_pose_len, out_info, records) }
+    })
+}
+
+/// Turns a stage (`SECMO_STAGE_*`) on (non-zero) or off (0) without losing
+/// state: a stage that is off passes its input through and does not advance.
+/// Errors: NULL_POINTER, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_set_stage_enabled(
+    character: *mut SecmoCharacter,
+    stage: u32,
+    enabled: u32,
+) -> SecmoResult {
+    guard("secmo_character_set_stage_enabled", || {
+        let c = &mut non_null_mut(character, "character")?.character;
+        let stage = match stage {
+            SECMO_STAGE_CONSTRAINTS => Stage::Constraints,
+            SECMO_STAGE_SPRINGS => Stage::Springs,
+            SECMO_STAGE_CORRECTIVES => Stage::Correctives,
+            SECMO_STAGE_CHAINS => Stage::Chains,
+            other => {
+                return Err(FfiError::new(
+                    SECMO_ERROR_INVALID_ARGUMENT,
+                    format!("stage is {other}; use SECMO_STAGE_*"),
+                ))
+            }
+        };
+        c.set_stage_enabled(stage, enabled != 0);
+        Ok(())
+    })
+}
+
+/// Teleport: the next update seeds all solver state at its targets, with dt
+/// treated as 0. Errors: NULL_POINTER.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_reset(character: *mut SecmoCharacter) -> SecmoResult {
+    guard("secmo_character_reset", || {
+        non_null_mut(character, "character")?.character.reset();
+        Ok(())
+    })
+}
+
+/// Switches how substep targets are chosen, keeping all state (SPEC §2).
+/// Errors: NULL_POINTER, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_set_substep_target(
+    character: *mut SecmoCharacter,
+    substep_target_value: u32,
+) -> SecmoResult {
+    guard("secmo_character_set_substep_target", || {
+        let c = &mut non_null_mut(character, "character")?.character;
+        let mut o = c.options();
+        o.substep_target = substep_target(substep_target_value)?;
+        c.set_options(o);
+        Ok(())
+    })
+}
+
+/// Copies the last update's per-spring records (substeps, dt, h, remaining
+/// before/after, x, p, v, output) into `out_records`, which must hold at least
+/// the rig's spring count; `*out_count` receives that count.
+/// Errors: NULL_POINTER, BUFFER_LENGTH.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_spring_records(
+    character: *const SecmoCharacter,
+    out_records: *mut SpringRecord,
+    out_records_len: usize,
+    out_count: *mut usize,
+) -> SecmoResult {
+    guard("secmo_character_spring_records", || {
+        let c = &non_null(character, "character")?.character;
+        let count = non_null_mut(out_count, "out_count")?;
+        let records = c.spring_records();
+        if out_records_len < records.len() {
+            return Err(Error::BufferLength {
+                what: "out_records",
+                expected: records.len(),
+                got: out_records_len,
+            }
+            .into());
+        }
+        slice_mut(out_records, records.len(), "out_records")?.copy_from_slice(records);
+        *count = records.len();
+        Ok(())
+    })
+}
+
+/// Bytes needed by `secmo_character_snapshot`. Errors: NULL_POINTER.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_snapshot_size(
+    character: *const SecmoCharacter,
+    out_size: *mut usize,
+) -> SecmoResult {
+    guard("secmo_character_snapshot_size", || {
+        let c = &non_null(character, "character")?.character;
+        *non_null_mut(out_size, "out_size")? = c.snapshot_size();
+        Ok(())
+    })
+}
+
+/// Writes the complete solver state (versioned, tied to the rig) into
+/// `buffer`; `*out_written` receives the byte count. Does not allocate.
+/// Errors: NULL_POINTER, BUFFER_LENGTH.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_snapshot(
+    character: *const SecmoCharacter,
+    buffer: *mut u8,
+    buffer_len: usize,
+    out_written: *mut usize,
+) -> SecmoResult {
+    guard("secmo_character_snapshot", || {
+        let c = &non_null(character, "character")?.character;
+        let written = non_null_mut(out_written, "out_written")?;
+        let buf = slice_mut(buffer, buffer_len, "buffer")?;
+        *written = c.snapshot(buf)?;
+        Ok(())
+    })
+}
+
+/// Restores state written by `secmo_character_snapshot` for a character of
+/// the same rig. Continuing from it gives bit-identical results. The buffer is
+/// checked completely first; on error the state is unchanged. Does not allocate.
+/// Errors: NULL_POINTER, SNAPSHOT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_restore(
+    character: *mut SecmoCharacter,
+    buffer: *const u8,
+    buffer_len: usize,
+) -> SecmoResult {
+    guard("secmo_character_restore", || {
+        let c = &mut non_null_mut(character, "character")?.character;
+        let buf = slice(buffer, buffer_len, "buffer")?;
+        c.restore(buf)?;
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Chains.
+
+/// Fills `*out_params` with the tail preset (SPEC §7) for a rig in
+/// `units_per_meter`. Errors: NULL_POINTER, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_chain_params_tail(
+    units_per_meter: f32,
+    out_params: *mut ChainParams,
+) -> SecmoResult {
+    preset(
+        "secmo_chain_params_tail",
+        units_per_meter,
+        out_params,
+        ChainParams::tail,
+    )
+}
+
+/// Fills `*out_params` with the hair preset (SPEC §8) for a rig in
+/// `units_per_meter`. Errors: NULL_POINTER, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_chain_params_hair(
+    units_per_meter: f32,
+    out_params: *mut ChainParams,
+) -> SecmoResult {
+    preset(
+        "secmo_chain_params_hair",
+        units_per_meter,
+        out_params,
+        ChainParams::hair,
+    )
+}
+
+/// Changes chain `chain`'s parameters at runtime, keeping its particles and
+/// velocities (no reset). Does not allocate.
+/// Errors: NULL_POINTER, STRUCT_SIZE, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_set_chain_params(
+    character: *mut SecmoCharacter,
+    chain: u32,
+    params: *const ChainParams,
+) -> SecmoResult {
+    guard("secmo_character_set_chain_params", || {
+        let c = &mut non_null_mut(character, "character")?.character;
+        let current = c.chain_params(chain as usize).copied().ok_or_else(|| {
+            FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                format!("chain {chain} does not exist"),
+            )
+        })?;
+        let p = read_versioned(params, current, "params")?;
+        c.set_chain_params(chain as usize, p)?;
+        Ok(())
+    })
+}
+
+/// Copies chain `chain`'s current parameters into `*out_params`.
+/// Errors: NULL_POINTER, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_chain_params(
+    character: *const SecmoCharacter,
+    chain: u32,
+    out_params: *mut ChainParams,
+) -> SecmoResult {
+    guard("secmo_character_chain_params", || {
+        let c = &non_null(character, "character")?.character;
+        let out = non_null_mut(out_params, "out_params")?;
+        let p = c.chain_params(chain as usize).ok_or_else(|| {
+            FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                format!("chain {chain} does not exist"),
+            )
+        })?;
+        *out = *p;
+        Ok(())
+    })
+}
+
+/// Wind and other external acceleration on the chains, world units/s²,
+/// scaled by each chain's `wind_factor`. Errors: NULL_POINTER, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_set_wind(
+    character: *mut SecmoCharacter,
+    wind: *const [f32; 3],
+) -> SecmoResult {
+    guard("secmo_character_set_wind", || {
+        let c = &mut non_null_mut(character, "character")?.character;
+        let w = non_null(wind, "wind")?;
+        c.set_wind(Vec3::from_array(*w))?;
+        Ok(())
+    })
+}
+
+/// Buffer sizes that always hold everything `secmo_character_debug_draw`
+/// writes. Errors: NULL_POINTER.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_debug_draw_capacity(
+    character: *const SecmoCharacter,
+    out_lines: *mut usize,
+    out_spheres: *mut usize,
+) -> SecmoResult {
+    guard("secmo_character_debug_draw_capacity", || {
+        let c = &non_null(character, "character")?.character;
+        let (l, s) = c.debug_draw_capacity();
+        *non_null_mut(out_lines, "out_lines")? = l;
+        *non_null_mut(out_spheres, "out_spheres")? = s;
+        Ok(())
+    })
+}
+
+/// Writes the chains after the last update (world space): links and rest
+/// arcs as lines; particles, rest targets and colliders as spheres; kinds
+/// `SECMO_DEBUG_*`. Fills at most the given lengths (either buffer may be NULL
+/// with length 0) and reports the counts written. Does not allocate.
+/// Errors: NULL_POINTER.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_debug_draw(
+    character: *const SecmoCharacter,
+    lines: *mut DebugLine,
+    lines_len: usize,
+    out_line_count: *mut usize,
+    spheres: *mut DebugSphere,
+    spheres_len: usize,
+    out_sphere_count: *mut usize,
+) -> SecmoResult {
+    guard("secmo_character_debug_draw", || {
+        let c = &non_null(character, "character")?.character;
+        let line_count = non_null_mut(out_line_count, "out_line_count")?;
+        let sphere_count = non_null_mut(out_sphere_count, "out_sphere_count")?;
+        let l = slice_mut(lines, lines_len, "lines")?;
+        let s = slice_mut(spheres, spheres_len, "spheres")?;
+        let (nl, ns) = c.debug_draw(l, s);
+        *line_count = nl;
+        *sphere_count = ns;
+        Ok(())
+    })
+}

@@ -1,0 +1,613 @@
+//! Rig entry points: descriptor presets, creation (from descriptors or a
+//! settings file), settings output, queries, destruction.
+
+#![allow(clippy::missing_safety_doc)] // the safety contract of every function is in the header comments
+#![deny(unsafe_op_in_unsafe_fn)]
+
+#[allow(unused_imports)]
+use super::*;
+
+pub(crate) fn spring_desc_from(p: &SpringParams) -> SecmoSpringDesc {
+    SecmoSpringDesc {
+        struct_size: core::mem::size_of::<SecmoSpringDesc>() as u32,
+        bone: p.bone,
+        stiffness: p.stiffness,
+        damping: p.damping,
+        max_offset: p.max_offset,
+        max_substep_displacement: p.max_substep_displacement,
+        history_length: p.history_length,
+        reset_threshold: p.reset_threshold,
+        time_factor: p.time_factor,
+        extra_velocity: p.extra_velocity.to_array(),
+        alpha: p.alpha,
+    }
+}
+
+/// Fills `*out` with `make(units_per_meter)` behind the panic guard.
+pub(crate) fn preset<T>(
+    name: &str,
+    units_per_meter: f32,
+    out: *mut T,
+    make: impl FnOnce(f32) -> T,
+) -> SecmoResult {
+    guard(name, || {
+        let out = non_null_mut(out, "out")?;
+        if !(units_per_meter.is_finite() && units_per_meter > 0.0) {
+            return Err(FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                format!("units_per_meter {units_per_meter} must be finite and > 0"),
+            ));
+        }
+        *out = make(units_per_meter);
+        Ok(())
+    })
+}
+
+/// Fills `*out_desc` with the article's hip spring defaults (SPEC §3) for a rig
+/// in `units_per_meter`, driving `bone`. Errors: NULL_POINTER, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_spring_desc_hip(
+    bone: u32,
+    units_per_meter: f32,
+    out_desc: *mut SecmoSpringDesc,
+) -> SecmoResult {
+    preset("secmo_spring_desc_hip", units_per_meter, out_desc, |u| {
+        spring_desc_from(&SpringParams::hip(bone, u))
+    })
+}
+
+/// Fills `*out_desc` with the article's chest spring defaults (SPEC §3).
+/// Errors: NULL_POINTER, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_spring_desc_chest(
+    bone: u32,
+    units_per_meter: f32,
+    out_desc: *mut SecmoSpringDesc,
+) -> SecmoResult {
+    preset("secmo_spring_desc_chest", units_per_meter, out_desc, |u| {
+        spring_desc_from(&SpringParams::chest(bone, u))
+    })
+}
+
+/// Fills a BtoB corrective (SPEC §5) for one chest bone: probes on both
+/// upper arms (10 cm, weight 2), forearms (13 cm) and hands (15 cm), and the
+/// other chest (`chest_gap`, usually their rest distance) on local scale.
+/// `medial_x` is +1 or −1: the sign of the chest's local +X toward the
+/// midline. Writes 7 probes into `out_probes` (which must hold at least 7) and
+/// points `out_desc->probes` at them. Gains are documented in docs/btob.md.
+/// Errors: NULL_POINTER, BUFFER_LENGTH, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_corrective_desc_btob(
+    bones: *const BtobBones,
+    side: u32,
+    medial_x: f32,
+    chest_gap: f32,
+    units_per_meter: f32,
+    out_probes: *mut SecmoProbeDesc,
+    out_probes_len: usize,
+    out_desc: *mut SecmoCorrectiveDesc,
+) -> SecmoResult {
+    guard("secmo_corrective_desc_btob", || {
+        let bones = *non_null(bones, "bones")?;
+        let out = non_null_mut(out_desc, "out_desc")?;
+        let side = side_from(side)?;
+        let positive = |v: f32| v.is_finite() && v > 0.0;
+        if !(positive(units_per_meter) && positive(chest_gap) && positive(medial_x.abs())) {
+            return Err(FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                "units_per_meter and chest_gap must be finite and > 0, medial_x ±1",
+            ));
+        }
+        let c = ProximityCorrective::btob(bones, side, medial_x, chest_gap, units_per_meter);
+        if out_probes_len < c.probes.len() {
+            return Err(Error::BufferLength {
+                what: "out_probes",
+                expected: c.probes.len(),
+                got: out_probes_len,
+            }
+            .into());
+        }
+        let probes = slice_mut(out_probes, c.probes.len(), "out_probes")?;
+        let code = |s: Side| s as u32;
+        for (dst, p) in probes.iter_mut().zip(&c.probes) {
+            *dst = SecmoProbeDesc {
+                struct_size: core::mem::size_of::<SecmoProbeDesc>() as u32,
+                bone: p.bone,
+                side: code(p.side),
+                threshold: p.threshold,
+                weight: p.weight,
+                same_translation: p.same_side.translation.to_array(),
+                same_scale: p.same_side.scale.to_array(),
+                opposite_translation: p.opposite_side.translation.to_array(),
+                opposite_scale: p.opposite_side.scale.to_array(),
+            };
+        }
+        *out = SecmoCorrectiveDesc {
+            struct_size: core::mem::size_of::<SecmoCorrectiveDesc>() as u32,
+            driven_bone: c.driven,
+            side: code(c.side),
+            rate: c.rate,
+            probes: out_probes,
+            probe_count: c.probes.len() as u32,
+        };
+        Ok(())
+    })
+}
+
+// ---------------------------------------------------------------------------
+// Rig.
+
+pub(crate) fn spring_from_desc(d: &SecmoSpringDesc) -> SpringParams {
+    SpringParams {
+        bone: d.bone,
+        stiffness: d.stiffness,
+        damping: d.damping,
+        max_offset: d.max_offset,
+        max_substep_displacement: if d.max_substep_displacement == 0.0 {
+            d.max_offset
+        } else {
+            d.max_substep_displacement
+        },
+        history_length: d.history_length,
+        reset_threshold: d.reset_threshold,
+        time_factor: d.time_factor,
+        extra_velocity: Vec3::from_array(d.extra_velocity),
+        alpha: d.alpha,
+    }
+}
+
+pub(crate) fn rig_desc_from_c(d: &SecmoRigDesc) -> Result<RigDesc, FfiError> {
+    let n = d.bone_count as usize;
+    let parents = slice(d.parents, n, "desc.parents")?;
+    let reference = slice(d.reference_pose, n, "desc.reference_pose")?;
+    let inverse_binds = if d.inverse_bind_matrices.is_null() {
+        None
+    } else {
+        Some(slice(
+            d.inverse_bind_matrices,
+            n * 16,
+            "desc.inverse_bind_matrices",
+        )?)
+    };
+    let has_bind = if d.has_inverse_bind.is_null() {
+        None
+    } else {
+        Some(slice(d.has_inverse_bind, n, "desc.has_inverse_bind")?)
+    };
+    let names = if d.bone_names.is_null() {
+        None
+    } else {
+        Some(slice(d.bone_names, n, "desc.bone_names")?)
+    };
+    let mut bones = Vec::with_capacity(n);
+    for i in 0..n {
+        let name = match names {
+            Some(names) if !names[i].is_null() => {
+                // SAFETY: the caller promises NUL-terminated strings.
+                let c = unsafe { CStr::from_ptr(names[i]) };
+                c.to_str()
+                    .map_err(|_| {
+                        FfiError::new(
+                            SECMO_ERROR_INVALID_RIG,
+                            format!("bone {i}: name is not valid UTF-8"),
+                        )
+                    })?
+                    .to_owned()
+            }
+            _ => format!("bone{i}"),
+        };
+        let mut bone = BoneDesc::new(name, parents[i], reference[i]);
+        if let Some(m) = inverse_binds {
+            if has_bind.is_none_or(|f| f[i] != 0) {
+                let cols: &[f32; 16] = m[i * 16..i * 16 + 16].try_into().expect("16 floats");
+                bone.inverse_bind = Some(Mat4::from_cols_array(cols));
+            }
+        }
+        bones.push(bone);
+    }
+    let spring_defaults = spring_desc_from(&SpringParams::hip(0, d.units_per_meter.max(1e-6)));
+    let springs = read_array(d.springs, d.spring_count, spring_defaults, "desc.springs")?
+        .iter()
+        .map(spring_from_desc)
+        .collect();
+    let up_axis = match d.up_axis {
+        SECMO_UP_AXIS_Y => UpAxis::Y,
+        SECMO_UP_AXIS_Z => UpAxis::Z,
+        other => {
+            return Err(FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                format!("desc.up_axis is {other}; use SECMO_UP_AXIS_Y or SECMO_UP_AXIS_Z"),
+            ))
+        }
+    };
+    let constraints = read_array(
+        d.constraints,
+        d.constraint_count,
+        SecmoRotationConstraintDesc {
+            struct_size: 0,
+            bone: 0,
+            target: 0,
+        },
+        "desc.constraints",
+    )?
+    .into_iter()
+    .map(|c| ConstraintDesc {
+        bone: c.bone,
+        target: c.target,
+    })
+    .collect();
+    let corrective_defaults = SecmoCorrectiveDesc {
+        struct_size: 0,
+        driven_bone: 0,
+        side: SECMO_SIDE_CENTER,
+        rate: 24.0,
+        probes: std::ptr::null(),
+        probe_count: 0,
+    };
+    let mut correctives = Vec::with_capacity(d.corrective_count as usize);
+    for (i, c) in read_array(
+        d.correctives,
+        d.corrective_count,
+        corrective_defaults,
+        "desc.correctives",
+    )?
+    .into_iter()
+    .enumerate()
+    {
+        let probes = read_array(
+            c.probes,
+            c.probe_count,
+            SecmoProbeDesc {
+                struct_size: 0,
+                bone: 0,
+                side: SECMO_SIDE_CENTER,
+                threshold: 0.0,
+                weight: 1.0,
+                same_translation: [0.0; 3],
+                same_scale: [0.0; 3],
+                opposite_translation: [0.0; 3],
+                opposite_scale: [0.0; 3],
+            },
+            &format!("desc.correctives[{i}].probes"),
+        )?
+        .into_iter()
+        .map(|p| {
+            Ok(Probe {
+                bone: p.bone,
+                threshold: p.threshold,
+                weight: p.weight,
+                side: side_from(p.side)?,
+                same_side: Gains {
+                    translation: Vec3::from_array(p.same_translation),
+                    scale: Vec3::from_array(p.same_scale),
+                },
+                opposite_side: Gains {
+                    translation: Vec3::from_array(p.opposite_translation),
+                    scale: Vec3::from_array(p.opposite_scale),
+                },
+            })
+        })
+        .collect::<Result<Vec<_>, FfiError>>()?;
+        correctives.push(ProximityCorrective {
+            driven: c.driven_bone,
+            side: side_from(c.side)?,
+            rate: c.rate,
+            probes,
+        });
+    }
+    let colliders = read_array(
+        d.colliders,
+        d.collider_count,
+        SecmoColliderDesc {
+            struct_size: 0,
+            shape: SECMO_COLLIDER_SPHERE,
+            bone: 0,
+            a: [0.0; 3],
+            b: [0.0; 3],
+            radius: 0.0,
+        },
+        "desc.colliders",
+    )?
+    .iter()
+    .map(collider_from_c)
+    .collect::<Result<Vec<_>, _>>()?;
+    let chain_defaults = SecmoChainDesc {
+        struct_size: 0,
+        anchor: 0,
+        joints: std::ptr::null(),
+        joint_count: 0,
+        preset: SECMO_CHAIN_TAIL,
+        params: std::ptr::null(),
+        radii: std::ptr::null(),
+        weights: std::ptr::null(),
+        colliders: std::ptr::null(),
+        collider_count: 0,
+        has_end_offset: 0,
+        end_offset: [0.0; 3],
+    };
+    let chains = read_array(d.chains, d.chain_count, chain_defaults, "desc.chains")?
+        .iter()
+        .enumerate()
+        .map(|(i, c)| chain_from_c(c, d.units_per_meter, i))
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(RigDesc {
+        bones,
+        units_per_meter: d.units_per_meter,
+        up_axis,
+        constraints,
+        springs,
+        correctives,
+        colliders,
+        chains,
+    })
+}
+
+/// Validates `desc` and builds an immutable rig. On success `*out_rig` owns one
+/// reference; release it with `secmo_rig_destroy`. Allocates. The descriptor's
+/// arrays are only read during the call.
+/// Errors: NULL_POINTER, STRUCT_SIZE, INVALID_RIG (message names the bone and
+/// the reason: parent after child, cycle, out of range, NaN, zero scale),
+/// INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_create(
+    desc: *const SecmoRigDesc,
+    out_rig: *mut *mut SecmoRig,
+) -> SecmoResult {
+    guard("secmo_rig_create", || {
+        let out = non_null_mut(out_rig, "out_rig")?;
+        let d = read_versioned(desc, SecmoRigDesc::default(), "desc")?;
+        let rig = Rig::new(rig_desc_from_c(&d)?)?;
+        *out = new_handle(SecmoRig { rig: Arc::new(rig) });
+        Ok(())
+    })
+}
+
+/// Builds a rig from a skeleton and a rig-settings text (docs/settings.md):
+/// `skeleton` gives the bones (with `bone_names`, which the settings refer
+/// to), units and up axis, and any solvers it already lists; the settings'
+/// springs, constraints, correctives, colliders and chains are added to them.
+/// `settings` is UTF-8 JSON of `settings_len` bytes (no NUL needed). Allocates.
+/// Errors: NULL_POINTER, STRUCT_SIZE, SETTINGS (the message names the JSON
+/// line or the field), INVALID_RIG, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_create_from_settings(
+    skeleton: *const SecmoRigDesc,
+    settings: *const c_char,
+    settings_len: usize,
+    out_rig: *mut *mut SecmoRig,
+) -> SecmoResult {
+    guard("secmo_rig_create_from_settings", || {
+        #[cfg(not(feature = "settings"))]
+        {
+            let _ = (skeleton, settings, settings_len, out_rig);
+            Err(without_settings())
+        }
+        #[cfg(feature = "settings")]
+        {
+            let out = non_null_mut(out_rig, "out_rig")?;
+            let d = read_versioned(skeleton, SecmoRigDesc::default(), "skeleton")?;
+            if d.bone_names.is_null() {
+                return Err(FfiError::new(
+                    SECMO_ERROR_SETTINGS,
+                    "skeleton.bone_names is NULL; settings refer to bones by name",
+                ));
+            }
+            let bytes = slice(settings as *const u8, settings_len, "settings")?;
+            let text = std::str::from_utf8(bytes).map_err(|e| {
+                FfiError::new(SECMO_ERROR_SETTINGS, format!("settings are not UTF-8: {e}"))
+            })?;
+            let parsed = crate::settings::RigSettings::from_json(text)
+                .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, e.to_string()))?;
+            let mut base = rig_desc_from_c(&d)?;
+            let bones = std::mem::take(&mut base.bones);
+            let mut desc = parsed
+                .to_rig_desc(bones, base.units_per_meter, base.up_axis)
+                .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, e.to_string()))?;
+            // The skeleton's own solvers come first.
+            base.springs.append(&mut desc.springs);
+            base.constraints.append(&mut desc.constraints);
+            base.correctives.append(&mut desc.correctives);
+            let collider_offset = base.colliders.len() as u32;
+            for chain in &mut desc.chains {
+                for c in &mut chain.colliders {
+                    *c += collider_offset;
+                }
+            }
+            base.colliders.append(&mut desc.colliders);
+            base.chains.append(&mut desc.chains);
+            base.bones = desc.bones;
+            let rig = Rig::new(base)?;
+            *out = new_handle(SecmoRig { rig: Arc::new(rig) });
+            Ok(())
+        }
+    })
+}
+
+/// The error of the settings functions in a build without the `settings`
+/// feature (the C ABI keeps them, so one header serves every build).
+#[cfg(not(feature = "settings"))]
+pub(crate) fn without_settings() -> FfiError {
+    FfiError::new(
+        SECMO_ERROR_SETTINGS,
+        "this secmo library was built without the settings feature (rig-settings JSON and VRM)",
+    )
+}
+
+/// Writes the rig's solver setup as a rig-settings text (UTF-8 JSON,
+/// NUL-terminated). `*out_len` receives the bytes needed including the NUL,
+/// also when `buffer` is NULL or too small (then BUFFER_LENGTH is returned
+/// and nothing is written): call once to size, once to fill. Allocates.
+/// Errors: NULL_POINTER, BUFFER_LENGTH.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_write_settings(
+    rig: *const SecmoRig,
+    buffer: *mut c_char,
+    buffer_len: usize,
+    out_len: *mut usize,
+) -> SecmoResult {
+    guard("secmo_rig_write_settings", || {
+        #[cfg(not(feature = "settings"))]
+        {
+            let _ = (rig, buffer, buffer_len, out_len);
+            Err(without_settings())
+        }
+        #[cfg(feature = "settings")]
+        {
+            let rig = non_null(rig, "rig")?;
+            let text = crate::settings::RigSettings::from_rig(&rig.rig).to_json();
+            // SAFETY: the caller's contract for `buffer`/`out_len` is
+            // write_text's (header comment of this function).
+            unsafe { write_text(&text, buffer, buffer_len, out_len) }
+        }
+    })
+}
+
+/// The two-call text output shared by the settings writers: `*out_len`
+/// always receives the bytes needed including the NUL.
+#[cfg(feature = "settings")]
+pub(crate) unsafe fn write_text(
+    text: &str,
+    buffer: *mut c_char,
+    buffer_len: usize,
+    out_len: *mut usize,
+) -> Result<(), FfiError> {
+    let needed_out = non_null_mut(out_len, "out_len")?;
+    let needed = text.len() + 1;
+    *needed_out = needed;
+    if buffer.is_null() || buffer_len < needed {
+        return Err(Error::BufferLength {
+            what: "settings buffer",
+            expected: needed,
+            got: buffer_len,
+        }
+        .into());
+    }
+    let out = slice_mut(buffer as *mut u8, needed, "buffer")?;
+    out[..text.len()].copy_from_slice(text.as_bytes());
+    out[text.len()] = 0;
+    Ok(())
+}
+
+/// Reads the spring bones of a VRM 0.x or 1.0 file (.vrm/.glb bytes or
+/// .gltf text) and writes them as a rig-settings text (UTF-8 JSON,
+/// NUL-terminated) whose chains use the hair solver (docs/vrm-mapping.md).
+/// Two calls like `secmo_rig_write_settings`: `*out_len` receives the bytes
+/// needed including the NUL, also when `buffer` is NULL or too small. A
+/// spring that starts at a scene root is anchored to an added bone named
+/// `secmo_scene_root`. Allocates.
+/// Errors: NULL_POINTER, BUFFER_LENGTH, SETTINGS (the message names the
+/// file's field, e.g. `VRM.secondaryAnimation.boneGroups[0].bones[2]`).
+#[no_mangle]
+pub unsafe extern "C" fn secmo_settings_from_vrm(
+    bytes: *const u8,
+    bytes_len: usize,
+    buffer: *mut c_char,
+    buffer_len: usize,
+    out_len: *mut usize,
+) -> SecmoResult {
+    guard("secmo_settings_from_vrm", || {
+        #[cfg(not(feature = "settings"))]
+        {
+            let _ = (bytes, bytes_len, buffer, buffer_len, out_len);
+            Err(without_settings())
+        }
+        #[cfg(feature = "settings")]
+        {
+            let bytes = slice(bytes, bytes_len, "bytes")?;
+            let import = crate::vrm::import(bytes)
+                .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, format!("VRM: {e}")))?;
+            // SAFETY: the caller's contract for `buffer`/`out_len` is
+            // write_text's (header comment of this function).
+            unsafe { write_text(&import.settings.to_json(), buffer, buffer_len, out_len) }
+        }
+    })
+}
+
+/// Releases the caller's reference. Characters created from the rig keep it
+/// alive. NULL is ignored.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_destroy(rig: *mut SecmoRig) {
+    // SAFETY: the caller passes NULL or a rig from secmo_rig_create*, once.
+    guard_value((), || unsafe { free_handle(rig) })
+}
+
+/// Number of bones; 0 for NULL.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_bone_count(rig: *const SecmoRig) -> u32 {
+    // SAFETY: the caller passes NULL or a live rig.
+    guard_value(0, || {
+        unsafe { rig.as_ref() }.map_or(0, |r| r.rig.bone_count() as u32)
+    })
+}
+
+/// Number of springs; 0 for NULL.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_spring_count(rig: *const SecmoRig) -> u32 {
+    guard_value(0, || {
+        // SAFETY: the caller passes NULL or a live rig.
+        unsafe { rig.as_ref() }.map_or(0, |r| r.rig.springs().len() as u32)
+    })
+}
+
+/// Number of warnings raised while building the rig (e.g. sheared bind pose).
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_warning_count(rig: *const SecmoRig) -> u32 {
+    guard_value(0, || {
+        // SAFETY: the caller passes NULL or a live rig.
+        unsafe { rig.as_ref() }.map_or(0, |r| r.rig.warnings().len() as u32)
+    })
+}
+
+/// Warning `index`: its kind (`SECMO_WARNING_*`) and the bone it concerns.
+/// Errors: NULL_POINTER, INVALID_ARGUMENT (index out of range).
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_warning(
+    rig: *const SecmoRig,
+    index: u32,
+    out_kind: *mut u32,
+    out_bone: *mut u32,
+) -> SecmoResult {
+    guard("secmo_rig_warning", || {
+        let rig = non_null(rig, "rig")?;
+        let kind = non_null_mut(out_kind, "out_kind")?;
+        let bone = non_null_mut(out_bone, "out_bone")?;
+        let w = rig.rig.warnings().get(index as usize).ok_or_else(|| {
+            FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                format!("warning index {index} is out of range"),
+            )
+        })?;
+        match w {
+            RigWarning::Shear { bone: b } => {
+                *kind = SECMO_WARNING_SHEAR;
+                *bone = *b as u32;
+            }
+        }
+        Ok(())
+    })
+}
+
+/// Copies the rig's neutral local pose (recovered from inverse binds where
+/// given) into `out_pose`, which must hold exactly the bone count.
+/// Errors: NULL_POINTER, BUFFER_LENGTH.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_reference_pose(
+    rig: *const SecmoRig,
+    out_pose: *mut Transform,
+    out_pose_len: usize,
+) -> SecmoResult {
+    guard("secmo_rig_reference_pose", || {
+        let rig = non_null(rig, "rig")?;
+        let pose = rig.rig.reference_pose();
+        if out_pose_len != pose.len() {
+            return Err(Error::BufferLength {
+                what: "out_pose",
+                expected: pose.len(),
+                got: out_pose_len,
+            }
+            .into());
+        }
+        slice_mut(out_pose, out_pose_len, "out_pose")?.copy_from_slice(pose);
+        Ok(())
+    })
+}

@@ -1,0 +1,479 @@
+//! Constants, descriptors and plain structs of the C ABI, their layout
+//! assertions and shipped `struct_size`s, and their conversions into the
+//! Rust types.
+
+#![allow(clippy::missing_safety_doc)] // the safety contract of every function is in the header comments
+#![deny(unsafe_op_in_unsafe_fn)]
+
+#[allow(unused_imports)]
+use super::*;
+
+/// Version of this ABI. Bumped only by incompatible changes; growing a
+/// descriptor (with `struct_size`) does not bump it.
+pub const SECMO_ABI_VERSION: u32 = 1;
+
+/// `SecmoFrameInput.flags`: teleport. Helper springs and correctives restart
+/// from their targets; chain particles move rigidly with their root.
+pub const SECMO_FRAME_TELEPORT: u32 = 1;
+/// `SecmoFrameInput.flags`: `world` holds the character's world transform
+/// (otherwise the last one given, identity at first).
+pub const SECMO_FRAME_HAS_WORLD: u32 = 2;
+/// `SecmoFrameInput.flags`: `importance` holds the chain LOD importance
+/// (otherwise the last one given, 1 at first).
+pub const SECMO_FRAME_HAS_IMPORTANCE: u32 = 4;
+
+/// `SecmoRigDesc.up_axis` values.
+pub const SECMO_UP_AXIS_Y: u32 = 1;
+pub const SECMO_UP_AXIS_Z: u32 = 2;
+
+/// `SecmoCharacterDesc.substep_target` values (SPEC §2).
+pub const SECMO_SUBSTEP_TARGET_HOLD: u32 = 0;
+pub const SECMO_SUBSTEP_TARGET_INTERPOLATE: u32 = 1;
+
+/// Kinds reported by `secmo_rig_warning`, and bits of `SecmoUpdateInfo.warnings`:
+/// a bind pose or a constraint writeback met shear that TRS cannot express.
+pub const SECMO_WARNING_SHEAR: u32 = 1;
+
+/// Body sides, for correctives (`SecmoCorrectiveDesc.side`, `SecmoProbeDesc.side`).
+pub const SECMO_SIDE_CENTER: u32 = 0;
+pub const SECMO_SIDE_LEFT: u32 = 1;
+pub const SECMO_SIDE_RIGHT: u32 = 2;
+
+/// Stages for `secmo_character_set_stage_enabled` (SPEC §6 order).
+pub const SECMO_STAGE_CONSTRAINTS: u32 = 0;
+pub const SECMO_STAGE_SPRINGS: u32 = 1;
+pub const SECMO_STAGE_CORRECTIVES: u32 = 2;
+pub const SECMO_STAGE_CHAINS: u32 = 3;
+
+/// `SecmoColliderDesc.shape` values.
+pub const SECMO_COLLIDER_SPHERE: u32 = 0;
+pub const SECMO_COLLIDER_CAPSULE: u32 = 1;
+pub const SECMO_COLLIDER_PLANE: u32 = 2;
+pub const SECMO_COLLIDER_INSIDE_SPHERE: u32 = 3;
+pub const SECMO_COLLIDER_INSIDE_CAPSULE: u32 = 4;
+
+/// `SecmoChainParams.integrator` values.
+pub const SECMO_INTEGRATOR_SPRING: u32 = 0;
+pub const SECMO_INTEGRATOR_EXPONENTIAL_DAMPING: u32 = 1;
+const _: () = assert!(
+    SECMO_INTEGRATOR_SPRING == ChainParams::SPRING
+        && SECMO_INTEGRATOR_EXPONENTIAL_DAMPING == ChainParams::EXPONENTIAL_DAMPING
+);
+
+/// `SecmoChainDesc.preset` values, used when `params` is NULL.
+pub const SECMO_CHAIN_TAIL: u32 = 0;
+pub const SECMO_CHAIN_HAIR: u32 = 1;
+
+/// Kinds of `SecmoDebugLine` / `SecmoDebugSphere`.
+pub const SECMO_DEBUG_PARTICLE: u32 = 1;
+pub const SECMO_DEBUG_REST_TARGET: u32 = 2;
+pub const SECMO_DEBUG_LINK: u32 = 3;
+pub const SECMO_DEBUG_REST_LINK: u32 = 4;
+pub const SECMO_DEBUG_COLLIDER: u32 = 5;
+pub const SECMO_DEBUG_CONTACT: u32 = 6;
+
+// ---------------------------------------------------------------------------
+// Descriptors and plain structs.
+
+/// One translation spring (SPEC §3). Fill with `secmo_spring_desc_hip` or
+/// `secmo_spring_desc_chest`, then adjust.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoSpringDesc {
+    /// `sizeof(SecmoSpringDesc)`.
+    pub struct_size: u32,
+    /// Index of the bone whose translation the spring drives.
+    pub bone: u32,
+    /// k, 1/s² [400].
+    pub stiffness: f32,
+    /// d, 1/s [hip 25, chest 20].
+    pub damping: f32,
+    /// Length limit of the offset, position units [2 cm hip, 1 cm chest].
+    pub max_offset: f32,
+    /// Clamp on |v|·h per substep; 0 means "same as max_offset".
+    pub max_substep_displacement: f32,
+    /// Velocity history ring length, 1..16 [4].
+    pub history_length: u32,
+    /// Snap distance, position units [255 cm].
+    pub reset_threshold: f32,
+    /// Scales the 1/120 s substep [1].
+    pub time_factor: f32,
+    /// Added motion per second, component space [0,0,0].
+    pub extra_velocity: [f32; 3],
+    /// Output weight, 0 = animation, 1 = spring [1].
+    pub alpha: f32,
+}
+
+/// A rotation constraint (SPEC §4): `bone` keeps its reference orientation
+/// relative to `target`. Runs before the springs.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoRotationConstraintDesc {
+    /// `sizeof(SecmoRotationConstraintDesc)`.
+    pub struct_size: u32,
+    pub bone: u32,
+    pub target: u32,
+}
+
+/// One distance probe of a proximity corrective (SPEC §5).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoProbeDesc {
+    /// `sizeof(SecmoProbeDesc)`.
+    pub struct_size: u32,
+    pub bone: u32,
+    /// `SECMO_SIDE_*`; same side as the driven bone selects the `same_*` gains.
+    pub side: u32,
+    /// Distance (position units) below which the probe acts.
+    pub threshold: f32,
+    /// Movement weight (the article's upper-arm parameter 2).
+    pub weight: f32,
+    /// Gains per unit proximity on local translation (position units) and
+    /// local scale (fraction), for a probe on the driven bone's side...
+    pub same_translation: [f32; 3],
+    pub same_scale: [f32; 3],
+    /// ...and for a probe on the other side.
+    pub opposite_translation: [f32; 3],
+    pub opposite_scale: [f32; 3],
+}
+
+/// A proximity corrective (SPEC §5, the article's BtoB), run after the springs.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoCorrectiveDesc {
+    /// `sizeof(SecmoCorrectiveDesc)`.
+    pub struct_size: u32,
+    pub driven_bone: u32,
+    /// `SECMO_SIDE_*` of the driven bone.
+    pub side: u32,
+    /// Accumulator rate, 1/s: weight = clamp(rate·dt, 0, 1) [24].
+    pub rate: f32,
+    /// `probe_count` probes, all with the same `struct_size`.
+    pub probes: *const SecmoProbeDesc,
+    pub probe_count: u32,
+}
+
+/// A collider attached to a bone (offsets in the bone's local frame).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoColliderDesc {
+    /// `sizeof(SecmoColliderDesc)`.
+    pub struct_size: u32,
+    /// `SECMO_COLLIDER_*`.
+    pub shape: u32,
+    pub bone: u32,
+    /// Sphere centre, capsule end A, or a point on the plane.
+    pub a: [f32; 3],
+    /// Capsule end B, or the plane normal. Ignored for spheres.
+    pub b: [f32; 3],
+    pub radius: f32,
+}
+
+/// The C name of [`ChainParams`], the one definition of a chain's tunables
+/// (cbindgen writes it as `SecmoChainParams`). Fill it with
+/// `secmo_chain_params_tail` or `_hair`, then adjust.
+pub type SecmoChainParams = ChainParams;
+
+/// A tail or hair chain (SPEC §7, §8).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoChainDesc {
+    /// `sizeof(SecmoChainDesc)`.
+    pub struct_size: u32,
+    /// Bone holding the rest arc: the hips for a tail, the head for hair.
+    pub anchor: u32,
+    /// `joint_count` joints from the root; each the parent of the next.
+    pub joints: *const u32,
+    pub joint_count: u32,
+    /// `SECMO_CHAIN_TAIL` or `_HAIR`: the defaults when `params` is NULL.
+    pub preset: u32,
+    /// Optional (NULL): the chain's parameters.
+    pub params: *const ChainParams,
+    /// Optional (NULL): `joint_count` link radii (segment i uses joint i).
+    pub radii: *const f32,
+    /// Optional (NULL): `joint_count` weights of the simulation, 0..1.
+    pub weights: *const f32,
+    /// Indices into `SecmoRigDesc.colliders` this chain collides with.
+    pub colliders: *const u32,
+    pub collider_count: u32,
+    /// Non-zero: `end_offset` is the last link's end in the last joint's
+    /// local frame. Zero: extend along the incoming tangent.
+    pub has_end_offset: u32,
+    pub end_offset: [f32; 3],
+}
+
+/// Describes a rig. Arrays are read during `secmo_rig_create` only; the caller
+/// keeps ownership.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoRigDesc {
+    /// `sizeof(SecmoRigDesc)`.
+    pub struct_size: u32,
+    pub bone_count: u32,
+    /// `bone_count` parent indices, -1 for roots; parents precede children.
+    pub parents: *const i32,
+    /// `bone_count` reference local transforms.
+    pub reference_pose: *const Transform,
+    /// Optional (NULL): `bone_count` column-major 4×4 inverse bind matrices.
+    pub inverse_bind_matrices: *const f32,
+    /// Optional (NULL): `bone_count` flags, non-zero where `inverse_bind_matrices`
+    /// holds a real inverse bind. NULL with matrices given means "all bones".
+    pub has_inverse_bind: *const u8,
+    /// Optional (NULL): `bone_count` NUL-terminated UTF-8 names.
+    pub bone_names: *const *const c_char,
+    /// Position units per metre (Unity 1, Unreal 100).
+    pub units_per_meter: f32,
+    /// `SECMO_UP_AXIS_Y` or `SECMO_UP_AXIS_Z`.
+    pub up_axis: u32,
+    /// `spring_count` spring descriptors (may be NULL when the count is 0).
+    pub springs: *const SecmoSpringDesc,
+    pub spring_count: u32,
+    /// `constraint_count` rotation constraints (SPEC §4).
+    pub constraints: *const SecmoRotationConstraintDesc,
+    pub constraint_count: u32,
+    /// `corrective_count` proximity correctives (SPEC §5).
+    pub correctives: *const SecmoCorrectiveDesc,
+    pub corrective_count: u32,
+    /// `collider_count` colliders for the chains.
+    pub colliders: *const SecmoColliderDesc,
+    pub collider_count: u32,
+    /// `chain_count` tail and hair chains (SPEC §7, §8).
+    pub chains: *const SecmoChainDesc,
+    pub chain_count: u32,
+}
+
+impl Default for SecmoRigDesc {
+    /// No bones, no springs, metres, Y-up; `struct_size` set for this library.
+    fn default() -> Self {
+        SecmoRigDesc {
+            struct_size: core::mem::size_of::<SecmoRigDesc>() as u32,
+            bone_count: 0,
+            parents: std::ptr::null(),
+            reference_pose: std::ptr::null(),
+            inverse_bind_matrices: std::ptr::null(),
+            has_inverse_bind: std::ptr::null(),
+            bone_names: std::ptr::null(),
+            units_per_meter: 1.0,
+            up_axis: SECMO_UP_AXIS_Y,
+            springs: std::ptr::null(),
+            spring_count: 0,
+            constraints: std::ptr::null(),
+            constraint_count: 0,
+            correctives: std::ptr::null(),
+            corrective_count: 0,
+            colliders: std::ptr::null(),
+            collider_count: 0,
+            chains: std::ptr::null(),
+            chain_count: 0,
+        }
+    }
+}
+
+/// Per-character options. NULL in `secmo_character_create` means defaults.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoCharacterDesc {
+    /// `sizeof(SecmoCharacterDesc)`.
+    pub struct_size: u32,
+    /// `SECMO_SUBSTEP_TARGET_HOLD` [default] or `SECMO_SUBSTEP_TARGET_INTERPOLATE`.
+    pub substep_target: u32,
+}
+
+/// One update's input.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoFrameInput {
+    /// `sizeof(SecmoFrameInput)`.
+    pub struct_size: u32,
+    /// Bit set of `SECMO_FRAME_*`.
+    pub flags: u32,
+    /// Seconds since the previous update, 0 ≤ dt ≤ 86400.
+    pub dt: f32,
+    /// `pose_len` source local transforms (must equal the rig's bone count).
+    pub pose: *const Transform,
+    pub pose_len: usize,
+    /// The character's world transform (with `SECMO_FRAME_HAS_WORLD`). Its
+    /// uniform scale is the runtime scale of the chains.
+    pub world: Transform,
+    /// Chain LOD importance (with `SECMO_FRAME_HAS_IMPORTANCE`).
+    pub importance: f32,
+}
+
+/// Summary of one update (optional output).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SecmoUpdateInfo {
+    /// `sizeof(SecmoUpdateInfo)`; set by the caller.
+    pub struct_size: u32,
+    /// Largest number of substeps any spring executed.
+    pub max_substeps: u32,
+    /// Springs that hit their reset threshold this update.
+    pub snapped_springs: u32,
+    /// Bit set of `SECMO_WARNING_*` raised during this update.
+    pub warnings: u32,
+}
+
+/// Where `secmo_character_update_recorded` writes the stage-by-stage records of
+/// SPEC §6. Every pointer may be NULL (that record is not wanted); a non-NULL
+/// one must hold exactly the count given. Records are written only on success.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoStageRecords {
+    /// `sizeof(SecmoStageRecords)`.
+    pub struct_size: u32,
+    /// Must equal the rig's bone count when any pose pointer is set.
+    pub bone_count: u32,
+    /// Local poses after each stage.
+    pub source: *mut Transform,
+    pub constrained: *mut Transform,
+    pub post_spring: *mut Transform,
+    pub post_corrective: *mut Transform,
+    pub final_pose: *mut Transform,
+    /// The rig's spring count of spring records.
+    pub springs: *mut SpringRecord,
+    pub spring_count: u32,
+    /// The rig's corrective count of corrective records.
+    pub corrective_count: u32,
+    pub correctives: *mut CorrectiveRecord,
+    /// All probe distances; `SecmoCorrectiveRecord.first_probe` indexes it.
+    pub probe_distances: *mut f32,
+    pub probe_distance_count: u32,
+}
+
+// `Transform` and `SpringRecord` cross the boundary as they are; cbindgen
+// names them SecmoTransform and SecmoSpringRecord (cbindgen.toml).
+
+const _: () = assert!(core::mem::size_of::<SecmoSpringDesc>() == 52);
+const _: () = assert!(core::mem::size_of::<SecmoCharacterDesc>() == 8);
+const _: () = assert!(core::mem::size_of::<SecmoUpdateInfo>() == 16);
+const _: () = assert!(core::mem::size_of::<SecmoColliderDesc>() == 40);
+const _: () = assert!(core::mem::size_of::<ChainParams>() == 124);
+// Holds pointers: 80 bytes on 64-bit targets, 64 on 32-bit ones.
+const _: () = assert!(
+    core::mem::size_of::<SecmoFrameInput>()
+        == if core::mem::size_of::<usize>() == 8 {
+            80
+        } else {
+            64
+        }
+);
+const _: () = assert!(core::mem::size_of::<SecmoRotationConstraintDesc>() == 12);
+const _: () = assert!(core::mem::size_of::<SecmoProbeDesc>() == 68);
+const _: () = assert!(core::mem::size_of::<SecmoCorrectiveDesc>() == 32);
+const _: () = assert!(core::mem::size_of::<BtobBones>() == 32);
+
+/// Opaque, reference-counted, immutable rig.
+pub struct SecmoRig {
+    pub(crate) rig: Arc<Rig>,
+}
+
+/// Opaque per-instance state. One thread at a time.
+pub struct SecmoCharacter {
+    pub(crate) character: Character,
+}
+
+macro_rules! shipped_once {
+    ($($t:ty),* $(,)?) => {$(
+        // ABI 1 is the first release: one size each so far.
+        impl Versioned for $t {
+            const SHIPPED: &'static [usize] = &[core::mem::size_of::<$t>()];
+        }
+    )*};
+}
+
+shipped_once!(
+    SecmoSpringDesc,
+    SecmoRotationConstraintDesc,
+    SecmoProbeDesc,
+    SecmoCorrectiveDesc,
+    SecmoColliderDesc,
+    ChainParams,
+    SecmoChainDesc,
+    SecmoRigDesc,
+    SecmoCharacterDesc,
+    SecmoFrameInput,
+    SecmoUpdateInfo,
+    SecmoStageRecords,
+);
+
+pub(crate) fn side_from(value: u32) -> Result<Side, FfiError> {
+    match value {
+        SECMO_SIDE_CENTER => Ok(Side::Center),
+        SECMO_SIDE_LEFT => Ok(Side::Left),
+        SECMO_SIDE_RIGHT => Ok(Side::Right),
+        other => Err(FfiError::new(
+            SECMO_ERROR_INVALID_ARGUMENT,
+            format!("side is {other}; use SECMO_SIDE_CENTER, _LEFT or _RIGHT"),
+        )),
+    }
+}
+
+pub(crate) fn collider_from_c(c: &SecmoColliderDesc) -> Result<Collider, FfiError> {
+    let shape = match c.shape {
+        SECMO_COLLIDER_SPHERE => ColliderShape::Sphere,
+        SECMO_COLLIDER_CAPSULE => ColliderShape::Capsule,
+        SECMO_COLLIDER_PLANE => ColliderShape::Plane,
+        SECMO_COLLIDER_INSIDE_SPHERE => ColliderShape::InsideSphere,
+        SECMO_COLLIDER_INSIDE_CAPSULE => ColliderShape::InsideCapsule,
+        other => {
+            return Err(FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                format!("collider shape is {other}; use SECMO_COLLIDER_*"),
+            ))
+        }
+    };
+    Ok(Collider {
+        bone: c.bone,
+        shape,
+        a: Vec3::from_array(c.a),
+        b: Vec3::from_array(c.b),
+        radius: c.radius,
+    })
+}
+
+pub(crate) fn chain_from_c(
+    c: &SecmoChainDesc,
+    units_per_meter: f32,
+    i: usize,
+) -> Result<ChainDesc, FfiError> {
+    let n = c.joint_count as usize;
+    let what = |field: &str| format!("desc.chains[{i}].{field}");
+    let joints = slice(c.joints, n, &what("joints"))?.to_vec();
+    let params = if c.params.is_null() {
+        match c.preset {
+            SECMO_CHAIN_TAIL => ChainParams::tail(units_per_meter),
+            SECMO_CHAIN_HAIR => ChainParams::hair(units_per_meter),
+            other => {
+                return Err(FfiError::new(
+                    SECMO_ERROR_INVALID_ARGUMENT,
+                    format!(
+                        "{} is {other}; use SECMO_CHAIN_TAIL or _HAIR",
+                        what("preset")
+                    ),
+                ))
+            }
+        }
+    } else {
+        read_versioned(
+            c.params,
+            ChainParams::tail(units_per_meter),
+            &what("params"),
+        )?
+    };
+    let optional = |ptr: *const f32, field: &str| -> Result<Vec<f32>, FfiError> {
+        if ptr.is_null() {
+            Ok(Vec::new())
+        } else {
+            Ok(slice(ptr, n, &what(field))?.to_vec())
+        }
+    };
+    Ok(ChainDesc {
+        joints,
+        anchor: c.anchor,
+        params,
+        radii: optional(c.radii, "radii")?,
+        weights: optional(c.weights, "weights")?,
+        end_offset: (c.has_end_offset != 0).then(|| Vec3::from_array(c.end_offset)),
+        colliders: slice(c.colliders, c.collider_count as usize, &what("colliders"))?.to_vec(),
+    })
+}
