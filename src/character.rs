@@ -404,6 +404,13 @@ impl StateRange {
         v.is_finite() && v.length() <= self.max_speed
     }
 
+    /// Clamps a finite velocity to the speed limit (keeps its direction).
+    fn clamp_speed(&self, v: &mut Vec3) {
+        if v.is_finite() && v.length() > self.max_speed {
+            *v = v.normalize() * self.max_speed;
+        }
+    }
+
     /// A unit quaternion, or the all-zero one an unseeded chain holds.
     fn frame(q: Quat) -> bool {
         q.is_finite()
@@ -1251,6 +1258,7 @@ impl Character {
     /// between the previous and the current input at every substep.
     fn run_chains(&mut self, dt: f32, teleport: bool) -> Result<(), Error> {
         let rig = Arc::clone(&self.rig);
+        let state_range = StateRange::new(rig.units_per_meter());
         let world = self.inputs.world.to_affine();
         let world_inverse = world.inverse();
         let scale = self.inputs.world.scale().abs().element_sum() / 3.0;
@@ -1500,10 +1508,30 @@ impl Character {
                 clock.previous_parent = parent_now;
                 clock.previous_root_local = root_local_now;
             }
-            for (k, p) in position[range.clone()].iter().enumerate() {
-                if !p.is_finite() {
+            // A chain whose state left the range (particles beyond 1e7 m,
+            // not finite, an unusable frame) is re-seeded on the animation,
+            // as a teleport would, instead of failing every later update.
+            // Speeds past the limit are clamped (docs/c-api.md).
+            rebase_clock(clock);
+            for v in &mut velocity[range.clone()] {
+                state_range.clamp_speed(v);
+            }
+            let sane = state_range.clock(clock)
+                && range
+                    .clone()
+                    .all(|i| state_range.particle(position[i], velocity[i], bend[i]));
+            if !sane {
+                seed(
+                    clock,
+                    &mut position[range.clone()],
+                    &mut velocity[range.clone()],
+                    &mut bend[range.clone()],
+                );
+                clock.simulated = clock.time;
+                clock.last_update = clock.time;
+                if !state_range.clock(clock) {
                     return Err(Error::NonFiniteResult {
-                        bone: setup.joints[k] as usize,
+                        bone: setup.joints[0] as usize,
                     });
                 }
             }

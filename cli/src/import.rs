@@ -638,6 +638,172 @@ fn read_prefix(file: &Path, length: u64) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// Accessor and buffer-view layout (glTF 2.0 §3.6): every accessor the
+/// importer reads lies inside its view with a stride at least its element,
+/// every view inside its buffer, and each accessor has the type and
+/// component type its use requires (the glTF reader asserts these and would
+/// panic on a file that breaks them).
+fn check_layout(json: &serde_json::Value) -> Result<(), String> {
+    use serde_json::Value;
+    let list = |v: &Value, key: &str| {
+        v.get(key)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let uint = |v: &Value, key: &str| v.get(key).and_then(Value::as_u64);
+    let buffers = list(json, "buffers");
+    let views = list(json, "bufferViews");
+    let accessors = list(json, "accessors");
+    for (i, view) in views.iter().enumerate() {
+        let at = format!("bufferViews[{i}]");
+        let buffer = uint(view, "buffer").unwrap_or(0) as usize;
+        let length = uint(view, "byteLength").ok_or(format!("{at}.byteLength is missing"))?;
+        let end = uint(view, "byteOffset").unwrap_or(0).checked_add(length);
+        let buffer_length = buffers
+            .get(buffer)
+            .and_then(|b| uint(b, "byteLength"))
+            .unwrap_or(0);
+        if end.is_none_or(|e| e > buffer_length) {
+            return Err(format!(
+                "{at}: extends past the end of buffers[{buffer}] ({buffer_length} bytes)"
+            ));
+        }
+        if let Some(stride) = uint(view, "byteStride") {
+            if !(4..=252).contains(&stride) || stride % 4 != 0 {
+                return Err(format!(
+                    "{at}.byteStride {stride} is not a multiple of 4 in [4, 252]"
+                ));
+            }
+        }
+    }
+    let component_size = |t: u64| match t {
+        5120 | 5121 => Some(1u64),
+        5122 | 5123 => Some(2),
+        5125 | 5126 => Some(4),
+        _ => None,
+    };
+    let components = |t: &str| match t {
+        "SCALAR" => Some(1u64),
+        "VEC2" => Some(2),
+        "VEC3" => Some(3),
+        "VEC4" | "MAT2" => Some(4),
+        "MAT3" => Some(9),
+        "MAT4" => Some(16),
+        _ => None,
+    };
+    for (i, a) in accessors.iter().enumerate() {
+        let at = format!("accessors[{i}]");
+        let ctype = uint(a, "componentType").unwrap_or(0);
+        let kind = a.get("type").and_then(Value::as_str).unwrap_or("");
+        let (Some(size), Some(n)) = (component_size(ctype), components(kind)) else {
+            return Err(format!(
+                "{at}: componentType {ctype} / type {kind:?} is not a glTF accessor type"
+            ));
+        };
+        let count = uint(a, "count").unwrap_or(0);
+        if count == 0 || count > 1 << 28 {
+            return Err(format!("{at}.count {count} is not in [1, 2^28]"));
+        }
+        let Some(view) = uint(a, "bufferView").and_then(|v| views.get(v as usize)) else {
+            continue;
+        };
+        let element = size * n;
+        let stride = uint(view, "byteStride").unwrap_or(element);
+        if stride < element {
+            return Err(format!(
+                "{at}: its view's byteStride {stride} is shorter than one element ({element} bytes)"
+            ));
+        }
+        let offset = uint(a, "byteOffset").unwrap_or(0);
+        let last = offset + stride * (count - 1) + element;
+        let view_length = uint(view, "byteLength").unwrap_or(0);
+        if last > view_length {
+            return Err(format!(
+                "{at}: {count} elements need {last} bytes of a {view_length}-byte view"
+            ));
+        }
+    }
+    // What each use requires.
+    let expect = |index: Option<&Value>,
+                  path: String,
+                  kinds: &[&str],
+                  types: &[u64]|
+     -> Result<(), String> {
+        let Some(i) = index.and_then(Value::as_u64) else {
+            return Ok(());
+        };
+        let a = &accessors[i as usize];
+        let kind = a.get("type").and_then(Value::as_str).unwrap_or("");
+        let ctype = uint(a, "componentType").unwrap_or(0);
+        if kinds.contains(&kind) && types.contains(&ctype) {
+            Ok(())
+        } else {
+            Err(format!(
+                "{path}: accessors[{i}] is {kind} of componentType {ctype}; this use needs {kinds:?} of {types:?}"
+            ))
+        }
+    };
+    for (m, mesh) in list(json, "meshes").iter().enumerate() {
+        for (p, prim) in list(mesh, "primitives").iter().enumerate() {
+            let at = format!("meshes[{m}].primitives[{p}]");
+            let attributes = prim.get("attributes");
+            let attr = |name: &str| attributes.and_then(|a| a.get(name));
+            let pos = format!("{at}.attributes.POSITION");
+            expect(attr("POSITION"), pos, &["VEC3"], &[5126])?;
+            let joints = format!("{at}.attributes.JOINTS_0");
+            expect(attr("JOINTS_0"), joints, &["VEC4"], &[5121, 5123])?;
+            let weights = format!("{at}.attributes.WEIGHTS_0");
+            expect(attr("WEIGHTS_0"), weights, &["VEC4"], &[5126, 5121, 5123])?;
+            let indices = format!("{at}.indices");
+            expect(
+                prim.get("indices"),
+                indices,
+                &["SCALAR"],
+                &[5121, 5123, 5125],
+            )?;
+        }
+    }
+    for (k, skin) in list(json, "skins").iter().enumerate() {
+        let at = format!("skins[{k}].inverseBindMatrices");
+        expect(skin.get("inverseBindMatrices"), at, &["MAT4"], &[5126])?;
+    }
+    let ints: &[u64] = &[5126, 5120, 5121, 5122, 5123];
+    for (a, animation) in list(json, "animations").iter().enumerate() {
+        let samplers = list(animation, "samplers");
+        for (c, channel) in list(animation, "channels").iter().enumerate() {
+            let at = format!("animations[{a}].channels[{c}]");
+            let sampler = channel
+                .get("sampler")
+                .and_then(Value::as_u64)
+                .and_then(|k| samplers.get(k as usize));
+            let Some(sampler) = sampler else {
+                continue;
+            };
+            let input = format!("{at}: sampler input");
+            expect(sampler.get("input"), input, &["SCALAR"], &[5126])?;
+            let path = channel
+                .get("target")
+                .and_then(|t| t.get("path"))
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let output = sampler.get("output");
+            let out = format!("{at}: sampler output");
+            match path {
+                "translation" | "scale" => expect(output, out, &["VEC3"], &[5126])?,
+                "rotation" => expect(output, out, &["VEC4"], ints)?,
+                "weights" => expect(output, out, &["SCALAR"], ints)?,
+                other => {
+                    return Err(format!(
+                        "{at}.target.path {other:?} is not translation, rotation, scale or weights"
+                    ))
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Checks every index the importer follows (nodes, skins, meshes,
 /// accessors, buffer views, buffers, animation samplers and targets)
 /// before the glTF reader does, which would panic on a dangling one.
@@ -758,6 +924,7 @@ pub fn check_references(json: &serde_json::Value) -> Result<(), String> {
             "buffers",
         )?;
     }
+    check_layout(json)?;
     for (a, animation) in list(json, "animations").iter().enumerate() {
         let samplers = list(animation, "samplers");
         for (k, sampler) in samplers.iter().enumerate() {

@@ -248,3 +248,24 @@ fn random_mutations_of_real_files_never_panic() {
     }
     std::fs::remove_dir_all(d).ok();
 }
+
+#[test]
+fn accessors_that_do_not_fit_their_use_are_refused() {
+    // Found by fuzz/gltf_import: an accessor whose type did not match its use
+    // tripped an assertion inside the glTF reader.
+    let d = dir("accessor-types");
+    let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
+    v["accessors"][0]["type"] = json!("VEC2");
+    v["accessors"][0]["count"] = json!(1);
+    let f = write(&d, "input.gltf", &v);
+    refused_everywhere(&f, "sampler input");
+    let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
+    v["bufferViews"][1]["byteStride"] = json!(8);
+    let f = write(&d, "stride.gltf", &v);
+    refused_everywhere(&f, "byteStride 8 is shorter than one element (16 bytes)");
+    let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
+    v["bufferViews"][1]["byteLength"] = json!(1 << 20);
+    let f = write(&d, "view.gltf", &v);
+    refused_everywhere(&f, "extends past the end of buffers[0]");
+    std::fs::remove_dir_all(d).ok();
+}

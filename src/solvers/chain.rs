@@ -331,6 +331,10 @@ impl ChainParams {
         if self.teleport_distance <= 0.0 || self.teleport_angle <= 0.0 {
             return Err("teleport thresholds must be > 0");
         }
+        // Past these the arithmetic overflows float32 in a substep.
+        if self.gravity.abs() > 1e7 || self.wind_factor.abs() > 1e3 {
+            return Err("|gravity| must be <= 1e7 units/s² and |wind_factor| <= 1000");
+        }
         Ok(())
     }
 }
