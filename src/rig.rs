@@ -310,9 +310,9 @@ impl Rig {
         let mut reference_component = vec![Affine3A::IDENTITY; n];
         math::forward_kinematics(&parents, &reference, &mut reference_component);
 
-        let mut springs = desc.springs.clone();
+        let mut springs: Vec<SpringParams> = desc.springs.iter().map(|s| s.resolved()).collect();
         let mut spring_of_bone = vec![u32::MAX; n];
-        for (i, s) in desc.springs.iter().enumerate() {
+        for (i, s) in springs.iter().enumerate() {
             if s.bone as usize >= n {
                 return Err(RigError::SpringBoneOutOfRange {
                     spring: i,

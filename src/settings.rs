@@ -67,32 +67,18 @@ pub struct RigSettings {
     pub chains: Vec<ChainSettings>,
 }
 
-/// A helper-bone translation spring (SPEC §3).
+/// A helper-bone translation spring (SPEC §3): the bone by name, a preset,
+/// and overrides of any field of [`SpringParams`] by its settings name (the
+/// keys come from that struct's serde attributes, so the parameter set is
+/// defined once; an unknown key is an error naming it).
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct SpringSettings {
     pub bone: String,
     /// "hip" [default] or "chest".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<String>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub stiffness: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub damping: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_offset: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub max_substep_displacement: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub history_length: Option<u32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub reset_threshold: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub time_factor: Option<f32>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub extra_velocity: Option<[f32; 3]>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub alpha: Option<f32>,
+    #[serde(flatten)]
+    pub params: serde_json::Map<String, serde_json::Value>,
 }
 
 /// A rotation constraint (SPEC §4).
@@ -280,6 +266,30 @@ impl RigSettings {
                 ),
             ));
         }
+        // Parameter names are known without a skeleton: a misspelt one is
+        // reported when the file is read.
+        let spring_keys = to_map(&SpringParams::hip(0, 1.0));
+        let chain_keys = to_map(&ChainParams::tail(1.0));
+        let unknown = |keys: &serde_json::Map<String, serde_json::Value>,
+                       known: &serde_json::Map<String, serde_json::Value>,
+                       path: String| {
+            match keys
+                .keys()
+                .find(|k| !known.contains_key(*k) && *k != "simulation_space")
+            {
+                Some(k) => Err(error(
+                    format!("{path}.{k}"),
+                    "not a parameter here (docs/settings.md lists them)",
+                )),
+                None => Ok(()),
+            }
+        };
+        for (i, spring) in s.springs.iter().enumerate() {
+            unknown(&spring.params, &spring_keys, format!("springs[{i}]"))?;
+        }
+        for (i, chain) in s.chains.iter().enumerate() {
+            unknown(&chain.params, &chain_keys, format!("chains[{i}].params"))?;
+        }
         Ok(s)
     }
 
@@ -337,36 +347,16 @@ impl RigSettings {
                     ))
                 }
             };
-            if let Some(v) = s.stiffness {
-                p.stiffness = v;
+            // SPEC §3 DECISION: a new max_offset also limits each substep,
+            // unless the substep limit is given too.
+            if s.params.contains_key("max_offset")
+                && !s.params.contains_key("max_substep_displacement")
+            {
+                p.max_substep_displacement = 0.0;
             }
-            if let Some(v) = s.damping {
-                p.damping = v;
-            }
-            if let Some(v) = s.max_offset {
-                p.max_offset = v;
-                if s.max_substep_displacement.is_none() {
-                    p.max_substep_displacement = v; // SPEC §3 DECISION: defaults to max offset
-                }
-            }
-            if let Some(v) = s.max_substep_displacement {
-                p.max_substep_displacement = v;
-            }
-            if let Some(v) = s.history_length {
-                p.history_length = v;
-            }
-            if let Some(v) = s.reset_threshold {
-                p.reset_threshold = v;
-            }
-            if let Some(v) = s.time_factor {
-                p.time_factor = v;
-            }
-            if let Some(v) = s.extra_velocity {
-                p.extra_velocity = Vec3::from_array(v);
-            }
-            if let Some(v) = s.alpha {
-                p.alpha = v;
-            }
+            apply_overrides(&mut p, &s.params, &path, &|_, v| Ok(v.clone()))?;
+            p.bone = b; // named by `bone`, not an override
+            let p = p.resolved();
             springs.push(p);
         }
 
@@ -533,15 +523,7 @@ impl RigSettings {
             s.springs.push(SpringSettings {
                 bone: name(p.bone),
                 preset: None,
-                stiffness: Some(p.stiffness),
-                damping: Some(p.damping),
-                max_offset: Some(p.max_offset),
-                max_substep_displacement: Some(p.max_substep_displacement),
-                history_length: Some(p.history_length),
-                reset_threshold: Some(p.reset_threshold),
-                time_factor: Some(p.time_factor),
-                extra_velocity: Some(p.extra_velocity.to_array()),
-                alpha: Some(p.alpha),
+                params: to_map(p),
             });
         }
         for c in rig.constraints() {
@@ -586,7 +568,7 @@ impl RigSettings {
         }
         for c in rig.chains() {
             let p = &c.params;
-            let mut params = chain_params_to_map(p);
+            let mut params = to_map(p);
             match usize::try_from(p.simulation_space) {
                 Ok(b) => {
                     params.insert("simulation_space".into(), name(b as u32).into());
@@ -626,15 +608,45 @@ impl Default for RigSettings {
 }
 
 /// Every field of `p` in its settings form.
-fn chain_params_to_map(p: &ChainParams) -> serde_json::Map<String, serde_json::Value> {
+fn to_map<T: Serialize>(p: &T) -> serde_json::Map<String, serde_json::Value> {
     match serde_json::to_value(p) {
         Ok(serde_json::Value::Object(map)) => map,
-        _ => unreachable!("ChainParams serializes to an object"),
+        _ => unreachable!("parameter structs serialize to objects"),
     }
 }
 
-/// Applies the settings' overrides to the preset `p`, one key at a time so
-/// that an error names the key.
+/// Applies the settings' `overrides` to the preset `p`, one key at a time so
+/// that an error names the key; `value` maps a key's settings value to its
+/// serialized form (bone names to indices).
+fn apply_overrides<T: Serialize + serde::de::DeserializeOwned>(
+    p: &mut T,
+    overrides: &serde_json::Map<String, serde_json::Value>,
+    path: &str,
+    value: &dyn Fn(&str, &serde_json::Value) -> Result<serde_json::Value, SettingsError>,
+) -> Result<(), SettingsError> {
+    use serde_json::Value;
+    let mut merged = to_map(p);
+    for (key, v) in overrides {
+        let at = format!("{path}.{key}");
+        let v = value(key, v)?;
+        let slot = merged.get_mut(key).ok_or_else(|| {
+            error(
+                at.clone(),
+                "not a parameter here (docs/settings.md lists them)",
+            )
+        })?;
+        *slot = v;
+        if let Err(e) = serde_json::from_value::<T>(Value::Object(merged.clone())) {
+            return Err(error(at, e.to_string()));
+        }
+    }
+    *p = serde_json::from_value(Value::Object(merged))
+        .map_err(|e| error(path.to_string(), e.to_string()))?;
+    Ok(())
+}
+
+/// A chain's overrides: [`apply_overrides`] with `simulation_space` given as
+/// a bone name (or null for world space).
 fn apply_chain_params(
     p: &mut ChainParams,
     overrides: &serde_json::Map<String, serde_json::Value>,
@@ -642,32 +654,17 @@ fn apply_chain_params(
     bone: &dyn Fn(String, &str) -> Result<u32, SettingsError>,
 ) -> Result<(), SettingsError> {
     use serde_json::Value;
-    let mut merged = chain_params_to_map(p);
-    for (key, value) in overrides {
-        let at = format!("{path}.{key}");
-        let value = if key == "simulation_space" {
-            match value {
-                Value::Null => Value::from(-1),
-                Value::String(name) => Value::from(bone(at.clone(), name)?),
-                _ => return Err(error(at, "a bone name, or null for world space")),
-            }
-        } else {
-            value.clone()
-        };
-        let slot = merged.get_mut(key).ok_or_else(|| {
-            error(
-                at.clone(),
-                "not a chain parameter (docs/settings.md lists them)",
-            )
-        })?;
-        *slot = value;
-        if let Err(e) = serde_json::from_value::<ChainParams>(Value::Object(merged.clone())) {
-            return Err(error(at, e.to_string()));
+    apply_overrides(p, overrides, path, &|key, v| {
+        if key != "simulation_space" {
+            return Ok(v.clone());
         }
-    }
-    *p = serde_json::from_value(Value::Object(merged))
-        .map_err(|e| error(path.to_string(), e.to_string()))?;
-    Ok(())
+        let at = format!("{path}.{key}");
+        match v {
+            Value::Null => Ok(Value::from(-1)),
+            Value::String(name) => Ok(Value::from(bone(at, name)?)),
+            _ => Err(error(at, "a bone name, or null for world space")),
+        }
+    })
 }
 
 impl ChainSettings {
@@ -744,6 +741,34 @@ mod tests {
     }
 
     #[test]
+    fn a_value_of_the_wrong_form_names_its_key() {
+        let e =
+            RigSettings::from_json(&EXAMPLE.replace("\"damping\": 30", "\"damping\": \"soft\""))
+                .unwrap()
+                .to_rig_desc(skeleton(), 100.0, UpAxis::Y)
+                .unwrap_err();
+        assert_eq!(e.path, "springs[0].damping", "{e}");
+        let e = RigSettings::from_json(&EXAMPLE.replace(
+            "\"carry_angle_degrees\": 40",
+            "\"carry_angle_degrees\": true",
+        ))
+        .unwrap()
+        .to_rig_desc(skeleton(), 100.0, UpAxis::Y)
+        .unwrap_err();
+        assert_eq!(e.path, "chains[0].params.carry_angle_degrees", "{e}");
+        // Presets are the single source of the numbers: a file that names
+        // only the preset gets exactly the preset.
+        let plain = RigSettings::from_json(&EXAMPLE.replace(
+            "\"params\": { \"carry_angle_degrees\": 40, \"simulation_space\": \"hips\" },",
+            "",
+        ))
+        .unwrap()
+        .to_rig_desc(skeleton(), 100.0, UpAxis::Y)
+        .unwrap();
+        assert_eq!(plain.chains[0].params, ChainParams::tail(100.0));
+    }
+
+    #[test]
     fn errors_name_the_field() {
         let bad_bone = EXAMPLE.replace("\"tail_2\"", "\"tail_9\"");
         let e = RigSettings::from_json(&bad_bone)
@@ -759,10 +784,14 @@ mod tests {
             .to_rig_desc(skeleton(), 100.0, UpAxis::Y)
             .unwrap_err();
         assert_eq!(e.path, "chains[0].colliders[0]");
+        // A misspelt parameter is reported by its path when the file is read.
         let e = RigSettings::from_json(&EXAMPLE.replace("\"damping\": 30", "\"dampnig\": 30"))
             .unwrap_err();
-        assert!(e.path.starts_with("line 4"), "{e}");
-        assert!(e.message.contains("dampnig"), "{e}");
+        assert_eq!(e.path, "springs[0].dampnig", "{e}");
+        let e =
+            RigSettings::from_json(&EXAMPLE.replace("\"carry_angle_degrees\"", "\"carry_angle\""))
+                .unwrap_err();
+        assert_eq!(e.path, "chains[0].params.carry_angle", "{e}");
         let e = RigSettings::from_json(&EXAMPLE.replace("\"version\": 1", "\"version\": 7"))
             .unwrap_err();
         assert_eq!(e.path, "version");

@@ -299,7 +299,7 @@ pub fn helper_settings() -> RigSettings {
         s.springs.push(SpringSettings {
             bone: bone.into(),
             preset: Some(preset.into()),
-            ..Default::default()
+            params: Default::default(),
         });
     }
     for side in ["l", "r"] {

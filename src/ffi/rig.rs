@@ -7,22 +7,6 @@
 #[allow(unused_imports)]
 use super::*;
 
-pub(crate) fn spring_desc_from(p: &SpringParams) -> SecmoSpringDesc {
-    SecmoSpringDesc {
-        struct_size: core::mem::size_of::<SecmoSpringDesc>() as u32,
-        bone: p.bone,
-        stiffness: p.stiffness,
-        damping: p.damping,
-        max_offset: p.max_offset,
-        max_substep_displacement: p.max_substep_displacement,
-        history_length: p.history_length,
-        reset_threshold: p.reset_threshold,
-        time_factor: p.time_factor,
-        extra_velocity: p.extra_velocity.to_array(),
-        alpha: p.alpha,
-    }
-}
-
 /// Fills `*out` with `make(units_per_meter)` behind the panic guard.
 pub(crate) fn preset<T>(
     name: &str,
@@ -49,10 +33,10 @@ pub(crate) fn preset<T>(
 pub unsafe extern "C" fn secmo_spring_desc_hip(
     bone: u32,
     units_per_meter: f32,
-    out_desc: *mut SecmoSpringDesc,
+    out_desc: *mut SpringParams,
 ) -> SecmoResult {
     preset("secmo_spring_desc_hip", units_per_meter, out_desc, |u| {
-        spring_desc_from(&SpringParams::hip(bone, u))
+        SpringParams::hip(bone, u)
     })
 }
 
@@ -62,10 +46,10 @@ pub unsafe extern "C" fn secmo_spring_desc_hip(
 pub unsafe extern "C" fn secmo_spring_desc_chest(
     bone: u32,
     units_per_meter: f32,
-    out_desc: *mut SecmoSpringDesc,
+    out_desc: *mut SpringParams,
 ) -> SecmoResult {
     preset("secmo_spring_desc_chest", units_per_meter, out_desc, |u| {
-        spring_desc_from(&SpringParams::chest(bone, u))
+        SpringParams::chest(bone, u)
     })
 }
 
@@ -137,25 +121,6 @@ pub unsafe extern "C" fn secmo_corrective_desc_btob(
 // ---------------------------------------------------------------------------
 // Rig.
 
-pub(crate) fn spring_from_desc(d: &SecmoSpringDesc) -> SpringParams {
-    SpringParams {
-        bone: d.bone,
-        stiffness: d.stiffness,
-        damping: d.damping,
-        max_offset: d.max_offset,
-        max_substep_displacement: if d.max_substep_displacement == 0.0 {
-            d.max_offset
-        } else {
-            d.max_substep_displacement
-        },
-        history_length: d.history_length,
-        reset_threshold: d.reset_threshold,
-        time_factor: d.time_factor,
-        extra_velocity: Vec3::from_array(d.extra_velocity),
-        alpha: d.alpha,
-    }
-}
-
 pub(crate) fn rig_desc_from_c(d: &SecmoRigDesc) -> Result<RigDesc, FfiError> {
     let n = d.bone_count as usize;
     let parents = slice(d.parents, n, "desc.parents")?;
@@ -205,10 +170,10 @@ pub(crate) fn rig_desc_from_c(d: &SecmoRigDesc) -> Result<RigDesc, FfiError> {
         }
         bones.push(bone);
     }
-    let spring_defaults = spring_desc_from(&SpringParams::hip(0, d.units_per_meter.max(1e-6)));
+    let spring_defaults = SpringParams::hip(0, d.units_per_meter.max(1e-6));
     let springs = read_array(d.springs, d.spring_count, spring_defaults, "desc.springs")?
         .iter()
-        .map(spring_from_desc)
+        .map(|s| s.resolved())
         .collect();
     let up_axis = match d.up_axis {
         SECMO_UP_AXIS_Y => UpAxis::Y,

@@ -75,34 +75,10 @@ pub const SECMO_DEBUG_CONTACT: u32 = 6;
 // ---------------------------------------------------------------------------
 // Descriptors and plain structs.
 
-/// One translation spring (SPEC §3). Fill with `secmo_spring_desc_hip` or
-/// `secmo_spring_desc_chest`, then adjust.
-#[repr(C)]
-#[derive(Clone, Copy, Debug)]
-pub struct SecmoSpringDesc {
-    /// `sizeof(SecmoSpringDesc)`.
-    pub struct_size: u32,
-    /// Index of the bone whose translation the spring drives.
-    pub bone: u32,
-    /// k, 1/s² [400].
-    pub stiffness: f32,
-    /// d, 1/s [hip 25, chest 20].
-    pub damping: f32,
-    /// Length limit of the offset, position units [2 cm hip, 1 cm chest].
-    pub max_offset: f32,
-    /// Clamp on |v|·h per substep; 0 means "same as max_offset".
-    pub max_substep_displacement: f32,
-    /// Velocity history ring length, 1..16 [4].
-    pub history_length: u32,
-    /// Snap distance, position units [255 cm].
-    pub reset_threshold: f32,
-    /// Scales the 1/120 s substep [1].
-    pub time_factor: f32,
-    /// Added motion per second, component space [0,0,0].
-    pub extra_velocity: [f32; 3],
-    /// Output weight, 0 = animation, 1 = spring [1].
-    pub alpha: f32,
-}
+/// The C name of [`SpringParams`], the one definition of a spring's
+/// parameters (cbindgen writes it as `SecmoSpringDesc`). Fill it with
+/// `secmo_spring_desc_hip` or `_chest`, then adjust.
+pub type SecmoSpringDesc = SpringParams;
 
 /// A rotation constraint (SPEC §4): `bone` keeps its reference orientation
 /// relative to `target`. Runs before the springs.
@@ -226,7 +202,7 @@ pub struct SecmoRigDesc {
     /// `SECMO_UP_AXIS_Y` or `SECMO_UP_AXIS_Z`.
     pub up_axis: u32,
     /// `spring_count` spring descriptors (may be NULL when the count is 0).
-    pub springs: *const SecmoSpringDesc,
+    pub springs: *const SpringParams,
     pub spring_count: u32,
     /// `constraint_count` rotation constraints (SPEC §4).
     pub constraints: *const SecmoRotationConstraintDesc,

@@ -15,29 +15,44 @@ use crate::math::limit_length;
 /// that the state is plain data (snapshot = bytes) and never allocates.
 pub const MAX_HISTORY: usize = 16;
 
-/// Per-spring parameters (SPEC §3 table). Lengths are in the rig's position
-/// units; times in seconds.
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// Per-spring parameters (SPEC §3 table), defined once: this `repr(C)` Pod
+/// struct is the Rust type, the C ABI's `SecmoSpringDesc` (cbindgen renames
+/// it) and, through its serde attributes, the fields of a spring in the
+/// rig-settings file (where the bone is named, not indexed). Lengths are in
+/// the rig's position units; times in seconds.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+#[cfg_attr(
+    feature = "settings",
+    derive(serde::Serialize, serde::Deserialize),
+    serde(deny_unknown_fields)
+)]
 pub struct SpringParams {
-    /// Bone index the spring drives (its translation only).
+    /// `sizeof(SecmoSpringDesc)` (C ABI versioning; the presets set it).
+    #[cfg_attr(feature = "settings", serde(skip, default = "SpringParams::size"))]
+    pub struct_size: u32,
+    /// Index of the bone whose translation the spring drives. Settings:
+    /// the spring's `bone` name.
+    #[cfg_attr(feature = "settings", serde(skip))]
     pub bone: u32,
-    /// k, multiplies `x − p` (1/s²). [400]
+    /// k, multiplies `x − p`, 1/s² [400].
     pub stiffness: f32,
-    /// d, subtracts `d·v` (1/s). [hip 25, chest 20]
+    /// d, subtracts `d·v`, 1/s [hip 25, chest 20].
     pub damping: f32,
-    /// Length limit of `p − x` after the substeps. [hip 2 cm, chest 1 cm]
+    /// Length limit of `p − x` after the substeps, position units [hip 2 cm, chest 1 cm].
     pub max_offset: f32,
-    /// Clamp on `|v|·h` per substep (SPEC §3 DECISION). [= max_offset]
+    /// Clamp on `|v|·h` per substep (SPEC §3 DECISION); 0 means "the same as
+    /// `max_offset`" [= max_offset].
     pub max_substep_displacement: f32,
-    /// Velocity history ring length, 1..=16. [4]
+    /// Velocity history ring length, 1..=16 [4].
     pub history_length: u32,
-    /// Beyond this distance `p` snaps to `x` and velocity clears. [255 cm]
+    /// Beyond this distance `p` snaps to `x` and velocity clears, position units [255 cm].
     pub reset_threshold: f32,
-    /// Scales the substep length h. [1]
+    /// Scales the 1/120 s substep [1].
     pub time_factor: f32,
-    /// Added motion per second, in component space. [0]
-    pub extra_velocity: Vec3,
-    /// Output weight: 0 = target, 1 = spring. [1]
+    /// Added motion per second, component space [0, 0, 0].
+    pub extra_velocity: [f32; 3],
+    /// Output weight: 0 = animation (target), 1 = spring [1].
     pub alpha: f32,
 }
 
@@ -47,6 +62,7 @@ impl SpringParams {
     pub fn hip(bone: u32, units_per_meter: f32) -> Self {
         let cm = units_per_meter / 100.0;
         Self {
+            struct_size: Self::size(),
             bone,
             stiffness: 400.0,
             damping: 25.0,
@@ -55,9 +71,24 @@ impl SpringParams {
             history_length: 4,
             reset_threshold: 255.0 * cm,
             time_factor: 1.0,
-            extra_velocity: Vec3::ZERO,
+            extra_velocity: [0.0; 3],
             alpha: 1.0,
         }
+    }
+
+    /// `size_of::<SpringParams>()` as the C ABI's `struct_size`.
+    #[must_use]
+    pub const fn size() -> u32 {
+        core::mem::size_of::<SpringParams>() as u32
+    }
+
+    /// `max_substep_displacement` with its 0 ("the same as max_offset") resolved.
+    #[must_use]
+    pub fn resolved(mut self) -> Self {
+        if self.max_substep_displacement == 0.0 {
+            self.max_substep_displacement = self.max_offset;
+        }
+        self
     }
 
     /// The article's chest defaults (SPEC §3), for a rig in `units_per_meter`.
@@ -89,9 +120,9 @@ impl SpringParams {
             self.reset_threshold,
             self.time_factor,
             self.alpha,
-            self.extra_velocity.x,
-            self.extra_velocity.y,
-            self.extra_velocity.z,
+            self.extra_velocity[0],
+            self.extra_velocity[1],
+            self.extra_velocity[2],
         ]
         .iter()
         .all(|v| v.is_finite());
@@ -214,7 +245,7 @@ impl SpringState {
 pub fn substep(params: &SpringParams, state: &mut SpringState, target: Vec3, h: f32) -> bool {
     let mut p = state.position();
     let mut v = state.velocity();
-    p += h * params.extra_velocity;
+    p += h * Vec3::from_array(params.extra_velocity);
     let mut snapped = false;
     if (target - p).length() > params.reset_threshold {
         // SPEC §3: snap p = x, v = 0. The ring is cleared too, otherwise its

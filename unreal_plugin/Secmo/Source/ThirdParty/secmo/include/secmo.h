@@ -516,40 +516,45 @@ typedef struct SecmoDebugSphere {
 } SecmoDebugSphere;
 
 /**
- * One translation spring (SPEC §3). Fill with `secmo_spring_desc_hip` or
- * `secmo_spring_desc_chest`, then adjust.
+ * Per-spring parameters (SPEC §3 table), defined once: this `repr(C)` Pod
+ * struct is the Rust type, the C ABI's `SecmoSpringDesc` (cbindgen renames
+ * it) and, through its serde attributes, the fields of a spring in the
+ * rig-settings file (where the bone is named, not indexed). Lengths are in
+ * the rig's position units; times in seconds.
  */
 typedef struct SecmoSpringDesc {
   /**
-   * `sizeof(SecmoSpringDesc)`.
+   * `sizeof(SecmoSpringDesc)` (C ABI versioning; the presets set it).
    */
   uint32_t struct_size;
   /**
-   * Index of the bone whose translation the spring drives.
+   * Index of the bone whose translation the spring drives. Settings:
+   * the spring's `bone` name.
    */
   uint32_t bone;
   /**
-   * k, 1/s² [400].
+   * k, multiplies `x − p`, 1/s² [400].
    */
   float stiffness;
   /**
-   * d, 1/s [hip 25, chest 20].
+   * d, subtracts `d·v`, 1/s [hip 25, chest 20].
    */
   float damping;
   /**
-   * Length limit of the offset, position units [2 cm hip, 1 cm chest].
+   * Length limit of `p − x` after the substeps, position units [hip 2 cm, chest 1 cm].
    */
   float max_offset;
   /**
-   * Clamp on |v|·h per substep; 0 means "same as max_offset".
+   * Clamp on `|v|·h` per substep (SPEC §3 DECISION); 0 means "the same as
+   * `max_offset`" [= max_offset].
    */
   float max_substep_displacement;
   /**
-   * Velocity history ring length, 1..16 [4].
+   * Velocity history ring length, 1..=16 [4].
    */
   uint32_t history_length;
   /**
-   * Snap distance, position units [255 cm].
+   * Beyond this distance `p` snaps to `x` and velocity clears, position units [255 cm].
    */
   float reset_threshold;
   /**
@@ -557,11 +562,11 @@ typedef struct SecmoSpringDesc {
    */
   float time_factor;
   /**
-   * Added motion per second, component space [0,0,0].
+   * Added motion per second, component space [0, 0, 0].
    */
   float extra_velocity[3];
   /**
-   * Output weight, 0 = animation, 1 = spring [1].
+   * Output weight: 0 = animation (target), 1 = spring [1].
    */
   float alpha;
 } SecmoSpringDesc;
