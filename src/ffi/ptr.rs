@@ -1,6 +1,9 @@
 //! Pointer helpers: every raw pointer and length from C goes through these
 //! before it becomes a reference or a slice (null, alignment, `isize::MAX`
-//! bytes), and versioned descriptors through `read_versioned`.
+//! bytes), and versioned descriptors through `read_versioned`. They are
+//! crate-private and take the C caller's contract (a non-null pointer is
+//! valid for the stated length) as their precondition; every other condition
+//! from_raw_parts needs is checked here.
 
 #![allow(clippy::missing_safety_doc)] // the safety contract of every function is in the header comments
 #![deny(unsafe_op_in_unsafe_fn)]
