@@ -4,22 +4,12 @@
 
 use std::process::Command;
 
-#[test]
-fn the_runtime_without_settings_links_only_glam_and_bytemuck() {
+/// `cargo tree` of the runtime's normal dependencies, one package a line.
+fn tree(extra: &[&str]) -> String {
     let out = Command::new(env!("CARGO"))
-        .args([
-            "tree",
-            "--offline",
-            "-p",
-            "secmo",
-            "--no-default-features",
-            "-e",
-            "normal",
-            "--prefix",
-            "none",
-            "--format",
-            "{p}",
-        ])
+        .args(["tree", "--offline", "-p", "secmo", "-e", "normal"])
+        .args(["--prefix", "none", "--format", "{p}"])
+        .args(extra)
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("run cargo tree");
@@ -28,7 +18,12 @@ fn the_runtime_without_settings_links_only_glam_and_bytemuck() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let text = String::from_utf8_lossy(&out.stdout);
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_runtime_without_settings_links_only_glam_and_bytemuck() {
+    let text = tree(&["--no-default-features"]);
     let mut names: Vec<&str> = text
         .lines()
         .filter_map(|l| l.split_whitespace().next())
@@ -55,21 +50,5 @@ fn the_runtime_without_settings_links_only_glam_and_bytemuck() {
     assert!(names.contains(&"glam") && names.contains(&"bytemuck"));
 
     // And with the default features the settings reader is there.
-    let out = Command::new(env!("CARGO"))
-        .args([
-            "tree",
-            "--offline",
-            "-p",
-            "secmo",
-            "-e",
-            "normal",
-            "--prefix",
-            "none",
-            "--format",
-            "{p}",
-        ])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .unwrap();
-    assert!(String::from_utf8_lossy(&out.stdout).contains("serde_json"));
+    assert!(tree(&[]).contains("serde_json"));
 }

@@ -408,32 +408,8 @@ fn rig_creation_is_linear_in_chains() {
     // shared-joint check). Now each bone remembers its chain. Not a timed
     // test: the check is that this finishes at all in a debug test run;
     // benches/rig.rs measures it.
-    let rig = secmo::Rig::new(many_chains(20_000)).unwrap();
+    let rig = secmo::Rig::new(common::many_chains(20_000)).unwrap();
     assert_eq!(rig.chains().len(), 20_000);
-}
-
-/// An anchor with `count` one-joint chains.
-fn many_chains(count: usize) -> secmo::RigDesc {
-    use secmo::{BoneDesc, ChainDesc, RigDesc};
-    let mut bones = vec![BoneDesc::new("anchor", -1, Transform::IDENTITY)];
-    let mut chains = Vec::new();
-    for i in 0..count {
-        bones.push(BoneDesc::new(
-            format!("strand_{i}"),
-            0,
-            Transform::from_translation(Vec3::new(0.0, -0.1, 0.0)),
-        ));
-        chains.push(ChainDesc::new(
-            vec![(i + 1) as u32],
-            0,
-            ChainParams::hair(1.0),
-        ));
-    }
-    RigDesc {
-        bones,
-        chains,
-        ..Default::default()
-    }
 }
 
 #[test]

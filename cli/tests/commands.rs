@@ -2,28 +2,10 @@
 //! usage errors, 1 for run-time errors), one-line messages that name the
 //! file and the part, unit inference, and bake/rig never surprising.
 
-use std::path::{Path, PathBuf};
-use std::process::Command;
+mod common;
+use common::{asset, secmo};
 
-fn secmo(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_secmo"))
-        .args(args)
-        .output()
-        .expect("run secmo");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn asset(name: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../tests/assets")
-        .join(name)
-        .to_string_lossy()
-        .into_owned()
-}
+use std::path::PathBuf;
 
 fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("secmo-commands-{name}-{}", std::process::id()));

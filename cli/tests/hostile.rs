@@ -2,23 +2,13 @@
 //! input, buffer URIs kept beside the file, limits on decoded bytes, keys and
 //! clip length, each error naming the file and the part.
 
+mod common;
+use common::secmo;
+
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use base64::Engine as _;
 use serde_json::{json, Value};
-
-fn secmo(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_secmo"))
-        .args(args)
-        .output()
-        .expect("run secmo");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
 
 fn dir(name: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("secmo-hostile-{name}-{}", std::process::id()));

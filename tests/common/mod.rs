@@ -360,3 +360,26 @@ pub fn hip_springs_transcript() -> String {
     );
     text
 }
+
+/// An anchor with `count` one-joint hair chains (rig creation cost).
+pub fn many_chains(count: usize) -> secmo::RigDesc {
+    let mut bones = vec![BoneDesc::new("anchor", -1, Transform::IDENTITY)];
+    let mut chains = Vec::new();
+    for i in 0..count {
+        bones.push(BoneDesc::new(
+            format!("strand_{i}"),
+            0,
+            Transform::from_translation(Vec3::new(0.0, -0.1, 0.0)),
+        ));
+        chains.push(ChainDesc::new(
+            vec![(i + 1) as u32],
+            0,
+            ChainParams::hair(1.0),
+        ));
+    }
+    RigDesc {
+        bones,
+        chains,
+        ..Default::default()
+    }
+}
