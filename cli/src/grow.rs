@@ -155,12 +155,137 @@ pub struct Grown {
 
 /// A bone's bind-space segments: to each child joint, or a stub past an end
 /// joint. Distances are to the nearest segment of the nearest bone.
+///
+/// Queries are sublinear in the skeleton: segments are indexed by bone, and
+/// by a uniform grid over the model's box for the nearest-segment search
+/// (rings of cells around the query until no unvisited cell can be nearer),
+/// so the pass is linear in the mesh rather than in vertices × joints. Ties
+/// go to the segment listed first, as a plain scan would.
 struct Segments {
     list: Vec<(usize, Vec3, Vec3)>,
+    by_bone: HashMap<usize, Vec<usize>>,
+    grid: Option<SegmentGrid>,
+}
+
+struct SegmentGrid {
+    lo: Vec3,
+    cell: f32,
+    dims: [usize; 3],
+    cells: Vec<Vec<u32>>,
+}
+
+impl SegmentGrid {
+    fn coord(&self, p: Vec3) -> [usize; 3] {
+        let c = ((p - self.lo) / self.cell).floor();
+        std::array::from_fn(|k| (c[k].max(0.0) as usize).min(self.dims[k] - 1))
+    }
+
+    fn index(&self, c: [usize; 3]) -> usize {
+        (c[2] * self.dims[1] + c[1]) * self.dims[0] + c[0]
+    }
+
+    fn contains(&self, p: Vec3) -> bool {
+        let hi = self.lo
+            + Vec3::new(
+                self.dims[0] as f32,
+                self.dims[1] as f32,
+                self.dims[2] as f32,
+            ) * self.cell;
+        p.cmpge(self.lo).all() && p.cmplt(hi).all()
+    }
 }
 
 impl Segments {
+    /// Segments with a search grid over `bounds` (the box the queries come
+    /// from, e.g. the skin's), when there are enough segments to need one.
+    fn new(list: Vec<(usize, Vec3, Vec3)>, bounds: Option<(Vec3, Vec3)>) -> Self {
+        let mut by_bone: HashMap<usize, Vec<usize>> = HashMap::new();
+        for (i, s) in list.iter().enumerate() {
+            by_bone.entry(s.0).or_default().push(i);
+        }
+        let grid = bounds.filter(|_| list.len() > 16).and_then(|(lo, hi)| {
+            let (mut lo, mut hi) = (lo, hi);
+            for &(_, a, b) in &list {
+                lo = lo.min(a).min(b);
+                hi = hi.max(a).max(b);
+            }
+            let extent = (hi - lo).max_element();
+            if !(extent.is_finite() && extent > 0.0) {
+                return None;
+            }
+            let cell = extent / 32.0;
+            let dims: [usize; 3] =
+                std::array::from_fn(|k| (((hi[k] - lo[k]) / cell).floor() as usize + 1).min(64));
+            let mut grid = SegmentGrid {
+                lo,
+                cell,
+                dims,
+                cells: vec![Vec::new(); dims[0] * dims[1] * dims[2]],
+            };
+            for (i, &(_, a, b)) in list.iter().enumerate() {
+                let (c0, c1) = (grid.coord(a.min(b)), grid.coord(a.max(b)));
+                for z in c0[2]..=c1[2] {
+                    for y in c0[1]..=c1[1] {
+                        for x in c0[0]..=c1[0] {
+                            let at = grid.index([x, y, z]);
+                            grid.cells[at].push(i as u32);
+                        }
+                    }
+                }
+            }
+            Some(grid)
+        });
+        Self {
+            list,
+            by_bone,
+            grid,
+        }
+    }
+
     fn nearest(&self, p: Vec3) -> (f32, usize) {
+        let Some(grid) = self.grid.as_ref().filter(|g| g.contains(p)) else {
+            return self.scan(p);
+        };
+        let c = grid.coord(p);
+        let mut best = (f32::INFINITY, usize::MAX); // (distance, list index)
+        let max_r = grid.dims.iter().copied().max().unwrap_or(1);
+        for r in 0..=max_r {
+            let lo: [isize; 3] = std::array::from_fn(|k| c[k] as isize - r as isize);
+            let hi: [isize; 3] = std::array::from_fn(|k| c[k] as isize + r as isize);
+            for z in lo[2].max(0)..=hi[2].min(grid.dims[2] as isize - 1) {
+                for y in lo[1].max(0)..=hi[1].min(grid.dims[1] as isize - 1) {
+                    for x in lo[0].max(0)..=hi[0].min(grid.dims[0] as isize - 1) {
+                        let on_shell = [x, y, z]
+                            .iter()
+                            .zip(lo.iter().zip(&hi))
+                            .any(|(v, (l, h))| v == l || v == h);
+                        if !on_shell {
+                            continue;
+                        }
+                        for &i in &grid.cells[grid.index([x as usize, y as usize, z as usize])] {
+                            let (_, a, b) = self.list[i as usize];
+                            let d = segment_distance(p, a, b);
+                            if (d, i as usize) < best {
+                                best = (d, i as usize);
+                            }
+                        }
+                    }
+                }
+            }
+            // Every segment not seen yet lies in cells at least r whole
+            // cells away from the query's cell.
+            if best.0 < r as f32 * grid.cell {
+                break;
+            }
+        }
+        if best.1 == usize::MAX {
+            return self.scan(p);
+        }
+        (best.0, self.list[best.1].0)
+    }
+
+    /// The plain scan (queries outside the grid, few segments).
+    fn scan(&self, p: Vec3) -> (f32, usize) {
         let mut best = (f32::INFINITY, usize::MAX);
         for &(bone, a, b) in &self.list {
             let d = segment_distance(p, a, b);
@@ -173,11 +298,14 @@ impl Segments {
 
     /// Distance from `p` to `bone`'s own segments.
     fn to_bone(&self, p: Vec3, bone: usize) -> f32 {
-        self.list
-            .iter()
-            .filter(|s| s.0 == bone)
-            .map(|&(_, a, b)| segment_distance(p, a, b))
-            .fold(f32::INFINITY, f32::min)
+        self.by_bone.get(&bone).map_or(f32::INFINITY, |list| {
+            list.iter()
+                .map(|&i| {
+                    let (_, a, b) = self.list[i];
+                    segment_distance(p, a, b)
+                })
+                .fold(f32::INFINITY, f32::min)
+        })
     }
 }
 
@@ -432,8 +560,6 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
             list.push((b, pos(b), pos(b) + stub));
         }
     }
-    let segments = Segments { list };
-
     let all: Vec<Vec3> = imported
         .meshes
         .iter()
@@ -449,6 +575,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
             (lo.min(*p), hi.max(*p))
         });
     let height = (hi - lo).max_element();
+    let segments = Segments::new(list, Some((lo, hi)));
     if !(height.is_finite() && height > 0.0) && all.iter().all(|p| p.is_finite()) {
         return Err(at("the skinned mesh has no extent".into()));
     }
@@ -660,7 +787,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
             }
             sum / raw.len().max(1) as f32
         };
-        let before = mean_distance(&influences, &Segments { list: Vec::new() });
+        let before = mean_distance(&influences, &Segments::new(Vec::new(), None));
         let mut appendage = Appendage {
             vertices: c.members.len(),
             members: raw.iter().map(|&r| surface.origin[r]).collect(),
@@ -710,7 +837,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
                     influences[m][v] = [(bone as u32, 1.0), (0, 0.0), (0, 0.0), (0, 0.0)];
                 }
                 appendage.mean_distance[1] =
-                    mean_distance(&influences, &Segments { list: Vec::new() });
+                    mean_distance(&influences, &Segments::new(Vec::new(), None));
             }
             Fate::Chain => {
                 let hips = hips.expect("checked above");
@@ -804,7 +931,8 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
                 for i in 0..k {
                     extra.push((bone_count + first_new + i, js[i], js[i + 1]));
                 }
-                appendage.mean_distance[1] = mean_distance(&influences, &Segments { list: extra });
+                appendage.mean_distance[1] =
+                    mean_distance(&influences, &Segments::new(extra, None));
                 appendage.segments = k;
                 appendage.joints = js;
                 let mut params = serde_json::Map::new();
@@ -1029,4 +1157,44 @@ pub fn run(
 #[must_use]
 pub fn bind_rotation(bone: &NewBone) -> Quat {
     bone.bind.to_scale_rotation_translation().1
+}
+
+#[cfg(test)]
+mod segment_tests {
+    use super::*;
+
+    /// The grid search gives exactly the plain scan's answer (distance and
+    /// bone, ties to the first segment) for points everywhere in the box.
+    #[test]
+    fn the_grid_search_equals_the_scan() {
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            (seed >> 11) as f32 / (1u64 << 53) as f32
+        };
+        let mut point = || Vec3::new(next(), next() * 2.0, next() * 0.5);
+        let list: Vec<(usize, Vec3, Vec3)> = (0..200)
+            .map(|i| {
+                let a = point();
+                (i / 3, a, a + (point() - Vec3::splat(0.5)) * 0.2)
+            })
+            .collect();
+        let segments = Segments::new(list, Some((Vec3::ZERO, Vec3::new(1.0, 2.0, 0.5))));
+        assert!(segments.grid.is_some());
+        for _ in 0..2000 {
+            let p = point();
+            assert_eq!(segments.nearest(p), segments.scan(p), "{p}");
+        }
+        // A bone's own segments.
+        let p = Vec3::new(0.5, 1.0, 0.25);
+        let scan = segments
+            .list
+            .iter()
+            .filter(|s| s.0 == 7)
+            .map(|&(_, a, b)| segment_distance(p, a, b))
+            .fold(f32::INFINITY, f32::min);
+        assert_eq!(segments.to_bone(p, 7), scan);
+    }
 }

@@ -85,7 +85,7 @@ pub type SecmoSpringDesc = SpringParams;
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SecmoRotationConstraintDesc {
-    /// `sizeof(SecmoRotationConstraintDesc)`.
+    /// `sizeof(SecmoRotationConstraintDesc)`. Shipped sizes: 12 (ABI 1); any other is refused.
     pub struct_size: u32,
     pub bone: u32,
     pub target: u32,
@@ -95,7 +95,7 @@ pub struct SecmoRotationConstraintDesc {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SecmoProbeDesc {
-    /// `sizeof(SecmoProbeDesc)`.
+    /// `sizeof(SecmoProbeDesc)`. Shipped sizes: 68 (ABI 1); any other is refused.
     pub struct_size: u32,
     pub bone: u32,
     /// `SECMO_SIDE_*`; same side as the driven bone selects the `same_*` gains.
@@ -117,7 +117,7 @@ pub struct SecmoProbeDesc {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SecmoCorrectiveDesc {
-    /// `sizeof(SecmoCorrectiveDesc)`.
+    /// `sizeof(SecmoCorrectiveDesc)`. Shipped sizes: 32 (ABI 1); any other is refused.
     pub struct_size: u32,
     pub driven_bone: u32,
     /// `SECMO_SIDE_*` of the driven bone.
@@ -133,7 +133,7 @@ pub struct SecmoCorrectiveDesc {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SecmoColliderDesc {
-    /// `sizeof(SecmoColliderDesc)`.
+    /// `sizeof(SecmoColliderDesc)`. Shipped sizes: 40 (ABI 1); any other is refused.
     pub struct_size: u32,
     /// `SECMO_COLLIDER_*`.
     pub shape: u32,
@@ -154,7 +154,9 @@ pub type SecmoChainParams = ChainParams;
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SecmoChainDesc {
-    /// `sizeof(SecmoChainDesc)`.
+    /// `sizeof(SecmoChainDesc)`. Shipped sizes: 80 on 64-bit targets (ABI 1; it
+    /// holds pointers, so 32-bit targets use their own `sizeof`); any other
+    /// is refused.
     pub struct_size: u32,
     /// Bone holding the rest arc: the hips for a tail, the head for hair.
     pub anchor: u32,
@@ -183,7 +185,9 @@ pub struct SecmoChainDesc {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SecmoRigDesc {
-    /// `sizeof(SecmoRigDesc)`.
+    /// `sizeof(SecmoRigDesc)`. Shipped sizes: 136 on 64-bit targets (ABI 1; it
+    /// holds pointers, so 32-bit targets use their own `sizeof`); any other
+    /// is refused.
     pub struct_size: u32,
     pub bone_count: u32,
     /// `bone_count` parent indices, -1 for roots; parents precede children.
@@ -249,7 +253,7 @@ impl Default for SecmoRigDesc {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SecmoCharacterDesc {
-    /// `sizeof(SecmoCharacterDesc)`.
+    /// `sizeof(SecmoCharacterDesc)`. Shipped sizes: 8 (ABI 1); any other is refused.
     pub struct_size: u32,
     /// `SECMO_SUBSTEP_TARGET_HOLD` [default] or `SECMO_SUBSTEP_TARGET_INTERPOLATE`.
     pub substep_target: u32,
@@ -259,7 +263,9 @@ pub struct SecmoCharacterDesc {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SecmoFrameInput {
-    /// `sizeof(SecmoFrameInput)`.
+    /// `sizeof(SecmoFrameInput)`. Shipped sizes: 80 on 64-bit targets (ABI 1; it
+    /// holds pointers, so 32-bit targets use their own `sizeof`); any other
+    /// is refused.
     pub struct_size: u32,
     /// Bit set of `SECMO_FRAME_*`.
     pub flags: u32,
@@ -279,7 +285,8 @@ pub struct SecmoFrameInput {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SecmoUpdateInfo {
-    /// `sizeof(SecmoUpdateInfo)`; set by the caller.
+    /// `sizeof(SecmoUpdateInfo)`; set by the caller. Shipped sizes: 16
+    /// (ABI 1); any other is refused.
     pub struct_size: u32,
     /// Largest number of substeps any spring executed.
     pub max_substeps: u32,
@@ -295,7 +302,9 @@ pub struct SecmoUpdateInfo {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SecmoStageRecords {
-    /// `sizeof(SecmoStageRecords)`.
+    /// `sizeof(SecmoStageRecords)`. Shipped sizes: 88 on 64-bit targets (ABI 1; it
+    /// holds pointers, so 32-bit targets use their own `sizeof`); any other
+    /// is refused.
     pub struct_size: u32,
     /// Must equal the rig's bone count when any pose pointer is set.
     pub bone_count: u32,

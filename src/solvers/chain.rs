@@ -52,7 +52,8 @@ pub enum Integrator {
 )]
 pub struct ChainParams {
     /// `sizeof(SecmoChainParams)` (C ABI versioning; the presets set it and
-    /// Rust code never needs to touch it).
+    /// Rust code never needs to touch it). Shipped sizes: 124 (ABI 1); any
+    /// other is refused.
     #[cfg_attr(feature = "settings", serde(skip, default = "ChainParams::size"))]
     pub struct_size: u32,
     /// `SECMO_INTEGRATOR_SPRING` (0, tails) or

@@ -29,6 +29,7 @@ pub const MAX_HISTORY: usize = 16;
 )]
 pub struct SpringParams {
     /// `sizeof(SecmoSpringDesc)` (C ABI versioning; the presets set it).
+    /// Shipped sizes: 52 (ABI 1); any other is refused.
     #[cfg_attr(feature = "settings", serde(skip, default = "SpringParams::size"))]
     pub struct_size: u32,
     /// Index of the bone whose translation the spring drives. Settings:

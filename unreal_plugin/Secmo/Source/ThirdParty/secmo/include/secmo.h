@@ -155,7 +155,7 @@ typedef uint32_t SecmoResult;
  */
 typedef struct SecmoCharacterDesc {
   /**
-   * `sizeof(SecmoCharacterDesc)`.
+   * `sizeof(SecmoCharacterDesc)`. Shipped sizes: 8 (ABI 1); any other is refused.
    */
   uint32_t struct_size;
   /**
@@ -180,7 +180,9 @@ typedef struct SecmoTransform {
  */
 typedef struct SecmoFrameInput {
   /**
-   * `sizeof(SecmoFrameInput)`.
+   * `sizeof(SecmoFrameInput)`. Shipped sizes: 80 on 64-bit targets (ABI 1; it
+   * holds pointers, so 32-bit targets use their own `sizeof`); any other
+   * is refused.
    */
   uint32_t struct_size;
   /**
@@ -212,7 +214,8 @@ typedef struct SecmoFrameInput {
  */
 typedef struct SecmoUpdateInfo {
   /**
-   * `sizeof(SecmoUpdateInfo)`; set by the caller.
+   * `sizeof(SecmoUpdateInfo)`; set by the caller. Shipped sizes: 16
+   * (ABI 1); any other is refused.
    */
   uint32_t struct_size;
   /**
@@ -308,7 +311,9 @@ typedef struct SecmoCorrectiveRecord {
  */
 typedef struct SecmoStageRecords {
   /**
-   * `sizeof(SecmoStageRecords)`.
+   * `sizeof(SecmoStageRecords)`. Shipped sizes: 88 on 64-bit targets (ABI 1; it
+   * holds pointers, so 32-bit targets use their own `sizeof`); any other
+   * is refused.
    */
   uint32_t struct_size;
   /**
@@ -355,7 +360,8 @@ typedef struct SecmoStageRecords {
 typedef struct SecmoChainParams {
   /**
    * `sizeof(SecmoChainParams)` (C ABI versioning; the presets set it and
-   * Rust code never needs to touch it).
+   * Rust code never needs to touch it). Shipped sizes: 124 (ABI 1); any
+   * other is refused.
    */
   uint32_t struct_size;
   /**
@@ -525,6 +531,7 @@ typedef struct SecmoDebugSphere {
 typedef struct SecmoSpringDesc {
   /**
    * `sizeof(SecmoSpringDesc)` (C ABI versioning; the presets set it).
+   * Shipped sizes: 52 (ABI 1); any other is refused.
    */
   uint32_t struct_size;
   /**
@@ -593,7 +600,7 @@ typedef struct SecmoBtobBones {
  */
 typedef struct SecmoProbeDesc {
   /**
-   * `sizeof(SecmoProbeDesc)`.
+   * `sizeof(SecmoProbeDesc)`. Shipped sizes: 68 (ABI 1); any other is refused.
    */
   uint32_t struct_size;
   uint32_t bone;
@@ -627,7 +634,7 @@ typedef struct SecmoProbeDesc {
  */
 typedef struct SecmoCorrectiveDesc {
   /**
-   * `sizeof(SecmoCorrectiveDesc)`.
+   * `sizeof(SecmoCorrectiveDesc)`. Shipped sizes: 32 (ABI 1); any other is refused.
    */
   uint32_t struct_size;
   uint32_t driven_bone;
@@ -652,7 +659,7 @@ typedef struct SecmoCorrectiveDesc {
  */
 typedef struct SecmoRotationConstraintDesc {
   /**
-   * `sizeof(SecmoRotationConstraintDesc)`.
+   * `sizeof(SecmoRotationConstraintDesc)`. Shipped sizes: 12 (ABI 1); any other is refused.
    */
   uint32_t struct_size;
   uint32_t bone;
@@ -664,7 +671,7 @@ typedef struct SecmoRotationConstraintDesc {
  */
 typedef struct SecmoColliderDesc {
   /**
-   * `sizeof(SecmoColliderDesc)`.
+   * `sizeof(SecmoColliderDesc)`. Shipped sizes: 40 (ABI 1); any other is refused.
    */
   uint32_t struct_size;
   /**
@@ -688,7 +695,9 @@ typedef struct SecmoColliderDesc {
  */
 typedef struct SecmoChainDesc {
   /**
-   * `sizeof(SecmoChainDesc)`.
+   * `sizeof(SecmoChainDesc)`. Shipped sizes: 80 on 64-bit targets (ABI 1; it
+   * holds pointers, so 32-bit targets use their own `sizeof`); any other
+   * is refused.
    */
   uint32_t struct_size;
   /**
@@ -735,7 +744,9 @@ typedef struct SecmoChainDesc {
  */
 typedef struct SecmoRigDesc {
   /**
-   * `sizeof(SecmoRigDesc)`.
+   * `sizeof(SecmoRigDesc)`. Shipped sizes: 136 on 64-bit targets (ABI 1; it
+   * holds pointers, so 32-bit targets use their own `sizeof`); any other
+   * is refused.
    */
   uint32_t struct_size;
   uint32_t bone_count;
