@@ -1560,7 +1560,7 @@ impl Character {
                     continue;
                 }
                 if let (Some(from), Some(to)) = (from.try_normalize(), to.try_normalize()) {
-                    let swing = Quat::from_rotation_arc(from, to);
+                    let swing = math::rotation_arc(from, to);
                     let corrected = Affine3A {
                         matrix3: glam::Mat3A::from_quat(swing) * current.matrix3,
                         translation: current.translation,

@@ -173,9 +173,28 @@ fn rotation_from_axes(x: Vec3, y: Vec3) -> Quat {
     }
     let y = (y - x * x.dot(y)).normalize_or_zero();
     if y == Vec3::ZERO {
-        return Quat::from_rotation_arc(Vec3::X, x);
+        return rotation_arc(Vec3::X, x);
     }
     Quat::from_mat3(&Mat3::from_cols(x, y, x.cross(y))).normalize()
+}
+
+/// The shortest rotation taking unit vector `from` to unit vector `to`,
+/// exact for small angles too. (`Quat::from_rotation_arc` returns identity
+/// whenever `from·to > 1 − 2ε`, that is below about 6.9e-4 rad, which snapped
+/// small chain swings to the animated pose and left float32-noise inputs
+/// differing by that much.) Antiparallel vectors turn 180° about an axis
+/// orthogonal to `from`, as glam does.
+#[inline]
+#[must_use]
+pub fn rotation_arc(from: Vec3, to: Vec3) -> Quat {
+    let dot = from.dot(to);
+    if dot < -1.0 + 1e-6 {
+        return Quat::from_rotation_arc(from, to);
+    }
+    // q = (from × to, 1 + from·to), normalized: the half-angle form, whose
+    // vector part keeps its relative precision as the angle goes to zero.
+    let c = from.cross(to);
+    Quat::from_xyzw(c.x, c.y, c.z, 1.0 + dot).normalize()
 }
 
 /// Forward kinematics over a parents-first ordered skeleton (SPEC §1):
@@ -375,5 +394,39 @@ mod tests {
         forward_kinematics(&parents, &local, &mut c);
         let tip: Vec3 = c[2].translation.into();
         assert!((tip - Vec3::new(0.0, 3.0, 0.0)).length() < 1e-6, "{tip}");
+    }
+}
+
+#[cfg(test)]
+mod arc_tests {
+    use super::*;
+
+    /// The angle between two rotations without acos's loss near zero.
+    fn angle(a: Quat, b: Quat) -> f32 {
+        let d = a.conjugate() * b;
+        2.0 * d.xyz().length().atan2(d.w.abs())
+    }
+
+    #[test]
+    fn small_swings_are_exact_not_snapped() {
+        for theta in [1e-5f32, 1e-4, 5e-4, 1e-2, 1.0, 3.0] {
+            let from = Vec3::new(0.3, -0.8, 0.52).normalize();
+            let axis = from.any_orthonormal_vector();
+            let to = Quat::from_axis_angle(axis, theta) * from;
+            let q = rotation_arc(from, to);
+            assert!(
+                (angle(Quat::IDENTITY, q) - theta).abs() < 1e-7 + 3e-7 * theta,
+                "{theta}: {}",
+                angle(Quat::IDENTITY, q)
+            );
+            assert!((q * from - to).length() < 1e-6, "{theta}");
+        }
+        // glam's own snaps below ~6.9e-4 rad: what this replaces.
+        let from = Vec3::X;
+        let to = Quat::from_rotation_z(1e-5) * from;
+        assert_eq!(Quat::from_rotation_arc(from, to), Quat::IDENTITY);
+        // Antiparallel: a half turn.
+        let q = rotation_arc(Vec3::Y, -Vec3::Y);
+        assert!((q * Vec3::Y + Vec3::Y).length() < 1e-6);
     }
 }

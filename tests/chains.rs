@@ -397,3 +397,29 @@ fn tail_contact_never_moves_a_body_bone() {
     }
     assert!(touched, "the crouch must reach the floor");
 }
+
+#[test]
+fn a_swing_of_1e_5_rad_moves_the_output() {
+    // Issue #13: the output rotation came from Quat::from_rotation_arc, which
+    // returns identity below about 6.9e-4 rad, so small lags snapped to the
+    // animated pose. A hair strand (rest = the authored pose, no gravity)
+    // settles exactly on the animation; turn its anchor by 1e-5 rad in one
+    // frame and the strand lags by an amount of that order, not zero.
+    let rig = rig(tail_desc(4, ChainParams::hair(1.0)));
+    let mut c = Character::new(rig.clone(), Default::default());
+    let rest = rig.reference_pose().to_vec();
+    for _ in 0..600 {
+        step(&mut c, 1.0 / 60.0, &rest);
+    }
+    let angle = |a: [f32; 4], b: [f32; 4]| {
+        let d = Quat::from_array(a).conjugate() * Quat::from_array(b);
+        2.0 * d.xyz().length().atan2(d.w.abs())
+    };
+    let settled = step(&mut c, 1.0 / 60.0, &rest);
+    assert!(angle(settled[FIRST_TAIL].rotation, rest[FIRST_TAIL].rotation) < 1e-6);
+    let mut turned = rest.clone();
+    turned[HIPS].rotation = Quat::from_rotation_y(1e-5).to_array();
+    let out = step(&mut c, 1.0 / 60.0, &turned);
+    let lag = angle(out[FIRST_TAIL].rotation, turned[FIRST_TAIL].rotation);
+    assert!(lag > 1e-7 && lag < 1e-4, "output lag {lag} rad");
+}

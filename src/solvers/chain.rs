@@ -483,7 +483,7 @@ pub fn rest_directions(setup: &ChainSetup, params: &ChainParams, out: &mut [Vec3
     // The lift axis: rotating c about it moves c toward up.
     let lateral = c.cross(up).try_normalize().unwrap_or(Vec3::X);
     for (i, (dir, &a)) in out.iter_mut().zip(&setup.authored).enumerate().take(n) {
-        let curve = Quat::IDENTITY.slerp(Quat::from_rotation_arc(c, a), params.rest_curve);
+        let curve = Quat::IDENTITY.slerp(crate::math::rotation_arc(c, a), params.rest_curve);
         let lift = Quat::from_axis_angle(lateral, params.carry_angle * (i + 1) as f32 / n as f32);
         *dir = (lift * (curve * c)).normalize_or(a);
     }
@@ -649,7 +649,7 @@ pub fn substep(
         let limiting = params.bend_limit < std::f32::consts::PI;
         if coupling || limiting {
             let d_anchor = anchor_inv * dir;
-            let mut q = Quat::from_rotation_arc(rest[i], d_anchor);
+            let mut q = crate::math::rotation_arc(rest[i], d_anchor);
             if coupling {
                 let neighbour = if i == 0 {
                     Quat::IDENTITY.slerp(bend[1], 0.5) // the hips support the base
