@@ -374,9 +374,13 @@ pub fn write_glb(
 
     let floats = |v: &[Vec3]| -> Vec<f32> { v.iter().flat_map(|p| p.to_array()).collect() };
     let position = doc.push_floats(&floats(&mesh.positions), "VEC3", true);
-    let joints: Vec<u32> = mesh.joints.iter().flatten().copied().collect();
+    let (mut joints, mut weights) = (Vec::new(), Vec::new());
+    for (&j, &w) in mesh.joints.iter().zip(&mesh.weights) {
+        let (j, w) = crate::glb::clean_influences(j, w);
+        joints.extend(j);
+        weights.extend(w);
+    }
     let joints = doc.push_indices(&joints, "VEC4");
-    let weights: Vec<f32> = mesh.weights.iter().flatten().copied().collect();
     let weights = doc.push_floats(&weights, "VEC4", false);
     let indices = doc.push_indices(&mesh.indices, "SCALAR");
     doc.json["meshes"] = json!([{"name": "body", "primitives": [{

@@ -182,3 +182,47 @@ fn components(kind: &str) -> usize {
 fn pad4(bytes: &mut Vec<u8>, with: u8) {
     bytes.resize(bytes.len().next_multiple_of(4), with);
 }
+
+/// One vertex's four skin influences as the glTF validator wants them
+/// (glTF 2.0 §3.7.3.3): each joint at most once (duplicates merged), a joint
+/// index of 0 wherever the weight is 0, weights sorted from the largest and
+/// summing to 1. The skinned result is the same.
+#[must_use]
+pub fn clean_influences(joints: [u32; 4], weights: [f32; 4]) -> ([u32; 4], [f32; 4]) {
+    let mut merged: Vec<(u32, f32)> = Vec::with_capacity(4);
+    for (j, w) in joints.into_iter().zip(weights) {
+        if w.is_nan() || w <= 0.0 {
+            continue;
+        }
+        match merged.iter_mut().find(|(m, _)| *m == j) {
+            Some((_, total)) => *total += w,
+            None => merged.push((j, w)),
+        }
+    }
+    merged.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    let sum: f32 = merged.iter().map(|m| m.1).sum();
+    let mut out = ([0u32; 4], [0f32; 4]);
+    for (k, (j, w)) in merged.into_iter().enumerate() {
+        out.0[k] = j;
+        out.1[k] = if sum > 0.0 { w / sum } else { 0.0 };
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::clean_influences;
+
+    #[test]
+    fn influences_are_unique_normalized_and_zero_indexed_where_unused() {
+        // The demo's first tail ring: its "previous" bone is its own bone.
+        let (j, w) = clean_influences([1, 1, 2, 0], [0.5, 0.5, 0.0, 0.0]);
+        assert_eq!(j, [1, 0, 0, 0]);
+        assert_eq!(w, [1.0, 0.0, 0.0, 0.0]);
+        let (j, w) = clean_influences([3, 7, 3, 9], [0.2, 0.4, 0.1, 0.0]);
+        assert_eq!(j, [7, 3, 0, 0]);
+        assert!((w[0] - 4.0 / 7.0).abs() < 1e-6 && (w[1] - 3.0 / 7.0).abs() < 1e-6);
+        assert_eq!(w[2], 0.0);
+        assert_eq!(clean_influences([4; 4], [0.0; 4]), ([0; 4], [0.0; 4]));
+    }
+}

@@ -1088,11 +1088,15 @@ impl Grown {
             let mut js = Vec::with_capacity(mesh.positions.len() * 4);
             let mut ws = Vec::with_capacity(mesh.positions.len() * 4);
             for inf in &self.influences[m] {
-                for &(b, w) in inf {
+                let (mut j4, mut w4) = ([0u32; 4], [0f32; 4]);
+                for (k, &(b, w)) in inf.iter().enumerate() {
                     let j = skin_joints.iter().position(|&x| x == b as usize);
-                    js.push(j.unwrap_or(0) as u32);
-                    ws.push(if j.is_some() { w } else { 0.0 });
+                    j4[k] = j.unwrap_or(0) as u32;
+                    w4[k] = if j.is_some() { w } else { 0.0 };
                 }
+                let (j4, w4) = crate::glb::clean_influences(j4, w4);
+                js.extend(j4);
+                ws.extend(w4);
             }
             let joints_accessor = glb.push_indices(&js, "VEC4");
             let weights_accessor = glb.push_floats(&ws, "VEC4", false);

@@ -126,6 +126,21 @@ fn demo_runs_and_writes_its_files() {
         assert!(md.contains(term), "report.md does not explain {term}");
     }
     assert!(!md.contains(" mm"), "one unit system: {md}");
+    // Skin influences as the Khronos glTF validator wants them (it reported
+    // duplicate joints and zero-weight joints on this file): every vertex's
+    // joints unique where weighted, weights summing to 1.
+    let imported = secmo_cli::import::import(&report.character).unwrap();
+    for mesh in &imported.meshes {
+        for inf in &mesh.influences {
+            let used: Vec<u32> = inf.iter().filter(|i| i.1 > 0.0).map(|i| i.0).collect();
+            let mut unique = used.clone();
+            unique.sort_unstable();
+            unique.dedup();
+            assert_eq!(unique.len(), used.len(), "{inf:?}");
+            let sum: f32 = inf.iter().map(|i| i.1).sum();
+            assert!((sum - 1.0).abs() < 1e-5, "{inf:?}");
+        }
+    }
     check_character(&report.character, &report.baked);
     std::fs::remove_dir_all(dir).ok();
 }
