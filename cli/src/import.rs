@@ -730,10 +730,13 @@ fn check_layout(json: &serde_json::Value) -> Result<(), String> {
                   kinds: &[&str],
                   types: &[u64]|
      -> Result<(), String> {
-        let Some(i) = index.and_then(Value::as_u64) else {
+        // A dangling index is reported by the reference checks.
+        let Some((i, a)) = index
+            .and_then(Value::as_u64)
+            .and_then(|i| Some((i, accessors.get(usize::try_from(i).ok()?)?)))
+        else {
             return Ok(());
         };
-        let a = &accessors[i as usize];
         let kind = a.get("type").and_then(Value::as_str).unwrap_or("");
         let ctype = uint(a, "componentType").unwrap_or(0);
         if kinds.contains(&kind) && types.contains(&ctype) {
@@ -924,7 +927,6 @@ pub fn check_references(json: &serde_json::Value) -> Result<(), String> {
             "buffers",
         )?;
     }
-    check_layout(json)?;
     for (a, animation) in list(json, "animations").iter().enumerate() {
         let samplers = list(animation, "samplers");
         for (k, sampler) in samplers.iter().enumerate() {
@@ -952,6 +954,7 @@ pub fn check_references(json: &serde_json::Value) -> Result<(), String> {
             )?;
         }
     }
+    check_layout(json)?;
     Ok(())
 }
 

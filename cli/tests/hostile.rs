@@ -259,3 +259,18 @@ fn accessors_that_do_not_fit_their_use_are_refused() {
     refused_everywhere(&f, "extends past the end of buffers[0]");
     std::fs::remove_dir_all(d).ok();
 }
+
+#[test]
+fn a_sampler_naming_a_missing_accessor_is_an_error() {
+    // Found by CI's fuzzing: the layout check looked the accessor up before
+    // the reference check had refused the dangling index.
+    let d = dir("dangling-accessor");
+    let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
+    v["animations"][0]["samplers"][0]["output"] = json!(360);
+    let f = write(&d, "a.gltf", &v);
+    refused_everywhere(
+        &f,
+        "animations[0].samplers[0].output: 360 is not one of the file's 2 accessors",
+    );
+    std::fs::remove_dir_all(d).ok();
+}
