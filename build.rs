@@ -3,7 +3,10 @@
 //! than passing without running:
 //!
 //! - `secmo_has_mono`: `mcs` and `mono` (the Unity package's C# tests);
-//! - `secmo_has_valgrind`: `valgrind` (memcheck / helgrind on the C++ programs).
+//! - `secmo_has_valgrind`: `valgrind` (memcheck / helgrind on the C++ programs);
+//! - `secmo_has_three_vrm`: `node` and the pinned three-vrm packages in
+//!   tools/three-vrm/node_modules (`npm ci --prefix tools/three-vrm`), the
+//!   reference the VRM parity tests run against.
 //!
 //! Only the tests read these cfgs; the library does not change. The probe runs
 //! again when `PATH` changes or a directory on it gains or loses a file (an
@@ -22,6 +25,9 @@ fn runs(tool: &str) -> bool {
 fn main() {
     println!("cargo::rustc-check-cfg=cfg(secmo_has_mono)");
     println!("cargo::rustc-check-cfg=cfg(secmo_has_valgrind)");
+    println!("cargo::rustc-check-cfg=cfg(secmo_has_three_vrm)");
+    // `npm ci` creates node_modules inside it, which changes its mtime.
+    println!("cargo:rerun-if-changed=tools/three-vrm");
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=PATH");
     println!("cargo:rerun-if-env-changed=SECMO_REPROBE");
@@ -37,6 +43,14 @@ fn main() {
     }
     if runs("mcs") && runs("mono") {
         println!("cargo:rustc-cfg=secmo_has_mono");
+    }
+    let three_vrm = std::path::Path::new("tools/three-vrm/node_modules/@pixiv");
+    if runs("node")
+        && ["three-vrm-springbone", "three-vrm-node-constraint"]
+            .iter()
+            .all(|p| three_vrm.join(p).join("package.json").is_file())
+    {
+        println!("cargo:rustc-cfg=secmo_has_three_vrm");
     }
     if runs("valgrind") {
         println!("cargo:rustc-cfg=secmo_has_valgrind");

@@ -308,6 +308,8 @@ pub struct Character {
     contacts: Vec<u32>,
     /// Chain joints' local rotations from the last simulated update (LOD hold).
     held_rotations: Vec<Quat>,
+    /// Chain joints' local rotations this update (the VRM integrator's frames).
+    joint_locals: Vec<Quat>,
     bend_scratch: Vec<Quat>,
     placed: Vec<PlacedCollider>,
     current_colliders: Vec<Transform>,
@@ -571,6 +573,7 @@ impl Character {
             rest_targets: vec![Vec3::ZERO; rig.particle_count],
             contacts: vec![0; rig.particle_count],
             held_rotations: vec![Quat::IDENTITY; rig.particle_count],
+            joint_locals: vec![Quat::IDENTITY; rig.particle_count],
             bend_scratch: vec![
                 Quat::IDENTITY;
                 rig.chains.iter().map(|c| c.len()).max().unwrap_or(0)
@@ -1443,6 +1446,12 @@ impl Character {
                 let acceleration = gravity_direction * params.gravity * scale
                     + self.inputs.wind * params.wind_factor;
                 let collider_count = setup.colliders.len();
+                for (l, &j) in self.joint_locals[range.clone()]
+                    .iter_mut()
+                    .zip(&setup.joints)
+                {
+                    *l = self.local[j as usize].rotation().normalize();
+                }
                 let mut substeps = 0u32;
                 while clock.simulated + h <= t1 + 1e-9 && substeps < MAX_CHAIN_SUBSTEPS {
                     substeps += 1;
@@ -1463,17 +1472,17 @@ impl Character {
                         .to_affine();
                         self.placed[slot] = rig.colliders[c as usize].place(&m, scale);
                     }
+                    let parent = Transform::new(
+                        previous_parent
+                            .translation()
+                            .lerp(parent_now.translation(), f),
+                        previous_parent.rotation().slerp(parent_now.rotation(), f),
+                        previous_parent.scale().lerp(parent_now.scale(), f),
+                    );
                     let frame = SubstepFrame {
                         h: h as f32,
                         anchor: previous_anchor.slerp(anchor_now, f),
                         root: {
-                            let parent = Transform::new(
-                                previous_parent
-                                    .translation()
-                                    .lerp(parent_now.translation(), f),
-                                previous_parent.rotation().slerp(parent_now.rotation(), f),
-                                previous_parent.scale().lerp(parent_now.scale(), f),
-                            );
                             let local =
                                 previous_root_local.lerp(Vec3::from_array(root_local_now), f);
                             parent.to_affine().transform_point3(local)
@@ -1482,6 +1491,10 @@ impl Character {
                         acceleration,
                         scale,
                         colliders: &self.placed[..collider_count],
+                        parent: parent.rotation(),
+                        locals: &self.joint_locals[range.clone()],
+                        gravity_velocity: gravity_direction * params.vrm_gravity_power,
+                        wind: self.inputs.wind * params.wind_factor,
                     };
                     chain::substep(
                         setup,

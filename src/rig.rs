@@ -703,6 +703,7 @@ fn build_chain(
     let lateral_world = up_world.cross(forward_vector(up_axis));
     let mut lengths = Vec::with_capacity(count);
     let mut authored = Vec::with_capacity(count);
+    let mut axes = Vec::with_capacity(count);
     let mut previous_dir = -up_world;
     for k in 0..count {
         let head = position(d.joints[k] as usize);
@@ -721,6 +722,10 @@ fn build_chain(
         previous_dir = dir;
         lengths.push(length);
         authored.push(to_anchor * dir);
+        // The link in the joint's own bind frame (VRM's bone axis).
+        let own = reference_component[d.joints[k] as usize];
+        let local = own.matrix3.inverse().mul_vec3(link);
+        axes.push(local.try_normalize().unwrap_or(Vec3::Y));
     }
     Ok(ChainSetup {
         joints: d.joints.clone(),
@@ -740,6 +745,7 @@ fn build_chain(
         colliders: d.colliders.clone(),
         lengths,
         authored,
+        axes,
         up_in_anchor: to_anchor * up_world,
         lateral_in_anchor: to_anchor * lateral_world,
         first_particle,

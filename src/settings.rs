@@ -175,7 +175,7 @@ pub struct ColliderSettings {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChainSettings {
-    /// "tail" or "hair".
+    /// "tail", "hair" or "vrm".
     pub preset: String,
     pub anchor: String,
     pub joints: Vec<String>,
@@ -464,10 +464,11 @@ impl RigSettings {
             let mut params = match c.preset.as_str() {
                 "tail" => ChainParams::tail(upm),
                 "hair" => ChainParams::hair(upm),
+                "vrm" => ChainParams::vrm(upm),
                 other => {
                     return Err(error(
                         format!("{path}.preset"),
-                        format!("\"{other}\" is not tail or hair"),
+                        format!("\"{other}\" is not tail, hair or vrm"),
                     ))
                 }
             };
@@ -578,10 +579,10 @@ impl RigSettings {
                 }
             }
             s.chains.push(ChainSettings {
-                preset: if p.integrator == ChainParams::SPRING {
-                    "tail"
-                } else {
-                    "hair"
+                preset: match p.integrator {
+                    ChainParams::SPRING => "tail",
+                    ChainParams::VRM => "vrm",
+                    _ => "hair",
                 }
                 .into(),
                 anchor: name(c.anchor),

@@ -31,6 +31,69 @@ pub struct VrmImport {
     /// The skeleton: every glTF node, parents first, with unique names.
     pub skeleton: Skeleton,
     pub settings: RigSettings,
+    /// One line per field the import read but does not apply (angle
+    /// limits, unknown fields, extensions), naming the field.
+    pub notes: Vec<String>,
+}
+
+/// Fields of a VRMC_springBone 1.0 joint that the VRM preset applies.
+const JOINT_FIELDS: &[&str] = &[
+    "node",
+    "hitRadius",
+    "stiffness",
+    "gravityPower",
+    "gravityDir",
+    "dragForce",
+    "extras",
+];
+/// Fields of a VRM 0.x bone group that the VRM preset applies.
+const GROUP_FIELDS: &[&str] = &[
+    "comment",
+    "stiffiness",
+    "gravityPower",
+    "gravityDir",
+    "dragForce",
+    "center",
+    "hitRadius",
+    "bones",
+    "colliderGroups",
+    "extras",
+];
+/// Fields of a VRMC_springBone 1.0 spring.
+const SPRING_FIELDS: &[&str] = &["name", "joints", "colliderGroups", "center", "extras"];
+
+/// Notes every field of `object` that is not in `known` (extensions
+/// included, each by name): secmo reads them but does not apply them.
+fn note_ignored(object: &Value, path: &str, known: &[&str], notes: &mut Vec<String>) {
+    let Some(map) = object.as_object() else {
+        return;
+    };
+    for (key, value) in map {
+        if key == "extensions" {
+            for (ext, body) in value.as_object().into_iter().flatten() {
+                let what = if ext == "VRMC_springBone_limit" {
+                    let forms: Vec<&str> = body
+                        .get("limit")
+                        .and_then(Value::as_object)
+                        .map(|l| l.keys().map(String::as_str).collect())
+                        .unwrap_or_default();
+                    format!(
+                        "angle limit ({}) is not applied: the VRM preset moves the joint freely",
+                        if forms.is_empty() {
+                            "no form".to_string()
+                        } else {
+                            forms.join(", ")
+                        }
+                    )
+                } else {
+                    "extension not applied".to_string()
+                };
+                notes.push(format!("{path}.extensions.{ext}: {what}"));
+            }
+        } else if !known.contains(&key.as_str()) {
+            notes.push(format!("{path}.{key}: unknown field, ignored"));
+        }
+    }
 }
 
 fn err(path: impl Into<String>, message: impl Into<String>) -> SettingsError {
@@ -283,23 +346,29 @@ pub fn gltf_skeleton(bytes: &[u8]) -> Result<Skeleton, SettingsError> {
     Ok(skeleton(&nodes, false))
 }
 
-/// VRM's spring parameters in secmo's hair preset (docs/vrm-mapping.md).
-fn hair_params(
+/// One joint's VRM spring settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct VrmJoint {
     stiffness: f32,
     drag: f32,
     gravity_power: f32,
     gravity_dir: [f32; 3],
-    center: Option<String>,
-) -> serde_json::Map<String, Value> {
-    let drag = drag.clamp(0.0, 0.99);
+}
+
+/// VRM's spring parameters in secmo's VRM preset (docs/vrm-mapping.md):
+/// the numbers are VRM's own, run by the VRMC_springBone verlet.
+fn vrm_params(joint: VrmJoint, center: Option<&str>) -> serde_json::Map<String, Value> {
     let mut params = serde_json::Map::new();
-    params.insert("integrator".into(), "exponential_damping".into());
-    // VRM stiffness 1 ↔ secmo's default restoring 40 /s².
-    params.insert("stiffness".into(), (40.0 * stiffness.max(0.0)).into());
-    // VRM keeps (1 − drag) of the velocity per frame at 60 fps.
-    params.insert("damping".into(), (-60.0 * (1.0 - drag).ln()).into());
-    params.insert("gravity".into(), (9.8 * gravity_power.max(0.0)).into());
-    params.insert("gravity_direction".into(), gravity_dir.to_vec().into());
+    params.insert("vrm_stiffness".into(), joint.stiffness.max(0.0).into());
+    params.insert("vrm_drag_force".into(), joint.drag.clamp(0.0, 1.0).into());
+    params.insert(
+        "vrm_gravity_power".into(),
+        joint.gravity_power.max(0.0).into(),
+    );
+    params.insert(
+        "gravity_direction".into(),
+        joint.gravity_dir.to_vec().into(),
+    );
     if let Some(center) = center {
         params.insert("simulation_space".into(), center.into());
     }
@@ -323,6 +392,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
     let mut settings = RigSettings::new();
     let mut scene_root = false;
     let mut collider_shapes = Vec::new();
+    let mut notes = Vec::new();
     let (version, groups, roots, joints);
     if let Some(spring) = ext.and_then(|e| e.get("VRMC_springBone")) {
         version = 1;
@@ -392,6 +462,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         for (s, sp) in springs.iter().enumerate() {
             let path = format!("VRMC_springBone.springs[{s}]");
             let js = array(sp.get("joints"));
+            note_ignored(sp, &path, SPRING_FIELDS, &mut notes);
             if js.is_empty() {
                 return Err(err(format!("{path}.joints"), "empty"));
             }
@@ -399,42 +470,59 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
             for (k, j) in js.iter().enumerate() {
                 indices.push(name(format!("{path}.joints[{k}].node"), j.get("node"))?);
             }
-            // The last listed joint is the tail end (VRMC_springBone 1.0).
-            let simulated = if indices.len() > 1 {
-                indices.len() - 1
-            } else {
-                1
-            };
-            let first = &js[0];
             let center = match sp.get("center") {
                 Some(c) => Some(nodes.names[name(format!("{path}.center"), Some(c))?].clone()),
                 None => None,
             };
-            let anchor = anchor_of(&nodes, indices[0], &mut scene_root);
+            if indices.len() < 2 {
+                // VRMC_springBone 1.0: the last joint is the tail end, so a
+                // single joint moves nothing (three-vrm and UniVRM skip it).
+                notes.push(format!(
+                    "{path}: one joint is only a tail end; nothing to simulate"
+                ));
+                continue;
+            }
             let colliders = group_colliders(sp.get("colliderGroups"), &table);
-            settings.chains.push(ChainSettings {
-                preset: "hair".into(),
-                anchor,
-                joints: indices[..simulated]
-                    .iter()
-                    .map(|&i| nodes.names[i].clone())
-                    .collect(),
-                params: hair_params(
-                    num(first.get("stiffness"), 1.0),
-                    num(first.get("dragForce"), 0.5),
-                    num(first.get("gravityPower"), 0.0),
-                    f32s(first.get("gravityDir"), [0.0, -1.0, 0.0]),
-                    center,
-                ),
-                radii: js[..simulated]
-                    .iter()
-                    .map(|j| num(j.get("hitRadius"), 0.0))
-                    .collect(),
-                weights: Vec::new(),
-                end_offset: (indices.len() > 1)
-                    .then(|| nodes.local[indices[indices.len() - 1]].translation),
-                colliders,
-            });
+            let joint = |j: &Value| VrmJoint {
+                stiffness: num(j.get("stiffness"), 1.0),
+                drag: num(j.get("dragForce"), 0.5),
+                gravity_power: num(j.get("gravityPower"), 0.0),
+                gravity_dir: f32s(j.get("gravityDir"), [0.0, -1.0, 0.0]),
+            };
+            for (k, j) in js.iter().enumerate() {
+                let joint_path = format!("{path}.joints[{k}] ({})", nodes.names[indices[k]]);
+                note_ignored(j, &joint_path, JOINT_FIELDS, &mut notes);
+            }
+            // secmo holds one set of numbers per chain: where they change
+            // along a spring it continues as a new chain hanging from the
+            // joint before (each VRM joint reads only its parent anyway).
+            let simulated = indices.len() - 1;
+            let mut start = 0;
+            while start < simulated {
+                let first = joint(&js[start]);
+                let mut end = start + 1;
+                while end < simulated && joint(&js[end]) == first {
+                    end += 1;
+                }
+                let anchor = anchor_of(&nodes, indices[start], &mut scene_root);
+                settings.chains.push(ChainSettings {
+                    preset: "vrm".into(),
+                    anchor,
+                    joints: indices[start..end]
+                        .iter()
+                        .map(|&i| nodes.names[i].clone())
+                        .collect(),
+                    params: vrm_params(first, center.as_deref()),
+                    radii: js[start..end]
+                        .iter()
+                        .map(|j| num(j.get("hitRadius"), 0.0))
+                        .collect(),
+                    weights: Vec::new(),
+                    end_offset: Some(nodes.local[indices[end]].translation),
+                    colliders: colliders.clone(),
+                });
+                start = end;
+            }
             total += simulated;
         }
         groups = springs.len();
@@ -481,20 +569,26 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 }
                 _ => None,
             };
-            let gd = bg.get("gravityDir");
-            let gravity_dir = [
-                num(gd.and_then(|d| d.get("x")), 0.0),
-                num(gd.and_then(|d| d.get("y")), -1.0),
-                num(gd.and_then(|d| d.get("z")), 0.0),
-            ];
-            let params = hair_params(
-                num(bg.get("stiffiness"), 1.0),
-                num(bg.get("dragForce"), 0.4),
-                num(bg.get("gravityPower"), 0.0),
-                gravity_dir,
-                center,
+            // three-vrm: an absent gravityDir is down; absent components are 0.
+            let gravity_dir = match bg.get("gravityDir") {
+                Some(d) => [
+                    num(d.get("x"), 0.0),
+                    num(d.get("y"), 0.0),
+                    num(d.get("z"), 0.0),
+                ],
+                None => [0.0, -1.0, 0.0],
+            };
+            let params = vrm_params(
+                VrmJoint {
+                    stiffness: num(bg.get("stiffiness"), 1.0),
+                    drag: num(bg.get("dragForce"), 0.4),
+                    gravity_power: num(bg.get("gravityPower"), 0.0),
+                    gravity_dir,
+                },
+                center.as_deref(),
             );
             let radius = num(bg.get("hitRadius"), 0.02);
+            note_ignored(bg, &path, GROUP_FIELDS, &mut notes);
             let colliders = group_colliders(bg.get("colliderGroups"), &table);
             for (r, root) in array(bg.get("bones")).iter().enumerate() {
                 let root = name(format!("{path}.bones[{r}]"), Some(root))?;
@@ -521,14 +615,19 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                     total += joints.len();
                     let mut p = params.clone();
                     p.insert("radius".into(), radius.into());
+                    // A leaf's tail is 7 cm out along its own offset
+                    // (UniVRM and three-vrm for VRM 0.x).
+                    let end_offset = Vec3::from_array(nodes.local[node].translation)
+                        .try_normalize()
+                        .map(|d| (d * 0.07).to_array());
                     settings.chains.push(ChainSettings {
-                        preset: "hair".into(),
+                        preset: "vrm".into(),
                         anchor,
                         joints,
                         params: p,
                         radii: Vec::new(),
                         weights: Vec::new(),
-                        end_offset: None,
+                        end_offset,
                         colliders: colliders.clone(),
                     });
                 }
@@ -551,5 +650,6 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         collider_shapes,
         skeleton: skeleton(&nodes, scene_root),
         settings,
+        notes,
     })
 }

@@ -63,22 +63,24 @@ fn godette_vrm0_groups_parameters_and_colliders() {
     assert_eq!(s.chains.len(), 8);
 
     let front = &s.chains[0];
-    assert_eq!(front.preset, "hair");
+    assert_eq!(front.preset, "vrm", "VRM springs run the VRM preset");
     assert_eq!(front.anchor, "head_Armature");
     assert_eq!(
         front.joints,
         ["FrontHair_Center_L", "FrontHair_Center_L_End"]
     );
-    // stiffiness 2.5 → 40 · 2.5; dragForce 0.4 → −60 ln(0.6); hitRadius 0.02.
-    assert_eq!(front.param_f32("stiffness"), Some(100.0));
-    let damping = front.param_f32("damping").unwrap();
-    assert!((damping - 30.649).abs() < 1e-3, "damping {damping}");
-    assert_eq!(front.param_f32("gravity"), Some(0.0));
+    // VRM's own numbers: stiffiness 2.5, dragForce 0.4, gravityPower 0.
+    assert_eq!(front.param_f32("vrm_stiffness"), Some(2.5));
+    assert!((front.param_f32("vrm_drag_force").unwrap() - 0.4).abs() < 1e-6);
+    assert_eq!(front.param_f32("vrm_gravity_power"), Some(0.0));
     assert_eq!(
         front.params["gravity_direction"],
         serde_json::json!([0.0, -1.0, 0.0])
     );
     assert_eq!(front.param_f32("radius"), Some(0.02));
+    // The leaf's tail: 7 cm along its own offset (UniVRM, three-vrm).
+    let end = glam::Vec3::from_array(front.end_offset.expect("a leaf gets a 7 cm tail"));
+    assert!((end.length() - 0.07).abs() < 1e-6, "{end}");
     assert_eq!(
         front.params.get("simulation_space"),
         None,
@@ -90,11 +92,11 @@ fn godette_vrm0_groups_parameters_and_colliders() {
     let ribbon = &s.chains[4];
     assert_eq!(ribbon.joints[0], "Ribbon");
     assert_eq!(ribbon.anchor, "chest_Armature");
-    assert_eq!(ribbon.param_f32("stiffness"), Some(80.0));
+    assert_eq!(ribbon.param_f32("vrm_stiffness"), Some(2.0));
     assert_eq!(ribbon.colliders, ["group0_0", "group0_1"]);
-    // Hair balls: dragForce 0.1 → −60 ln(0.9) = 6.3216.
+    // Hair balls: dragForce 0.1.
     let ball = &s.chains[5];
-    assert!((ball.param_f32("damping").unwrap() - 6.3216).abs() < 1e-3);
+    assert!((ball.param_f32("vrm_drag_force").unwrap() - 0.1).abs() < 1e-6);
     assert!(ball.colliders.is_empty());
 
     // VRM 0.x offsets are stored with z negated (UniVRM writes Unity's
@@ -160,36 +162,22 @@ fn godette_hair_lags_a_head_turn_and_settles() {
         "at rest on the bind pose"
     );
     let lag = largest_angle(&loose[120..180], bind);
-    assert!(lag > 10.0, "the strand lags the turn: {lag}°");
+    assert!(lag > 2.0, "the strand lags the turn: {lag}°");
     let settled = loose[329].angle_between(bind).to_degrees();
     assert!(settled < 0.5, "settled 2.5 s after the turn: {settled}°");
 
-    // The file's radius-1 sphere above the head pushes the front hair down
-    // and holds it there through the turn.
+    // The file's radius-1 sphere above the head contains the strand's root.
+    // VRM tests only the tail against it, and the tail is outside: the
+    // strand stays on its authored pose (three-vrm: 0.0°), and it swings
+    // with the turn as it does without the collider.
     let held = head_turn(&import);
-    let rest = held[119];
-    let pushed = rest.angle_between(bind).to_degrees();
     assert!(
-        pushed > 5.0,
-        "the head collider holds the strand off its bind pose: {pushed}°"
+        largest_angle(&held[..120], bind) < 0.01,
+        "a root inside a collider does not push the strand off its pose"
     );
-    assert!(
-        largest_angle(&held[100..120], rest) < 0.01,
-        "at rest before the turn"
-    );
-    let held_lag = largest_angle(&held[120..], rest);
-    assert!(
-        held_lag < lag,
-        "pressed on the collider it swings less: {held_lag}° vs {lag}°"
-    );
-    assert!(held[329].angle_between(rest).to_degrees() < 0.5);
-}
-
-/// Distance from `c` to the segment `a`–`b`.
-fn segment_distance(a: Vec3, b: Vec3, c: Vec3) -> f32 {
-    let ab = b - a;
-    let t = ((c - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0);
-    (a + ab * t).distance(c)
+    let held_lag = largest_angle(&held[120..180], bind);
+    assert!(held_lag > 2.0, "it still swings: {held_lag}°");
+    assert!(held[329].angle_between(bind).to_degrees() < 0.5);
 }
 
 /// Runs a three-vrm fixture: the whole scene slides along `push` for a
@@ -248,17 +236,19 @@ fn three_vrm_sphere_collider_holds_the_strand_off() {
         Some([0.0, -2.0, 0.0]),
         "Spring E is the tail"
     );
-    assert_eq!(chain.param_f32("stiffness"), Some(40.0));
+    assert_eq!(chain.param_f32("vrm_stiffness"), Some(1.0));
     let collider = &import.settings.colliders[0];
     assert_eq!((collider.bone.as_str(), collider.radius), ("Collider", 0.5));
 
     // Sliding −X makes the strand trail +X, into the sphere at x = 0.75.
     let center = |frame: usize| Vec3::new(0.75 - 1.5 * (frame as f32 / 60.0).min(1.0), 1.0, 0.0);
+    // VRM tests each joint's tail (a sphere of the hit radius), not the
+    // whole link: the distance is the tails'.
     let closest = |runs: &[Vec<(Vec3, Vec3)>]| {
         let mut worst = f32::MAX;
         for (f, links) in runs.iter().enumerate() {
-            for &(a, b) in links {
-                worst = worst.min(segment_distance(a, b, center(f)));
+            for &(_, b) in links {
+                worst = worst.min(b.distance(center(f)));
             }
         }
         worst
@@ -329,7 +319,10 @@ fn three_vrm_inside_sphere_keeps_the_strand_in() {
     let loose = farthest(&slide(&import, Vec3::new(3.0, 0.0, 0.0), false));
     let held = farthest(&slide(&import, Vec3::new(3.0, 0.0, 0.0), true));
     assert!(loose > 1.2, "without the collider it trails out: {loose}");
-    assert!(held < 1.0 + 0.02, "inside 1.25 − hit radius: {held}");
+    // VRM keeps each bone's length after the push, so while the scene
+    // slides at 3 m/s a tail ends up to about 2 cm outside the limit;
+    // three-vrm does the same (tests/vrm_parity.rs, fixture inside-collider).
+    assert!(held < 1.0 + 0.03, "inside 1.25 − hit radius: {held}");
 }
 
 /// A VRM 0.x text with a branching strand below the head.
@@ -364,7 +357,7 @@ fn vrm0_branches_become_chains_that_follow_their_branch_joint() {
         "a branch hangs off the joint it leaves"
     );
     assert_eq!(chains[1].joints, ["B1", "B2"]);
-    assert!((chains[0].param_f32("gravity").unwrap() - 1.96).abs() < 1e-6);
+    assert!((chains[0].param_f32("vrm_gravity_power").unwrap() - 0.2).abs() < 1e-6);
 
     // The branched rig runs: while the head nods the first chain swings
     // Hair, and the branch's first particle stays one link from B1's output

@@ -497,6 +497,22 @@ pub unsafe extern "C" fn secmo_chain_params_hair(
     )
 }
 
+/// Fills `*out_params` with the VRM spring-bone preset (VRMC_springBone 1.0
+/// defaults, docs/vrm-mapping.md) for a rig in `units_per_meter`.
+/// Errors: NULL_POINTER, INVALID_ARGUMENT.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_chain_params_vrm(
+    units_per_meter: f32,
+    out_params: *mut ChainParams,
+) -> SecmoResult {
+    preset(
+        "secmo_chain_params_vrm",
+        units_per_meter,
+        out_params,
+        ChainParams::vrm,
+    )
+}
+
 /// Changes chain `chain`'s parameters at runtime, keeping its particles and
 /// velocities (no reset). Does not allocate.
 /// Errors: NULL_POINTER, STRUCT_SIZE, INVALID_ARGUMENT.

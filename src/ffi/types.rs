@@ -55,14 +55,18 @@ pub const SECMO_COLLIDER_INSIDE_CAPSULE: u32 = 4;
 /// `SecmoChainParams.integrator` values.
 pub const SECMO_INTEGRATOR_SPRING: u32 = 0;
 pub const SECMO_INTEGRATOR_EXPONENTIAL_DAMPING: u32 = 1;
+pub const SECMO_INTEGRATOR_VRM: u32 = 2;
 const _: () = assert!(
     SECMO_INTEGRATOR_SPRING == ChainParams::SPRING
         && SECMO_INTEGRATOR_EXPONENTIAL_DAMPING == ChainParams::EXPONENTIAL_DAMPING
+        && SECMO_INTEGRATOR_VRM == ChainParams::VRM
 );
 
 /// `SecmoChainDesc.preset` values, used when `params` is NULL.
 pub const SECMO_CHAIN_TAIL: u32 = 0;
 pub const SECMO_CHAIN_HAIR: u32 = 1;
+/// A VRM spring bone (the VRMC_springBone verlet, docs/vrm-mapping.md).
+pub const SECMO_CHAIN_VRM: u32 = 2;
 
 /// Kinds of `SecmoDebugLine` / `SecmoDebugSphere`.
 pub const SECMO_DEBUG_PARTICLE: u32 = 1;
@@ -163,7 +167,7 @@ pub struct SecmoChainDesc {
     /// `joint_count` joints from the root; each the parent of the next.
     pub joints: *const u32,
     pub joint_count: u32,
-    /// `SECMO_CHAIN_TAIL` or `_HAIR`: the defaults when `params` is NULL.
+    /// `SECMO_CHAIN_TAIL`, `_HAIR` or `_VRM`: the defaults when `params` is NULL.
     pub preset: u32,
     /// Optional (NULL): the chain's parameters.
     pub params: *const ChainParams,
@@ -332,7 +336,7 @@ const _: () = assert!(core::mem::size_of::<SecmoSpringDesc>() == 52);
 const _: () = assert!(core::mem::size_of::<SecmoCharacterDesc>() == 8);
 const _: () = assert!(core::mem::size_of::<SecmoUpdateInfo>() == 16);
 const _: () = assert!(core::mem::size_of::<SecmoColliderDesc>() == 40);
-const _: () = assert!(core::mem::size_of::<ChainParams>() == 124);
+const _: () = assert!(core::mem::size_of::<ChainParams>() == 136);
 // Holds pointers: 80 bytes on 64-bit targets, 64 on 32-bit ones.
 const _: () = assert!(
     core::mem::size_of::<SecmoFrameInput>()
@@ -428,11 +432,12 @@ pub(crate) fn chain_from_c(
         match c.preset {
             SECMO_CHAIN_TAIL => ChainParams::tail(units_per_meter),
             SECMO_CHAIN_HAIR => ChainParams::hair(units_per_meter),
+            SECMO_CHAIN_VRM => ChainParams::vrm(units_per_meter),
             other => {
                 return Err(FfiError::new(
                     SECMO_ERROR_INVALID_ARGUMENT,
                     format!(
-                        "{} is {other}; use SECMO_CHAIN_TAIL or _HAIR",
+                        "{} is {other}; use SECMO_CHAIN_TAIL, _HAIR or _VRM",
                         what("preset")
                     ),
                 ))

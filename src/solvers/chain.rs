@@ -31,6 +31,15 @@ pub enum Integrator {
     },
     /// SPEC §8: `u = e^{−c h}[v + h(k(r − x) + g)]`, `y = x + h u`.
     ExponentialDamping { stiffness: f32, damping: f32 },
+    /// The VRMC_springBone 1.0 verlet step as UniVRM and three-vrm run it
+    /// (docs/vrm-mapping.md), at secmo's fixed 120 Hz substep:
+    /// `next = x + (x − x_prev)(1 − drag) + axis·stiffness·h + g·power·h`,
+    /// the rest axis taken through the already-moved parent joint.
+    Vrm {
+        stiffness: f32,
+        drag_force: f32,
+        gravity_power: f32,
+    },
 }
 
 /// Every tunable of a chain, defined once: this `repr(C)` Pod struct is the
@@ -52,13 +61,14 @@ pub enum Integrator {
 )]
 pub struct ChainParams {
     /// `sizeof(SecmoChainParams)` (C ABI versioning; the presets set it and
-    /// Rust code never needs to touch it). Shipped sizes: 124 (ABI 1); any
+    /// Rust code never needs to touch it). Shipped sizes: 136 (ABI 1); any
     /// other is refused.
     #[cfg_attr(feature = "settings", serde(skip, default = "ChainParams::size"))]
     pub struct_size: u32,
-    /// `SECMO_INTEGRATOR_SPRING` (0, tails) or
-    /// `SECMO_INTEGRATOR_EXPONENTIAL_DAMPING` (1, hair). Settings:
-    /// `"spring"` or `"exponential_damping"`.
+    /// `SECMO_INTEGRATOR_SPRING` (0, tails),
+    /// `SECMO_INTEGRATOR_EXPONENTIAL_DAMPING` (1, hair) or
+    /// `SECMO_INTEGRATOR_VRM` (2, VRM spring bones). Settings: `"spring"`,
+    /// `"exponential_damping"` or `"vrm"`.
     #[cfg_attr(feature = "settings", serde(with = "serde_integrator"))]
     pub integrator: u32,
     /// Spring integrator (tails): natural frequency at the root, Hz [0.9].
@@ -139,6 +149,15 @@ pub struct ChainParams {
     pub simulation_space: i32,
     /// Fraction of the simulation-space motion the particles resist, 0..1 [0].
     pub inertia: f32,
+    /// VRM integrator: VRM `stiffness` times the rig's units per metre,
+    /// units/s (the rest-axis pull per second) [1 m/s].
+    pub vrm_stiffness: f32,
+    /// VRM integrator: VRM `dragForce`, the fraction of the per-step motion
+    /// lost, 0..1 [0.5].
+    pub vrm_drag_force: f32,
+    /// VRM integrator: VRM `gravityPower` times the rig's units per metre,
+    /// units/s along `gravity_direction` [0].
+    pub vrm_gravity_power: f32,
 }
 
 impl ChainParams {
@@ -146,6 +165,8 @@ impl ChainParams {
     pub const SPRING: u32 = 0;
     /// [`ChainParams::integrator`] for the SPEC §8 exponential damping.
     pub const EXPONENTIAL_DAMPING: u32 = 1;
+    /// [`ChainParams::integrator`] for the VRMC_springBone verlet step.
+    pub const VRM: u32 = 2;
 
     /// `size_of::<ChainParams>()` as the C ABI's `struct_size`.
     #[must_use]
@@ -188,6 +209,26 @@ impl ChainParams {
             teleport_angle: 60f32.to_radians(),
             simulation_space: -1,
             inertia: 0.0,
+            vrm_stiffness: 1.0 * m,
+            vrm_drag_force: 0.5,
+            vrm_gravity_power: 0.0,
+        }
+    }
+
+    /// A VRM spring bone (VRMC_springBone 1.0 defaults: stiffness 1,
+    /// dragForce 0.5, gravityPower 0, hitRadius 0) in a rig of
+    /// `units_per_meter`. Only the VRM numbers, `gravity_direction`, the
+    /// radius, colliders, weight, wind, time factor, LOD, teleport and
+    /// simulation space act on it; the tail and hair shaping (carry, bend,
+    /// forward plane, floor) does not.
+    #[must_use]
+    pub fn vrm(units_per_meter: f32) -> Self {
+        Self {
+            integrator: Self::VRM,
+            gravity: 0.0,
+            gravity_direction: [0.0, -1.0, 0.0],
+            radius: 0.0,
+            ..Self::hair(units_per_meter)
         }
     }
 
@@ -218,7 +259,13 @@ impl ChainParams {
     /// The integrator with its numbers.
     #[must_use]
     pub fn integrator(&self) -> Integrator {
-        if self.integrator == Self::EXPONENTIAL_DAMPING {
+        if self.integrator == Self::VRM {
+            Integrator::Vrm {
+                stiffness: self.vrm_stiffness,
+                drag_force: self.vrm_drag_force,
+                gravity_power: self.vrm_gravity_power,
+            }
+        } else if self.integrator == Self::EXPONENTIAL_DAMPING {
             Integrator::ExponentialDamping {
                 stiffness: self.stiffness,
                 damping: self.damping,
@@ -250,6 +297,16 @@ impl ChainParams {
                 self.integrator = Self::EXPONENTIAL_DAMPING;
                 self.stiffness = stiffness;
                 self.damping = damping;
+            }
+            Integrator::Vrm {
+                stiffness,
+                drag_force,
+                gravity_power,
+            } => {
+                self.integrator = Self::VRM;
+                self.vrm_stiffness = stiffness;
+                self.vrm_drag_force = drag_force;
+                self.vrm_gravity_power = gravity_power;
             }
         }
     }
@@ -287,12 +344,15 @@ impl ChainParams {
             self.teleport_distance,
             self.teleport_angle,
             self.inertia,
+            self.vrm_stiffness,
+            self.vrm_drag_force,
+            self.vrm_gravity_power,
         ];
         if !values.iter().all(|v| v.is_finite()) {
             return Err("a chain parameter is NaN or infinite");
         }
-        if self.integrator > Self::EXPONENTIAL_DAMPING {
-            return Err("integrator must be 0 (spring) or 1 (exponential damping)");
+        if self.integrator > Self::VRM {
+            return Err("integrator must be 0 (spring), 1 (exponential damping) or 2 (vrm)");
         }
         if [
             self.forward_plane,
@@ -310,9 +370,19 @@ impl ChainParams {
             self.damping_ratio,
             self.stiffness,
             self.damping,
+            self.vrm_stiffness,
+            self.vrm_gravity_power,
         ];
         if integrator_numbers.iter().any(|&v| v < 0.0) {
-            return Err("integrator frequencies, stiffness and damping must be >= 0");
+            return Err(
+                "integrator frequencies, stiffness, damping and gravity power must be >= 0",
+            );
+        }
+        if !(0.0..=1.0).contains(&self.vrm_drag_force) {
+            return Err("vrm_drag_force must be in [0, 1]");
+        }
+        if self.vrm_stiffness > 1e7 || self.vrm_gravity_power > 1e7 {
+            return Err("vrm_stiffness and vrm_gravity_power must be <= 1e7 units/s");
         }
         if self.bend_rate < 0.0 || self.bend_limit <= 0.0 {
             return Err("bend_rate must be >= 0 and bend_limit > 0");
@@ -346,10 +416,10 @@ mod serde_integrator {
     use serde::{de::Error as _, Deserialize, Deserializer, Serializer};
 
     pub fn serialize<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(if *v == super::ChainParams::EXPONENTIAL_DAMPING {
-            "exponential_damping"
-        } else {
-            "spring"
+        s.serialize_str(match *v {
+            super::ChainParams::EXPONENTIAL_DAMPING => "exponential_damping",
+            super::ChainParams::VRM => "vrm",
+            _ => "spring",
         })
     }
 
@@ -357,8 +427,9 @@ mod serde_integrator {
         match String::deserialize(d)?.as_str() {
             "spring" => Ok(super::ChainParams::SPRING),
             "exponential_damping" => Ok(super::ChainParams::EXPONENTIAL_DAMPING),
+            "vrm" => Ok(super::ChainParams::VRM),
             other => Err(D::Error::custom(format!(
-                "\"{other}\" is not spring or exponential_damping"
+                "\"{other}\" is not spring, exponential_damping or vrm"
             ))),
         }
     }
@@ -447,6 +518,9 @@ pub struct ChainSetup {
     pub lengths: Vec<f32>,
     /// Bind direction of each link in the anchor's bind frame (authored curve).
     pub authored: Vec<Vec3>,
+    /// Bind direction of each link in its own joint's bind frame (the VRM
+    /// integrator's bone axis).
+    pub axes: Vec<Vec3>,
     /// World up in the anchor's bind frame.
     pub up_in_anchor: Vec3,
     /// The body's lateral axis (`up × forward` of the rig's convention) in the
@@ -548,6 +622,15 @@ pub struct SubstepFrame<'a> {
     /// Character's uniform runtime scale.
     pub scale: f32,
     pub colliders: &'a [PlacedCollider],
+    /// VRM integrator: world rotation of the chain root's parent.
+    pub parent: Quat,
+    /// VRM integrator: the chain joints' local rotations this update (the
+    /// frames the rest axes are taken through).
+    pub locals: &'a [Quat],
+    /// VRM integrator: `gravityDir · gravityPower`, units/s.
+    pub gravity_velocity: Vec3,
+    /// VRM integrator: wind and external forces, units/s².
+    pub wind: Vec3,
 }
 
 /// Advances one chain by one substep (SPEC §7/§8). `rest` are the anchor-frame
@@ -568,6 +651,24 @@ pub fn substep(
     contacts: &mut [u32],
 ) {
     let n = setup.len();
+    if let Integrator::Vrm {
+        stiffness,
+        drag_force,
+        ..
+    } = params.integrator()
+    {
+        substep_vrm(
+            setup,
+            frame,
+            (stiffness, drag_force),
+            position,
+            velocity,
+            rest_targets,
+            contacts,
+        );
+        bend[..n].fill(Quat::IDENTITY);
+        return;
+    }
     let h = frame.h;
     let up = frame.up;
     let alpha = if n > 1 {
@@ -580,7 +681,7 @@ pub fn substep(
     let integrator = params.integrator();
     let velocity_decay = match integrator {
         Integrator::ExponentialDamping { damping, .. } => (-damping * h).exp(),
-        Integrator::Spring { .. } => 1.0,
+        Integrator::Spring { .. } | Integrator::Vrm { .. } => 1.0,
     };
     let floor_decay = (-params.floor_damping * h).exp();
     let back_anchor = {
@@ -633,6 +734,7 @@ pub fn substep(
                 v = velocity_decay * (v + h * force);
                 p += h * v;
             }
+            Integrator::Vrm { .. } => {} // `substep_vrm` (dispatched above)
         }
 
         // Length (rope) projection; a degenerate candidate takes the rest direction.
@@ -761,6 +863,70 @@ pub fn substep(
         head = p;
     }
     bend.copy_from_slice(&bend_scratch[..n]);
+}
+
+/// One substep of the VRMC_springBone 1.0 verlet (three-vrm's
+/// `VRMSpringBoneJoint.update`, UniVRM's `SpringBoneJoint`), joint by joint
+/// from the root, each reading the parent it has just moved:
+///
+/// ```text
+/// next = x + (x − x_prev)·(1 − drag) + R_parent·L_i·axis_i · stiffness·h
+///          + gravityDir·gravityPower·h + wind·h²
+/// next = head + ℓ·normalize(next − head)        (then each collider pushes
+///                                                 the tail out and ℓ is kept)
+/// R_i  = R_parent·L_i·arc(axis_i, (R_parent·L_i)⁻¹·(next − head)/ℓ)
+/// ```
+///
+/// `x − x_prev` is kept as `velocity·h`, so the state is the same plain
+/// position/velocity pair the other integrators keep.
+fn substep_vrm(
+    setup: &ChainSetup,
+    frame: &SubstepFrame<'_>,
+    (stiffness, drag_force): (f32, f32),
+    position: &mut [Vec3],
+    velocity: &mut [Vec3],
+    rest_targets: &mut [Vec3],
+    contacts: &mut [u32],
+) {
+    let h = frame.h;
+    let keep = 1.0 - drag_force;
+    let pull = stiffness * frame.scale * h;
+    let external = frame.gravity_velocity * (frame.scale * h) + frame.wind * (h * h);
+    let mut head = frame.root;
+    let mut parent = frame.parent;
+    for i in 0..setup.len() {
+        let length = setup.lengths[i] * frame.scale;
+        let bind = parent * frame.locals[i];
+        let axis = setup.axes[i];
+        let axis_world = bind * axis;
+        contacts[i] = 0;
+        if length <= 1e-6 {
+            position[i] = head;
+            velocity[i] = Vec3::ZERO;
+            rest_targets[i] = head;
+            parent = bind;
+            continue;
+        }
+        rest_targets[i] = head + axis_world * length;
+        let start = position[i];
+        let onto_sphere =
+            |p: Vec3| head + (p - head).try_normalize().unwrap_or(axis_world) * length;
+        let mut next = onto_sphere(start + velocity[i] * (h * keep) + axis_world * pull + external);
+        if !setup.colliders.is_empty() {
+            let radius = setup.radii[i] * frame.scale;
+            for c in frame.colliders {
+                if let Some(push) = collide::push_point(next, radius, c) {
+                    next = onto_sphere(next + push);
+                    contacts[i] = 1;
+                }
+            }
+        }
+        velocity[i] = (next - start) / h;
+        position[i] = next;
+        let local_dir = bind.conjugate() * ((next - head) / length);
+        parent = bind * crate::math::rotation_arc(axis, local_dir);
+        head = next;
+    }
 }
 
 #[cfg(test)]

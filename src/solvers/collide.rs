@@ -153,6 +153,18 @@ pub fn resolve(
 ) -> Option<(Vec3, Vec3)> {
     match c.shape {
         ColliderShape::Sphere | ColliderShape::Capsule => {
+            // A head stuck inside the shape (a chain root under a thick
+            // collider): the part of the link next to it cannot be pushed
+            // out, and pushing its tip sideways by `overlap / u` never
+            // resolves the contact and feeds energy into an orbit. Only the
+            // tip is kept out then, straight away from the axis.
+            let (_, vh) = closest_segment_params(head, head, c.a, c.b);
+            if (head - (c.a + (c.b - c.a) * vh)).length() < c.radius + link_radius {
+                return push_point(tip, link_radius, c).map(|push| {
+                    let n = push.normalize_or(Vec3::Y);
+                    (push, n)
+                });
+            }
             let (u, v) = closest_segment_params(head, tip, c.a, c.b);
             let on_link = head + (tip - head) * u;
             let on_axis = c.a + (c.b - c.a) * v;
@@ -199,6 +211,40 @@ pub fn resolve(
             let outward = offset / d;
             let n = -outward; // pushes back toward the inside
             Some((n * (d - limit), n))
+        }
+    }
+}
+
+/// Keeps one point of radius `radius` out of (or inside) a collider, as
+/// VRMC_springBone tests a joint's tail (three-vrm's `calculateCollision`):
+/// returns the push that moves the point onto the surface, `None` when it
+/// does not touch.
+#[must_use]
+pub fn push_point(point: Vec3, radius: f32, c: &PlacedCollider) -> Option<Vec3> {
+    let axis_point = |p: Vec3| match c.shape {
+        ColliderShape::Capsule | ColliderShape::InsideCapsule => {
+            let (_, v) = closest_segment_params(p, p, c.a, c.b);
+            c.a + (c.b - c.a) * v
+        }
+        _ => c.a,
+    };
+    match c.shape {
+        ColliderShape::Plane => {
+            let depth = radius - (point - c.a).dot(c.b);
+            (depth > 0.0).then_some(c.b * depth)
+        }
+        ColliderShape::Sphere | ColliderShape::Capsule => {
+            let delta = point - axis_point(point);
+            let d = delta.length();
+            let depth = c.radius + radius - d;
+            // On the axis itself any direction is as good: take up.
+            (depth > 0.0).then(|| delta.try_normalize().unwrap_or(Vec3::Y) * depth)
+        }
+        ColliderShape::InsideSphere | ColliderShape::InsideCapsule => {
+            let delta = point - axis_point(point);
+            let d = delta.length();
+            let depth = d + radius - c.radius;
+            (depth > 0.0 && d > 0.0).then(|| -delta / d * depth)
         }
     }
 }

@@ -82,6 +82,9 @@ namespace Secmo
         public float lod_skip_below, lod_half_below, teleport_distance, teleport_angle;
         public int simulation_space;
         public float inertia;
+        public float vrm_stiffness;
+        public float vrm_drag_force;
+        public float vrm_gravity_power;
     }
 
     [StructLayout(LayoutKind.Sequential)]
@@ -230,6 +233,7 @@ namespace Secmo
         [DllImport(Library)] public static extern uint secmo_spring_desc_chest(uint bone, float unitsPerMeter, SecmoSpringDesc* outDesc);
         [DllImport(Library)] public static extern uint secmo_chain_params_tail(float unitsPerMeter, SecmoChainParams* outParams);
         [DllImport(Library)] public static extern uint secmo_chain_params_hair(float unitsPerMeter, SecmoChainParams* outParams);
+        [DllImport(Library)] public static extern uint secmo_chain_params_vrm(float unitsPerMeter, SecmoChainParams* outParams);
         [DllImport(Library)] public static extern uint secmo_rig_create(SecmoRigDesc* desc, out IntPtr outRig);
         [DllImport(Library)] public static extern uint secmo_rig_create_from_settings(SecmoRigDesc* skeleton, byte* settings, UIntPtr settingsLen, out IntPtr outRig);
         [DllImport(Library)] public static extern uint secmo_rig_write_settings(IntPtr rig, byte* buffer, UIntPtr bufferLen, out UIntPtr outLen);

@@ -102,12 +102,19 @@
 
 #define SECMO_INTEGRATOR_EXPONENTIAL_DAMPING 1
 
+#define SECMO_INTEGRATOR_VRM 2
+
 /**
  * `SecmoChainDesc.preset` values, used when `params` is NULL.
  */
 #define SECMO_CHAIN_TAIL 0
 
 #define SECMO_CHAIN_HAIR 1
+
+/**
+ * A VRM spring bone (the VRMC_springBone verlet, docs/vrm-mapping.md).
+ */
+#define SECMO_CHAIN_VRM 2
 
 /**
  * Kinds of `SecmoDebugLine` / `SecmoDebugSphere`.
@@ -360,14 +367,15 @@ typedef struct SecmoStageRecords {
 typedef struct SecmoChainParams {
   /**
    * `sizeof(SecmoChainParams)` (C ABI versioning; the presets set it and
-   * Rust code never needs to touch it). Shipped sizes: 124 (ABI 1); any
+   * Rust code never needs to touch it). Shipped sizes: 136 (ABI 1); any
    * other is refused.
    */
   uint32_t struct_size;
   /**
-   * `SECMO_INTEGRATOR_SPRING` (0, tails) or
-   * `SECMO_INTEGRATOR_EXPONENTIAL_DAMPING` (1, hair). Settings:
-   * `"spring"` or `"exponential_damping"`.
+   * `SECMO_INTEGRATOR_SPRING` (0, tails),
+   * `SECMO_INTEGRATOR_EXPONENTIAL_DAMPING` (1, hair) or
+   * `SECMO_INTEGRATOR_VRM` (2, VRM spring bones). Settings: `"spring"`,
+   * `"exponential_damping"` or `"vrm"`.
    */
   uint32_t integrator;
   /**
@@ -487,6 +495,21 @@ typedef struct SecmoChainParams {
    * Fraction of the simulation-space motion the particles resist, 0..1 [0].
    */
   float inertia;
+  /**
+   * VRM integrator: VRM `stiffness` times the rig's units per metre,
+   * units/s (the rest-axis pull per second) [1 m/s].
+   */
+  float vrm_stiffness;
+  /**
+   * VRM integrator: VRM `dragForce`, the fraction of the per-step motion
+   * lost, 0..1 [0.5].
+   */
+  float vrm_drag_force;
+  /**
+   * VRM integrator: VRM `gravityPower` times the rig's units per metre,
+   * units/s along `gravity_direction` [0].
+   */
+  float vrm_gravity_power;
 } SecmoChainParams;
 /**
  * [`ChainParams::integrator`] for the SPEC §7 spring.
@@ -496,6 +519,10 @@ typedef struct SecmoChainParams {
  * [`ChainParams::integrator`] for the SPEC §8 exponential damping.
  */
 #define SecmoChainParams_EXPONENTIAL_DAMPING 1
+/**
+ * [`ChainParams::integrator`] for the VRMC_springBone verlet step.
+ */
+#define SecmoChainParams_VRM 2
 
 /**
  * A line for debug drawing (world space).
@@ -710,7 +737,7 @@ typedef struct SecmoChainDesc {
   const uint32_t *joints;
   uint32_t joint_count;
   /**
-   * `SECMO_CHAIN_TAIL` or `_HAIR`: the defaults when `params` is NULL.
+   * `SECMO_CHAIN_TAIL`, `_HAIR` or `_VRM`: the defaults when `params` is NULL.
    */
   uint32_t preset;
   /**
@@ -1013,6 +1040,13 @@ SecmoResult secmo_chain_params_tail(float units_per_meter, struct SecmoChainPara
 SecmoResult secmo_chain_params_hair(float units_per_meter, struct SecmoChainParams *out_params);
 
 /**
+ * Fills `*out_params` with the VRM spring-bone preset (VRMC_springBone 1.0
+ * defaults, docs/vrm-mapping.md) for a rig in `units_per_meter`.
+ * Errors: NULL_POINTER, INVALID_ARGUMENT.
+ */
+SecmoResult secmo_chain_params_vrm(float units_per_meter, struct SecmoChainParams *out_params);
+
+/**
  * Changes chain `chain`'s parameters at runtime, keeping its particles and
  * velocities (no reset). Does not allocate.
  * Errors: NULL_POINTER, STRUCT_SIZE, INVALID_ARGUMENT.
@@ -1204,7 +1238,7 @@ static_assert(sizeof(SecmoCorrectiveDesc) == 32, "SecmoCorrectiveDesc layout");
 static_assert(sizeof(SecmoBtobBones) == 32, "SecmoBtobBones layout");
 static_assert(sizeof(SecmoCorrectiveRecord) == 104, "SecmoCorrectiveRecord layout");
 static_assert(sizeof(SecmoColliderDesc) == 40, "SecmoColliderDesc layout");
-static_assert(sizeof(SecmoChainParams) == 124, "SecmoChainParams layout");
+static_assert(sizeof(SecmoChainParams) == 136, "SecmoChainParams layout");
 static_assert(sizeof(SecmoFrameInput) == 80, "SecmoFrameInput layout");
 static_assert(sizeof(SecmoDebugLine) == 28, "SecmoDebugLine layout");
 static_assert(sizeof(SecmoDebugSphere) == 20, "SecmoDebugSphere layout");
@@ -1220,7 +1254,7 @@ typedef char secmo_layout_check_corrective_desc[(sizeof(SecmoCorrectiveDesc) == 
 typedef char secmo_layout_check_btob_bones[(sizeof(SecmoBtobBones) == 32) ? 1 : -1];
 typedef char secmo_layout_check_corrective_record[(sizeof(SecmoCorrectiveRecord) == 104) ? 1 : -1];
 typedef char secmo_layout_check_collider_desc[(sizeof(SecmoColliderDesc) == 40) ? 1 : -1];
-typedef char secmo_layout_check_chain_params[(sizeof(SecmoChainParams) == 124) ? 1 : -1];
+typedef char secmo_layout_check_chain_params[(sizeof(SecmoChainParams) == 136) ? 1 : -1];
 typedef char secmo_layout_check_frame_input[(sizeof(SecmoFrameInput) == 80) ? 1 : -1];
 typedef char secmo_layout_check_debug_line[(sizeof(SecmoDebugLine) == 28) ? 1 : -1];
 typedef char secmo_layout_check_debug_sphere[(sizeof(SecmoDebugSphere) == 20) ? 1 : -1];
