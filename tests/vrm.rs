@@ -472,3 +472,40 @@ fn c_abi_writes_the_settings_in_two_calls() {
         assert!(last_error().contains("VRM: glb"), "{}", last_error());
     }
 }
+
+#[test]
+fn fields_the_preset_does_not_apply_are_listed_by_name() {
+    // A VRM 1.0 spring whose second joint carries an angle limit of the
+    // VRMC_springBone_limit draft, plus fields no version defines.
+    let text = r#"{
+      "asset": {"version": "2.0"},
+      "nodes": [
+        {"name": "Head", "children": [1]},
+        {"name": "H1", "translation": [0, -0.1, 0], "children": [2]},
+        {"name": "H2", "translation": [0, -0.1, 0], "children": [3]},
+        {"name": "H3", "translation": [0, -0.1, 0]}
+      ],
+      "extensionsUsed": ["VRMC_springBone", "VRMC_springBone_limit"],
+      "extensions": {"VRMC_springBone": {"specVersion": "1.0", "springs": [{
+        "name": "hair", "wobble": 3,
+        "joints": [
+          {"node": 1, "stiffness": 1},
+          {"node": 2, "stiffness": 1, "extensions": {"VRMC_springBone_limit":
+            {"specVersion": "1.0-draft", "limit": {"cone": {"angle": 0.5}}}}},
+          {"node": 3, "softness": 2}
+        ]}]}}
+    }"#;
+    let import = vrm::import(text.as_bytes()).unwrap();
+    let notes = import.notes.join("\n");
+    assert!(
+        notes.contains("springs[0].joints[1] (H2).extensions.VRMC_springBone_limit")
+            && notes.contains("cone"),
+        "the limit is named with its joint and form: {notes}"
+    );
+    assert!(notes.contains("springs[0].wobble"), "{notes}");
+    assert!(notes.contains("joints[2] (H3).softness"), "{notes}");
+    assert_eq!(import.notes.len(), 3, "{notes}");
+    // Godette carries nothing the preset ignores.
+    let godette = vrm::import(&asset("Godette_vrm_v4.vrm")).unwrap();
+    assert!(godette.notes.is_empty(), "{:?}", godette.notes);
+}

@@ -472,7 +472,12 @@ fn three_vrm(fixture: &Fixture, step: usize, driver: &str, dir: &Path) -> Run {
 /// The motion keyed every `keys` frames and linearly re-sampled in between
 /// (what secmo itself does between two updates).
 fn rekeyed(fixture: &Fixture, keys: usize) -> Fixture {
-    let at = |f: usize| (f / keys * keys, (f / keys * keys + keys).min(fixture.frames - 1));
+    let at = |f: usize| {
+        (
+            f / keys * keys,
+            (f / keys * keys + keys).min(fixture.frames - 1),
+        )
+    };
     let weight = |f: usize, (a, b): (usize, usize)| {
         if b > a {
             (f - a) as f32 / (b - a) as f32
@@ -682,7 +687,11 @@ fn vrm_preset_matches_three_vrm_and_is_frame_rate_independent() {
         // The one fixture past 2 % at 30 Hz: drag 0.05 barely damps, and
         // 30 Hz keys do not hold the 120 Hz motion (three-vrm's own 30 Hz
         // run is 95 % off); the solver column shows secmo adds 0.007 %.
-        let limit_30 = if fixture.name == "drag_0.05" { 3.0 } else { 2.0 };
+        let limit_30 = if fixture.name == "drag_0.05" {
+            3.0
+        } else {
+            2.0
+        };
         if rate_60 > 2.0 || rate_30 > limit_30 {
             failures.push(format!(
                 "{}: 60 / 30 Hz input {rate_60:.3} / {rate_30:.3} % from three-vrm at 120 Hz",

@@ -218,8 +218,14 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
     check_format(&bytes).map_err(at)?;
     let json = vrm::gltf_json(&bytes).map_err(|e| at(e.to_string()))?;
     check_references(&json).map_err(at)?;
+    let extension_notes = required_extensions(&json).map_err(at)?;
     let skeleton = vrm::gltf_skeleton(&bytes).map_err(|e| at(e.to_string()))?;
-    let gltf = gltf::Gltf::from_slice(&bytes).map_err(|e| at(e.to_string()))?;
+    // Not the validating `from_slice`: it refuses every file whose
+    // `extensionsRequired` names an extension the reader does not know
+    // (VRMC_vrm, KHR_texture_transform, ...). `required_extensions` decides
+    // instead, and `check_references` / `check_layout` did the checks the
+    // reader relies on.
+    let gltf = gltf::Gltf::from_slice_without_validation(&bytes).map_err(|e| at(e.to_string()))?;
     // A missing buffer is only an error for the data that needs it (the
     // three-vrm fixtures ship without their mesh .bin).
     let buffers = load_buffers(&gltf, path);
@@ -354,7 +360,7 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
     }
 
     let mut meshes = Vec::new();
-    let mut warnings = Vec::new();
+    let mut warnings = extension_notes;
     let mut rigid_boxes = Vec::new();
     for node in gltf.nodes() {
         let (Some(mesh), Some(skin)) = (node.mesh(), node.skin()) else {
@@ -381,8 +387,8 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
                 continue;
             }
             let reader = primitive.reader(data);
-            let (Some(positions), Some(joint_sets), Some(weight_sets)) = (
-                reader.read_positions(),
+            let (Some(position_accessor), Some(joint_sets), Some(weight_sets)) = (
+                primitive.get(&gltf::Semantic::Positions),
                 reader.read_joints(0),
                 reader.read_weights(0),
             ) else {
@@ -391,7 +397,8 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
                 ));
                 continue;
             };
-            let positions: Vec<glam::Vec3> = positions.map(glam::Vec3::from).collect();
+            let positions =
+                read_vec3(&position_accessor, data).map_err(|e| at(format!("mesh {name}: {e}")))?;
             let influences: Vec<[(u32, f32); 4]> = joint_sets
                 .into_u16()
                 .zip(weight_sets.into_f32())
@@ -467,6 +474,142 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
         .filter(|p| p.is_finite())
         .collect();
     Ok(imported)
+}
+
+/// Required extensions that change how vertex data is stored, which secmo
+/// cannot read: a file requiring one is refused, naming it.
+const UNREADABLE_EXTENSIONS: &[(&str, &str)] = &[
+    (
+        "KHR_draco_mesh_compression",
+        "Draco-compressed positions and skin weights",
+    ),
+    (
+        "EXT_meshopt_compression",
+        "meshopt-compressed buffers (positions, skin weights, keys)",
+    ),
+    (
+        "KHR_meshopt_compression",
+        "meshopt-compressed buffers (positions, skin weights, keys)",
+    ),
+];
+
+/// Required extensions secmo reads: KHR_mesh_quantization (integer
+/// positions, [`read_vec3`]) and the VRM ones (src/vrm.rs).
+const READ_EXTENSIONS: &[&str] = &[
+    "KHR_mesh_quantization",
+    "VRM",
+    "VRMC_vrm",
+    "VRMC_springBone",
+    "VRMC_springBone_extended_collider",
+    "VRMC_node_constraint",
+];
+
+/// What secmo does with each extension a file requires (glTF 2.0 §3.12):
+/// compressed vertex data is refused with an error naming the extension;
+/// extensions secmo reads pass; any other (materials, textures, lights,
+/// VRM's own) changes nothing secmo reads and gets a one-line note.
+pub fn required_extensions(json: &serde_json::Value) -> Result<Vec<String>, String> {
+    let required = json
+        .get("extensionsRequired")
+        .and_then(serde_json::Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut notes = Vec::new();
+    for name in required.iter().filter_map(serde_json::Value::as_str) {
+        if let Some((_, what)) = UNREADABLE_EXTENSIONS.iter().find(|(n, _)| *n == name) {
+            return Err(format!(
+                "extensionsRequired: {name} stores {what}, which secmo cannot read; \
+                 export the file without it"
+            ));
+        }
+        if !READ_EXTENSIONS.contains(&name) {
+            notes.push(format!(
+                "note: requires {name}, which changes nothing secmo reads (skeleton, skins, clips); ignored"
+            ));
+        }
+    }
+    Ok(notes)
+}
+
+/// Reads a VEC3 accessor of any component type glTF allows for positions:
+/// float, or (KHR_mesh_quantization) signed/unsigned byte or short, raw or
+/// normalized. The node transforms carry the dequantization, as the
+/// extension specifies.
+pub fn read_vec3<'a>(
+    accessor: &gltf::Accessor<'a>,
+    data: impl Fn(gltf::Buffer<'a>) -> Option<&'a [u8]> + Clone,
+) -> Result<Vec<glam::Vec3>, String> {
+    use gltf::accessor::DataType;
+    let index = accessor.index();
+    if accessor.data_type() == DataType::F32 {
+        let iter = gltf::accessor::Iter::<[f32; 3]>::new(accessor.clone(), data)
+            .ok_or_else(|| format!("accessors[{index}] cannot be read"))?;
+        return Ok(iter.map(glam::Vec3::from).collect());
+    }
+    if accessor.sparse().is_some() {
+        return Err(format!(
+            "accessors[{index}]: sparse quantized positions are not supported"
+        ));
+    }
+    let view = accessor
+        .view()
+        .ok_or_else(|| format!("accessors[{index}] has no buffer view"))?;
+    let buffer = data(view.buffer())
+        .ok_or_else(|| format!("accessors[{index}]: its buffer cannot be read"))?;
+    let size = accessor.data_type().size();
+    let stride = view.stride().unwrap_or(3 * size);
+    let start = view.offset() + accessor.offset();
+    let normalized = accessor.normalized();
+    let component = |at: usize| -> Option<f32> {
+        let b = buffer.get(at..at + size)?;
+        Some(match accessor.data_type() {
+            DataType::I8 => {
+                let v = b[0] as i8 as f32;
+                if normalized {
+                    (v / 127.0).max(-1.0)
+                } else {
+                    v
+                }
+            }
+            DataType::U8 => {
+                let v = f32::from(b[0]);
+                if normalized {
+                    v / 255.0
+                } else {
+                    v
+                }
+            }
+            DataType::I16 => {
+                let v = f32::from(i16::from_le_bytes([b[0], b[1]]));
+                if normalized {
+                    (v / 32767.0).max(-1.0)
+                } else {
+                    v
+                }
+            }
+            DataType::U16 => {
+                let v = f32::from(u16::from_le_bytes([b[0], b[1]]));
+                if normalized {
+                    v / 65535.0
+                } else {
+                    v
+                }
+            }
+            _ => return None,
+        })
+    };
+    (0..accessor.count())
+        .map(|i| {
+            let at = start + i * stride;
+            match (component(at), component(at + size), component(at + 2 * size)) {
+                (Some(x), Some(y), Some(z)) => Ok(glam::Vec3::new(x, y, z)),
+                _ => Err(format!(
+                    "accessors[{index}]: element {i} is outside its buffer or of componentType {:?}",
+                    accessor.data_type()
+                )),
+            }
+        })
+        .collect()
 }
 
 /// Whether `bytes` can be a glTF (JSON) or GLB/VRM (binary) file; if not,
@@ -652,6 +795,9 @@ fn check_layout(json: &serde_json::Value) -> Result<(), String> {
             .unwrap_or_default()
     };
     let uint = |v: &Value, key: &str| v.get(key).and_then(Value::as_u64);
+    let quantized = list(json, "extensionsUsed")
+        .iter()
+        .any(|e| e == "KHR_mesh_quantization");
     let buffers = list(json, "buffers");
     let views = list(json, "bufferViews");
     let accessors = list(json, "accessors");
@@ -753,7 +899,13 @@ fn check_layout(json: &serde_json::Value) -> Result<(), String> {
             let attributes = prim.get("attributes");
             let attr = |name: &str| attributes.and_then(|a| a.get(name));
             let pos = format!("{at}.attributes.POSITION");
-            expect(attr("POSITION"), pos, &["VEC3"], &[5126])?;
+            // KHR_mesh_quantization: positions may be (normalized) integers.
+            let position_types: &[u64] = if quantized {
+                &[5126, 5120, 5121, 5122, 5123]
+            } else {
+                &[5126]
+            };
+            expect(attr("POSITION"), pos, &["VEC3"], position_types)?;
             let joints = format!("{at}.attributes.JOINTS_0");
             expect(attr("JOINTS_0"), joints, &["VEC4"], &[5121, 5123])?;
             let weights = format!("{at}.attributes.WEIGHTS_0");
@@ -1130,6 +1282,12 @@ impl Imported {
                 v.joints,
                 v.collider_shapes.len()
             );
+            for note in &v.notes {
+                let _ = writeln!(s, "note: {note}");
+            }
+        }
+        for w in &self.warnings {
+            let _ = writeln!(s, "{w}");
         }
         s
     }

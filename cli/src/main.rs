@@ -84,7 +84,7 @@ enum Command {
     /// (30/60/120 Hz input).
     Report(ReportCli),
     /// Write a VRM 0.x/1.0 file's spring bones as a secmo rig-settings file
-    /// (chains with the hair solver, colliders; docs/vrm-mapping.md).
+    /// (chains with the VRM preset, colliders; docs/vrm-mapping.md).
     VrmSettings {
         /// The file (.vrm, .glb or .gltf).
         file: PathBuf,

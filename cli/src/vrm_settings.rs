@@ -1,4 +1,5 @@
-//! `secmo vrm-settings`: a VRM's spring bones as a rig-settings file
+//! `secmo vrm-settings`: a VRM's spring bones as a rig-settings file (the
+//! VRM preset) and a note for every field it does not apply
 //! (src/vrm.rs, docs/vrm-mapping.md).
 
 use std::fmt::Write as _;
@@ -70,6 +71,17 @@ pub fn run(input: &Path, out: &Path) -> anyhow::Result<Report> {
             "a spring starts at a scene root: chains anchor to the added bone `{}`",
             secmo::vrm::SCENE_ROOT
         );
+    }
+    // Every field the import read but does not apply, by name.
+    for note in &import.notes {
+        let _ = writeln!(summary, "note: {note}");
+    }
+    if let Ok(json) = secmo::vrm::gltf_json(&bytes) {
+        if let Ok(notes) = crate::import::required_extensions(&json) {
+            for note in notes {
+                let _ = writeln!(summary, "{note}");
+            }
+        }
     }
     Ok(Report {
         summary,

@@ -1,0 +1,192 @@
+//! Files that require extensions (glTF 2.0 §3.12) open: VRM 1.0 exporters
+//! list VRMC_vrm, others KHR_texture_transform or KHR_materials_unlit
+//! (nothing secmo reads changes: a one-line note), KHR_mesh_quantization is
+//! read (integer positions), and compressed vertex data is refused naming
+//! the extension.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{asset, secmo};
+use secmo_cli::glb::Glb;
+use serde_json::json;
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("secmo-ext-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The Fox with `required` added to extensionsUsed and extensionsRequired.
+fn fox_requiring(required: &[&str], out: &Path) -> String {
+    let mut glb = Glb::read(Path::new(&asset("Fox.glb"))).unwrap();
+    glb.json["extensionsUsed"] = json!(required);
+    glb.json["extensionsRequired"] = json!(required);
+    let path = out.join(format!("fox-{}.glb", required.join("+")));
+    glb.write(&path).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn files_requiring_extensions_secmo_does_not_need_open_with_a_note() {
+    let out = dir("notes");
+    for ext in ["VRMC_vrm", "KHR_texture_transform", "KHR_materials_unlit"] {
+        let file = fox_requiring(&[ext], &out);
+        let (code, stdout, stderr) = secmo(&["import", &file]);
+        assert_eq!(code, 0, "import {ext}: {stderr}");
+        // VRMC_vrm is read (humanoid, springs); the others get a note.
+        let noted = stdout.contains(&format!("note: requires {ext}"));
+        assert_eq!(noted, ext != "VRMC_vrm", "{ext}: {stdout}");
+    }
+    let file = fox_requiring(&["KHR_texture_transform", "KHR_materials_unlit"], &out);
+    let baked = out.join("baked.glb");
+    let (code, _, stderr) = secmo(&[
+        "bake",
+        &file,
+        "--clip",
+        "Survey",
+        "--out",
+        baked.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "bake: {stderr}");
+    let (code, _, stderr) = secmo(&["import", baked.to_str().unwrap()]);
+    assert_eq!(code, 0, "the baked file opens again: {stderr}");
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn compressed_vertex_data_is_refused_by_name() {
+    let out = dir("draco");
+    for ext in ["KHR_draco_mesh_compression", "EXT_meshopt_compression"] {
+        let file = fox_requiring(&[ext], &out);
+        let (code, _, stderr) = secmo(&["import", &file]);
+        assert_ne!(code, 0);
+        assert!(
+            stderr.contains(ext) && stderr.contains("cannot read"),
+            "{ext}: {stderr}"
+        );
+    }
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn quantized_positions_are_read_as_the_float_ones() {
+    // KHR_mesh_quantization: the Fox's positions as normalized shorts,
+    // the dequantization scale folded into the inverse binds (a skinned
+    // mesh ignores its node's transform, so that is where it goes).
+    let original = secmo_cli::import::import(Path::new(&asset("Fox.glb"))).unwrap();
+    let mut glb = Glb::read(Path::new(&asset("Fox.glb"))).unwrap();
+    let position = glb.json["meshes"][0]["primitives"][0]["attributes"]["POSITION"]
+        .as_u64()
+        .unwrap() as usize;
+    let floats = &original.meshes[0].positions;
+    let extent = floats
+        .iter()
+        .map(|p| p.abs().max_element())
+        .fold(0.0f32, f32::max);
+    let mut data = Vec::new();
+    for p in floats {
+        for c in p.to_array() {
+            data.extend_from_slice(&((c / extent * 32767.0).round() as i16).to_le_bytes());
+        }
+        data.extend_from_slice(&[0, 0]); // 4-byte aligned elements
+    }
+    let view = glb.push_view(&data);
+    glb.json["bufferViews"][view]["byteStride"] = json!(8);
+    glb.json["accessors"][position] = json!({
+        "bufferView": view, "componentType": 5122, "normalized": true,
+        "count": floats.len(), "type": "VEC3",
+        "min": [-1.0, -1.0, -1.0], "max": [1.0, 1.0, 1.0]
+    });
+    let joints = &original.skins[0];
+    let scaled: Vec<f32> = joints
+        .iter()
+        .flat_map(|&b| {
+            let m = glam::Mat4::from(original.meshes[0].inverse_bind[b])
+                * glam::Mat4::from_scale(glam::Vec3::splat(extent));
+            m.to_cols_array()
+        })
+        .collect();
+    let scaled_ibm = glb.push_floats(&scaled, "MAT4", false);
+    glb.json["skins"][0]["inverseBindMatrices"] = json!(scaled_ibm);
+    glb.json["extensionsUsed"] = json!(["KHR_mesh_quantization"]);
+    glb.json["extensionsRequired"] = json!(["KHR_mesh_quantization"]);
+    let out = dir("quantized");
+    let path = out.join("fox-quantized.glb");
+    glb.write(&path).unwrap();
+
+    let quantized = secmo_cli::import::import(&path).unwrap();
+    let read = &quantized.meshes[0].positions;
+    assert_eq!(read.len(), floats.len());
+    let step = extent / 32767.0;
+    let worst = read
+        .iter()
+        .zip(floats)
+        .map(|(q, f)| (*q * extent - *f).abs().max_element())
+        .fold(0.0f32, f32::max);
+    assert!(
+        worst <= step,
+        "dequantized positions within one step ({step}): {worst}"
+    );
+    // The skinned rest shape is the same: inverse bind × position.
+    for b in joints.iter().copied().take(3) {
+        let a = quantized.meshes[0].inverse_bind[b].transform_point3(read[0]);
+        let e = original.meshes[0].inverse_bind[b].transform_point3(floats[0]);
+        assert!((a - e).length() < 1e-2 * extent, "{a} vs {e}");
+    }
+    // The tool runs on it: import names no note, report measures it.
+    let (code, stdout, stderr) = secmo(&["import", path.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(!stdout.contains("note: requires"), "{stdout}");
+    let report = out.join("report");
+    let (code, _, stderr) = secmo(&[
+        "report",
+        path.to_str().unwrap(),
+        "--out",
+        report.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn vrm_settings_and_import_list_what_they_ignore() {
+    let out = dir("vrm-notes");
+    let file = out.join("limited.gltf");
+    let text = json!({
+        "asset": {"version": "2.0"},
+        "nodes": [
+            {"name": "Head", "children": [1]},
+            {"name": "H1", "translation": [0, -0.1, 0], "children": [2]},
+            {"name": "H2", "translation": [0, -0.1, 0]}
+        ],
+        "extensionsUsed": ["VRMC_springBone", "VRMC_springBone_limit", "KHR_materials_unlit"],
+        "extensionsRequired": ["KHR_materials_unlit"],
+        "extensions": {"VRMC_springBone": {"specVersion": "1.0", "springs": [{
+            "joints": [
+                {"node": 1, "extensions": {"VRMC_springBone_limit":
+                    {"limit": {"hinge": {"angle": 0.3}}}}},
+                {"node": 2}
+            ]}]}}
+    });
+    std::fs::write(&file, serde_json::to_vec(&text).unwrap()).unwrap();
+    let settings = out.join("limited.json");
+    let (code, stdout, stderr) = secmo(&[
+        "vrm-settings",
+        file.to_str().unwrap(),
+        "--out",
+        settings.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    for expected in [
+        "joints[0] (H1).extensions.VRMC_springBone_limit: angle limit (hinge)",
+        "note: requires KHR_materials_unlit",
+    ] {
+        assert!(stdout.contains(expected), "{expected}: {stdout}");
+    }
+    let (code, stdout, stderr) = secmo(&["import", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(stdout.contains("VRMC_springBone_limit"), "{stdout}");
+    std::fs::remove_dir_all(&out).ok();
+}
