@@ -220,12 +220,7 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
     check_references(&json).map_err(at)?;
     let extension_notes = required_extensions(&json).map_err(at)?;
     let skeleton = vrm::gltf_skeleton(&bytes).map_err(|e| at(e.to_string()))?;
-    // Not the validating `from_slice`: it refuses every file whose
-    // `extensionsRequired` names an extension the reader does not know
-    // (VRMC_vrm, KHR_texture_transform, ...). `required_extensions` decides
-    // instead, and `check_references` / `check_layout` did the checks the
-    // reader relies on.
-    let gltf = gltf::Gltf::from_slice_without_validation(&bytes).map_err(|e| at(e.to_string()))?;
+    let gltf = read_document(&bytes, &json).map_err(at)?;
     // A missing buffer is only an error for the data that needs it (the
     // three-vrm fixtures ship without their mesh .bin).
     let buffers = load_buffers(&gltf, path);
@@ -474,6 +469,29 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
         .filter(|p| p.is_finite())
         .collect();
     Ok(imported)
+}
+
+/// The glTF document, validated as the glTF reader validates it, except
+/// for `extensionsRequired`: `gltf::Gltf::from_slice` refuses every file
+/// that requires an extension the reader does not know (VRMC_vrm,
+/// KHR_texture_transform, ...), and [`required_extensions`] decides that
+/// instead. Validation stays on: the reader unwraps what it validated.
+fn read_document(bytes: &[u8], json: &serde_json::Value) -> Result<gltf::Gltf, String> {
+    let mut json = json.clone();
+    if let Some(root) = json.as_object_mut() {
+        root.remove("extensionsRequired");
+    }
+    let root: gltf::json::Root = serde_json::from_value(json).map_err(|e| e.to_string())?;
+    let document = gltf::Document::from_json(root).map_err(|e| e.to_string())?;
+    let blob = if bytes.starts_with(b"glTF") {
+        gltf::binary::Glb::from_slice(bytes)
+            .map_err(|e| e.to_string())?
+            .bin
+            .map(|b| b.into_owned())
+    } else {
+        None
+    };
+    Ok(gltf::Gltf { document, blob })
 }
 
 /// Required extensions that change how vertex data is stored, which secmo

@@ -274,3 +274,19 @@ fn a_sampler_naming_a_missing_accessor_is_an_error() {
     );
     std::fs::remove_dir_all(d).ok();
 }
+
+#[test]
+fn a_value_outside_its_enumeration_is_an_error_not_a_panic() {
+    // Found by fuzzing when the importer first read files without the
+    // validating reader (to accept any extensionsRequired): the reader
+    // unwraps enumerations it expects validation to have checked. The
+    // importer validates everything but extensionsRequired.
+    let d = dir("bad-enum");
+    let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
+    v["animations"][0]["samplers"][0]["interpolation"] = json!("LINEER");
+    v["extensionsRequired"] = json!(["KHR_texture_transform"]);
+    v["extensionsUsed"] = json!(["KHR_texture_transform"]);
+    let f = write(&d, "a.gltf", &v);
+    refused_everywhere(&f, "animations[0].samplers[0].interpolation: Invalid value");
+    std::fs::remove_dir_all(d).ok();
+}
