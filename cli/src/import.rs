@@ -484,14 +484,37 @@ fn read_document(bytes: &[u8], json: &serde_json::Value) -> Result<gltf::Gltf, S
     let root: gltf::json::Root = serde_json::from_value(json).map_err(|e| e.to_string())?;
     let document = gltf::Document::from_json(root).map_err(|e| e.to_string())?;
     let blob = if bytes.starts_with(b"glTF") {
-        gltf::binary::Glb::from_slice(bytes)
-            .map_err(|e| e.to_string())?
-            .bin
-            .map(|b| b.into_owned())
+        glb_bin_chunk(bytes)?.map(<[u8]>::to_vec)
     } else {
         None
     };
     Ok(gltf::Gltf { document, blob })
+}
+
+/// The BIN chunk of a GLB (glTF 2.0 §4.4), if it has one; every length is
+/// checked against the file (the glTF reader's own GLB parser overflows on
+/// some malformed headers: a fuzz finding).
+fn glb_bin_chunk(bytes: &[u8]) -> Result<Option<&[u8]>, String> {
+    let u32_at = |i: usize| -> Option<usize> {
+        let b = bytes.get(i..i.checked_add(4)?)?;
+        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
+    };
+    let json_length = u32_at(12).ok_or("GLB header is truncated")?;
+    let bin_header = 20usize
+        .checked_add(json_length)
+        .ok_or("GLB JSON chunk length overflows")?;
+    let (Some(length), Some(kind)) = (u32_at(bin_header), u32_at(bin_header + 4)) else {
+        return Ok(None); // no second chunk
+    };
+    if kind != 0x004E_4942 {
+        return Ok(None); // not BIN: an extension's chunk, ignored
+    }
+    let start = bin_header + 8;
+    start
+        .checked_add(length)
+        .and_then(|end| bytes.get(start..end))
+        .map(Some)
+        .ok_or_else(|| format!("GLB BIN chunk of {length} bytes runs past the end of the file"))
 }
 
 /// Required extensions that change how vertex data is stored, which secmo
