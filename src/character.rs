@@ -16,6 +16,7 @@ use crate::solvers::chain::{
 };
 use crate::solvers::collide::PlacedCollider;
 use crate::solvers::corrective::{self, CorrectiveRecord, CorrectiveState};
+use crate::solvers::node_constraint::NodeConstraintKind;
 use crate::solvers::spring::{self, SpringState, MAX_HISTORY};
 
 /// How targets are chosen for the substeps of one update (SPEC §2 DECISION).
@@ -1030,7 +1031,9 @@ impl Character {
         }
 
         // Rotation constraints (SPEC §4), before the springs.
-        if self.enabled[Stage::Constraints as usize] && !self.rig.constraints.is_empty() {
+        if self.enabled[Stage::Constraints as usize]
+            && !(self.rig.constraints.is_empty() && self.rig.node_constraints.is_empty())
+        {
             self.run_constraints(&mut info);
         }
         if recording {
@@ -1212,6 +1215,27 @@ impl Character {
                 info.warnings |= WARNING_SHEAR;
             }
             self.refresh_component_from(bone);
+        }
+        // VRM node constraints, in dependency order, each reading the pose
+        // the constraints before it left.
+        for c in &rig.node_constraints {
+            let destination = c.destination as usize;
+            let aim = matches!(c.kind, NodeConstraintKind::Aim(_)).then(|| {
+                let parent = match rig.parents[destination] {
+                    p if p >= 0 => math::decompose(&self.component[p as usize], Vec3::ONE)
+                        .transform
+                        .rotation(),
+                    _ => Quat::IDENTITY,
+                };
+                (
+                    parent,
+                    Vec3::from(self.component[c.source as usize].translation),
+                    Vec3::from(self.component[destination].translation),
+                )
+            });
+            let source = self.local[c.source as usize].rotation().normalize();
+            self.local[destination].rotation = c.solve(source, aim).to_array();
+            self.refresh_component_from(destination);
         }
     }
 

@@ -57,6 +57,9 @@ pub use solvers::constraint::RotationConstraint;
 pub use solvers::corrective::{
     BtobBones, CorrectiveRecord, CorrectiveState, Gains, Probe, ProximityCorrective, Side,
 };
+pub use solvers::node_constraint::{
+    AimAxis, NodeConstraint, NodeConstraintDesc, NodeConstraintKind, RollAxis,
+};
 pub use solvers::spring::{SpringParams, SpringState};
 
 /// The crate version, as in Cargo.toml.

@@ -10,6 +10,7 @@ use crate::solvers::chain::{ChainDesc, ChainSetup};
 use crate::solvers::collide::Collider;
 use crate::solvers::constraint::RotationConstraint;
 use crate::solvers::corrective::ProximityCorrective;
+use crate::solvers::node_constraint::{NodeConstraint, NodeConstraintDesc, NodeConstraintKind};
 use crate::solvers::spring::SpringParams;
 
 /// Which world axis points up. The caller states it; secmo never guesses
@@ -63,6 +64,9 @@ pub struct RigDesc {
     pub up_axis: UpAxis,
     /// Rotation constraints (SPEC §4), run before the springs.
     pub constraints: Vec<ConstraintDesc>,
+    /// VRM node constraints (roll, aim, rotation), run after the SPEC §4
+    /// constraints and before the springs, in dependency order.
+    pub node_constraints: Vec<NodeConstraintDesc>,
     pub springs: Vec<SpringParams>,
     /// Proximity correctives (SPEC §5), run after the springs.
     pub correctives: Vec<ProximityCorrective>,
@@ -79,6 +83,7 @@ impl Default for RigDesc {
             units_per_meter: 1.0,
             up_axis: UpAxis::Y,
             constraints: Vec::new(),
+            node_constraints: Vec::new(),
             springs: Vec::new(),
             correctives: Vec::new(),
             colliders: Vec::new(),
@@ -147,6 +152,14 @@ pub enum RigError {
         chain: usize,
         reason: &'static str,
     },
+    InvalidNodeConstraint {
+        constraint: usize,
+        reason: &'static str,
+    },
+    /// Node constraints that depend on each other in a circle, by bone name.
+    NodeConstraintCycle {
+        bones: String,
+    },
 }
 
 impl fmt::Display for RigError {
@@ -200,6 +213,13 @@ impl fmt::Display for RigError {
                 write!(f, "collider {collider}: {reason}")
             }
             RigError::InvalidChain { chain, reason } => write!(f, "chain {chain}: {reason}"),
+            RigError::InvalidNodeConstraint { constraint, reason } => {
+                write!(f, "node constraint {constraint}: {reason}")
+            }
+            RigError::NodeConstraintCycle { bones } => write!(
+                f,
+                "node constraints depend on each other in a circle: {bones}"
+            ),
         }
     }
 }
@@ -244,6 +264,8 @@ pub struct Rig {
     pub(crate) spring_of_bone: Vec<u32>,
     /// Sorted by constrained bone index.
     pub(crate) constraints: Vec<RotationConstraint>,
+    /// Node constraints in evaluation (dependency) order.
+    pub(crate) node_constraints: Vec<NodeConstraint>,
     /// Sorted by driven bone index.
     pub(crate) correctives: Vec<ProximityCorrective>,
     /// Index of each corrective's first probe in the flat distance arrays.
@@ -341,6 +363,13 @@ impl Rig {
             &reference,
             &reference_component,
         )?;
+        let node_constraints = build_node_constraints(
+            &desc.node_constraints,
+            &parents,
+            &reference,
+            &desc.bones,
+            &constraints,
+        )?;
         let mut correctives = desc.correctives.clone();
         let mut driven_seen = vec![false; n];
         for (i, c) in correctives.iter().enumerate() {
@@ -408,6 +437,7 @@ impl Rig {
             springs,
             spring_of_bone,
             constraints,
+            node_constraints,
             correctives,
             first_probe,
             probe_count,
@@ -466,6 +496,12 @@ impl Rig {
     #[must_use]
     pub fn springs(&self) -> &[SpringParams] {
         &self.springs
+    }
+
+    /// Node constraints in evaluation (dependency) order.
+    #[must_use]
+    pub fn node_constraints(&self) -> &[NodeConstraint] {
+        &self.node_constraints
     }
 
     /// Rotation constraints in evaluation order (by bone index).
@@ -573,6 +609,125 @@ fn subtree_intervals(parents: &[i32]) -> (Vec<u32>, Vec<u32>) {
         stack.extend(children[b as usize].iter().rev().map(|&c| (c, false)));
     }
     (enter, exit)
+}
+
+/// Validates the node constraints and orders them so that every constraint
+/// runs after those whose destination lies on its inputs' paths to the root:
+/// the source (and, for aim, the destination's parent) or an ancestor of it
+/// (three-vrm's dependency rule). A circle is an error naming its bones.
+fn build_node_constraints(
+    descs: &[NodeConstraintDesc],
+    parents: &[i32],
+    reference: &[Transform],
+    bones: &[BoneDesc],
+    rotation_constraints: &[RotationConstraint],
+) -> Result<Vec<NodeConstraint>, RigError> {
+    if descs.is_empty() {
+        return Ok(Vec::new());
+    }
+    let n = parents.len();
+    let mut owner = vec![usize::MAX; n];
+    for (i, d) in descs.iter().enumerate() {
+        let err = |reason| RigError::InvalidNodeConstraint {
+            constraint: i,
+            reason,
+        };
+        if d.source as usize >= n || d.destination as usize >= n {
+            return Err(err("source or destination index is out of range"));
+        }
+        if d.source == d.destination {
+            return Err(err("a bone cannot be its own source"));
+        }
+        if !(d.weight.is_finite() && (0.0..=1.0).contains(&d.weight)) {
+            return Err(err("weight must be in [0, 1]"));
+        }
+        let dst = d.destination as usize;
+        if owner[dst] != usize::MAX {
+            return Err(err("destination already has a node constraint"));
+        }
+        if rotation_constraints.iter().any(|c| c.bone as usize == dst) {
+            return Err(err("destination already has a rotation constraint"));
+        }
+        owner[dst] = i;
+    }
+    // The constraints whose destinations lie on the path from `bone` to the root.
+    let on_path = |mut bone: i32, out: &mut Vec<usize>| {
+        let mut steps = 0;
+        while bone >= 0 && steps <= n {
+            if owner[bone as usize] != usize::MAX {
+                out.push(owner[bone as usize]);
+            }
+            bone = parents[bone as usize];
+            steps += 1;
+        }
+    };
+    let mut dependencies = Vec::with_capacity(descs.len());
+    for (i, d) in descs.iter().enumerate() {
+        let mut deps = Vec::new();
+        on_path(d.source as i32, &mut deps);
+        if deps.contains(&i) && matches!(d.kind, NodeConstraintKind::Aim(_)) {
+            // The source hangs below the destination: aiming at it moves it.
+            return Err(RigError::InvalidNodeConstraint {
+                constraint: i,
+                reason: "an aim source must not be below its destination",
+            });
+        }
+        if matches!(d.kind, NodeConstraintKind::Aim(_)) {
+            on_path(parents[d.destination as usize], &mut deps);
+        }
+        // A roll or rotation source below its own destination reads only
+        // its own local rotation: no dependency on itself.
+        deps.retain(|&k| k != i);
+        dependencies.push(deps);
+    }
+    // Depth-first topological order; 1 = on the current path, 2 = done.
+    let mut state = vec![0u8; descs.len()];
+    let mut order = Vec::with_capacity(descs.len());
+    for start in 0..descs.len() {
+        if state[start] != 0 {
+            continue;
+        }
+        let mut stack = vec![(start, 0usize)];
+        state[start] = 1;
+        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
+            if let Some(&dep) = dependencies[node].get(*next) {
+                *next += 1;
+                match state[dep] {
+                    0 => {
+                        state[dep] = 1;
+                        stack.push((dep, 0));
+                    }
+                    1 => {
+                        let from = stack.iter().position(|&(c, _)| c == dep).unwrap_or(0);
+                        let mut names: Vec<&str> = stack[from..]
+                            .iter()
+                            .map(|&(c, _)| bones[descs[c].destination as usize].name.as_str())
+                            .collect();
+                        names.push(bones[descs[dep].destination as usize].name.as_str());
+                        return Err(RigError::NodeConstraintCycle {
+                            bones: names.join(" → "),
+                        });
+                    }
+                    _ => {}
+                }
+            } else {
+                state[node] = 2;
+                order.push(node);
+                stack.pop();
+            }
+        }
+    }
+    Ok(order
+        .into_iter()
+        .map(|i| {
+            let d = &descs[i];
+            NodeConstraint::new(
+                d,
+                reference[d.destination as usize].rotation(),
+                reference[d.source as usize].rotation(),
+            )
+        })
+        .collect())
 }
 
 fn build_constraints(

@@ -16,6 +16,7 @@ use crate::rig::{BoneDesc, ConstraintDesc, Rig, RigDesc, UpAxis};
 use crate::solvers::chain::{ChainDesc, ChainParams};
 use crate::solvers::collide::{Collider, ColliderShape};
 use crate::solvers::corrective::{BtobBones, Gains, Probe, ProximityCorrective, Side};
+use crate::solvers::node_constraint::{AimAxis, NodeConstraintDesc, NodeConstraintKind, RollAxis};
 use crate::solvers::spring::SpringParams;
 
 /// The value of the `format` field.
@@ -60,6 +61,8 @@ pub struct RigSettings {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub constraints: Vec<ConstraintSettings>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub node_constraints: Vec<NodeConstraintSettings>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub correctives: Vec<CorrectiveSettings>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub colliders: Vec<ColliderSettings>,
@@ -87,6 +90,23 @@ pub struct SpringSettings {
 pub struct ConstraintSettings {
     pub bone: String,
     pub target: String,
+}
+
+/// A VRM node constraint (`VRMC_node_constraint`): roll, aim or rotation.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeConstraintSettings {
+    /// "roll", "aim" or "rotation".
+    pub kind: String,
+    pub source: String,
+    pub destination: String,
+    /// Roll: "X", "Y" or "Z" [X]; aim: "PositiveX" … "NegativeZ"
+    /// [PositiveX]; rotation: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub axis: Option<String>,
+    /// 0..1 [1].
+    #[serde(default = "one")]
+    pub weight: f32,
 }
 
 /// Gains of a probe on one side.
@@ -237,6 +257,7 @@ impl RigSettings {
             version: SETTINGS_VERSION,
             springs: Vec::new(),
             constraints: Vec::new(),
+            node_constraints: Vec::new(),
             correctives: Vec::new(),
             colliders: Vec::new(),
             chains: Vec::new(),
@@ -365,6 +386,52 @@ impl RigSettings {
             constraints.push(ConstraintDesc {
                 bone: bone(format!("constraints[{i}].bone"), &c.bone)?,
                 target: bone(format!("constraints[{i}].target"), &c.target)?,
+            });
+        }
+        let mut node_constraints = Vec::new();
+        for (i, c) in self.node_constraints.iter().enumerate() {
+            let path = format!("node_constraints[{i}]");
+            let axis = c.axis.as_deref();
+            let bad_axis = |expected: &str| {
+                error(
+                    format!("{path}.axis"),
+                    format!("{:?} is not {expected}", axis.unwrap_or("")),
+                )
+            };
+            let kind = match c.kind.as_str() {
+                "roll" => NodeConstraintKind::Roll(match axis {
+                    None => RollAxis::X,
+                    Some(a) => RollAxis::from_name(a).ok_or_else(|| bad_axis("X, Y or Z"))?,
+                }),
+                "aim" => NodeConstraintKind::Aim(match axis {
+                    None => AimAxis::PositiveX,
+                    Some(a) => AimAxis::from_name(a).ok_or_else(|| {
+                        bad_axis(
+                            "PositiveX, NegativeX, PositiveY, NegativeY, PositiveZ or NegativeZ",
+                        )
+                    })?,
+                }),
+                "rotation" => {
+                    if axis.is_some() {
+                        return Err(error(
+                            format!("{path}.axis"),
+                            "a rotation constraint has no axis",
+                        ));
+                    }
+                    NodeConstraintKind::Rotation
+                }
+                other => {
+                    return Err(error(
+                        format!("{path}.kind"),
+                        format!("\"{other}\" is not roll, aim or rotation"),
+                    ))
+                }
+            };
+            node_constraints.push(NodeConstraintDesc {
+                kind,
+                source: bone(format!("{path}.source"), &c.source)?,
+                destination: bone(format!("{path}.destination"), &c.destination)?,
+                weight: c.weight,
             });
         }
 
@@ -508,6 +575,7 @@ impl RigSettings {
             units_per_meter,
             up_axis,
             constraints,
+            node_constraints,
             springs,
             correctives,
             colliders,
@@ -531,6 +599,20 @@ impl RigSettings {
             s.constraints.push(ConstraintSettings {
                 bone: name(c.bone),
                 target: name(c.target),
+            });
+        }
+        for c in rig.node_constraints() {
+            let (kind, axis) = match c.kind {
+                NodeConstraintKind::Roll(a) => ("roll", Some(a.name().to_string())),
+                NodeConstraintKind::Aim(a) => ("aim", Some(a.name().to_string())),
+                NodeConstraintKind::Rotation => ("rotation", None),
+            };
+            s.node_constraints.push(NodeConstraintSettings {
+                kind: kind.into(),
+                source: name(c.source),
+                destination: name(c.destination),
+                axis,
+                weight: c.weight,
             });
         }
         let gains = |g: &Gains| GainSettings {

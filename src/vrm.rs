@@ -13,7 +13,9 @@ use serde_json::Value;
 
 use crate::math::Transform;
 use crate::rig::BoneDesc;
-use crate::settings::{ChainSettings, ColliderSettings, RigSettings, SettingsError};
+use crate::settings::{
+    ChainSettings, ColliderSettings, NodeConstraintSettings, RigSettings, SettingsError,
+};
 
 /// What an import found, for reports and tests.
 #[derive(Clone, Debug, PartialEq)]
@@ -375,7 +377,72 @@ fn vrm_params(joint: VrmJoint, center: Option<&str>) -> serde_json::Map<String, 
     params
 }
 
-/// Reads a VRM's spring bones.
+/// `VRMC_node_constraint` 1.0 on the nodes: roll, aim and rotation
+/// constraints with their source, axis and weight (docs/node-constraints.md).
+fn node_constraints(
+    json: &Value,
+    nodes: &Nodes,
+    notes: &mut Vec<String>,
+) -> Result<Vec<NodeConstraintSettings>, SettingsError> {
+    let mut out = Vec::new();
+    for (i, node) in array(json.get("nodes")).iter().enumerate() {
+        let Some(ext) = node
+            .get("extensions")
+            .and_then(|e| e.get("VRMC_node_constraint"))
+        else {
+            continue;
+        };
+        let path = format!("nodes[{i}].extensions.VRMC_node_constraint.constraint");
+        let constraint = ext.get("constraint").ok_or_else(|| err(&path, "missing"))?;
+        let Some((kind, body)) = ["roll", "aim", "rotation"]
+            .iter()
+            .find_map(|k| constraint.get(*k).map(|b| (*k, b)))
+        else {
+            return Err(err(&path, "not a roll, aim or rotation constraint"));
+        };
+        let source = body
+            .get("source")
+            .and_then(Value::as_u64)
+            .ok_or_else(|| err(format!("{path}.{kind}.source"), "missing node index"))?
+            as usize;
+        if source >= nodes.names.len() {
+            return Err(err(
+                format!("{path}.{kind}.source"),
+                format!("node {source} does not exist"),
+            ));
+        }
+        let axis_key = match kind {
+            "roll" => Some("rollAxis"),
+            "aim" => Some("aimAxis"),
+            _ => None,
+        };
+        let axis = axis_key.map(|k| {
+            body.get(k)
+                .and_then(Value::as_str)
+                // The schema requires the axis; three-vrm defaults it.
+                .unwrap_or(if kind == "roll" { "X" } else { "PositiveX" })
+                .to_string()
+        });
+        let weight = num(body.get("weight"), 1.0);
+        for key in body.as_object().into_iter().flatten().map(|(k, _)| k) {
+            if !["source", "weight", "extensions", "extras"].contains(&key.as_str())
+                && Some(key.as_str()) != axis_key
+            {
+                notes.push(format!("{path}.{kind}.{key}: unknown field, ignored"));
+            }
+        }
+        out.push(NodeConstraintSettings {
+            kind: kind.into(),
+            source: nodes.names[source].clone(),
+            destination: nodes.names[i].clone(),
+            axis,
+            weight,
+        });
+    }
+    Ok(out)
+}
+
+/// Reads a VRM's spring bones and node constraints.
 pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
     let json = gltf_json(bytes)?;
     let nodes = read_nodes(&json)?;
@@ -393,6 +460,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
     let mut scene_root = false;
     let mut collider_shapes = Vec::new();
     let mut notes = Vec::new();
+    settings.node_constraints = node_constraints(&json, &nodes, &mut notes)?;
     let (version, groups, roots, joints);
     if let Some(spring) = ext.and_then(|e| e.get("VRMC_springBone")) {
         version = 1;
@@ -636,11 +704,24 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         groups = bone_groups.len();
         roots = root_count;
         joints = total;
+    } else if !settings.node_constraints.is_empty() {
+        // Node constraints and no spring bones.
+        version = 1;
+        groups = 0;
+        roots = 0;
+        joints = 0;
     } else {
         return Err(err(
             "extensions",
             "no VRMC_springBone (VRM 1.0) or VRM.secondaryAnimation (VRM 0.x)",
         ));
+    }
+    if version == 0 {
+        notes.push(
+            "VRM 0.x has no node constraints (VRMC_node_constraint is VRM 1.0): \
+             constrained twist or sleeve bones stay as animated"
+                .into(),
+        );
     }
     Ok(VrmImport {
         version,

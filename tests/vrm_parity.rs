@@ -1,7 +1,7 @@
 //! secmo's VRM preset against the reference implementation, three-vrm
 //! (`@pixiv/three-vrm-springbone` 3.5.5 with `three` 0.171.0, pinned in
 //! tools/three-vrm/package-lock.json), run headless under node by
-//! tools/three-vrm/springbone.mjs on the same file and the same motion.
+//! tools/three-vrm/vrm.mjs on the same file and the same motion.
 //!
 //! Every spring fixture in tests/assets, Godette (VRM 0.x) and synthetic
 //! VRM 1.0 fixtures covering stiffness, drag, gravity, colliders (a root
@@ -385,6 +385,10 @@ fn fixtures(dir: &Path) -> Vec<Fixture> {
 struct Run {
     joints: Vec<(usize, i64)>,
     tails: Vec<Vec<Vec3>>,
+    /// Node-constrained destinations (glTF nodes) and their local
+    /// rotations per frame.
+    destinations: Vec<usize>,
+    rotations: Vec<Vec<Quat>>,
 }
 
 fn three_vrm(fixture: &Fixture, step: usize, driver: &str, dir: &Path) -> Run {
@@ -422,7 +426,7 @@ fn three_vrm(fixture: &Fixture, step: usize, driver: &str, dir: &Path) -> Run {
     std::fs::write(&job_file, serde_json::to_vec(&job).unwrap()).unwrap();
     let tools = Path::new(env!("CARGO_MANIFEST_DIR")).join("tools/three-vrm");
     let out = Command::new("node")
-        .arg(tools.join("springbone.mjs"))
+        .arg(tools.join("vrm.mjs"))
         .arg(&job_file)
         .current_dir(&tools)
         .output()
@@ -466,7 +470,39 @@ fn three_vrm(fixture: &Fixture, step: usize, driver: &str, dir: &Path) -> Run {
                 .collect()
         })
         .collect();
-    Run { joints, tails }
+    let destinations = result["destinations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_u64().unwrap() as usize)
+        .collect();
+    let rotations = result["rotations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|frame| {
+            frame
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|q| {
+                    let q: Vec<f32> = q
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|x| x.as_f64().unwrap() as f32)
+                        .collect();
+                    Quat::from_xyzw(q[0], q[1], q[2], q[3])
+                })
+                .collect()
+        })
+        .collect();
+    Run {
+        joints,
+        tails,
+        destinations,
+        rotations,
+    }
 }
 
 /// The motion keyed every `keys` frames and linearly re-sampled in between
@@ -559,6 +595,7 @@ fn secmo_run(fixture: &Fixture, step: usize, reference: &Run) -> (Run, Vec<f32>)
     let mut out = reference_pose.clone();
     let mut component = vec![Affine3A::IDENTITY; pose.len()];
     let mut tails = Vec::new();
+    let mut rotations = Vec::new();
     let dt = step as f32 / RATE as f32;
     for (k, f) in (0..fixture.frames).step_by(step).enumerate() {
         for m in &fixture.motion {
@@ -592,11 +629,20 @@ fn secmo_run(fixture: &Fixture, step: usize, reference: &Run) -> (Run, Vec<f32>)
                 })
                 .collect(),
         );
+        rotations.push(
+            reference
+                .destinations
+                .iter()
+                .map(|&d| out[bone_of(d as i64)].rotation())
+                .collect(),
+        );
     }
     (
         Run {
             joints: reference.joints.clone(),
             tails,
+            destinations: reference.destinations.clone(),
+            rotations,
         },
         lengths,
     )
@@ -701,4 +747,247 @@ fn vrm_preset_matches_three_vrm_and_is_frame_rate_independent() {
     }
     std::fs::remove_dir_all(&dir).ok();
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// Exact angle between two rotations (glam's `angle_between` is 2·acos,
+/// which cannot resolve angles below ~7e-4 rad in f32).
+fn angle(a: Quat, b: Quat) -> f32 {
+    let d = a.conjugate() * b;
+    2.0 * Vec3::new(d.x, d.y, d.z).length().atan2(d.w.abs())
+}
+
+/// VRMC_node_constraint fixture: every kind at weights 0, 0.5 and 1, every
+/// roll and aim axis, constraints chained through each other (listed in the
+/// file after the ones that depend on them), an aim whose destination hangs
+/// from a constrained node, and a constrained node carrying a hair spring.
+/// The sources turn through ±170°.
+fn node_constraint_fixture(dir: &Path) -> Fixture {
+    let q =
+        |axis: Vec3, degrees: f32| Quat::from_axis_angle(axis.normalize(), degrees.to_radians());
+    let arm_rest = q(Vec3::Z, 20.0);
+    let mut nodes = vec![
+        json!({"name": "root", "children": []}),
+        json!({"name": "arm", "translation": [0.0, 1.0, 0.0], "rotation": arm_rest.to_array(), "children": [2]}),
+        json!({"name": "hand", "translation": [0.3, 0.0, 0.0]}),
+        json!({"name": "orbit", "translation": [0.0, 1.0, 0.0], "children": [4]}),
+        json!({"name": "target", "translation": [0.5, 0.1, 0.2]}),
+    ];
+    let mut root_children = vec![1, 3];
+    let mut add = |nodes: &mut Vec<Value>,
+                   name: String,
+                   parent: Option<usize>,
+                   t: [f32; 3],
+                   r: Quat,
+                   constraint: Value| {
+        let i = nodes.len();
+        nodes.push(json!({"name": name, "translation": t, "rotation": r.to_array(),
+            "extensions": {"VRMC_node_constraint": {"specVersion": "1.0", "constraint": constraint}}}));
+        match parent {
+            Some(p) => {
+                if !nodes[p]["children"].is_array() {
+                    nodes[p]["children"] = json!([]);
+                }
+                nodes[p]["children"].as_array_mut().unwrap().push(json!(i));
+            }
+            None => root_children.push(i),
+        }
+        i
+    };
+    let mut k = 0.0f32;
+    let mut rest = || {
+        k += 1.0;
+        q(Vec3::new(1.0, 0.5, 0.2), 12.0 * k)
+    };
+    for w in [0.0, 0.5, 1.0] {
+        let r = rest();
+        add(
+            &mut nodes,
+            format!("rotation_w{w}"),
+            None,
+            [0.2, 0.5, 0.0],
+            r,
+            json!({"rotation": {"source": 1, "weight": w}}),
+        );
+        for axis in ["X", "Y", "Z"] {
+            let r = rest();
+            add(
+                &mut nodes,
+                format!("roll_{axis}_w{w}"),
+                None,
+                [0.0, 0.5, 0.2],
+                r,
+                json!({"roll": {"source": 1, "rollAxis": axis, "weight": w}}),
+            );
+        }
+        for axis in [
+            "PositiveX",
+            "NegativeX",
+            "PositiveY",
+            "NegativeY",
+            "PositiveZ",
+            "NegativeZ",
+        ] {
+            let r = rest();
+            add(
+                &mut nodes,
+                format!("aim_{axis}_w{w}"),
+                None,
+                [0.05, 1.05, -0.05],
+                r,
+                json!({"aim": {"source": 4, "aimAxis": axis, "weight": w}}),
+            );
+        }
+    }
+    // Chained, listed dependents first: c ← b ← a ← arm.
+    let first = nodes.len();
+    let (c, b, a) = (first, first + 1, first + 2);
+    add(
+        &mut nodes,
+        "chain_c".into(),
+        None,
+        [0.1, 0.2, 0.0],
+        rest(),
+        json!({"roll": {"source": b, "rollAxis": "Y", "weight": 0.8}}),
+    );
+    add(
+        &mut nodes,
+        "chain_b".into(),
+        None,
+        [0.1, 0.3, 0.0],
+        rest(),
+        json!({"rotation": {"source": a, "weight": 0.7}}),
+    );
+    add(
+        &mut nodes,
+        "chain_a".into(),
+        None,
+        [0.1, 0.4, 0.0],
+        rest(),
+        json!({"rotation": {"source": 1, "weight": 1.0}}),
+    );
+    assert_eq!(
+        (nodes[c]["name"].as_str(), nodes[a]["name"].as_str()),
+        (Some("chain_c"), Some("chain_a"))
+    );
+    // An aim hanging from a constrained node (its parent's world rotation
+    // comes from chain_a's constraint).
+    add(
+        &mut nodes,
+        "sleeve".into(),
+        Some(a),
+        [0.0, -0.2, 0.0],
+        rest(),
+        json!({"aim": {"source": 4, "aimAxis": "NegativeY", "weight": 1.0}}),
+    );
+    // A constrained node carrying a hair spring.
+    let hair_root = add(
+        &mut nodes,
+        "hair_root".into(),
+        None,
+        [0.0, 1.5, 0.0],
+        Quat::IDENTITY,
+        json!({"rotation": {"source": 1, "weight": 0.6}}),
+    );
+    let h1 = nodes.len();
+    nodes.push(json!({"name": "hair_1", "translation": [0.0, 0.0, -0.08], "children": [h1 + 1]}));
+    nodes.push(json!({"name": "hair_2", "translation": [0.0, -0.1, -0.02], "children": [h1 + 2]}));
+    nodes.push(json!({"name": "hair_end", "translation": [0.0, -0.1, 0.0]}));
+    nodes[hair_root]["children"] = json!([h1]);
+    nodes[0]["children"] = json!(root_children);
+    let joint = |n: usize| json!({"node": n, "hitRadius": 0.02, "stiffness": 1.0, "dragForce": 0.3, "gravityPower": 0.2});
+    let gltf = json!({
+        "asset": {"version": "2.0", "generator": "secmo tests/vrm_parity.rs"},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": nodes,
+        "extensionsUsed": ["VRMC_node_constraint", "VRMC_springBone"],
+        "extensions": {"VRMC_springBone": {"specVersion": "1.0", "springs": [
+            {"joints": [joint(h1), joint(h1 + 1), {"node": h1 + 2}]}
+        ]}},
+    });
+    let file = dir.join("node-constraints.gltf");
+    std::fs::write(&file, serde_json::to_vec_pretty(&gltf).unwrap()).unwrap();
+    let frames = 6 * RATE;
+    let (mut arm, mut orbit) = (Vec::new(), Vec::new());
+    for f in 0..frames {
+        let t = f as f32 / RATE as f32;
+        let s = |period: f32| (std::f32::consts::TAU * t / period).sin();
+        arm.push(arm_rest * q(Vec3::Y, 170.0 * s(4.0)) * q(Vec3::X, 60.0 * s(2.7)));
+        orbit.push(q(Vec3::Y, 170.0 * s(3.0)) * q(Vec3::Z, 40.0 * s(2.2)));
+    }
+    Fixture {
+        name: "node constraints".into(),
+        file,
+        motion: vec![
+            Motion {
+                node: 1,
+                translation: None,
+                rotation: Some(arm),
+            },
+            Motion {
+                node: 3,
+                translation: None,
+                rotation: Some(orbit),
+            },
+        ],
+        frames,
+        teleports: Vec::new(),
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_three_vrm),
+    ignore = "needs node and `npm ci --prefix tools/three-vrm` (.ci/run installs both)"
+)]
+fn node_constraints_match_three_vrm() {
+    let dir = std::env::temp_dir().join(format!("secmo-node-constraints-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let fixture = node_constraint_fixture(&dir);
+    let reference = three_vrm(&fixture, 1, "joints", &dir);
+    assert_eq!(
+        reference.destinations.len(),
+        3 + 9 + 18 + 3 + 2,
+        "three-vrm read every constraint"
+    );
+    let (secmo, lengths) = secmo_run(&fixture, 1, &reference);
+    let names = {
+        let json = gltf_json(&fixture.file);
+        reference
+            .destinations
+            .iter()
+            .map(|&d| json["nodes"][d]["name"].as_str().unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    let mut worst = vec![0.0f32; names.len()];
+    for (a, b) in secmo.rotations.iter().zip(&reference.rotations) {
+        for ((w, qa), qb) in worst.iter_mut().zip(a).zip(b) {
+            *w = w.max(angle(*qa, *qb));
+        }
+    }
+    let mut moved = 0.0f32;
+    for frame in &reference.rotations {
+        for (q, q0) in frame.iter().zip(&reference.rotations[0]) {
+            moved = moved.max(angle(*q, *q0));
+        }
+    }
+    println!("| destination | largest rotation difference (rad) |\n|---|---|");
+    for (n, w) in names.iter().zip(&worst) {
+        println!("| {n} | {w:.2e} |");
+    }
+    let hair = worst_tail(&secmo, &reference, &lengths);
+    println!("hair spring on a constrained node: {hair:.4} % of its length");
+    std::fs::remove_dir_all(&dir).ok();
+    assert!(moved > 2.5, "the destinations turn: {moved} rad");
+    let (name, w) =
+        names.iter().zip(&worst).fold(
+            ("", 0.0f32),
+            |acc, (n, &w)| if w > acc.1 { (n, w) } else { acc },
+        );
+    assert!(w <= 1e-4, "{name}: {w:e} rad from three-vrm");
+    assert!(hair <= 0.5, "hair tails {hair} % from three-vrm");
+}
+
+fn worst_tail(a: &Run, b: &Run, lengths: &[f32]) -> f32 {
+    worst(a, 1, b, 1, lengths)
 }

@@ -105,6 +105,16 @@ impl Baker {
             settings
                 .colliders
                 .extend(springs.settings.colliders.iter().cloned());
+            // VRMC_node_constraint destinations get keys like the helpers.
+            for c in &springs.settings.node_constraints {
+                if !settings
+                    .node_constraints
+                    .iter()
+                    .any(|n| n.destination == c.destination)
+                {
+                    settings.node_constraints.push(c.clone());
+                }
+            }
         }
         let mut desc = settings
             .to_rig_desc(
@@ -130,7 +140,11 @@ impl Baker {
                 params,
             ));
         }
-        if desc.chains.is_empty() && desc.springs.is_empty() && desc.correctives.is_empty() {
+        if desc.chains.is_empty()
+            && desc.springs.is_empty()
+            && desc.correctives.is_empty()
+            && desc.node_constraints.is_empty()
+        {
             return Err(at(
                 "no chain to bake (no bone named *tail*, no VRM spring bones, \
                  no springs in extras.secmo_rig_settings)",
@@ -147,6 +161,11 @@ impl Baker {
             .iter()
             .map(|s| s.bone as usize)
             .chain(rig.constraints().iter().map(|c| c.bone as usize))
+            .chain(
+                rig.node_constraints()
+                    .iter()
+                    .map(|c| c.destination as usize),
+            )
             .chain(rig.correctives().iter().map(|c| c.driven as usize))
             .filter(|b| !joints.contains(b))
             .collect();

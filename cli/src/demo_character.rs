@@ -26,6 +26,9 @@ pub const FOOT_R: usize = 22;
 pub const TAIL: [usize; 6] = [23, 24, 25, 26, 27, 28];
 /// ponytail_1..ponytail_4, then the weightless ponytail_end.
 pub const PONYTAIL: [usize; 5] = [29, 30, 31, 32, 33];
+/// Sleeve bones at the shoulders, each following its upper arm halfway
+/// (a VRMC_node_constraint rotation constraint, weight 0.5).
+pub const SLEEVE: [usize; 2] = [34, 35];
 
 /// The clip's name in the GLB.
 pub const CLIP: &str = "walk_run_sprint_stop";
@@ -59,7 +62,9 @@ pub fn meshed_body() -> RigDesc {
         );
     }
     add("ponytail_end", PONYTAIL[3], t(0.0, -8.0, -1.0));
-    debug_assert_eq!(desc.bones.len(), PONYTAIL[4] + 1);
+    add("sleeve_l", CHEST, t(18.0, 20.0, 0.0));
+    add("sleeve_r", CHEST, t(-18.0, 20.0, 0.0));
+    debug_assert_eq!(desc.bones.len(), SLEEVE[1] + 1);
     desc
 }
 
@@ -467,5 +472,11 @@ fn write_ponytail(doc: &mut Glb) {
         "colliderGroups": [{"name": "head", "colliders": [0]}],
         "springs": [{"name": "ponytail", "joints": joints, "colliderGroups": [0]}],
     }});
-    doc.json["extensionsUsed"] = json!(["VRMC_springBone"]);
+    // Sleeves that follow the upper arms halfway (docs/node-constraints.md).
+    for (sleeve, arm) in SLEEVE.into_iter().zip([UPPER_ARM_L, UPPER_ARM_R]) {
+        doc.json["nodes"][sleeve]["extensions"] = json!({"VRMC_node_constraint": {
+            "specVersion": "1.0",
+            "constraint": {"rotation": {"source": arm, "weight": 0.5}}}});
+    }
+    doc.json["extensionsUsed"] = json!(["VRMC_springBone", "VRMC_node_constraint"]);
 }

@@ -1323,6 +1323,19 @@ impl Imported {
                 v.joints,
                 v.collider_shapes.len()
             );
+            for c in &v.settings.node_constraints {
+                let _ = writeln!(
+                    s,
+                    "node constraint: {} {} ← {}{} (weight {})",
+                    c.kind,
+                    c.destination,
+                    c.source,
+                    c.axis
+                        .as_deref()
+                        .map_or(String::new(), |a| format!(", axis {a}")),
+                    c.weight
+                );
+            }
             for note in &v.notes {
                 let _ = writeln!(s, "note: {note}");
             }

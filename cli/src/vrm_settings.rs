@@ -72,6 +72,24 @@ pub fn run(input: &Path, out: &Path) -> anyhow::Result<Report> {
             secmo::vrm::SCENE_ROOT
         );
     }
+    if !import.settings.node_constraints.is_empty() {
+        let count = |kind: &str| {
+            import
+                .settings
+                .node_constraints
+                .iter()
+                .filter(|c| c.kind == kind)
+                .count()
+        };
+        let _ = writeln!(
+            summary,
+            "node constraints: {} ({} roll, {} aim, {} rotation)",
+            import.settings.node_constraints.len(),
+            count("roll"),
+            count("aim"),
+            count("rotation"),
+        );
+    }
     // Every field the import read but does not apply, by name.
     for note in &import.notes {
         let _ = writeln!(summary, "note: {note}");

@@ -246,7 +246,8 @@ fn check_character(character: &std::path::Path, baked: &std::path::Path) {
 
     // The hip and chest helpers come from the file's rig settings: the bake
     // moves them within the SPEC §3 limit (hips 2 cm) and writes their
-    // translation keys, which replay.
+    // translation keys, which replay. The sleeves are VRMC_node_constraint
+    // destinations: their rotation keys follow the upper arms halfway.
     let names: Vec<&str> = baker
         .helpers
         .iter()
@@ -260,7 +261,9 @@ fn check_character(character: &std::path::Path, baked: &std::path::Path) {
             "chest_helper_l",
             "chest_helper_r",
             "hip_helper_l",
-            "hip_helper_r"
+            "hip_helper_r",
+            "sleeve_l",
+            "sleeve_r"
         ]
     );
     let bind = baker.rig.reference_pose();
@@ -283,6 +286,34 @@ fn check_character(character: &std::path::Path, baked: &std::path::Path) {
         }
     }
     assert!(apart < 1e-6, "helper keys replay within {apart} m");
+
+    // Sleeve = rest · slerp(1, upper arm's turn from its rest, 0.5).
+    let source = &clip;
+    let mut worst = 0.0f32;
+    let mut turned = 0.0f32;
+    // The last key repeats the first (the bake closes the loop), so it is
+    // not the arm's pose at that time.
+    let keys = fresh.times.len() - 1;
+    for (f, &t) in fresh.times.iter().enumerate().take(keys) {
+        source.sample(t, &mut pose);
+        for (k, &h) in baker.helpers.iter().enumerate() {
+            let Some(arm) = names[k]
+                .strip_prefix("sleeve_")
+                .and_then(|side| baker.rig.find_bone(&format!("upper_arm_{side}")))
+            else {
+                continue;
+            };
+            let turn = bind[arm].rotation().conjugate() * pose[arm].rotation();
+            let expected = bind[h].rotation() * glam::Quat::IDENTITY.slerp(turn, 0.5);
+            worst = worst.max(fresh.helpers[k][f].1.angle_between(expected));
+            turned = turned.max(turn.angle_between(glam::Quat::IDENTITY));
+        }
+    }
+    assert!(turned > 0.2, "the arms swing: {turned} rad");
+    assert!(
+        worst < 2e-3,
+        "sleeve keys follow the arm halfway: {worst} rad"
+    );
 }
 
 #[test]

@@ -190,3 +190,45 @@ fn vrm_settings_and_import_list_what_they_ignore() {
     assert!(stdout.contains("VRMC_springBone_limit"), "{stdout}");
     std::fs::remove_dir_all(&out).ok();
 }
+
+#[test]
+fn node_constraints_are_listed_and_written() {
+    let out = dir("node-constraints");
+    let file = out.join("twist.gltf");
+    let text = json!({
+        "asset": {"version": "2.0"},
+        "nodes": [
+            {"name": "Arm", "children": [1, 2]},
+            {"name": "Hand", "translation": [0.3, 0, 0]},
+            {"name": "Twist", "translation": [0.15, 0, 0],
+             "extensions": {"VRMC_node_constraint": {"specVersion": "1.0",
+                "constraint": {"roll": {"source": 1, "rollAxis": "X", "weight": 0.5}}}}}
+        ],
+        "extensionsUsed": ["VRMC_node_constraint"]
+    });
+    std::fs::write(&file, serde_json::to_vec(&text).unwrap()).unwrap();
+    let settings = out.join("twist.json");
+    let (code, stdout, stderr) = secmo(&[
+        "vrm-settings",
+        file.to_str().unwrap(),
+        "--out",
+        settings.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("node constraints: 1 (1 roll, 0 aim, 0 rotation)"),
+        "{stdout}"
+    );
+    let written = std::fs::read_to_string(&settings).unwrap();
+    let parsed = secmo::RigSettings::from_json(&written).unwrap();
+    assert_eq!(parsed.node_constraints.len(), 1);
+    assert_eq!(parsed.node_constraints[0].destination, "Twist");
+    assert_eq!(parsed.node_constraints[0].axis.as_deref(), Some("X"));
+    let (code, stdout, stderr) = secmo(&["import", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("node constraint: roll Twist ← Hand, axis X (weight 0.5)"),
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(&out).ok();
+}

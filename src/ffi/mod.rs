@@ -35,6 +35,7 @@ use crate::solvers::collide::{Collider, ColliderShape};
 use crate::solvers::corrective::{
     BtobBones, CorrectiveRecord, Gains, Probe, ProximityCorrective, Side,
 };
+use crate::solvers::node_constraint::{AimAxis, NodeConstraintDesc, NodeConstraintKind, RollAxis};
 use crate::solvers::spring::SpringParams;
 
 // Declared in the order the header lists them: codes, descriptors, rig,

@@ -295,11 +295,29 @@ pub(crate) fn rig_desc_from_c(d: &SecmoRigDesc) -> Result<RigDesc, FfiError> {
         .enumerate()
         .map(|(i, c)| chain_from_c(c, d.units_per_meter, i))
         .collect::<Result<Vec<_>, _>>()?;
+    let node_constraints = read_array(
+        d.node_constraints,
+        d.node_constraint_count,
+        SecmoNodeConstraintDesc {
+            struct_size: 0,
+            kind: SECMO_NODE_CONSTRAINT_ROTATION,
+            source: 0,
+            destination: 0,
+            axis: 0,
+            weight: 1.0,
+        },
+        "desc.node_constraints",
+    )?
+    .iter()
+    .enumerate()
+    .map(|(i, c)| node_constraint_from_c(c, i))
+    .collect::<Result<Vec<_>, _>>()?;
     Ok(RigDesc {
         bones,
         units_per_meter: d.units_per_meter,
         up_axis,
         constraints,
+        node_constraints,
         springs,
         correctives,
         colliders,
@@ -371,6 +389,7 @@ pub unsafe extern "C" fn secmo_rig_create_from_settings(
             // The skeleton's own solvers come first.
             base.springs.append(&mut desc.springs);
             base.constraints.append(&mut desc.constraints);
+            base.node_constraints.append(&mut desc.node_constraints);
             base.correctives.append(&mut desc.correctives);
             let collider_offset = base.colliders.len() as u32;
             for chain in &mut desc.chains {

@@ -95,6 +95,41 @@ pub struct SecmoRotationConstraintDesc {
     pub target: u32,
 }
 
+/// `SecmoNodeConstraintDesc.kind` values (VRMC_node_constraint).
+pub const SECMO_NODE_CONSTRAINT_ROLL: u32 = 0;
+pub const SECMO_NODE_CONSTRAINT_AIM: u32 = 1;
+pub const SECMO_NODE_CONSTRAINT_ROTATION: u32 = 2;
+
+/// `SecmoNodeConstraintDesc.axis` values: aim axes; a roll axis is
+/// `SECMO_AXIS_POSITIVE_X`, `_Y` or `_Z`.
+pub const SECMO_AXIS_POSITIVE_X: u32 = 0;
+pub const SECMO_AXIS_NEGATIVE_X: u32 = 1;
+pub const SECMO_AXIS_POSITIVE_Y: u32 = 2;
+pub const SECMO_AXIS_NEGATIVE_Y: u32 = 3;
+pub const SECMO_AXIS_POSITIVE_Z: u32 = 4;
+pub const SECMO_AXIS_NEGATIVE_Z: u32 = 5;
+
+/// A VRM node constraint (`VRMC_node_constraint` 1.0): the destination's
+/// local rotation follows the source's (roll: its twist about `axis`;
+/// rotation: all of it, both relative to their rests) or turns `axis`
+/// toward the source (aim), blended by `weight`. Runs after the rotation
+/// constraints and before the springs, in dependency order
+/// (docs/node-constraints.md).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoNodeConstraintDesc {
+    /// `sizeof(SecmoNodeConstraintDesc)`. Shipped sizes: 24 (ABI 1); any other is refused.
+    pub struct_size: u32,
+    /// `SECMO_NODE_CONSTRAINT_ROLL`, `_AIM` or `_ROTATION`.
+    pub kind: u32,
+    pub source: u32,
+    pub destination: u32,
+    /// `SECMO_AXIS_*` (ignored for rotation).
+    pub axis: u32,
+    /// 0..1.
+    pub weight: f32,
+}
+
 /// One distance probe of a proximity corrective (SPEC §5).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -189,9 +224,9 @@ pub struct SecmoChainDesc {
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SecmoRigDesc {
-    /// `sizeof(SecmoRigDesc)`. Shipped sizes: 136 on 64-bit targets (ABI 1; it
-    /// holds pointers, so 32-bit targets use their own `sizeof`); any other
-    /// is refused.
+    /// `sizeof(SecmoRigDesc)`. Shipped sizes on 64-bit targets: 152, and 136
+    /// (the first ABI 1 header, without `node_constraints`, which then count
+    /// as none); 32-bit targets use their own `sizeof`s. Any other is refused.
     pub struct_size: u32,
     pub bone_count: u32,
     /// `bone_count` parent indices, -1 for roots; parents precede children.
@@ -224,6 +259,9 @@ pub struct SecmoRigDesc {
     /// `chain_count` tail and hair chains (SPEC §7, §8).
     pub chains: *const SecmoChainDesc,
     pub chain_count: u32,
+    /// `node_constraint_count` VRM node constraints.
+    pub node_constraints: *const SecmoNodeConstraintDesc,
+    pub node_constraint_count: u32,
 }
 
 impl Default for SecmoRigDesc {
@@ -249,6 +287,8 @@ impl Default for SecmoRigDesc {
             collider_count: 0,
             chains: std::ptr::null(),
             chain_count: 0,
+            node_constraints: std::ptr::null(),
+            node_constraint_count: 0,
         }
     }
 }
@@ -347,6 +387,7 @@ const _: () = assert!(
         }
 );
 const _: () = assert!(core::mem::size_of::<SecmoRotationConstraintDesc>() == 12);
+const _: () = assert!(core::mem::size_of::<SecmoNodeConstraintDesc>() == 24);
 const _: () = assert!(core::mem::size_of::<SecmoProbeDesc>() == 68);
 const _: () = assert!(core::mem::size_of::<SecmoCorrectiveDesc>() == 32);
 const _: () = assert!(core::mem::size_of::<BtobBones>() == 32);
@@ -373,16 +414,30 @@ macro_rules! shipped_once {
 shipped_once!(
     SecmoSpringDesc,
     SecmoRotationConstraintDesc,
+    SecmoNodeConstraintDesc,
     SecmoProbeDesc,
     SecmoCorrectiveDesc,
     SecmoColliderDesc,
     ChainParams,
     SecmoChainDesc,
-    SecmoRigDesc,
     SecmoCharacterDesc,
     SecmoFrameInput,
     SecmoUpdateInfo,
     SecmoStageRecords,
+);
+
+// The first ABI 1 header ended at `chain_count`: a caller built against it
+// passes that size and gets no node constraints.
+impl Versioned for SecmoRigDesc {
+    const SHIPPED: &'static [usize] = &[
+        core::mem::offset_of!(SecmoRigDesc, node_constraints),
+        core::mem::size_of::<SecmoRigDesc>(),
+    ];
+}
+const _: () = assert!(
+    core::mem::size_of::<usize>() != 8
+        || (core::mem::offset_of!(SecmoRigDesc, node_constraints) == 136
+            && core::mem::size_of::<SecmoRigDesc>() == 152)
 );
 
 pub(crate) fn side_from(value: u32) -> Result<Side, FfiError> {
@@ -417,6 +472,47 @@ pub(crate) fn collider_from_c(c: &SecmoColliderDesc) -> Result<Collider, FfiErro
         a: Vec3::from_array(c.a),
         b: Vec3::from_array(c.b),
         radius: c.radius,
+    })
+}
+
+pub(crate) fn node_constraint_from_c(
+    c: &SecmoNodeConstraintDesc,
+    i: usize,
+) -> Result<NodeConstraintDesc, FfiError> {
+    let bad = |what: String| {
+        FfiError::new(
+            SECMO_ERROR_INVALID_ARGUMENT,
+            format!("desc.node_constraints[{i}].{what}"),
+        )
+    };
+    let kind = match c.kind {
+        SECMO_NODE_CONSTRAINT_ROLL => NodeConstraintKind::Roll(match c.axis {
+            SECMO_AXIS_POSITIVE_X => RollAxis::X,
+            SECMO_AXIS_POSITIVE_Y => RollAxis::Y,
+            SECMO_AXIS_POSITIVE_Z => RollAxis::Z,
+            other => {
+                return Err(bad(format!(
+                    "axis is {other}; a roll axis is SECMO_AXIS_POSITIVE_X, _Y or _Z"
+                )))
+            }
+        }),
+        SECMO_NODE_CONSTRAINT_AIM => NodeConstraintKind::Aim(
+            *AimAxis::ALL
+                .get(c.axis as usize)
+                .ok_or_else(|| bad(format!("axis is {}; use SECMO_AXIS_*", c.axis)))?,
+        ),
+        SECMO_NODE_CONSTRAINT_ROTATION => NodeConstraintKind::Rotation,
+        other => {
+            return Err(bad(format!(
+                "kind is {other}; use SECMO_NODE_CONSTRAINT_ROLL, _AIM or _ROTATION"
+            )))
+        }
+    };
+    Ok(NodeConstraintDesc {
+        kind,
+        source: c.source,
+        destination: c.destination,
+        weight: c.weight,
     })
 }
 

@@ -4,4 +4,5 @@ pub mod chain;
 pub mod collide;
 pub mod constraint;
 pub mod corrective;
+pub mod node_constraint;
 pub mod spring;

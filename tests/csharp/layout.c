@@ -23,7 +23,8 @@ int main(void) {
     F(SecmoChainDesc, colliders); F(SecmoChainDesc, collider_count); F(SecmoChainDesc, end_offset);
     S(SecmoRigDesc); F(SecmoRigDesc, parents); F(SecmoRigDesc, bone_names); F(SecmoRigDesc, units_per_meter);
     F(SecmoRigDesc, springs); F(SecmoRigDesc, spring_count); F(SecmoRigDesc, correctives); F(SecmoRigDesc, chains);
-    F(SecmoRigDesc, chain_count);
+    F(SecmoRigDesc, chain_count); F(SecmoRigDesc, node_constraints);
+    S(SecmoNodeConstraintDesc); F(SecmoNodeConstraintDesc, axis); F(SecmoNodeConstraintDesc, weight);
     S(SecmoCharacterDesc); F(SecmoCharacterDesc, substep_target);
     S(SecmoFrameInput); F(SecmoFrameInput, dt); F(SecmoFrameInput, pose); F(SecmoFrameInput, pose_len);
     F(SecmoFrameInput, world); F(SecmoFrameInput, importance);

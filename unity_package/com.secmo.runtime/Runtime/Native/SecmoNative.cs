@@ -115,6 +115,15 @@ namespace Secmo
         public uint collider_count;
         public IntPtr chains;
         public uint chain_count;
+        public IntPtr node_constraints;
+        public uint node_constraint_count;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    public struct SecmoNodeConstraintDesc
+    {
+        public uint struct_size, kind, source, destination, axis;
+        public float weight;
     }
 
     [StructLayout(LayoutKind.Sequential)]

@@ -132,6 +132,31 @@
 #define SECMO_DEBUG_CONTACT 6
 
 /**
+ * `SecmoNodeConstraintDesc.kind` values (VRMC_node_constraint).
+ */
+#define SECMO_NODE_CONSTRAINT_ROLL 0
+
+#define SECMO_NODE_CONSTRAINT_AIM 1
+
+#define SECMO_NODE_CONSTRAINT_ROTATION 2
+
+/**
+ * `SecmoNodeConstraintDesc.axis` values: aim axes; a roll axis is
+ * `SECMO_AXIS_POSITIVE_X`, `_Y` or `_Z`.
+ */
+#define SECMO_AXIS_POSITIVE_X 0
+
+#define SECMO_AXIS_NEGATIVE_X 1
+
+#define SECMO_AXIS_POSITIVE_Y 2
+
+#define SECMO_AXIS_NEGATIVE_Y 3
+
+#define SECMO_AXIS_POSITIVE_Z 4
+
+#define SECMO_AXIS_NEGATIVE_Z 5
+
+/**
  * The version this library reads and writes.
  */
 #define SETTINGS_VERSION 1
@@ -141,6 +166,11 @@
  * that the state is plain data (snapshot = bytes) and never allocates.
  */
 #define SECMO_MAX_HISTORY 16
+
+/**
+ * `aimAxis` of VRMC_node_constraint.
+ */
+typedef struct AimAxis AimAxis;
 
 /**
  * Opaque per-instance state. One thread at a time.
@@ -766,14 +796,43 @@ typedef struct SecmoChainDesc {
 } SecmoChainDesc;
 
 /**
+ * A VRM node constraint (`VRMC_node_constraint` 1.0): the destination's
+ * local rotation follows the source's (roll: its twist about `axis`;
+ * rotation: all of it, both relative to their rests) or turns `axis`
+ * toward the source (aim), blended by `weight`. Runs after the rotation
+ * constraints and before the springs, in dependency order
+ * (docs/node-constraints.md).
+ */
+typedef struct SecmoNodeConstraintDesc {
+  /**
+   * `sizeof(SecmoNodeConstraintDesc)`. Shipped sizes: 24 (ABI 1); any other is refused.
+   */
+  uint32_t struct_size;
+  /**
+   * `SECMO_NODE_CONSTRAINT_ROLL`, `_AIM` or `_ROTATION`.
+   */
+  uint32_t kind;
+  uint32_t source;
+  uint32_t destination;
+  /**
+   * `SECMO_AXIS_*` (ignored for rotation).
+   */
+  uint32_t axis;
+  /**
+   * 0..1.
+   */
+  float weight;
+} SecmoNodeConstraintDesc;
+
+/**
  * Describes a rig. Arrays are read during `secmo_rig_create` only; the caller
  * keeps ownership.
  */
 typedef struct SecmoRigDesc {
   /**
-   * `sizeof(SecmoRigDesc)`. Shipped sizes: 136 on 64-bit targets (ABI 1; it
-   * holds pointers, so 32-bit targets use their own `sizeof`); any other
-   * is refused.
+   * `sizeof(SecmoRigDesc)`. Shipped sizes on 64-bit targets: 152, and 136
+   * (the first ABI 1 header, without `node_constraints`, which then count
+   * as none); 32-bit targets use their own `sizeof`s. Any other is refused.
    */
   uint32_t struct_size;
   uint32_t bone_count;
@@ -831,6 +890,11 @@ typedef struct SecmoRigDesc {
    */
   const struct SecmoChainDesc *chains;
   uint32_t chain_count;
+  /**
+   * `node_constraint_count` VRM node constraints.
+   */
+  const struct SecmoNodeConstraintDesc *node_constraints;
+  uint32_t node_constraint_count;
 } SecmoRigDesc;
 
 /**
@@ -898,6 +962,8 @@ typedef struct SecmoRigDesc {
  * A Rust panic was caught at the boundary. The object is still valid.
  */
 #define SECMO_ERROR_PANIC 7099
+
+
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,8 +1,9 @@
 // Runs three-vrm's spring bones (@pixiv/three-vrm-springbone, the reference
-// implementation of VRMC_springBone and VRM 0.x secondaryAnimation) headless
-// under node, for tests/vrm_parity.rs.
+// implementation of VRMC_springBone and VRM 0.x secondaryAnimation) and node
+// constraints (@pixiv/three-vrm-node-constraint, VRMC_node_constraint)
+// headless under node, for tests/vrm_parity.rs and tests/node_constraints.rs.
 //
-//   node springbone.mjs JOB.json > RESULT.json
+//   node vrm.mjs JOB.json > RESULT.json
 //
 // JOB: { "file": path of a .gltf/.glb/.vrm, "dt": seconds per frame,
 //        "frames": N, "motion": [{ "node": i, "translation": [[x,y,z]...N]
@@ -11,14 +12,18 @@
 // Each frame sets the moved nodes' local transforms (node -1: the scene),
 // calls manager.reset() on a reset frame (what a three-vrm user does on a
 // teleport), then manager.update(dt) (not on frame 0, the starting pose).
+// Each frame runs the node constraints first, then the spring bones, as
+// three-vrm's VRM.update does.
 // RESULT: { "joints": [{ "node": i, "tail_node": i or -1 }...],
-//           "tails": [[x,y,z] per joint] per frame } — world positions of
-// each joint's tail (its child, or VRM 0.x's virtual 7 cm end) after the
-// update.
+//           "tails": [[x,y,z] per joint] per frame, — world positions of
+//           each joint's tail (its child, or VRM 0.x's virtual 7 cm end)
+//           "destinations": [node...], "rotations": [[x,y,z,w] per
+//           destination] per frame — the constrained nodes' local rotations }
 import fs from 'node:fs';
 import * as THREE from 'three';
 import { GLTFLoader } from 'three/examples/jsm/loaders/GLTFLoader.js';
 import { VRMSpringBoneLoaderPlugin } from '@pixiv/three-vrm-springbone';
+import { VRMNodeConstraintLoaderPlugin } from '@pixiv/three-vrm-node-constraint';
 
 function gltfJson(bytes) {
   if (bytes.readUInt32LE(0) === 0x46546c67) {
@@ -54,12 +59,18 @@ const job = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
 const json = skeletonOnly(gltfJson(fs.readFileSync(job.file)));
 const loader = new GLTFLoader();
 loader.register((parser) => new VRMSpringBoneLoaderPlugin(parser));
+loader.register((parser) => new VRMNodeConstraintLoaderPlugin(parser));
 const gltf = await new Promise((resolve, reject) => {
   loader.parse(JSON.stringify(json), '', resolve, reject);
 });
-const manager = gltf.userData.vrmSpringBoneManager;
-if (!manager) {
-  throw new Error(`${job.file}: three-vrm found no spring bones`);
+const constraints = gltf.userData.vrmNodeConstraintManager;
+// A file with constraints only has an empty spring manager.
+const manager = gltf.userData.vrmSpringBoneManager ?? {
+  joints: new Set(), colliders: [], setInitState() {}, reset() {}, update() {},
+  _sortJoints() {}, _sortedJoints: [],
+};
+if (!gltf.userData.vrmSpringBoneManager && !constraints) {
+  throw new Error(`${job.file}: three-vrm found no spring bones and no node constraints`);
 }
 const nodes = await gltf.parser.getDependencies('node');
 const indexOf = new Map(nodes.map((n, i) => [n, i]));
@@ -71,6 +82,8 @@ gltf.scene.updateMatrixWorld(true);
 manager.setInitState();
 
 const joints = Array.from(manager.joints);
+const constrained = constraints ? Array.from(constraints.constraints) : [];
+const destinations = constrained.map((c) => indexOf.get(c.destination));
 const info = joints.map((j) => ({
   node: indexOf.get(j.bone),
   tail_node: j.child ? indexOf.get(j.child) : -1,
@@ -104,6 +117,7 @@ function updateJointsOnCurrentGraph(dt) {
 
 const resets = new Set(job.reset_frames ?? []);
 const tails = [];
+const rotations = [];
 const v = new THREE.Vector3();
 for (let f = 0; f < job.frames; f++) {
   for (const m of job.motion) {
@@ -118,6 +132,10 @@ for (let f = 0; f < job.frames; f++) {
   // stretch by the distance the body moved in a frame (secmo and UniVRM
   // keep bind lengths; docs/vrm-mapping.md).
   gltf.scene.updateMatrixWorld(true);
+  if (constraints) {
+    constraints.update();
+    gltf.scene.updateMatrixWorld(true);
+  }
   if (resets.has(f)) {
     manager.reset();
   }
@@ -138,5 +156,6 @@ for (let f = 0; f < job.frames; f++) {
       return j.bone.localToWorld(v.copy(j.initialLocalChildPosition)).toArray();
     }),
   );
+  rotations.push(constrained.map((c) => c.destination.quaternion.toArray()));
 }
-process.stdout.write(JSON.stringify({ joints: info, tails }));
+process.stdout.write(JSON.stringify({ joints: info, tails, destinations, rotations }));
