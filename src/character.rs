@@ -259,6 +259,9 @@ struct ChainState {
     position: Vec<Vec3>,
     velocity: Vec<Vec3>,
     bend: Vec<Quat>,
+    /// Positions before the last substep: the output carries the state
+    /// forward along `position − previous` between substeps.
+    previous: Vec<Vec3>,
     clocks: Vec<ChainClock>,
     /// World frames of the colliders at the last update (interpolation start).
     previous_colliders: Vec<Transform>,
@@ -270,6 +273,7 @@ impl ChainState {
             position: vec![Vec3::ZERO; particles],
             velocity: vec![Vec3::ZERO; particles],
             bend: vec![Quat::IDENTITY; particles],
+            previous: vec![Vec3::ZERO; particles],
             clocks: vec![ChainClock::default(); chains],
             previous_colliders: vec![Transform::IDENTITY; colliders],
         }
@@ -279,6 +283,7 @@ impl ChainState {
         self.position.copy_from_slice(&other.position);
         self.velocity.copy_from_slice(&other.velocity);
         self.bend.copy_from_slice(&other.bend);
+        self.previous.copy_from_slice(&other.previous);
         self.clocks.copy_from_slice(&other.clocks);
         self.previous_colliders
             .copy_from_slice(&other.previous_colliders);
@@ -349,8 +354,9 @@ pub const MIN_VELOCITY_DT: f32 = 1e-3;
 /// Snapshot header magic, "SMSN" little-endian.
 const SNAPSHOT_MAGIC: u32 = u32::from_le_bytes(*b"SMSN");
 /// Bumped whenever the snapshot layout changes. 4: a checksum over the
-/// header and the payload.
-pub const SNAPSHOT_VERSION: u32 = 4;
+/// header and the payload. 5: each particle's position before the last
+/// substep (the output between substeps).
+pub const SNAPSHOT_VERSION: u32 = 5;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -1143,7 +1149,9 @@ impl Character {
                 }
                 for k in 0..setup.len() {
                     let i = setup.first_particle + k;
-                    if !range.particle(w.position[i], w.velocity[i], w.bend[i]) {
+                    if !range.particle(w.position[i], w.velocity[i], w.bend[i])
+                        || !range.place(w.previous[i])
+                    {
                         return Err(Error::NonFiniteResult {
                             bone: setup.joints[k] as usize,
                         });
@@ -1324,6 +1332,7 @@ impl Character {
                 position,
                 velocity,
                 bend,
+                previous,
                 clocks,
                 previous_colliders,
             } = &mut self.work_chains;
@@ -1331,8 +1340,10 @@ impl Character {
             let seed = |clock: &mut ChainClock,
                         position: &mut [Vec3],
                         velocity: &mut [Vec3],
-                        bend: &mut [Quat]| {
+                        bend: &mut [Quat],
+                        previous: &mut [Vec3]| {
                 animated_tips(&self.component, &world, setup, position);
+                previous.copy_from_slice(position);
                 velocity.fill(Vec3::ZERO);
                 bend.fill(Quat::IDENTITY);
                 clock.previous_anchor = anchor_now.to_array();
@@ -1352,6 +1363,7 @@ impl Character {
                     &mut position[range.clone()],
                     &mut velocity[range.clone()],
                     &mut bend[range.clone()],
+                    &mut previous[range.clone()],
                 );
                 for &c in &setup.colliders {
                     previous_colliders[c as usize] = self.current_colliders[c as usize];
@@ -1386,6 +1398,7 @@ impl Character {
                     };
                     *p = *tip;
                 }
+                previous[range.clone()].copy_from_slice(&position[range.clone()]);
                 bend[range.clone()].fill(Quat::IDENTITY);
                 clock.previous_anchor = anchor_now.to_array();
                 clock.previous_root = root_now.to_array();
@@ -1407,7 +1420,10 @@ impl Character {
                 || previous_anchor.angle_between(anchor_now) > params.teleport_angle;
             if jumped {
                 let turn = anchor_now * previous_anchor.conjugate();
-                for p in &mut position[range.clone()] {
+                for p in position[range.clone()]
+                    .iter_mut()
+                    .chain(&mut previous[range.clone()])
+                {
                     *p = root_now + turn * (*p - previous_root);
                 }
                 for v in &mut velocity[range.clone()] {
@@ -1427,7 +1443,10 @@ impl Character {
             if params.simulation_space >= 0 {
                 let carried = 1.0 - params.inertia;
                 let delta = space_now.to_affine() * clock.previous_space.to_affine().inverse();
-                for p in &mut position[range.clone()] {
+                for p in position[range.clone()]
+                    .iter_mut()
+                    .chain(&mut previous[range.clone()])
+                {
                     *p = p.lerp(delta.transform_point3(*p), carried);
                 }
                 for v in &mut velocity[range.clone()] {
@@ -1520,6 +1539,7 @@ impl Character {
                         gravity_velocity: gravity_direction * params.vrm_gravity_power,
                         wind: self.inputs.wind * params.wind_factor,
                     };
+                    previous[range.clone()].copy_from_slice(&position[range.clone()]);
                     chain::substep(
                         setup,
                         &params,
@@ -1554,15 +1574,17 @@ impl Character {
                 state_range.clamp_speed(v);
             }
             let sane = state_range.clock(clock)
-                && range
-                    .clone()
-                    .all(|i| state_range.particle(position[i], velocity[i], bend[i]));
+                && range.clone().all(|i| {
+                    state_range.particle(position[i], velocity[i], bend[i])
+                        && state_range.place(previous[i])
+                });
             if !sane {
                 seed(
                     clock,
                     &mut position[range.clone()],
                     &mut velocity[range.clone()],
                     &mut bend[range.clone()],
+                    &mut previous[range.clone()],
                 );
                 clock.simulated = clock.time;
                 clock.last_update = clock.time;
@@ -1573,6 +1595,15 @@ impl Character {
                 }
             }
 
+            // Between substeps (input faster than 120 Hz, or an update that
+            // ran none) the output is the state carried forward along the
+            // last substep's motion by the fraction of a substep the clock
+            // is past it (at most one): every update moves, with no added
+            // latency.
+            // At input rates that divide 120 Hz the remainder is zero and
+            // the output is the state itself (docs/chains.md).
+            let step = CHAIN_STEP * f64::from(params.time_factor);
+            let ahead = ((clock.time - clock.simulated).clamp(0.0, step) / step) as f32;
             // Output: each joint turns by the shortest swing from its current
             // link direction to its particle (SPEC §7), written through the
             // current parent (path B), blended by the chain and joint weights
@@ -1587,7 +1618,10 @@ impl Character {
                     setup.end_offset
                 };
                 let from = current.matrix3.mul_vec3(child);
-                let target = world_inverse.transform_point3(position[setup.first_particle + k]);
+                let particle = setup.first_particle + k;
+                let carried =
+                    position[particle] + (position[particle] - previous[particle]) * ahead;
+                let target = world_inverse.transform_point3(carried);
                 let to = target - Vec3::from(current.translation);
                 let w = params.weight * setup.weights[k];
                 if w <= 0.0 {
@@ -1716,11 +1750,12 @@ impl Character {
     }
 
     /// Bytes of the chain section: clocks, then per particle position,
-    /// velocity and bend, then the previous collider frames.
+    /// velocity, bend and position before the last substep, then the
+    /// previous collider frames.
     fn chain_bytes(&self) -> usize {
         let c = &self.chains;
         c.clocks.len() * core::mem::size_of::<ChainClock>()
-            + c.position.len() * (2 * core::mem::size_of::<Vec3>() + core::mem::size_of::<Quat>())
+            + c.position.len() * (3 * core::mem::size_of::<Vec3>() + core::mem::size_of::<Quat>())
             + c.previous_colliders.len() * core::mem::size_of::<Transform>()
     }
 
@@ -1761,6 +1796,7 @@ impl Character {
             bytemuck::cast_slice(&c.position),
             bytemuck::cast_slice(&c.velocity),
             bytemuck::cast_slice(&c.bend),
+            bytemuck::cast_slice(&c.previous),
             bytemuck::cast_slice(&c.previous_colliders),
         ] {
             buffer[at..at + bytes.len()].copy_from_slice(bytes);
@@ -1845,6 +1881,7 @@ impl Character {
         read(bytemuck::cast_slice_mut(&mut w.position));
         read(bytemuck::cast_slice_mut(&mut w.velocity));
         read(bytemuck::cast_slice_mut(&mut w.bend));
+        read(bytemuck::cast_slice_mut(&mut w.previous));
         read(bytemuck::cast_slice_mut(&mut w.previous_colliders));
         // Clock times within the library's horizon, the simulated time and
         // the last update not after the input time (the simulated time may
@@ -1852,9 +1889,9 @@ impl Character {
         // at most MAX_CHAIN_SUBSTEPS substeps); positions, speeds and frames
         // in range.
         let clocks_ok = w.clocks.iter().all(|c| range.clock(c));
-        let particles_ok = (0..w.position.len())
-            .all(|i| range.particle(w.position[i], w.velocity[i], w.bend[i]))
-            && w.previous_colliders.iter().all(|t| range.transform(t));
+        let particles_ok = (0..w.position.len()).all(|i| {
+            range.particle(w.position[i], w.velocity[i], w.bend[i]) && range.place(w.previous[i])
+        }) && w.previous_colliders.iter().all(|t| range.transform(t));
         if !clocks_ok {
             return Err(Error::Snapshot(
                 "snapshot chain clock is out of range or corrupted",
