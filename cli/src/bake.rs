@@ -28,6 +28,10 @@ pub struct BakeOptions {
     /// chain joints' authored tracks, 0 keeps them, in between slerps from
     /// the authored rotation toward secmo's (`--blend`).
     pub blend: f32,
+    /// `Some(true)`: bake as a loop (`--loop`); `Some(false)`: as a
+    /// one-shot (`--once`); `None`: a clip loops when its first and last
+    /// poses agree ([`Clip::loops`]).
+    pub looping: Option<bool>,
 }
 
 impl Default for BakeOptions {
@@ -37,6 +41,7 @@ impl Default for BakeOptions {
             tolerance: 1e-4,
             max_passes: 30,
             blend: 1.0,
+            looping: None,
         }
     }
 }
@@ -45,6 +50,12 @@ impl Default for BakeOptions {
 #[derive(Clone, Debug)]
 pub struct BakedClip {
     pub name: String,
+    /// Baked as a loop (warm-up by playing the clip, last key = first key)
+    /// or as a one-shot (warm-up holding the first pose, never wrapped).
+    pub looped: bool,
+    /// Largest difference between the clip's first and last poses: the
+    /// rotation (radians) and the translation (rig units) that decided.
+    pub seam: (f32, f32),
     /// Warm-up passes run before recording (0: recorded from a cold start).
     pub passes: usize,
     /// Largest chain-joint (and helper) rotation difference between the
@@ -256,12 +267,24 @@ impl Baker {
                 .map(|v| v * scale)
                 .collect()
         };
+        let seam = clip.seam(&bind);
+        let looped = options
+            .looping
+            .unwrap_or_else(|| Clip::loops(seam, self.rig.units_per_meter()));
         let mut passes = 0;
         if warm_up {
             while passes < options.max_passes {
                 let start: Vec<Vec3> = state(&character);
-                for frame in 1..=frames {
-                    update(&mut character, frame % frames, &mut pose, &mut out, dt)?;
+                if looped {
+                    for frame in 1..=frames {
+                        update(&mut character, frame % frames, &mut pose, &mut out, dt)?;
+                    }
+                } else {
+                    // A one-shot starts from its first pose, settled: hold
+                    // it for as long as a pass of the clip.
+                    for _ in 1..=frames {
+                        update(&mut character, 0, &mut pose, &mut out, dt)?;
+                    }
                 }
                 passes += 1;
                 let end = state(&character);
@@ -310,36 +333,56 @@ impl Baker {
             record_helpers(&out, &mut helpers);
             times.push(frame as f32 * dt);
         }
-        // The seam: one more step brings the loop back to frame 0.
-        update(&mut character, 0, &mut pose, &mut out, dt)?;
-        let closing_error = self
-            .joints
-            .iter()
-            .enumerate()
-            .map(|(k, &j)| angle(key(&pose, &out, j), rotations[k][0]))
-            .chain(
-                self.helpers
-                    .iter()
-                    .enumerate()
-                    .map(|(k, &h)| angle(out[h].rotation(), helpers[k][0].1)),
-            )
-            .fold(0.0, f32::max);
-        let closing_offset = self
-            .helpers
-            .iter()
-            .enumerate()
-            .map(|(k, &h)| out[h].translation().distance(helpers[k][0].0) * scale)
-            .fold(0.0, f32::max);
-        // The last key repeats the first so the baked clip loops exactly.
-        for r in rotations.iter_mut() {
-            r.push(r[0]);
+        let (closing_error, closing_offset) = if looped {
+            // The seam: one more step brings the loop back to frame 0.
+            update(&mut character, 0, &mut pose, &mut out, dt)?;
+            let closing_error = self
+                .joints
+                .iter()
+                .enumerate()
+                .map(|(k, &j)| angle(key(&pose, &out, j), rotations[k][0]))
+                .chain(
+                    self.helpers
+                        .iter()
+                        .enumerate()
+                        .map(|(k, &h)| angle(out[h].rotation(), helpers[k][0].1)),
+                )
+                .fold(0.0, f32::max);
+            let closing_offset = self
+                .helpers
+                .iter()
+                .enumerate()
+                .map(|(k, &h)| out[h].translation().distance(helpers[k][0].0) * scale)
+                .fold(0.0, f32::max);
+            // The last key repeats the first so the baked clip loops exactly.
+            for r in rotations.iter_mut() {
+                r.push(r[0]);
+            }
+            for h in helpers.iter_mut() {
+                h.push(h[0]);
+            }
+            (closing_error, closing_offset)
+        } else {
+            // A one-shot ends where the clip ends: the last frame is
+            // simulated, never wrapped to the first.
+            update(&mut character, frames, &mut pose, &mut out, dt)?;
+            record(&pose, &out, &mut rotations);
+            record_helpers(&out, &mut helpers);
+            (0.0, 0.0)
+        };
+        // Keys in one quaternion hemisphere: q and −q are the same rotation,
+        // but an engine interpolating the components turns the long way.
+        for track in &mut rotations {
+            same_hemisphere(track.iter_mut());
         }
-        for h in helpers.iter_mut() {
-            h.push(h[0]);
+        for track in &mut helpers {
+            same_hemisphere(track.iter_mut().map(|(_, r)| r));
         }
         times.push(clip.duration);
         Ok(BakedClip {
             name: clip.name.clone(),
+            looped,
+            seam,
             passes,
             closing_error,
             closing_offset,
@@ -348,6 +391,19 @@ impl Baker {
             helpers,
             update_micros,
         })
+    }
+}
+
+/// Flips each key into the hemisphere of the one before it.
+fn same_hemisphere<'a>(keys: impl Iterator<Item = &'a mut Quat>) {
+    let mut previous: Option<Quat> = None;
+    for q in keys {
+        if let Some(p) = previous {
+            if p.dot(*q) < 0.0 {
+                *q = -*q;
+            }
+        }
+        previous = Some(*q);
     }
 }
 
@@ -438,4 +494,25 @@ pub fn write_glb(
         glb.json["animations"] = Value::Array(new_animations);
     }
     glb.write(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_flipped_into_one_hemisphere() {
+        // A 179.7° turn between keys written as q and −q' reads as a spin
+        // the long way in engines that interpolate components.
+        let a = Quat::from_rotation_y(0.1);
+        let b = -Quat::from_rotation_y(0.2);
+        let c = Quat::from_rotation_y(0.3);
+        let mut keys = [a, b, c];
+        same_hemisphere(keys.iter_mut());
+        assert!(keys.windows(2).all(|w| w[0].dot(w[1]) > 0.0));
+        assert!(
+            angle(keys[1], Quat::from_rotation_y(0.2)) < 1e-6,
+            "same rotation"
+        );
+    }
 }

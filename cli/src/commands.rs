@@ -150,14 +150,25 @@ pub fn bake(args: &BakeArgs) -> anyhow::Result<String> {
         bar.set_message(format!("baking {}", clip.name));
         let b = baker.bake(clip, &args.options, !args.cold)?;
         bar.inc(1);
-        let _ = writeln!(
-            report,
-            "{:?}: {} keys, {} warm-up passes, loop closing error {:.2e} rad",
-            b.name,
-            b.times.len(),
-            b.passes,
-            b.closing_error
-        );
+        if b.looped {
+            let _ = writeln!(
+                report,
+                "{:?}: loop, {} keys, {} warm-up passes, loop closing error {:.2e} rad",
+                b.name,
+                b.times.len(),
+                b.passes,
+                b.closing_error
+            );
+        } else {
+            let _ = writeln!(
+                report,
+                "{:?}: one-shot (its ends differ by {:.1}°), {} keys from a settled start ({} warm-up passes), not wrapped",
+                b.name,
+                b.seam.0.to_degrees(),
+                b.times.len(),
+                b.passes
+            );
+        }
         if !baker.helpers.is_empty() {
             let _ = writeln!(
                 report,

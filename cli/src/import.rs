@@ -114,6 +114,33 @@ impl Imported {
 }
 
 impl Clip {
+    /// Largest rotation (radians) and translation (rig units) difference
+    /// between the clip's first and last poses, over every bone it animates.
+    #[must_use]
+    pub fn seam(&self, bind: &[Transform]) -> (f32, f32) {
+        let (mut first, mut last) = (bind.to_vec(), bind.to_vec());
+        self.sample(0.0, &mut first);
+        self.sample(self.duration, &mut last);
+        first
+            .iter()
+            .zip(&last)
+            .fold((0.0f32, 0.0f32), |(r, t), (a, b)| {
+                (
+                    r.max(crate::bake::angle(a.rotation(), b.rotation())),
+                    t.max(a.translation().distance(b.translation())),
+                )
+            })
+    }
+
+    /// Whether a clip with this [`Clip::seam`] loops: its ends agree within
+    /// 1° and 5 mm (exporters key a loop's last frame equal to its first,
+    /// up to rounding; a one-shot such as a jump landing or a death ends
+    /// elsewhere).
+    #[must_use]
+    pub fn loops((rotation, translation): (f32, f32), units_per_meter: f32) -> bool {
+        rotation <= 1f32.to_radians() && translation <= 0.005 * units_per_meter
+    }
+
     /// Writes the clip's value at `time` (clamped to its keys) into `pose`,
     /// leaving bones it does not animate alone.
     pub fn sample(&self, time: f32, pose: &mut [Transform]) {

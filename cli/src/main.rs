@@ -166,6 +166,15 @@ struct BakeCli {
     /// Skip the loop warm-up: start each clip from the rest pose.
     #[arg(long)]
     cold: bool,
+    /// Bake every clip as a loop (last key = first key), even when its
+    /// first and last poses differ [default: a clip loops when its ends
+    /// agree within 1° and 5 mm].
+    #[arg(long = "loop", conflicts_with = "once")]
+    looping: bool,
+    /// Bake every clip as a one-shot: start settled on its first pose, end
+    /// on its last, never wrapped.
+    #[arg(long)]
+    once: bool,
     /// Allow --out to be the input file.
     #[arg(long)]
     force: bool,
@@ -234,6 +243,11 @@ fn run(command: Command) -> anyhow::Result<String> {
             });
             let mut args = b.common.into_bake_args(out, None);
             args.options.blend = b.blend;
+            args.options.looping = match (b.looping, b.once) {
+                (true, _) => Some(true),
+                (_, true) => Some(false),
+                _ => None,
+            };
             args.cold = b.cold;
             args.force = b.force;
             bake(&args)

@@ -366,7 +366,10 @@ fn bake_report_and_import_run_end_to_end() {
         baked.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("\"Walk\": 44 keys, 7 warm-up passes"), "{out}");
+    assert!(
+        out.contains("\"Walk\": loop, 44 keys, 7 warm-up passes"),
+        "{out}"
+    );
     let (code, out, _) = secmo(&["import", baked.to_str().unwrap()]);
     assert_eq!(code, 0);
     assert!(out.contains("clip \"Walk\""), "{out}");
