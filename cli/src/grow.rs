@@ -145,6 +145,9 @@ pub struct Grown {
     pub appendages: Vec<Appendage>,
     /// The hips bone the chains hang from.
     pub hips: Option<usize>,
+    /// Skin joints that carry no weight, nor do any below them: they count
+    /// as no rigging (their skin is measured against the weighted bones).
+    pub weightless: Vec<String>,
     pub new_bones: Vec<NewBone>,
     /// New influences per skinned mesh (index into `Imported::meshes`) and
     /// vertex; bones ≥ the skeleton's bone count are new bones.
@@ -539,13 +542,40 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
     let pos = |b: usize| Vec3::from(bind[b].translation);
     let in_skin = |b: usize| joints.contains(&b);
 
+    // Weightless joints are no rigging: a bone counts for the skeleton's
+    // distance field only if it, or a joint below it, carries skin weight
+    // (a tail whose bones were kept but emptied is a tail without bones).
+    let mut weighted = vec![false; bones.len()];
+    for mesh in imported.meshes.iter().filter(|m| m.skin == skin) {
+        for inf in &mesh.influences {
+            for &(b, w) in inf {
+                if w > 0.0 {
+                    if let Some(x) = weighted.get_mut(b as usize) {
+                        *x = true;
+                    }
+                }
+            }
+        }
+    }
+    let mut carries = weighted.clone();
+    // Bones are parents-first: children propagate up in reverse.
+    for b in (0..bones.len()).rev() {
+        if carries[b] && bones[b].parent >= 0 {
+            carries[bones[b].parent as usize] = true;
+        }
+    }
+    let weightless: Vec<String> = joints
+        .iter()
+        .filter(|&&b| !carries[b])
+        .map(|&b| bones[b].name.clone())
+        .collect();
     // SPEC §12.1: segments, with a stub past each end joint.
     let mut list = Vec::new();
-    for &b in &joints {
+    for &b in joints.iter().filter(|&&b| carries[b]) {
         let children: Vec<usize> = joints
             .iter()
             .copied()
-            .filter(|&c| bones[c].parent == b as i32)
+            .filter(|&c| bones[c].parent == b as i32 && carries[c])
             .collect();
         for &c in &children {
             list.push((b, pos(b), pos(c)));
@@ -806,7 +836,89 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
             fate: Fate::Untouched(String::new()),
         };
         let untouched = |why: &str| Fate::Untouched(why.to_string());
-        appendage.fate = if region == Region::Head {
+        // Skin that already follows a bone chain is rigged: bones on one
+        // line from the root each hold a tenth of its vertices, three or
+        // more, or two whose line runs the way the skin does, from its
+        // collar to its far end (back fur weighted across the spine, a tail
+        // with its bones). A tail a humanoid rigger handed to the hips and a
+        // thigh is not: that line runs down the leg, across the tail.
+        let skin_direction = {
+            let mut by_g: Vec<usize> = c
+                .members
+                .iter()
+                .copied()
+                .filter(|&v| g[v].is_finite())
+                .collect();
+            by_g.sort_by(|a, b| g[*a].total_cmp(&g[*b]));
+            let tip = &by_g[by_g.len() * 4 / 5..];
+            let far_end =
+                tip.iter().map(|&v| surface.welded[v]).sum::<Vec3>() / tip.len().max(1) as f32;
+            let collar =
+                c.collar.iter().map(|&v| surface.welded[v]).sum::<Vec3>() / c.collar.len() as f32;
+            (far_end - collar).normalize_or_zero()
+        };
+        let followed = {
+            let mut dominant: HashMap<usize, usize> = HashMap::new();
+            for &r in &raw {
+                let (m, v) = surface.origin[r];
+                if let Some(&(b, _)) = influences[m][v]
+                    .iter()
+                    .filter(|(_, w)| *w > 0.0)
+                    .max_by(|a, b| a.1.total_cmp(&b.1))
+                {
+                    *dominant.entry(b as usize).or_default() += 1;
+                }
+            }
+            let mut held: Vec<usize> = dominant
+                .iter()
+                .filter(|&(&b, &count)| b < bone_count && count * 10 >= raw.len())
+                .map(|(&b, _)| b)
+                .collect();
+            held.sort_unstable();
+            let below = |a: usize, b: usize| {
+                let mut x = bones[b].parent;
+                while x >= 0 {
+                    if x as usize == a {
+                        return true;
+                    }
+                    x = bones[x as usize].parent;
+                }
+                false
+            };
+            held.iter()
+                .map(|&a| {
+                    let mut line: Vec<usize> = held
+                        .iter()
+                        .copied()
+                        .filter(|&b| b == a || below(a, b) || below(b, a))
+                        .collect();
+                    line.sort_by_key(|&b| {
+                        let mut depth = 0;
+                        let mut x = bones[b].parent;
+                        while x >= 0 {
+                            depth += 1;
+                            x = bones[x as usize].parent;
+                        }
+                        depth
+                    });
+                    line
+                })
+                .filter(|line| {
+                    let along = line.len() >= 2 && {
+                        let run = pos(line[line.len() - 1]) - pos(line[0]);
+                        run.normalize_or_zero().dot(skin_direction) > 0.7
+                    };
+                    line.windows(2).all(|w| below(w[0], w[1])) && (line.len() >= 3 || along)
+                })
+                .max_by_key(Vec::len)
+        };
+        appendage.fate = if let Some(line) = &followed {
+            let names: Vec<&str> = line.iter().map(|&b| bones[b].name.as_str()).collect();
+            Fate::Untouched(format!(
+                "already follows the bones {}: its weights are kept",
+                names.join(" → ")
+            ))
+        } else if region == Region::Head {
             untouched("hangs from the head")
         } else if region == Region::Limb {
             untouched("hangs from a limb")
@@ -958,6 +1070,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
         far_limit,
         appendages,
         hips,
+        weightless,
         new_bones,
         influences,
         settings,
@@ -980,6 +1093,14 @@ impl Grown {
             "appendages (model size H {:.3} bind-space units; far beyond {:.3}):\n",
             self.height, self.far_limit
         );
+        if !self.weightless.is_empty() {
+            let _ = writeln!(
+                s,
+                "  {} weightless skin joints count as no bones (no vertex weighted to them or below): {}",
+                self.weightless.len(),
+                self.weightless.join(", ")
+            );
+        }
         if self.appendages.is_empty() {
             s.push_str("  none: every vertex is near the skeleton\n");
         }
@@ -1144,6 +1265,12 @@ pub fn run(
             out.display()
         );
         return Ok(text);
+    }
+    if !grown.changed() {
+        let _ = writeln!(
+            text,
+            "nothing grown and nothing made rigid: the copy keeps every weight and bone"
+        );
     }
     grown.write_glb(&imported, input, out)?;
     let _ = writeln!(text, "wrote {}", out.display());
