@@ -141,6 +141,32 @@ impl Clip {
         rotation <= 1f32.to_radians() && translation <= 0.005 * units_per_meter
     }
 
+    /// The clip keyed at `rate` Hz (every channel sampled at `k / rate`,
+    /// linear between): what an engine sampling at `rate` feeds secmo,
+    /// made a clip so every update rate can be given the same input.
+    #[must_use]
+    pub fn rekeyed(&self, rate: f32) -> Clip {
+        let frames = ((self.duration * rate).round() as usize).max(1);
+        let times: Vec<f32> = (0..=frames)
+            .map(|k| k as f32 * self.duration / frames as f32)
+            .collect();
+        Clip {
+            name: self.name.clone(),
+            duration: self.duration,
+            channels: self
+                .channels
+                .iter()
+                .map(|c| Channel {
+                    bone: c.bone,
+                    property: c.property,
+                    interpolation: Interpolation::Linear,
+                    values: times.iter().map(|&t| c.sample(t)).collect(),
+                    times: times.clone(),
+                })
+                .collect(),
+        }
+    }
+
     /// Writes the clip's value at `time` (clamped to its keys) into `pose`,
     /// leaving bones it does not animate alone.
     pub fn sample(&self, time: f32, pose: &mut [Transform]) {

@@ -19,6 +19,20 @@ fn fox_tail_stretch_stays_within_the_body_baseline() {
         "original {:?}\nrigid {:?}\nsecmo {:?}\nbody {:?}",
         r.original, r.rigid, r.secmo, r.body
     );
+    // SPEC §10's edge set on the Fox: 196 tail edges (the collar ring
+    // included), and the artist's keyframed tail reads max 1.376 in Walk.
+    let original = r.original.unwrap();
+    assert_eq!(original.edges, 196, "SPEC §10: 196 tail edges");
+    assert!((original.max - 1.376).abs() < 0.002, "{original:?}");
+    // The solver on identical input at 30/60/120 Hz is reported apart.
+    eprintln!(
+        "solver on identical input {:?} rad",
+        r.solver_rate_difference
+    );
+    assert!(r
+        .solver_rate_difference
+        .iter()
+        .all(|d| (0.0..0.02).contains(d)));
     let (rigid, secmo, body) = (r.rigid.unwrap(), r.secmo.unwrap(), r.body.unwrap());
     // The harness: a tail rigid with its parent does not stretch at all.
     assert!(
@@ -64,7 +78,7 @@ fn report_writes_a_table_and_a_plot_per_clip() {
     let files = secmo_cli::report::write(&path, &[r], None, &dir).unwrap();
     let md = std::fs::read_to_string(&files[0]).unwrap();
     assert!(
-        md.contains("## Run") && md.contains("| chains, secmo | 164 |"),
+        md.contains("## Run") && md.contains("| chains, secmo | 196 |"),
         "{md}"
     );
     let svg = std::fs::read_to_string(&files[1]).unwrap();
