@@ -351,6 +351,59 @@ pub const MAX_CHAIN_SUBSTEPS: u32 = 600;
 /// animation's velocity; shorter frames carry none.
 pub const MIN_VELOCITY_DT: f32 = 1e-3;
 
+/// One character's update in [`update_batch`].
+pub struct BatchItem<'a> {
+    pub character: &'a mut Character,
+    pub input: FrameInput<'a>,
+    pub output: &'a mut [Transform],
+    /// Written by [`update_batch`]; `Ok` before the first call.
+    pub result: Result<UpdateInfo, Error>,
+}
+
+impl<'a> BatchItem<'a> {
+    #[must_use]
+    pub fn new(
+        character: &'a mut Character,
+        input: FrameInput<'a>,
+        output: &'a mut [Transform],
+    ) -> Self {
+        Self {
+            character,
+            input,
+            output,
+            result: Ok(UpdateInfo::default()),
+        }
+    }
+}
+
+/// Updates many characters, each as [`Character::update`] would, and
+/// returns how many failed (each item's `result` says how). A job system
+/// splits the slice (`chunks_mut`) and runs the pieces on its workers: the
+/// borrow checker already guarantees that no character is in two pieces.
+/// No locks, no atomics, no allocation.
+pub fn update_batch(items: &mut [BatchItem<'_>]) -> usize {
+    let mut failed = 0;
+    for item in items {
+        item.result = item.character.update(&item.input, item.output);
+        failed += usize::from(item.result.is_err());
+    }
+    failed
+}
+
+/// Forward kinematics from bone `start` on (parents precede children, so
+/// every later bone reads its parent's fresh matrix).
+fn refresh_component(
+    parents: &[i32],
+    local: &[Transform],
+    component: &mut [Affine3A],
+    start: usize,
+) {
+    for (i, &parent_index) in parents.iter().enumerate().skip(start) {
+        let parent = math::parent_matrix(component, parent_index);
+        component[i] = parent * local[i].to_affine();
+    }
+}
+
 /// Snapshot header magic, "SMSN" little-endian.
 const SNAPSHOT_MAGIC: u32 = u32::from_le_bytes(*b"SMSN");
 /// Bumped whenever the snapshot layout changes. 4: a checksum over the
@@ -1195,18 +1248,14 @@ impl Character {
     /// Recomputes component matrices from `start` on, after a stage changed
     /// `local[start]` (SPEC §1: descendants read the updated parent).
     fn refresh_component_from(&mut self, start: usize) {
-        let parents = &self.rig.parents;
-        for (i, &parent_index) in parents.iter().enumerate().skip(start) {
-            let parent = math::parent_matrix(&self.component, parent_index);
-            self.component[i] = parent * self.local[i].to_affine();
-        }
+        refresh_component(&self.rig.parents, &self.local, &mut self.component, start);
     }
 
     /// SPEC §4 for every constraint, in bone order, each reading the current
     /// component matrices of this stage.
     fn run_constraints(&mut self, info: &mut UpdateInfo) {
         math::forward_kinematics(&self.rig.parents, &self.local, &mut self.component);
-        let rig = Arc::clone(&self.rig);
+        let rig = &*self.rig;
         for c in &rig.constraints {
             let bone = c.bone as usize;
             let parent = math::parent_matrix(&self.component, rig.parents[bone]);
@@ -1222,7 +1271,7 @@ impl Character {
             if sheared {
                 info.warnings |= WARNING_SHEAR;
             }
-            self.refresh_component_from(bone);
+            refresh_component(&rig.parents, &self.local, &mut self.component, bone);
         }
         // VRM node constraints, in dependency order, each reading the pose
         // the constraints before it left.
@@ -1243,7 +1292,7 @@ impl Character {
             });
             let source = self.local[c.source as usize].rotation().normalize();
             self.local[destination].rotation = c.solve(source, aim).to_array();
-            self.refresh_component_from(destination);
+            refresh_component(&rig.parents, &self.local, &mut self.component, destination);
         }
     }
 
@@ -1253,7 +1302,7 @@ impl Character {
     /// the result does not depend on their order and mirrored inputs give
     /// mirrored outputs.
     fn run_correctives(&mut self, dt: f32) -> Result<(), Error> {
-        let rig = Arc::clone(&self.rig);
+        let rig = &*self.rig;
         for (k, c) in rig.correctives.iter().enumerate() {
             let first = rig.first_probe[k] as usize;
             let here = Vec3::from(self.component[c.driven as usize].translation);
@@ -1292,7 +1341,7 @@ impl Character {
     /// time, with the anchor, the chain root and the colliders interpolated
     /// between the previous and the current input at every substep.
     fn run_chains(&mut self, dt: f32, teleport: bool) -> Result<(), Error> {
-        let rig = Arc::clone(&self.rig);
+        let rig = &*self.rig;
         let state_range = StateRange::new(rig.units_per_meter());
         let world = self.inputs.world.to_affine();
         let world_inverse = world.inverse();
@@ -1652,7 +1701,7 @@ impl Character {
             .previous_colliders
             .copy_from_slice(&self.current_colliders);
         if first_joint != usize::MAX {
-            self.refresh_component_from(first_joint);
+            refresh_component(&rig.parents, &self.local, &mut self.component, first_joint);
         }
         Ok(())
     }

@@ -41,10 +41,10 @@ pub mod solvers;
 pub mod vrm;
 
 pub use character::{
-    reseal_snapshot, snapshot_limits, Character, CharacterOptions, DebugLine, DebugSphere,
-    FrameInput, SpringRecord, Stage, StageRecords, SubstepTarget, UpdateInfo, DEBUG_COLLIDER,
-    DEBUG_CONTACT, DEBUG_LINK, DEBUG_PARTICLE, DEBUG_REST_LINK, DEBUG_REST_TARGET,
-    MAX_CHAIN_SUBSTEPS, MAX_WIND_M_PER_S2, SNAPSHOT_HEADER_SIZE, WARNING_SHEAR,
+    reseal_snapshot, snapshot_limits, update_batch, BatchItem, Character, CharacterOptions,
+    DebugLine, DebugSphere, FrameInput, SpringRecord, Stage, StageRecords, SubstepTarget,
+    UpdateInfo, DEBUG_COLLIDER, DEBUG_CONTACT, DEBUG_LINK, DEBUG_PARTICLE, DEBUG_REST_LINK,
+    DEBUG_REST_TARGET, MAX_CHAIN_SUBSTEPS, MAX_WIND_M_PER_S2, SNAPSHOT_HEADER_SIZE, WARNING_SHEAR,
 };
 pub use error::Error;
 pub use math::Transform;

@@ -91,6 +91,7 @@ fn sixty_four_characters_on_eight_threads_match_a_single_thread() {
     let stdout = run("concurrency", &["2000"]);
     print!("{stdout}");
     assert!(stdout.contains("64 characters x 2000 frames on 8 threads"));
+    assert!(stdout.contains("secmo_update_batch, one range per thread: identical"));
 }
 
 #[test]

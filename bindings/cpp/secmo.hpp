@@ -234,6 +234,25 @@ public:
     }
 };
 
+/// A batch item for `character` (docs/c-api.md, "Batches"): `input` and
+/// `out` must stay alive until secmo_update_batch returns.
+inline SecmoBatchItem batch_item(Character& character, const SecmoFrameInput& input,
+                                 Span<SecmoTransform> out) noexcept {
+    SecmoBatchItem item{};
+    item.struct_size = sizeof item;
+    item.character = character.get();
+    item.input = &input;
+    item.out_pose = out.data();
+    item.out_pose_len = out.size();
+    return item;
+}
+
+/// Updates `items[first, end)`, writing each item's result; non-overlapping
+/// ranges may run on different threads (secmo_update_batch).
+inline Status update_batch(SecmoBatchItem* items, std::size_t first, std::size_t end) noexcept {
+    return Status(secmo_update_batch(items, first, end));
+}
+
 // ---------------------------------------------------------------------------
 // TRS math (column vectors; quaternions x, y, z, w), no shear.
 

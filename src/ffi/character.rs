@@ -310,6 +310,85 @@ pub unsafe extern "C" fn secmo_character_update(
     })
 }
 
+/// Updates `items[first..end)`, each as `secmo_character_update` would, one
+/// after the other, and writes each item's result into its `result`. Many
+/// characters in one call; an engine's job system splits the array into
+/// ranges and runs each range on its own worker (docs/c-api.md, "Batches"):
+/// ranges that do not overlap, over characters that appear once, may run
+/// at the same time. No locks, no atomics, no allocation (a failing item
+/// records its message as the calling thread's last error). Returns
+/// `SECMO_OK` when every item succeeded, else the first failing item's code.
+/// Errors: NULL_POINTER (items), INVALID_ARGUMENT (first > end), and per
+/// item: STRUCT_SIZE and every error of `secmo_character_update`.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_update_batch(
+    items: *mut SecmoBatchItem,
+    first: usize,
+    end: usize,
+) -> SecmoResult {
+    let checked = guard("secmo_update_batch", || {
+        if first > end {
+            return Err(FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                format!("first ({first}) is after end ({end})"),
+            ));
+        }
+        if end > 0 {
+            non_null_mut(items, "items")?;
+        }
+        Ok(())
+    });
+    if checked != SECMO_OK || first == end {
+        return checked;
+    }
+    let mut status = SECMO_OK;
+    for i in first..end {
+        // SAFETY: the caller promises `end` readable and writable items.
+        let item = unsafe { &mut *items.add(i) };
+        let code = if item.struct_size as usize != core::mem::size_of::<SecmoBatchItem>() {
+            guard("secmo_update_batch", || {
+                Err(FfiError::new(
+                    SECMO_ERROR_STRUCT_SIZE,
+                    format!(
+                        "items[{i}].struct_size is {}; set it to sizeof(SecmoBatchItem) ({})",
+                        item.struct_size,
+                        core::mem::size_of::<SecmoBatchItem>()
+                    ),
+                ))
+            })
+        } else {
+            let (character, input, out_pose, out_pose_len, out_info) = (
+                item.character,
+                item.input,
+                item.out_pose,
+                item.out_pose_len,
+                item.out_info,
+            );
+            // SAFETY: the item's pointers follow secmo_character_update's
+            // contract.
+            guard("secmo_update_batch", || unsafe {
+                update_impl(
+                    character,
+                    input,
+                    out_pose,
+                    out_pose_len,
+                    out_info,
+                    std::ptr::null(),
+                )
+                .map_err(|mut e| {
+                    e.message = format!("items[{i}]: {}", e.message);
+                    e
+                })
+            })
+        };
+        item.result = code;
+        if status == SECMO_OK {
+            status = code;
+        }
+    }
+    status
+}
+
 /// `secmo_character_update` that also writes the stage-by-stage records of
 /// SPEC §6 into the buffers `records` points to (each optional). Records are
 /// written only on success. Does not allocate.

@@ -340,6 +340,26 @@ pub struct SecmoUpdateInfo {
     pub warnings: u32,
 }
 
+/// One character's update in `secmo_update_batch`: the arguments of
+/// `secmo_character_update`, and its result.
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct SecmoBatchItem {
+    /// `sizeof(SecmoBatchItem)`. Shipped sizes: 48 on 64-bit targets (ABI 1;
+    /// it holds pointers, so 32-bit targets use their own `sizeof`); any
+    /// other is refused for that item.
+    pub struct_size: u32,
+    /// Written by `secmo_update_batch`: this item's `SecmoResult`.
+    pub result: u32,
+    /// A character appears at most once per batch.
+    pub character: *mut SecmoCharacter,
+    pub input: *const SecmoFrameInput,
+    pub out_pose: *mut Transform,
+    pub out_pose_len: usize,
+    /// Optional (NULL).
+    pub out_info: *mut SecmoUpdateInfo,
+}
+
 /// Where `secmo_character_update_recorded` writes the stage-by-stage records of
 /// SPEC §6. Every pointer may be NULL (that record is not wanted); a non-NULL
 /// one must hold exactly the count given. Records are written only on success.
@@ -388,6 +408,14 @@ const _: () = assert!(
 );
 const _: () = assert!(core::mem::size_of::<SecmoRotationConstraintDesc>() == 12);
 const _: () = assert!(core::mem::size_of::<SecmoNodeConstraintDesc>() == 24);
+const _: () = assert!(
+    core::mem::size_of::<SecmoBatchItem>()
+        == if core::mem::size_of::<usize>() == 8 {
+            48
+        } else {
+            28
+        }
+);
 const _: () = assert!(core::mem::size_of::<SecmoProbeDesc>() == 68);
 const _: () = assert!(core::mem::size_of::<SecmoCorrectiveDesc>() == 32);
 const _: () = assert!(core::mem::size_of::<BtobBones>() == 32);

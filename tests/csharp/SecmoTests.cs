@@ -38,6 +38,7 @@ static class SecmoTests
         new KeyValuePair<Type, string[]>(typeof(SecmoChainDesc), new[] { "joints", "preset", "params", "colliders", "collider_count", "end_offset" }),
         new KeyValuePair<Type, string[]>(typeof(SecmoRigDesc), new[] { "parents", "bone_names", "units_per_meter", "springs", "spring_count", "correctives", "chains", "chain_count", "node_constraints" }),
         new KeyValuePair<Type, string[]>(typeof(SecmoNodeConstraintDesc), new[] { "axis", "weight" }),
+        new KeyValuePair<Type, string[]>(typeof(SecmoBatchItem), new[] { "character", "out_pose_len", "out_info" }),
         new KeyValuePair<Type, string[]>(typeof(SecmoCharacterDesc), new[] { "substep_target" }),
         new KeyValuePair<Type, string[]>(typeof(SecmoFrameInput), new[] { "dt", "pose", "pose_len", "world", "importance" }),
         new KeyValuePair<Type, string[]>(typeof(SecmoUpdateInfo), new[] { "warnings" }),

@@ -25,6 +25,7 @@ int main(void) {
     F(SecmoRigDesc, springs); F(SecmoRigDesc, spring_count); F(SecmoRigDesc, correctives); F(SecmoRigDesc, chains);
     F(SecmoRigDesc, chain_count); F(SecmoRigDesc, node_constraints);
     S(SecmoNodeConstraintDesc); F(SecmoNodeConstraintDesc, axis); F(SecmoNodeConstraintDesc, weight);
+    S(SecmoBatchItem); F(SecmoBatchItem, character); F(SecmoBatchItem, out_pose_len); F(SecmoBatchItem, out_info);
     S(SecmoCharacterDesc); F(SecmoCharacterDesc, substep_target);
     S(SecmoFrameInput); F(SecmoFrameInput, dt); F(SecmoFrameInput, pose); F(SecmoFrameInput, pose_len);
     F(SecmoFrameInput, world); F(SecmoFrameInput, importance);

@@ -120,6 +120,15 @@ namespace Secmo
     }
 
     [StructLayout(LayoutKind.Sequential)]
+    public struct SecmoBatchItem
+    {
+        public uint struct_size, result;
+        public IntPtr character, input, out_pose;
+        public UIntPtr out_pose_len;
+        public IntPtr out_info;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
     public struct SecmoNodeConstraintDesc
     {
         public uint struct_size, kind, source, destination, axis;
@@ -244,6 +253,7 @@ namespace Secmo
         [DllImport(Library)] public static extern uint secmo_chain_params_hair(float unitsPerMeter, SecmoChainParams* outParams);
         [DllImport(Library)] public static extern uint secmo_chain_params_vrm(float unitsPerMeter, SecmoChainParams* outParams);
         [DllImport(Library)] public static extern uint secmo_rig_create(SecmoRigDesc* desc, out IntPtr outRig);
+        [DllImport(Library)] public static extern uint secmo_update_batch(SecmoBatchItem* items, UIntPtr first, UIntPtr end);
         [DllImport(Library)] public static extern uint secmo_rig_create_from_settings(SecmoRigDesc* skeleton, byte* settings, UIntPtr settingsLen, out IntPtr outRig);
         [DllImport(Library)] public static extern uint secmo_rig_write_settings(IntPtr rig, byte* buffer, UIntPtr bufferLen, out UIntPtr outLen);
         [DllImport(Library)] public static extern uint secmo_settings_from_vrm(byte* bytes, UIntPtr bytesLen, byte* buffer, UIntPtr bufferLen, out UIntPtr outLen);

@@ -270,6 +270,34 @@ typedef struct SecmoUpdateInfo {
 } SecmoUpdateInfo;
 
 /**
+ * One character's update in `secmo_update_batch`: the arguments of
+ * `secmo_character_update`, and its result.
+ */
+typedef struct SecmoBatchItem {
+  /**
+   * `sizeof(SecmoBatchItem)`. Shipped sizes: 48 on 64-bit targets (ABI 1;
+   * it holds pointers, so 32-bit targets use their own `sizeof`); any
+   * other is refused for that item.
+   */
+  uint32_t struct_size;
+  /**
+   * Written by `secmo_update_batch`: this item's `SecmoResult`.
+   */
+  uint32_t result;
+  /**
+   * A character appears at most once per batch.
+   */
+  struct SecmoCharacter *character;
+  const struct SecmoFrameInput *input;
+  struct SecmoTransform *out_pose;
+  size_t out_pose_len;
+  /**
+   * Optional (NULL).
+   */
+  struct SecmoUpdateInfo *out_info;
+} SecmoBatchItem;
+
+/**
  * What happened to one spring in the last update (SPEC §2/§3 diagnostics).
  */
 typedef struct SecmoSpringRecord {
@@ -1020,6 +1048,20 @@ SecmoResult secmo_character_update(struct SecmoCharacter *character,
                                    struct SecmoTransform *out_pose,
                                    size_t out_pose_len,
                                    struct SecmoUpdateInfo *out_info);
+
+/**
+ * Updates `items[first..end)`, each as `secmo_character_update` would, one
+ * after the other, and writes each item's result into its `result`. Many
+ * characters in one call; an engine's job system splits the array into
+ * ranges and runs each range on its own worker (docs/c-api.md, "Batches"):
+ * ranges that do not overlap, over characters that appear once, may run
+ * at the same time. No locks, no atomics, no allocation (a failing item
+ * records its message as the calling thread's last error). Returns
+ * `SECMO_OK` when every item succeeded, else the first failing item's code.
+ * Errors: NULL_POINTER (items), INVALID_ARGUMENT (first > end), and per
+ * item: STRUCT_SIZE and every error of `secmo_character_update`.
+ */
+SecmoResult secmo_update_batch(struct SecmoBatchItem *items, size_t first, size_t end);
 
 /**
  * `secmo_character_update` that also writes the stage-by-stage records of
