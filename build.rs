@@ -4,6 +4,7 @@
 //!
 //! - `secmo_has_mono`: `mcs` and `mono` (the Unity package's C# tests);
 //! - `secmo_has_valgrind`: `valgrind` (memcheck / helgrind on the C++ programs);
+//! - `secmo_has_clang`: `clang++` (the Unreal plugin's syntax check);
 //! - `secmo_has_three_vrm`: `node` and the pinned three-vrm packages in
 //!   tools/three-vrm/node_modules (`npm ci --prefix tools/three-vrm`), the
 //!   reference the VRM parity tests run against.
@@ -26,6 +27,7 @@ fn main() {
     println!("cargo::rustc-check-cfg=cfg(secmo_has_mono)");
     println!("cargo::rustc-check-cfg=cfg(secmo_has_valgrind)");
     println!("cargo::rustc-check-cfg=cfg(secmo_has_three_vrm)");
+    println!("cargo::rustc-check-cfg=cfg(secmo_has_clang)");
     // `npm ci` creates node_modules inside it, which changes its mtime.
     println!("cargo:rerun-if-changed=tools/three-vrm");
     println!("cargo:rerun-if-changed=build.rs");
@@ -51,6 +53,9 @@ fn main() {
             .all(|p| three_vrm.join(p).join("package.json").is_file())
     {
         println!("cargo:rustc-cfg=secmo_has_three_vrm");
+    }
+    if runs("clang++") {
+        println!("cargo:rustc-cfg=secmo_has_clang");
     }
     if runs("valgrind") {
         println!("cargo:rustc-cfg=secmo_has_valgrind");

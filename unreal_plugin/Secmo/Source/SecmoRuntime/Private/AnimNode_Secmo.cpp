@@ -24,6 +24,11 @@ SecmoTransform ToSecmo(const FTransform& T)
 	return Out;
 }
 
+/** Longest frame secmo is given; a longer gap (the mesh was not evaluated) is a teleport. */
+constexpr float MaxDeltaTime = 0.1f;
+/** The simulation origin moves once the component is this far from it (1 km, in cm). */
+constexpr double OriginStep = 100000.0;
+
 FTransform FromSecmo(const SecmoTransform& T)
 {
 	return FTransform(FQuat(T.rotation[0], T.rotation[1], T.rotation[2], T.rotation[3]),
@@ -43,8 +48,8 @@ void FAnimNode_Secmo::InitializeBoneReferences(const FBoneContainer& RequiredBon
 {
 	// Rebuilt only when the required bones change (LOD switch, new mesh):
 	// this is where secmo allocates; evaluation does not.
-	Character.reset();
-	Rig.reset();
+	Runtime.Character.reset();
+	Runtime.Rig.reset();
 	LastError.Reset();
 	if (RigAsset == nullptr || RigAsset->Settings.IsEmpty())
 	{
@@ -53,7 +58,8 @@ void FAnimNode_Secmo::InitializeBoneReferences(const FBoneContainer& RequiredBon
 
 	const int32 NumBones = RequiredBones.GetCompactPoseNumBones();
 	const FReferenceSkeleton& RefSkeleton = RequiredBones.GetReferenceSkeleton();
-	Compact.SetNum(NumBones);
+	// FCompactPoseBoneIndex has no default constructor: add, don't SetNum.
+	Compact.Reset(NumBones);
 	Parents.SetNum(NumBones);
 	TArray<SecmoTransform> Reference;
 	Reference.SetNum(NumBones);
@@ -64,7 +70,7 @@ void FAnimNode_Secmo::InitializeBoneReferences(const FBoneContainer& RequiredBon
 	for (int32 Index = 0; Index < NumBones; ++Index)
 	{
 		const FCompactPoseBoneIndex Bone(Index);
-		Compact[Index] = Bone;
+		Compact.Add(Bone);
 		Parents[Index] = RequiredBones.GetParentBoneIndex(Bone).GetInt();
 		const int32 SkeletonIndex = RequiredBones.MakeMeshPoseIndex(Bone).GetInt();
 		Reference[Index] = ToSecmo(RefSkeleton.GetRefBonePose()[SkeletonIndex]);
@@ -89,15 +95,16 @@ void FAnimNode_Secmo::InitializeBoneReferences(const FBoneContainer& RequiredBon
 		UE_LOG(LogAnimation, Warning, TEXT("secmo: %s: %s"), *RigAsset->GetName(), *LastError);
 		return;
 	}
-	Rig = std::move(NewRig).take();
-	auto NewCharacter = secmo::Character::create(Rig);
+	Runtime.Rig = std::move(NewRig).take();
+	auto NewCharacter = secmo::Character::create(Runtime.Rig);
 	if (!NewCharacter)
 	{
 		LastError = UTF8_TO_TCHAR(NewCharacter.status().message());
-		Rig.reset();
+		Runtime.Rig.reset();
 		return;
 	}
-	Character = std::move(NewCharacter).take();
+	Runtime.Character = std::move(NewCharacter).take();
+	bHasOrigin = false;
 	ComponentSpaceIn.SetNum(NumBones);
 	LocalPose.SetNum(NumBones);
 	SolvedPose.SetNum(NumBones);
@@ -106,7 +113,7 @@ void FAnimNode_Secmo::InitializeBoneReferences(const FBoneContainer& RequiredBon
 
 bool FAnimNode_Secmo::IsValidToEvaluate(const USkeleton* Skeleton, const FBoneContainer& RequiredBones)
 {
-	return bool(Character) && Compact.Num() == RequiredBones.GetCompactPoseNumBones();
+	return bool(Runtime.Character) && Compact.Num() == RequiredBones.GetCompactPoseNumBones();
 }
 
 void FAnimNode_Secmo::UpdateInternal(const FAnimationUpdateContext& Context)
@@ -120,9 +127,9 @@ void FAnimNode_Secmo::ResetDynamics(ETeleportType InTeleportType)
 	if (InTeleportType == ETeleportType::ResetPhysics)
 	{
 		// A full reset: the next update starts from the animation, as a first update.
-		if (Character)
+		if (Runtime.Character)
 		{
-			(void)Character.reset_dynamics();
+			(void)Runtime.Character.reset_dynamics();
 		}
 	}
 	else if (InTeleportType == ETeleportType::TeleportPhysics)
@@ -143,18 +150,34 @@ void FAnimNode_Secmo::EvaluateSkeletalControl_AnyThread(FComponentSpacePoseConte
 	secmo::bridge::to_local(ParentSpan, secmo::Span<const SecmoTransform>(ComponentSpaceIn.GetData(), NumBones),
 		secmo::Span<SecmoTransform>(LocalPose.GetData(), NumBones));
 
-	const SecmoTransform World = ToSecmo(Output.AnimInstanceProxy->GetComponentTransform());
+	// The component relative to a double-precision origin near it, so that a
+	// character 10 km from the level's origin simulates as one at the origin.
+	FTransform Component = Output.AnimInstanceProxy->GetComponentTransform();
+	const FVector Location = Component.GetTranslation();
+	if (!bHasOrigin || (Location - SimulationOrigin).Size() > OriginStep)
+	{
+		SimulationOrigin = Location;
+		bHasOrigin = true;
+	}
+	Component.SetTranslation(Location - SimulationOrigin);
+	const SecmoTransform World = ToSecmo(Component);
+	// Time that passed while the mesh was not evaluated is not simulated:
+	// a long gap restarts the chains where the body is now.
+	if (PendingDeltaTime > MaxDeltaTime)
+	{
+		PendingFlags |= SECMO_FRAME_TELEPORT;
+	}
 	secmo::Frame Frame;
-	Frame.dt = FMath::Clamp(PendingDeltaTime, 0.0f, 1.0f);
+	Frame.dt = FMath::Clamp(PendingDeltaTime, 0.0f, MaxDeltaTime);
 	Frame.pose = secmo::Span<const SecmoTransform>(LocalPose.GetData(), NumBones);
 	Frame.flags = PendingFlags;
 	Frame.world = &World;
 	Frame.importance = Importance;
 	PendingDeltaTime = 0.0f;
 	PendingFlags = 0;
-	(void)Character.set_wind(float(Wind.X), float(Wind.Y), float(Wind.Z));
+	(void)Runtime.Character.set_wind(float(Wind.X), float(Wind.Y), float(Wind.Z));
 
-	const secmo::Status Status = Character.update(Frame, secmo::Span<SecmoTransform>(SolvedPose.GetData(), NumBones));
+	const secmo::Status Status = Runtime.Character.update(Frame, secmo::Span<SecmoTransform>(SolvedPose.GetData(), NumBones));
 	if (!Status)
 	{
 		// Bad input (a NaN from upstream, say): secmo changed nothing; pass the pose through.
@@ -175,19 +198,19 @@ void FAnimNode_Secmo::EvaluateSkeletalControl_AnyThread(FComponentSpacePoseConte
 
 void FAnimNode_Secmo::GetDebugDraw(TArray<SecmoDebugLine>& OutLines, TArray<SecmoDebugSphere>& OutSpheres) const
 {
-	if (!Character)
+	if (!Runtime.Character)
 	{
 		return;
 	}
 	size_t Lines = 0, Spheres = 0;
-	if (secmo_character_debug_draw_capacity(Character.get(), &Lines, &Spheres) != SECMO_OK)
+	if (secmo_character_debug_draw_capacity(Runtime.Character.get(), &Lines, &Spheres) != SECMO_OK)
 	{
 		return;
 	}
 	OutLines.SetNum(int32(Lines));
 	OutSpheres.SetNum(int32(Spheres));
 	size_t WrittenLines = 0, WrittenSpheres = 0;
-	(void)Character.debug_draw(secmo::Span<SecmoDebugLine>(OutLines.GetData(), Lines), &WrittenLines,
+	(void)Runtime.Character.debug_draw(secmo::Span<SecmoDebugLine>(OutLines.GetData(), Lines), &WrittenLines,
 		secmo::Span<SecmoDebugSphere>(OutSpheres.GetData(), Spheres), &WrittenSpheres);
 	OutLines.SetNum(int32(WrittenLines));
 	OutSpheres.SetNum(int32(WrittenSpheres));

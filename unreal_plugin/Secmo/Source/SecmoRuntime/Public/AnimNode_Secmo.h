@@ -9,6 +9,33 @@
 #include "secmo.hpp"
 #include "AnimNode_Secmo.generated.h"
 
+/**
+ * The node's secmo handles. UnrealHeaderTool copies a USTRUCT with its
+ * operator= (each anim instance copies its nodes from the class defaults),
+ * and secmo::Rig / secmo::Character are move-only: a copy of this holder is
+ * empty, so no two nodes ever share a character; the copy builds its own in
+ * InitializeBoneReferences.
+ */
+struct FSecmoNodeRuntime
+{
+	secmo::Rig Rig;
+	secmo::Character Character;
+
+	FSecmoNodeRuntime() = default;
+	FSecmoNodeRuntime(const FSecmoNodeRuntime&) {}
+	FSecmoNodeRuntime& operator=(const FSecmoNodeRuntime& Other)
+	{
+		if (this != &Other)
+		{
+			Character.reset();
+			Rig.reset();
+		}
+		return *this;
+	}
+	FSecmoNodeRuntime(FSecmoNodeRuntime&&) = default;
+	FSecmoNodeRuntime& operator=(FSecmoNodeRuntime&&) = default;
+};
+
 USTRUCT(BlueprintInternalUseOnly)
 struct SECMORUNTIME_API FAnimNode_Secmo : public FAnimNode_SkeletalControlBase
 {
@@ -33,6 +60,8 @@ struct SECMORUNTIME_API FAnimNode_Secmo : public FAnimNode_SkeletalControlBase
 	// FAnimNode_Base
 	virtual void Initialize_AnyThread(const FAnimationInitializeContext& Context) override;
 	virtual void GatherDebugData(FNodeDebugData& DebugData) override;
+	/** Tells the engine to call ResetDynamics on teleports (as KawaiiPhysics does). */
+	virtual bool NeedsDynamicReset() const override { return true; }
 	virtual void ResetDynamics(ETeleportType InTeleportType) override;
 
 	// FAnimNode_SkeletalControlBase
@@ -47,8 +76,7 @@ private:
 	// FAnimNode_SkeletalControlBase
 	virtual void InitializeBoneReferences(const FBoneContainer& RequiredBones) override;
 
-	secmo::Rig Rig;
-	secmo::Character Character;
+	FSecmoNodeRuntime Runtime;
 
 	/** Compact pose index of each secmo bone (secmo bone i = Compact[i]). */
 	TArray<FCompactPoseBoneIndex> Compact;
@@ -61,5 +89,14 @@ private:
 
 	float PendingDeltaTime = 0.0f;
 	uint32 PendingFlags = 0;
+	/**
+	 * Where secmo's world frame sits in the level, in double precision: the
+	 * component's position is passed relative to it, so float precision is
+	 * that of the distance from it, not from the level's origin. It follows
+	 * the character in steps of OriginStep (the chains carry their particles
+	 * across the step, as across a small teleport).
+	 */
+	FVector SimulationOrigin = FVector::ZeroVector;
+	bool bHasOrigin = false;
 	FString LastError;
 };

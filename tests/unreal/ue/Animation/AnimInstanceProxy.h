@@ -1,0 +1,2 @@
+#pragma once
+#include "BoneControllers/AnimNode_SkeletalControlBase.h"

@@ -1,0 +1,101 @@
+// Model of Animation/AnimNodeBase.h, BonePose.h, BoneContainer.h and
+// BoneControllers/AnimNode_SkeletalControlBase.h (UE 5.4/5.5), see CoreMinimal.h.
+#pragma once
+#include "CoreMinimal.h"
+
+enum class ETeleportType : uint8 { None, TeleportPhysics, ResetPhysics };
+
+/// No default constructor: the index is explicit (BoneIndices.h).
+struct FCompactPoseBoneIndex {
+    explicit FCompactPoseBoneIndex(int32 i) : Index(i) {}
+    int32 GetInt() const { return Index; }
+private:
+    int32 Index;
+};
+struct FMeshPoseBoneIndex {
+    explicit FMeshPoseBoneIndex(int32 i) : Index(i) {}
+    int32 GetInt() const { return Index; }
+private:
+    int32 Index;
+};
+
+class FReferenceSkeleton {
+public:
+    const TArray<FTransform>& GetRefBonePose() const { return Pose; }
+    FName GetBoneName(int32) const { return FName(); }
+private:
+    TArray<FTransform> Pose;
+};
+
+class FBoneContainer {
+public:
+    int32 GetCompactPoseNumBones() const { return 0; }
+    const FReferenceSkeleton& GetReferenceSkeleton() const { return Ref; }
+    FCompactPoseBoneIndex GetParentBoneIndex(const FCompactPoseBoneIndex&) const { return FCompactPoseBoneIndex(-1); }
+    FMeshPoseBoneIndex MakeMeshPoseIndex(const FCompactPoseBoneIndex& i) const { return FMeshPoseBoneIndex(i.GetInt()); }
+private:
+    FReferenceSkeleton Ref;
+};
+
+class USkeleton : public UObject {};
+
+class FAnimInstanceProxy {
+public:
+    const FTransform& GetComponentTransform() const { return T; }
+private:
+    FTransform T;
+};
+
+struct FAnimationBaseContext {
+    FAnimInstanceProxy* AnimInstanceProxy = nullptr;
+};
+struct FAnimationInitializeContext : FAnimationBaseContext {};
+struct FAnimationCacheBonesContext : FAnimationBaseContext {};
+struct FAnimationUpdateContext : FAnimationBaseContext {
+    float GetDeltaTime() const { return 0.0f; }
+};
+
+struct FCSPose {
+    const FTransform& GetComponentSpaceTransform(FCompactPoseBoneIndex) { return T; }
+    FTransform T;
+};
+struct FComponentSpacePoseContext : FAnimationBaseContext {
+    FCSPose Pose;
+};
+
+struct FBoneTransform {
+    FBoneTransform(FCompactPoseBoneIndex InBoneIndex, const FTransform& InTransform) : BoneIndex(InBoneIndex), Transform(InTransform) {}
+    FCompactPoseBoneIndex BoneIndex;
+    FTransform Transform;
+};
+
+class FNodeDebugData {
+public:
+    template <class T> FString GetNodeName(T*) const { return FString(); }
+    void AddDebugItem(const FString&, bool = false) {}
+};
+
+struct FComponentSpacePoseLink {
+    void GatherDebugData(FNodeDebugData&) {}
+};
+
+struct FAnimNode_Base {
+    virtual ~FAnimNode_Base() = default;
+    virtual void Initialize_AnyThread(const FAnimationInitializeContext&) {}
+    virtual void CacheBones_AnyThread(const FAnimationCacheBonesContext&) {}
+    virtual void GatherDebugData(FNodeDebugData&) {}
+    virtual bool NeedsDynamicReset() const { return false; }
+    virtual void ResetDynamics(ETeleportType) {}
+};
+
+struct FAnimNode_SkeletalControlBase : FAnimNode_Base {
+    FComponentSpacePoseLink ComponentPose;
+    float Alpha = 1.0f;
+    float ActualAlpha = 0.0f;
+    void Initialize_AnyThread(const FAnimationInitializeContext&) override {}
+    virtual void UpdateInternal(const FAnimationUpdateContext&) {}
+    virtual void EvaluateSkeletalControl_AnyThread(FComponentSpacePoseContext&, TArray<FBoneTransform>&) {}
+    virtual bool IsValidToEvaluate(const USkeleton*, const FBoneContainer&) { return false; }
+protected:
+    virtual void InitializeBoneReferences(const FBoneContainer&) {}
+};
