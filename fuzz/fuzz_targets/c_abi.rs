@@ -80,6 +80,15 @@ fuzz_target!(|data: &[u8]| {
     // SAFETY: a plain-number C struct; the preset fills it.
     let mut springs: [SecmoSpringDesc; 1] = unsafe { std::mem::zeroed() };
     unsafe { secmo_spring_desc_hip(4, 1.0, &mut springs[0]) };
+    // The spine follows the hips halfway (a VRM rotation constraint).
+    let node_constraint = SecmoNodeConstraintDesc {
+        struct_size: std::mem::size_of::<SecmoNodeConstraintDesc>() as u32,
+        kind: SECMO_NODE_CONSTRAINT_ROTATION,
+        source: 1,
+        destination: 2,
+        axis: 0,
+        weight: 0.5,
+    };
     let desc = SecmoRigDesc {
         bone_count: n as u32,
         parents: parents.as_ptr(),
@@ -91,6 +100,8 @@ fuzz_target!(|data: &[u8]| {
         collider_count: 2,
         chains: &chain,
         chain_count: 1,
+        node_constraints: &node_constraint,
+        node_constraint_count: 1,
         ..Default::default()
     };
     let (mut crig, mut ch) = (std::ptr::null_mut(), std::ptr::null_mut());
@@ -146,8 +157,37 @@ fuzz_target!(|data: &[u8]| {
                     world,
                     importance: c.f32(),
                 };
-                let r = unsafe {
-                    secmo_character_update(ch, &input, out.as_mut_ptr(), n, std::ptr::null_mut())
+                let r = if c.u8() % 2 == 0 {
+                    unsafe {
+                        secmo_character_update(
+                            ch,
+                            &input,
+                            out.as_mut_ptr(),
+                            n,
+                            std::ptr::null_mut(),
+                        )
+                    }
+                } else {
+                    // The same update through the batch entry point.
+                    let mut items = [SecmoBatchItem {
+                        struct_size: if c.u8() % 32 == 0 {
+                            c.u32()
+                        } else {
+                            std::mem::size_of::<SecmoBatchItem>() as u32
+                        },
+                        result: u32::MAX,
+                        character: ch,
+                        input: &input,
+                        out_pose: out.as_mut_ptr(),
+                        out_pose_len: n,
+                        out_info: std::ptr::null_mut(),
+                    }];
+                    let r = unsafe { secmo_update_batch(items.as_mut_ptr(), 0, 1) };
+                    assert_eq!(
+                        r, items[0].result,
+                        "the batch returns its only item's result"
+                    );
+                    r
                 };
                 if r == SECMO_OK {
                     assert!(
@@ -163,6 +203,8 @@ fuzz_target!(|data: &[u8]| {
             }
             4 => {
                 let mut p = tail;
+                p.integrator = c.u8() as u32 % 4; // spring, exponential, VRM, invalid
+                p.vrm_drag_force = c.f32();
                 p.gravity = c.f32();
                 p.time_factor = c.f32();
                 p.wind_factor = c.f32();
