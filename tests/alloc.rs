@@ -166,15 +166,7 @@ fn c_abi_updates_allocate_nothing() {
     };
     let n = count_allocations(|| {
         for pose in &poses {
-            let input = SecmoFrameInput {
-                struct_size: std::mem::size_of::<SecmoFrameInput>() as u32,
-                flags: 0,
-                dt: 1.0 / 60.0,
-                pose: pose.as_ptr(),
-                pose_len: pose.len(),
-                world: Transform::IDENTITY,
-                importance: 1.0,
-            };
+            let input = common::c_frame_input(pose);
             let r = unsafe {
                 secmo_character_update(ch, &input, out.as_mut_ptr(), out.len(), &mut info)
             };
@@ -185,15 +177,7 @@ fn c_abi_updates_allocate_nothing() {
     // The same character through secmo_update_batch.
     let n = count_allocations(|| {
         for pose in &poses {
-            let input = SecmoFrameInput {
-                struct_size: std::mem::size_of::<SecmoFrameInput>() as u32,
-                flags: 0,
-                dt: 1.0 / 60.0,
-                pose: pose.as_ptr(),
-                pose_len: pose.len(),
-                world: Transform::IDENTITY,
-                importance: 1.0,
-            };
+            let input = common::c_frame_input(pose);
             let mut items = [SecmoBatchItem {
                 struct_size: std::mem::size_of::<SecmoBatchItem>() as u32,
                 result: u32::MAX,

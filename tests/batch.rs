@@ -100,16 +100,11 @@ fn the_c_batch_writes_each_result_and_refuses_bad_arguments() {
     }
     let mut bad_pose = reference.clone();
     bad_pose[1].translation[0] = f32::INFINITY;
-    let input = |pose: &Vec<Transform>| SecmoFrameInput {
-        struct_size: std::mem::size_of::<SecmoFrameInput>() as u32,
-        flags: 0,
-        dt: 1.0 / 60.0,
-        pose: pose.as_ptr(),
-        pose_len: pose.len(),
-        world: Transform::IDENTITY,
-        importance: 1.0,
-    };
-    let inputs = [input(&reference), input(&bad_pose), input(&reference)];
+    let inputs = [
+        common::c_frame_input(&reference),
+        common::c_frame_input(&bad_pose),
+        common::c_frame_input(&reference),
+    ];
     let mut outs = vec![vec![Transform::IDENTITY; bones.len()]; 3];
     let mut items: Vec<SecmoBatchItem> = (0..3)
         .map(|k| SecmoBatchItem {

@@ -391,6 +391,31 @@ struct Run {
     rotations: Vec<Vec<Quat>>,
 }
 
+/// `[[[f, …] per item] per frame]` as values built by `make`.
+fn per_frame<T>(frames: &Value, make: impl Fn(&[f32]) -> T) -> Vec<Vec<T>> {
+    frames
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|frame| {
+            frame
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|item| {
+                    let v: Vec<f32> = item
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .map(|x| x.as_f64().unwrap() as f32)
+                        .collect();
+                    make(&v)
+                })
+                .collect()
+        })
+        .collect()
+}
+
 fn three_vrm(fixture: &Fixture, step: usize, driver: &str, dir: &Path) -> Run {
     let frames: Vec<usize> = (0..fixture.frames).step_by(step).collect();
     let pick = |track: &Option<Vec<Vec3>>| {
@@ -449,54 +474,16 @@ fn three_vrm(fixture: &Fixture, step: usize, driver: &str, dir: &Path) -> Run {
             )
         })
         .collect();
-    let tails = result["tails"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|frame| {
-            frame
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|p| {
-                    let p: Vec<f32> = p
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|x| x.as_f64().unwrap() as f32)
-                        .collect();
-                    Vec3::new(p[0], p[1], p[2])
-                })
-                .collect()
-        })
-        .collect();
+    let tails = per_frame(&result["tails"], |v| Vec3::new(v[0], v[1], v[2]));
     let destinations = result["destinations"]
         .as_array()
         .unwrap()
         .iter()
         .map(|d| d.as_u64().unwrap() as usize)
         .collect();
-    let rotations = result["rotations"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|frame| {
-            frame
-                .as_array()
-                .unwrap()
-                .iter()
-                .map(|q| {
-                    let q: Vec<f32> = q
-                        .as_array()
-                        .unwrap()
-                        .iter()
-                        .map(|x| x.as_f64().unwrap() as f32)
-                        .collect();
-                    Quat::from_xyzw(q[0], q[1], q[2], q[3])
-                })
-                .collect()
-        })
-        .collect();
+    let rotations = per_frame(&result["rotations"], |v| {
+        Quat::from_xyzw(v[0], v[1], v[2], v[3])
+    });
     Run {
         joints,
         tails,

@@ -150,10 +150,25 @@ fn quantized_positions_are_read_as_the_float_ones() {
     std::fs::remove_dir_all(&out).ok();
 }
 
+/// Writes `text` as a .gltf and runs `secmo vrm-settings` on it: the
+/// file, the settings file written and the command's standard output.
+fn vrm_settings(out: &Path, name: &str, text: &serde_json::Value) -> (PathBuf, PathBuf, String) {
+    let file = out.join(format!("{name}.gltf"));
+    std::fs::write(&file, serde_json::to_vec(text).unwrap()).unwrap();
+    let settings = out.join(format!("{name}.json"));
+    let (code, stdout, stderr) = secmo(&[
+        "vrm-settings",
+        file.to_str().unwrap(),
+        "--out",
+        settings.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    (file, settings, stdout)
+}
+
 #[test]
 fn vrm_settings_and_import_list_what_they_ignore() {
     let out = dir("vrm-notes");
-    let file = out.join("limited.gltf");
     let text = json!({
         "asset": {"version": "2.0"},
         "nodes": [
@@ -170,15 +185,7 @@ fn vrm_settings_and_import_list_what_they_ignore() {
                 {"node": 2}
             ]}]}}
     });
-    std::fs::write(&file, serde_json::to_vec(&text).unwrap()).unwrap();
-    let settings = out.join("limited.json");
-    let (code, stdout, stderr) = secmo(&[
-        "vrm-settings",
-        file.to_str().unwrap(),
-        "--out",
-        settings.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    let (file, _, stdout) = vrm_settings(&out, "limited", &text);
     for expected in [
         "joints[0] (H1).extensions.VRMC_springBone_limit: angle limit (hinge)",
         "note: requires KHR_materials_unlit",
@@ -194,7 +201,6 @@ fn vrm_settings_and_import_list_what_they_ignore() {
 #[test]
 fn node_constraints_are_listed_and_written() {
     let out = dir("node-constraints");
-    let file = out.join("twist.gltf");
     let text = json!({
         "asset": {"version": "2.0"},
         "nodes": [
@@ -206,15 +212,7 @@ fn node_constraints_are_listed_and_written() {
         ],
         "extensionsUsed": ["VRMC_node_constraint"]
     });
-    std::fs::write(&file, serde_json::to_vec(&text).unwrap()).unwrap();
-    let settings = out.join("twist.json");
-    let (code, stdout, stderr) = secmo(&[
-        "vrm-settings",
-        file.to_str().unwrap(),
-        "--out",
-        settings.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    let (file, settings, stdout) = vrm_settings(&out, "twist", &text);
     assert!(
         stdout.contains("node constraints: 1 (1 roll, 0 aim, 0 rotation)"),
         "{stdout}"

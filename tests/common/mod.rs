@@ -383,3 +383,16 @@ pub fn many_chains(count: usize) -> secmo::RigDesc {
         ..Default::default()
     }
 }
+
+/// A C ABI frame input for `pose` at 60 Hz, no flags.
+pub fn c_frame_input(pose: &[Transform]) -> secmo::ffi::SecmoFrameInput {
+    secmo::ffi::SecmoFrameInput {
+        struct_size: std::mem::size_of::<secmo::ffi::SecmoFrameInput>() as u32,
+        flags: 0,
+        dt: 1.0 / 60.0,
+        pose: pose.as_ptr(),
+        pose_len: pose.len(),
+        world: Transform::IDENTITY,
+        importance: 1.0,
+    }
+}
