@@ -328,3 +328,67 @@ fn every_unity_package_asset_has_a_meta_with_a_unique_guid() {
     }
     assert!(assets >= 20, "{assets} assets");
 }
+
+/// Builds tests/csharp/ComponentTests.exe: SecmoCharacter and its settings
+/// asset with the P/Invoke layer, against UnitySim.cs (behavioural
+/// UnityEngine stand-ins).
+fn component_exe() -> PathBuf {
+    static ONCE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    ONCE.get_or_init(|| {
+        let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ComponentTests.exe");
+        let runtime = root().join("unity_package/com.secmo.runtime/Runtime");
+        let mut sources = vec![
+            root().join("tests/csharp/ComponentTests.cs"),
+            root().join("tests/csharp/UnitySim.cs"),
+            runtime.join("SecmoCharacter.cs"),
+            runtime.join("SecmoRigSettings.cs"),
+        ];
+        sources.extend(native_sources());
+        mcs(&exe, "exe", &sources);
+        exe
+    })
+    .clone()
+}
+
+fn run_component(mode: &str) -> String {
+    let lib_dir = common::static_library().parent().unwrap().to_path_buf();
+    let out = Command::new("mono")
+        .arg(component_exe())
+        .arg(mode)
+        .env("LD_LIBRARY_PATH", &lib_dir)
+        .output()
+        .expect("run mono");
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        out.status.success(),
+        "ComponentTests {mode} failed ({:?})\nstdout: {stdout}\nstderr: {}",
+        out.status.code(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    stdout
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn the_component_feeds_unanimated_helpers_from_their_rest() {
+    // Issue #15 item 1: a helper no clip animates used to be read back from
+    // secmo's own last output (+0.416 m after 10 s).
+    let out = run_component("rest");
+    print!("{out}");
+    assert!(out.contains("rest: "));
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn the_component_allocates_no_managed_memory_per_frame() {
+    // The per-transform comparison used to box: 112 B per transform per frame.
+    let out = run_component("gc");
+    print!("{out}");
+    assert!(out.contains("allocate 0 managed bytes"), "{out}");
+}

@@ -8,13 +8,22 @@ using System.Runtime.InteropServices;
 namespace Secmo
 {
     [StructLayout(LayoutKind.Sequential)]
-    public struct SecmoTransform
+    public struct SecmoTransform : IEquatable<SecmoTransform>
     {
         public float tx, ty, tz;
         public float rx, ry, rz, rw;
         public float sx, sy, sz;
 
         public static SecmoTransform Identity => new SecmoTransform { rw = 1f, sx = 1f, sy = 1f, sz = 1f };
+
+        /// <summary>Component-wise equality, without boxing (the per-frame comparison allocates nothing).</summary>
+        public bool Equals(SecmoTransform o) =>
+            tx == o.tx && ty == o.ty && tz == o.tz && rx == o.rx && ry == o.ry && rz == o.rz && rw == o.rw
+            && sx == o.sx && sy == o.sy && sz == o.sz;
+
+        public override bool Equals(object obj) => obj is SecmoTransform o && Equals(o);
+
+        public override int GetHashCode() => tx.GetHashCode() ^ ry.GetHashCode() ^ sz.GetHashCode();
     }
 
     [StructLayout(LayoutKind.Sequential)]
