@@ -1288,6 +1288,21 @@ SecmoResult secmo_settings_from_vrm(const uint8_t *bytes,
                                     size_t *out_len);
 
 /**
+ * Writes every bone name a rig-settings text refers to, one per line (each
+ * once, in order of first mention), as UTF-8 with a terminating NUL: the
+ * bones an engine must feed secmo, with their ancestors. Call it twice, like
+ * `secmo_rig_write_settings`: with a NULL `buffer` (or one too short)
+ * `*out_len` receives the size needed and the result is BUFFER_LENGTH.
+ * Errors: NULL_POINTER, SETTINGS (the message names the JSON line or the
+ * field), BUFFER_LENGTH.
+ */
+SecmoResult secmo_settings_bone_names(const char *settings,
+                                      size_t settings_len,
+                                      char *buffer,
+                                      size_t buffer_len,
+                                      size_t *out_len);
+
+/**
  * Releases the caller's reference. Characters created from the rig keep it
  * alive. NULL is ignored.
  */

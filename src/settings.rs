@@ -314,6 +314,62 @@ impl RigSettings {
         Ok(s)
     }
 
+    /// Every bone name the settings refer to, each once, in order of first
+    /// mention: what an engine must feed secmo (with the bones' ancestors);
+    /// the Unity component passes only these.
+    #[must_use]
+    pub fn bone_names(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        let mut add = |name: &str| {
+            if !name.is_empty() && !out.iter().any(|n| n == name) {
+                out.push(name.to_string());
+            }
+        };
+        for s in &self.springs {
+            add(&s.bone);
+        }
+        for c in &self.constraints {
+            add(&c.bone);
+            add(&c.target);
+        }
+        for c in &self.node_constraints {
+            add(&c.source);
+            add(&c.destination);
+        }
+        for c in &self.correctives {
+            add(&c.driven);
+            for p in &c.probes {
+                add(&p.bone);
+            }
+            if let Some(b) = &c.btob {
+                for name in [
+                    &b.other_chest,
+                    &b.upper_arm_l,
+                    &b.forearm_l,
+                    &b.hand_l,
+                    &b.upper_arm_r,
+                    &b.forearm_r,
+                    &b.hand_r,
+                ] {
+                    add(name);
+                }
+            }
+        }
+        for c in &self.colliders {
+            add(&c.bone);
+        }
+        for c in &self.chains {
+            add(&c.anchor);
+            for j in &c.joints {
+                add(j);
+            }
+            if let Some(space) = c.params.get("simulation_space").and_then(|v| v.as_str()) {
+                add(space);
+            }
+        }
+        out
+    }
+
     /// Pretty JSON.
     #[must_use]
     pub fn to_json(&self) -> String {

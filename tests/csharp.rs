@@ -392,3 +392,30 @@ fn the_component_allocates_no_managed_memory_per_frame() {
     print!("{out}");
     assert!(out.contains("allocate 0 managed bytes"), "{out}");
 }
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn only_the_needed_transforms_go_in() {
+    // Issue #15 item 2: a zero-scaled prop or a duplicate name elsewhere used
+    // to fail the whole rig or update.
+    let out = run_component("only");
+    print!("{out}");
+    assert!(out.contains("only: "));
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn a_destroyed_transform_disables_the_component_with_one_error() {
+    let out = run_component("destroyed");
+    print!("{out}");
+    assert!(
+        out.contains("destroyed: enabled False, 1 error(s)"),
+        "{out}"
+    );
+}

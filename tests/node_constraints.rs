@@ -122,6 +122,8 @@ fn the_settings_file_carries_them_and_names_wrong_fields() {
       ]
     }"#;
     let settings = RigSettings::from_json(text).unwrap();
+    // The bones an engine must feed (secmo_settings_bone_names).
+    assert_eq!(settings.bone_names(), ["arm", "a", "hand", "b", "c"]);
     let desc = settings
         .to_rig_desc(bones(), 1.0, secmo::UpAxis::Y)
         .unwrap();

@@ -507,6 +507,42 @@ pub unsafe extern "C" fn secmo_settings_from_vrm(
     })
 }
 
+/// Writes every bone name a rig-settings text refers to, one per line (each
+/// once, in order of first mention), as UTF-8 with a terminating NUL: the
+/// bones an engine must feed secmo, with their ancestors. Call it twice, like
+/// `secmo_rig_write_settings`: with a NULL `buffer` (or one too short)
+/// `*out_len` receives the size needed and the result is BUFFER_LENGTH.
+/// Errors: NULL_POINTER, SETTINGS (the message names the JSON line or the
+/// field), BUFFER_LENGTH.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_settings_bone_names(
+    settings: *const c_char,
+    settings_len: usize,
+    buffer: *mut c_char,
+    buffer_len: usize,
+    out_len: *mut usize,
+) -> SecmoResult {
+    guard("secmo_settings_bone_names", || {
+        #[cfg(not(feature = "settings"))]
+        {
+            let _ = (settings, settings_len, buffer, buffer_len, out_len);
+            Err(without_settings())
+        }
+        #[cfg(feature = "settings")]
+        {
+            let bytes = slice(settings as *const u8, settings_len, "settings")?;
+            let text = std::str::from_utf8(bytes).map_err(|e| {
+                FfiError::new(SECMO_ERROR_SETTINGS, format!("settings are not UTF-8: {e}"))
+            })?;
+            let parsed = crate::settings::RigSettings::from_json(text)
+                .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, e.to_string()))?;
+            // SAFETY: the caller's contract for `buffer`/`out_len` is
+            // write_text's (header comment of this function).
+            unsafe { write_text(&parsed.bone_names().join("\n"), buffer, buffer_len, out_len) }
+        }
+    })
+}
+
 /// Releases the caller's reference. Characters created from the rig keep it
 /// alive. NULL is ignored.
 #[no_mangle]

@@ -4,6 +4,10 @@
 //   rest:  a hip helper no clip animates, 10 s of a moving pelvis, against a
 //          run whose clip keys the helper at rest every frame: within 1 mm.
 //   gc:    1,000 frames of the whole component path allocate 0 managed bytes.
+//   only:  a zero-scaled prop and a transform sharing a name elsewhere in the
+//          hierarchy change nothing; only the needed bones go in.
+//   destroyed: destroying a driven transform disables the component with one
+//          logged error, and the next frames do nothing.
 using System;
 using Secmo.Unity;
 using UnityEngine;
@@ -20,7 +24,9 @@ static class ComponentTests
         public Action Update, LateUpdate;
     }
 
-    static Body Make()
+    static Body Make() => Make(null);
+
+    static Body Make(Action<Body> extra)
     {
         var b = new Body();
         b.Root = new Transform { name = "root" };
@@ -28,6 +34,7 @@ static class ComponentTests
         b.Pelvis.parent = b.Root;
         b.Helper = new Transform { name = "helper", localPosition = new Vector3(0.1f, 0f, 0f) };
         b.Helper.parent = b.Pelvis;
+        extra?.Invoke(b);
         var settings = ScriptableObject.CreateInstance<SecmoRigSettings>();
         settings.settings = Settings;
         b.Component = new SecmoCharacter { settings = settings, root = b.Root };
@@ -98,13 +105,64 @@ static class ComponentTests
         return allocated == 0 ? 0 : 1;
     }
 
+    static int Only()
+    {
+        var plain = Make();
+        var cluttered = Make(b =>
+        {
+            var prop = new Transform { name = "prop", localScale = new Vector3(0f, 0f, 0f) };
+            prop.parent = b.Pelvis;
+            var twin = new Transform { name = "pelvis" }; // shares a name, not needed
+            twin.parent = prop;
+        });
+        Time.deltaTime = 1f / 60f;
+        double worst = 0;
+        for (int f = 0; f < 120; f++)
+        {
+            foreach (var body in new[] { plain, cluttered })
+            {
+                body.Update();
+                body.Pelvis.localPosition = PelvisAt(f);
+                body.LateUpdate();
+                if (body.Component.LastError != null) { Console.WriteLine("only: " + body.Component.LastError); return 1; }
+            }
+            var a = plain.Helper.localPosition;
+            var b = cluttered.Helper.localPosition;
+            worst = Math.Max(worst, Math.Abs(a.x - b.x) + Math.Abs(a.y - b.y) + Math.Abs(a.z - b.z));
+        }
+        Console.WriteLine($"only: a zero-scaled prop and a duplicate name elsewhere: helper {worst:E1} m from the plain run");
+        return worst == 0 ? 0 : 1;
+    }
+
+    static int Destroyed()
+    {
+        var body = Make();
+        Time.deltaTime = 1f / 60f;
+        for (int f = 0; f < 5; f++)
+        {
+            body.Update();
+            body.Pelvis.localPosition = PelvisAt(f);
+            body.LateUpdate();
+        }
+        UnityEngine.Object.Destroy(body.Helper);
+        for (int f = 5; f < 10; f++)
+        {
+            body.Update();
+            body.LateUpdate();
+        }
+        Console.WriteLine($"destroyed: enabled {body.Component.enabled}, {Debug.Errors} error(s): {body.Component.LastError}");
+        return !body.Component.enabled && Debug.Errors == 1 ? 0 : 1;
+    }
+
     static int Main(string[] args)
     {
         switch (args.Length > 0 ? args[0] : "")
         {
             case "rest": return Rest();
             case "gc": return Gc();
-            default: Console.Error.WriteLine("usage: ComponentTests rest|gc"); return 2;
+            case "only": return Only();
+            case "destroyed": return Destroyed();
+            default: Console.Error.WriteLine("usage: ComponentTests rest|gc|only|destroyed"); return 2;
         }
     }
 }

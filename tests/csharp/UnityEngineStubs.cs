@@ -82,6 +82,7 @@ namespace UnityEngine
     public static class Debug
     {
         public static void LogWarning(object message, Object context) { }
+        public static void LogError(object message, Object context) { }
     }
 
     [AttributeUsage(AttributeTargets.Class)]

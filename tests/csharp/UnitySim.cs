@@ -10,8 +10,11 @@ namespace UnityEngine
 {
     public class Object
     {
+        bool destroyed;
         public string name { get; set; } = "";
-        public static implicit operator bool(Object o) => o != null;
+        /// <summary>Destroyed objects read as false, as in Unity.</summary>
+        public static implicit operator bool(Object o) => !ReferenceEquals(o, null) && !o.destroyed;
+        public static void Destroy(Object o) => o.destroyed = true;
     }
 
     public class ScriptableObject : Object
@@ -104,7 +107,13 @@ namespace UnityEngine
 
     public static class Debug
     {
+        public static int Errors;
         public static void LogWarning(object message, Object context) => Console.Error.WriteLine(message);
+        public static void LogError(object message, Object context)
+        {
+            Errors++;
+            Console.Error.WriteLine(message);
+        }
     }
 
     [AttributeUsage(AttributeTargets.Class)]

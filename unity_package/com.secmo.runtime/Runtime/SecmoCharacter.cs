@@ -66,7 +66,37 @@ namespace Secmo.Unity
                 return;
             }
             var top = root != null ? root : transform;
-            bones = top.GetComponentsInChildren<Transform>(true); // depth-first: parents first
+            // Only what secmo needs goes in: the bones the settings name and
+            // their ancestors up to `root`. A zero-scaled prop, a duplicate
+            // name or a destroyed transform elsewhere in the hierarchy changes
+            // nothing.
+            if (!Settings.TryBoneNames(settings.settings, out string[] needed, out _, out string namesError))
+            {
+                Fail(namesError);
+                return;
+            }
+            var all = top.GetComponentsInChildren<Transform>(true); // depth-first: parents first
+            var keep = new HashSet<Transform> { top };
+            foreach (var boneName in needed)
+            {
+                Transform found = null;
+                foreach (var t in all)
+                {
+                    if (t.name != boneName) continue;
+                    if (found != null)
+                    {
+                        Fail("two transforms under " + top.name + " are named \"" + boneName + "\" (" + PathOf(found, top)
+                            + " and " + PathOf(t, top) + "); the settings name it, so it must be unique");
+                        return;
+                    }
+                    found = t;
+                }
+                if (found == null) continue; // secmo names the missing bone below
+                for (var t = found; t != null && keep.Add(t); t = t.parent) { }
+            }
+            var kept = new List<Transform>(keep.Count);
+            foreach (var t in all) if (keep.Contains(t)) kept.Add(t);
+            bones = kept.ToArray();
             int n = bones.Length;
             var index = new Dictionary<Transform, int>(n);
             var names = new string[n];
@@ -82,8 +112,7 @@ namespace Secmo.Unity
             if (!Rig.TryFromSettings(names, parents, reference, 1f, SecmoNative.UpAxisY, settings.settings, out rig, out _, out string error)
                 || !Character.TryCreate(rig, out character, out _, out error))
             {
-                LastError = error;
-                Debug.LogWarning("secmo: " + name + ": " + error, this);
+                Fail(error);
                 rig?.Dispose();
                 rig = null;
                 return;
@@ -98,6 +127,34 @@ namespace Secmo.Unity
             // A fresh character's first update starts from the animation: enabling never pops.
         }
 
+        void Fail(string error)
+        {
+            LastError = error;
+            Debug.LogWarning("secmo: " + name + ": " + error, this);
+        }
+
+        static string PathOf(Transform t, Transform top)
+        {
+            string path = t.name;
+            for (var p = t.parent; p != null && p != top.parent; p = p.parent) path = p.name + "/" + path;
+            return path;
+        }
+
+        /// <summary>A transform secmo drives was destroyed: stop, with one error.</summary>
+        bool LostBone()
+        {
+            for (int i = 0; i < bones.Length; i++)
+            {
+                if (bones[i]) continue;
+                LastError = "a transform secmo drives (bone " + i + ") was destroyed; the component is disabled";
+                Debug.LogError("secmo: " + name + ": " + LastError, this);
+                enabled = false;
+                OnDisable();
+                return true;
+            }
+            return false;
+        }
+
         void OnDisable()
         {
             character?.Dispose();
@@ -109,7 +166,7 @@ namespace Secmo.Unity
         void Update()
         {
             // Before the Animator: the rest pose back on every bone secmo wrote.
-            if (character == null) return;
+            if (character == null || LostBone()) return;
             for (int i = 0; i < written.Length; i++)
             {
                 if (!written[i]) continue;
@@ -123,7 +180,7 @@ namespace Secmo.Unity
 
         void LateUpdate()
         {
-            if (character == null) return;
+            if (character == null || LostBone()) return;
             int n = bones.Length;
             for (int i = 0; i < n; i++) pose[i] = ToSecmo(bones[i]);
             var parent = bones[0].parent;

@@ -71,6 +71,39 @@ namespace Secmo
         }
     }
 
+    /// <summary>What a rig-settings text refers to.</summary>
+    public static class Settings
+    {
+        /// <summary>
+        /// Every bone name the settings refer to (each once): the bones a
+        /// component must feed secmo, with their ancestors. Allocates.
+        /// </summary>
+        public static unsafe bool TryBoneNames(string settings, out string[] names, out SecmoStatus status, out string error)
+        {
+            names = null;
+            error = null;
+            var text = Encoding.UTF8.GetBytes(settings ?? "");
+            fixed (byte* t = text)
+            {
+                status = (SecmoStatus)SecmoNative.secmo_settings_bone_names(t, (UIntPtr)text.Length, null, UIntPtr.Zero, out UIntPtr needed);
+                if (status == SecmoStatus.BufferLength)
+                {
+                    var buffer = new byte[(int)needed];
+                    fixed (byte* b = buffer)
+                        status = (SecmoStatus)SecmoNative.secmo_settings_bone_names(t, (UIntPtr)text.Length, b, (UIntPtr)buffer.Length, out needed);
+                    if (status == SecmoStatus.Ok)
+                    {
+                        var joined = Encoding.UTF8.GetString(buffer, 0, buffer.Length - 1);
+                        names = joined.Length == 0 ? new string[0] : joined.Split('\n');
+                        return true;
+                    }
+                }
+                error = SecmoNative.LastError();
+                return false;
+            }
+        }
+    }
+
     /// <summary>An immutable rig, shared by characters (which keep it alive).</summary>
     public sealed class Rig : IDisposable
     {
