@@ -419,3 +419,15 @@ fn a_destroyed_transform_disables_the_component_with_one_error() {
         "{out}"
     );
 }
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn the_component_controls_teleport_reset_lod_wind_and_parameters() {
+    // Issue #15 item 4: each control, on a three-joint tail.
+    let out = run_component("controls");
+    print!("{out}");
+    assert!(!out.contains("FAILED"), "{out}");
+}

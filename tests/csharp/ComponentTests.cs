@@ -8,7 +8,10 @@
 //          hierarchy change nothing; only the needed bones go in.
 //   destroyed: destroying a driven transform disables the component with one
 //          logged error, and the next frames do nothing.
+//   controls: Teleport(), ResetDynamics(), importance (LOD), wind and a
+//          WindZone, runtime chain parameter changes, on a three-joint tail.
 using System;
+using Secmo;
 using Secmo.Unity;
 using UnityEngine;
 
@@ -154,6 +157,158 @@ static class ComponentTests
         return !body.Component.enabled && Debug.Errors == 1 ? 0 : 1;
     }
 
+    const string TailSettings =
+        "{\"format\": \"secmo-rig-settings\", \"version\": 1, \"chains\": [{\"preset\": \"tail\", \"anchor\": \"pelvis\", " +
+        "\"joints\": [\"tail_0\", \"tail_1\", \"tail_2\"], \"params\": {\"lod_skip_below\": 0.5, \"carry_angle_degrees\": 0, \"floor_enabled\": false}}]}";
+
+    sealed class Tailed
+    {
+        public SecmoCharacter Component;
+        public Transform Root, Pelvis, Tail0;
+        public Action Update, LateUpdate;
+
+        public void Frame(Vector3 pelvis)
+        {
+            Update();
+            Pelvis.localPosition = pelvis;
+            LateUpdate();
+        }
+
+        /// <summary>tail_0's local rotation once settled, standing still.</summary>
+        public Quaternion Settled = new Quaternion(0f, 0f, 0f, 1f);
+
+        /// <summary>Degrees between tail_0's local rotation and its settled one.</summary>
+        public double Swing
+        {
+            get
+            {
+                var a = Tail0.localRotation;
+                var b = Settled;
+                double dot = Math.Abs((double)a.x * b.x + (double)a.y * b.y + (double)a.z * b.z + (double)a.w * b.w);
+                return 2.0 * Math.Acos(Math.Min(1.0, dot)) * 180.0 / Math.PI;
+            }
+        }
+    }
+
+    static Tailed MakeTailed()
+    {
+        var b = new Tailed();
+        b.Root = new Transform { name = "root" };
+        b.Pelvis = new Transform { name = "pelvis", localPosition = new Vector3(0f, 1f, 0f) };
+        b.Pelvis.parent = b.Root;
+        b.Tail0 = new Transform { name = "tail_0", localPosition = new Vector3(0f, -0.05f, -0.1f) };
+        b.Tail0.parent = b.Pelvis;
+        var t1 = new Transform { name = "tail_1", localPosition = new Vector3(0f, -0.1f, -0.15f) };
+        t1.parent = b.Tail0;
+        var t2 = new Transform { name = "tail_2", localPosition = new Vector3(0f, -0.1f, -0.15f) };
+        t2.parent = t1;
+        var settings = ScriptableObject.CreateInstance<SecmoRigSettings>();
+        settings.settings = TailSettings;
+        b.Component = new SecmoCharacter { settings = settings, root = b.Root };
+        Method(b.Component, "OnEnable")();
+        if (b.Component.LastError != null) throw new Exception(b.Component.LastError);
+        b.Update = Method(b.Component, "Update");
+        b.LateUpdate = Method(b.Component, "LateUpdate");
+        Time.deltaTime = 1f / 60f;
+        for (int f = 0; f < 240; f++) b.Frame(new Vector3(0f, 1f, 0f)); // settled
+        b.Settled = b.Tail0.localRotation;
+        return b;
+    }
+
+    static int failures;
+
+    static void Check(bool ok, string what)
+    {
+        Console.WriteLine((ok ? "ok: " : "FAILED: ") + what);
+        if (!ok) failures++;
+    }
+
+    /// <summary>Largest tail swing over 30 frames after a 0.8 m jump.</summary>
+    static double TeleportSwing(bool teleport)
+    {
+        var b = MakeTailed();
+        if (teleport) b.Component.Teleport();
+        double worst = 0;
+        for (int f = 0; f < 30; f++)
+        {
+            b.Frame(new Vector3(0.8f, 1f, 0f));
+            worst = Math.Max(worst, b.Swing);
+        }
+        return worst;
+    }
+
+    /// <summary>The tail's swing after 3 s standing still with `set` applied.</summary>
+    static double Windy(Action<SecmoCharacter> set)
+    {
+        var b = MakeTailed();
+        set(b.Component);
+        for (int f = 0; f < 180; f++) b.Frame(new Vector3(0f, 1f, 0f));
+        return b.Swing;
+    }
+
+    static int Controls()
+    {
+        failures = 0;
+        var still = new Vector3(0f, 1f, 0f);
+
+        // Teleport: a 0.8 m jump (under the chains' 1 m automatic threshold).
+        double free = TeleportSwing(false), carried = TeleportSwing(true);
+        Check(free > 5 && carried < 0.5, $"Teleport(): a 0.8 m jump swings the tail {free:F1}° without it, {carried:F3}° with it");
+
+        // ResetDynamics: swinging, then a reset: the next frame is at rest.
+        var r = MakeTailed();
+        for (int f = 0; f < 20; f++) r.Frame(new Vector3(0.3f * (float)Math.Sin(f / 3.0), 1f, 0f));
+        double before = r.Swing;
+        r.Component.ResetDynamics();
+        r.Frame(still);
+        // After a reset the solvers start from the animation: the tail's
+        // animated (bind) pose, not the settled sag.
+        r.Settled = new Quaternion(0f, 0f, 0f, 1f);
+        Check(before > 1 && r.Swing < 0.01, $"ResetDynamics(): {before:F1}° swinging, {r.Swing:F4}° from the animated pose the frame after the reset");
+
+        // Importance below the chain's lod_skip_below: the tail follows the animation.
+        var lod = MakeTailed();
+        lod.Component.importance = 0f;
+        lod.Settled = new Quaternion(0f, 0f, 0f, 1f); // the animated pose
+        double lodSwing = 0;
+        for (int f = 0; f < 60; f++)
+        {
+            lod.Frame(new Vector3(0.3f * (float)Math.Sin(f / 3.0), 1f, 0f));
+            lodSwing = Math.Max(lodSwing, lod.Swing);
+        }
+        Check(lodSwing < 1e-4, $"importance 0: the skipped tail stays on its animated pose ({lodSwing:E1}°)");
+
+        // Wind, from the field and from a WindZone pointing +Z.
+        double calm = Windy(c => { });
+        double field = Windy(c => c.wind = new Vector3(0f, 0f, 5f));
+        double zone = Windy(c =>
+        {
+            var z = new WindZone { windMain = 5f };
+            z.transform = new Transform { name = "wind" };
+            c.windZone = z;
+        });
+        Check(calm < 0.01 && field > 2 && Math.Abs(field - zone) < 1e-3,
+            $"wind: calm {calm:F3}°, 5 m/s² along +Z {field:F2}°, the same from a WindZone {zone:F2}°");
+
+        // A runtime parameter change: weight 0 hands the tail back to the animation.
+        var p = MakeTailed();
+        p.Settled = new Quaternion(0f, 0f, 0f, 1f); // the animated pose
+        bool got = p.Component.TryGetChainParams(0, out SecmoChainParams parameters);
+        parameters.weight = 0f;
+        bool set = p.Component.TrySetChainParams(0, parameters);
+        double weighted = 0;
+        for (int f = 0; f < 60; f++)
+        {
+            p.Frame(new Vector3(0.3f * (float)Math.Sin(f / 3.0), 1f, 0f));
+            weighted = Math.Max(weighted, p.Swing);
+        }
+        parameters.weight = 2f; // out of range: refused, named
+        bool refused = !p.Component.TrySetChainParams(0, parameters) && p.Component.LastError != null;
+        Check(got && set && weighted < 1e-4 && refused,
+            $"TrySetChainParams: weight 0 keeps the animated pose ({weighted:E1}°); weight 2 refused: {p.Component.LastError}");
+        return failures == 0 ? 0 : 1;
+    }
+
     static int Main(string[] args)
     {
         switch (args.Length > 0 ? args[0] : "")
@@ -162,6 +317,7 @@ static class ComponentTests
             case "gc": return Gc();
             case "only": return Only();
             case "destroyed": return Destroyed();
+            case "controls": return Controls();
             default: Console.Error.WriteLine("usage: ComponentTests rest|gc|only|destroyed"); return 2;
         }
     }

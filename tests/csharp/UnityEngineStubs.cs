@@ -38,6 +38,7 @@ namespace UnityEngine
         public Vector3 position { get; set; }
         public Quaternion rotation { get; set; }
         public Vector3 lossyScale { get; }
+        public Vector3 forward { get; }
         public Transform parent { get; set; }
         public int childCount { get; }
         public Transform GetChild(int index) => null;
@@ -56,6 +57,11 @@ namespace UnityEngine
         public float x, y, z, w;
         public Quaternion(float x, float y, float z, float w) { this.x = x; this.y = y; this.z = z; this.w = w; }
         public static Quaternion Slerp(Quaternion a, Quaternion b, float t) => b;
+    }
+
+    public class WindZone : Component
+    {
+        public float windMain { get; set; }
     }
 
     public struct Color

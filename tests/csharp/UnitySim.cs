@@ -45,6 +45,15 @@ namespace UnityEngine
         public Vector3 position => localPosition;
         public Quaternion rotation => localRotation;
         public Vector3 lossyScale => localScale;
+        /// <summary>The local +Z axis turned by localRotation (no parents here).</summary>
+        public Vector3 forward
+        {
+            get
+            {
+                var q = localRotation;
+                return new Vector3(2f * (q.x * q.z + q.w * q.y), 2f * (q.y * q.z - q.w * q.x), 1f - 2f * (q.x * q.x + q.y * q.y));
+            }
+        }
         public Transform parent
         {
             get => parentField;
@@ -82,6 +91,11 @@ namespace UnityEngine
         public float x, y, z, w;
         public Quaternion(float x, float y, float z, float w) { this.x = x; this.y = y; this.z = z; this.w = w; }
         public static Quaternion Slerp(Quaternion a, Quaternion b, float t) => t >= 1f ? b : a;
+    }
+
+    public class WindZone : Component
+    {
+        public float windMain { get; set; }
     }
 
     public struct Color

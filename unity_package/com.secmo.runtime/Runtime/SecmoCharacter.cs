@@ -38,6 +38,9 @@ namespace Secmo.Unity
         [Tooltip("World acceleration on the chains, m/s².")]
         public Vector3 wind;
 
+        [Tooltip("Optional: a WindZone whose direction (its forward axis) and main strength add to `wind` (m/s² per unit of windMain).")]
+        public WindZone windZone;
+
         public bool drawGizmos = true;
 
         /// <summary>The last error, if the rig could not be built or an update failed.</summary>
@@ -56,6 +59,25 @@ namespace Secmo.Unity
 
         /// <summary>Teleport: chains move rigidly with the character, springs restart.</summary>
         public void Teleport() => teleportNext = true;
+
+        /// <summary>Restarts every solver from the animation at the next update (a cut, a respawn).</summary>
+        public void ResetDynamics() => character?.Reset();
+
+        /// <summary>Chain `chain`'s parameters as they are now (false if there is no such chain).</summary>
+        public bool TryGetChainParams(int chain, out SecmoChainParams parameters)
+        {
+            parameters = default;
+            return character != null && character.GetChainParams(chain, out parameters) == SecmoStatus.Ok;
+        }
+
+        /// <summary>Changes a chain's parameters at runtime, keeping its motion; false and LastError if refused.</summary>
+        public bool TrySetChainParams(int chain, SecmoChainParams parameters)
+        {
+            if (character == null) return false;
+            if (character.SetChainParams(chain, parameters) == SecmoStatus.Ok) return true;
+            LastError = SecmoNative.LastError();
+            return false;
+        }
 
         void OnEnable()
         {
@@ -190,7 +212,13 @@ namespace Secmo.Unity
             float dt = useUnscaledTime ? Time.unscaledDeltaTime : Time.deltaTime;
             uint flags = teleportNext ? SecmoNative.FrameTeleport : 0u;
             teleportNext = false;
-            character.SetWind(wind.x, wind.y, wind.z);
+            var w = wind;
+            if (windZone != null)
+            {
+                var f = windZone.transform.forward;
+                w = new Vector3(w.x + f.x * windZone.windMain, w.y + f.y * windZone.windMain, w.z + f.z * windZone.windMain);
+            }
+            character.SetWind(w.x, w.y, w.z);
             var status = character.TryUpdate(dt, pose, output, flags, ref world, true, importance);
             if (status != SecmoStatus.Ok)
             {

@@ -263,6 +263,22 @@ namespace Secmo
 
         public SecmoStatus Reset() => (SecmoStatus)SecmoNative.secmo_character_reset(Handle.DangerousGetHandle());
 
+        /// <summary>Chain `chain`'s current parameters.</summary>
+        public unsafe SecmoStatus GetChainParams(int chain, out SecmoChainParams parameters)
+        {
+            SecmoChainParams p;
+            var status = (SecmoStatus)SecmoNative.secmo_character_chain_params(Handle.DangerousGetHandle(), (uint)chain, &p);
+            parameters = p;
+            return status;
+        }
+
+        /// <summary>Changes chain `chain`'s parameters at runtime, keeping its motion.</summary>
+        public unsafe SecmoStatus SetChainParams(int chain, SecmoChainParams parameters)
+        {
+            parameters.struct_size = (uint)sizeof(SecmoChainParams);
+            return (SecmoStatus)SecmoNative.secmo_character_set_chain_params(Handle.DangerousGetHandle(), (uint)chain, &parameters);
+        }
+
         public unsafe SecmoStatus SetWind(float x, float y, float z)
         {
             float* w = stackalloc float[3];

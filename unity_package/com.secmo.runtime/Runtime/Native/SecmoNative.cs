@@ -273,6 +273,8 @@ namespace Secmo
         [DllImport(Library)] public static extern void secmo_character_destroy(IntPtr character);
         [DllImport(Library)] public static extern uint secmo_character_update(IntPtr character, SecmoFrameInput* input, SecmoTransform* outPose, UIntPtr outPoseLen, SecmoUpdateInfo* outInfo);
         [DllImport(Library)] public static extern uint secmo_character_reset(IntPtr character);
+        [DllImport(Library)] public static extern uint secmo_character_chain_params(IntPtr character, uint chain, SecmoChainParams* outParams);
+        [DllImport(Library)] public static extern uint secmo_character_set_chain_params(IntPtr character, uint chain, SecmoChainParams* parameters);
         [DllImport(Library)] public static extern uint secmo_character_set_stage_enabled(IntPtr character, uint stage, uint enabled);
         [DllImport(Library)] public static extern uint secmo_character_set_wind(IntPtr character, float* wind);
         [DllImport(Library)] public static extern uint secmo_character_debug_draw_capacity(IntPtr character, out UIntPtr lines, out UIntPtr spheres);
