@@ -1,6 +1,7 @@
-// The secmo static library and its headers. scripts/build-unreal-thirdparty
-// builds the library for the host and copies it under lib/<Platform>/;
-// docs/unreal.md gives the cross-compilation commands for the other platforms.
+// The secmo static library and its headers. `cargo xtask unreal-thirdparty`
+// (in the secmo repository) builds the library for every platform its host
+// can build, copies it under lib/<Platform>/, and prints the commands for the
+// others (docs/unreal.md).
 using System.IO;
 using UnrealBuildTool;
 
@@ -34,5 +35,9 @@ public class secmo : ModuleRules
 		{
 			PublicAdditionalLibraries.Add(Path.Combine(LibDir, "IOS", "libsecmo.a"));
 		}
-	}
+		else
+		{
+			throw new BuildException("secmo: no library for " + Target.Platform.ToString()
+				+ "; secmo ships Win64, Mac, Linux, Android (arm64) and IOS (docs/unreal.md)");
+		}
 }

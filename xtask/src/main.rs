@@ -1,0 +1,428 @@
+//! `cargo xtask`: builds the engine plugins' native libraries on any host
+//! (Windows, macOS, Linux), replacing the bash scripts that stopped on
+//! Windows (issues #15 item 6, #16 item 4).
+//!
+//! ```text
+//! cargo xtask unity-plugins     [--platform P]... [--print]
+//! cargo xtask unreal-thirdparty [--platform P]... [--print]
+//! cargo xtask unity-metas       [--check]
+//! ```
+//!
+//! Each platform is built where its toolchain is: this host when the Rust
+//! target is installed and, where one is needed, its linker (the Android
+//! NDK, Apple's `lipo`); otherwise the task prints the exact commands to run
+//! on a machine that can, and goes on. `--print` only prints them. Unity's
+//! per-platform import settings (.meta) are written by `unity-metas` and
+//! committed; `--check` fails when a committed one differs.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitCode};
+
+/// Unity's importer settings: editor OS, editor CPU, and the build-target
+/// entries (`Standalone: Win64`, `CPU: x86_64`).
+type UnityImport = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+);
+
+/// A native library for one engine platform.
+struct Platform {
+    /// The name used on the command line.
+    name: &'static str,
+    /// Rust targets built and combined (two for a macOS universal library).
+    targets: &'static [&'static str],
+    /// The host that can build it (for the printed instructions).
+    host: &'static str,
+    /// The file cargo writes, and the file name in the engine folder.
+    built: &'static str,
+    installed: &'static str,
+    /// Folder in the engine package, relative to the repository.
+    folder: &'static str,
+    /// Unity importer settings, when the platform is a Unity one.
+    unity: Option<UnityImport>,
+}
+
+const UNITY: &[Platform] = &[
+    Platform {
+        name: "linux-x86_64",
+        targets: &["x86_64-unknown-linux-gnu"],
+        host: "Linux x86_64",
+        built: "libsecmo.so",
+        installed: "libsecmo.so",
+        folder: "unity_package/com.secmo.runtime/Plugins/Linux/x86_64",
+        unity: Some(("Linux", "x86_64", &[("Standalone: Linux64", "CPU: x86_64")])),
+    },
+    Platform {
+        name: "windows-x86_64",
+        targets: &["x86_64-pc-windows-msvc"],
+        host: "Windows with the MSVC build tools",
+        built: "secmo.dll",
+        installed: "secmo.dll",
+        folder: "unity_package/com.secmo.runtime/Plugins/Windows/x86_64",
+        unity: Some(("Windows", "x86_64", &[("Standalone: Win64", "CPU: x86_64")])),
+    },
+    Platform {
+        name: "macos-universal",
+        targets: &["aarch64-apple-darwin", "x86_64-apple-darwin"],
+        host: "macOS with Xcode (lipo)",
+        built: "libsecmo.dylib",
+        installed: "libsecmo.dylib",
+        folder: "unity_package/com.secmo.runtime/Plugins/macOS",
+        unity: Some((
+            "OSX",
+            "AnyCPU",
+            &[("Standalone: OSXUniversal", "CPU: AnyCPU")],
+        )),
+    },
+    Platform {
+        name: "android-arm64",
+        targets: &["aarch64-linux-android"],
+        host: "any host with the Android NDK (cargo-ndk)",
+        built: "libsecmo.so",
+        installed: "libsecmo.so",
+        folder: "unity_package/com.secmo.runtime/Plugins/Android/arm64-v8a",
+        unity: Some(("", "ARM64", &[("Android: Android", "CPU: ARM64")])),
+    },
+    Platform {
+        name: "ios",
+        targets: &["aarch64-apple-ios"],
+        host: "macOS with Xcode",
+        built: "libsecmo.a",
+        installed: "libsecmo.a",
+        folder: "unity_package/com.secmo.runtime/Plugins/iOS",
+        unity: Some(("", "ARM64", &[("iPhone: iOS", "CPU: ARM64")])),
+    },
+];
+
+const UNREAL: &[Platform] = &[
+    Platform {
+        name: "Linux",
+        targets: &["x86_64-unknown-linux-gnu"],
+        host: "Linux x86_64",
+        built: "libsecmo.a",
+        installed: "libsecmo.a",
+        folder: "unreal_plugin/Secmo/Source/ThirdParty/secmo/lib/Linux",
+        unity: None,
+    },
+    Platform {
+        name: "Win64",
+        targets: &["x86_64-pc-windows-msvc"],
+        host: "Windows with the MSVC build tools",
+        built: "secmo.lib",
+        installed: "secmo.lib",
+        folder: "unreal_plugin/Secmo/Source/ThirdParty/secmo/lib/Win64",
+        unity: None,
+    },
+    Platform {
+        name: "Mac",
+        targets: &["aarch64-apple-darwin", "x86_64-apple-darwin"],
+        host: "macOS with Xcode (lipo)",
+        built: "libsecmo.a",
+        installed: "libsecmo.a",
+        folder: "unreal_plugin/Secmo/Source/ThirdParty/secmo/lib/Mac",
+        unity: None,
+    },
+    Platform {
+        name: "Android",
+        targets: &["aarch64-linux-android"],
+        host: "any host with the Android NDK (cargo-ndk)",
+        built: "libsecmo.a",
+        installed: "libsecmo.a",
+        folder: "unreal_plugin/Secmo/Source/ThirdParty/secmo/lib/Android/arm64-v8a",
+        unity: None,
+    },
+    Platform {
+        name: "IOS",
+        targets: &["aarch64-apple-ios"],
+        host: "macOS with Xcode",
+        built: "libsecmo.a",
+        installed: "libsecmo.a",
+        folder: "unreal_plugin/Secmo/Source/ThirdParty/secmo/lib/IOS",
+        unity: None,
+    },
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask sits in the repository")
+        .to_path_buf()
+}
+
+/// The commands that build `p` on a host that can.
+fn commands(p: &Platform, task: &str) -> Vec<String> {
+    let mut out: Vec<String> = p
+        .targets
+        .iter()
+        .map(|t| format!("rustup target add {t}"))
+        .collect();
+    out.push(format!("cargo xtask {task} --platform {}", p.name));
+    out
+}
+
+fn installed_targets() -> Vec<String> {
+    Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn host_triple() -> String {
+    Command::new("rustc")
+        .arg("-vV")
+        .output()
+        .ok()
+        .and_then(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .find_map(|l| l.strip_prefix("host: ").map(str::to_string))
+        })
+        .unwrap_or_default()
+}
+
+/// Whether this host can build `p`: every target installed, and the extra
+/// tool the platform needs (lipo for a universal library; the NDK linker
+/// for Android; MSVC for Windows only on Windows; Apple targets on macOS).
+fn buildable(p: &Platform, installed: &[String], host: &str) -> Result<(), String> {
+    for t in p.targets {
+        if !installed.iter().any(|i| i == t) && *t != host {
+            return Err(format!("the Rust target {t} is not installed"));
+        }
+        if t.contains("apple") && !host.contains("apple") {
+            return Err("Apple targets link with Xcode's tools".into());
+        }
+        if t.contains("windows-msvc") && !host.contains("windows") {
+            return Err("the MSVC target links with Microsoft's linker".into());
+        }
+        if t.contains("android") && std::env::var_os("ANDROID_NDK_HOME").is_none() {
+            return Err("ANDROID_NDK_HOME (the Android NDK) is not set".into());
+        }
+    }
+    Ok(())
+}
+
+fn run(cmd: &mut Command) -> Result<(), String> {
+    let status = cmd.status().map_err(|e| format!("{cmd:?}: {e}"))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("{cmd:?} failed ({status})"))
+    }
+}
+
+fn build(p: &Platform) -> Result<PathBuf, String> {
+    let root = root();
+    let mut outputs = Vec::new();
+    for t in p.targets {
+        let mut cmd = Command::new("cargo");
+        if t.contains("android") {
+            cmd.args(["ndk", "-t", "arm64-v8a", "build"]);
+        } else {
+            cmd.arg("build");
+        }
+        run(cmd
+            .args(["--release", "--package", "secmo", "--target", t])
+            .current_dir(&root))?;
+        outputs.push(root.join("target").join(t).join("release").join(p.built));
+    }
+    let dir = root.join(p.folder);
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let dest = dir.join(p.installed);
+    if outputs.len() > 1 {
+        let mut lipo = Command::new("lipo");
+        lipo.arg("-create").args(&outputs).arg("-output").arg(&dest);
+        run(&mut lipo)?;
+    } else {
+        std::fs::copy(&outputs[0], &dest).map_err(|e| format!("{}: {e}", dest.display()))?;
+    }
+    Ok(dest)
+}
+
+/// A stable GUID for a package path (two FNV-1a hashes, 32 hex digits), so
+/// regenerating never changes an asset's GUID.
+fn guid(path: &str) -> String {
+    let fnv = |seed: u64| {
+        path.bytes().fold(seed, |h, b| {
+            (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+        })
+    };
+    format!(
+        "{:016x}{:016x}",
+        fnv(0xcbf2_9ce4_8422_2325),
+        fnv(0x6c62_272e_07bb_0142)
+    )
+}
+
+/// Unity's PluginImporter settings for a native library.
+fn unity_meta(p: &Platform) -> Option<(PathBuf, String)> {
+    let (editor_os, cpu, targets) = p.unity?;
+    let path = format!("{}/{}", p.folder, p.installed);
+    let mut text = format!(
+        "fileFormatVersion: 2\nguid: {}\nPluginImporter:\n  serializedVersion: 2\n  iconMap: {{}}\n  executionOrder: {{}}\n  isPreloaded: 0\n  isOverridable: 0\n  platformData:\n  - first:\n      Any:\n    second:\n      enabled: 0\n      settings: {{}}\n",
+        guid(&path)
+    );
+    if !editor_os.is_empty() {
+        text.push_str(&format!(
+            "  - first:\n      Editor: Editor\n    second:\n      enabled: 1\n      settings:\n        CPU: {cpu}\n        OS: {editor_os}\n"
+        ));
+    }
+    for (target, setting) in targets {
+        text.push_str(&format!(
+            "  - first:\n      {target}\n    second:\n      enabled: 1\n      settings:\n        {setting}\n"
+        ));
+    }
+    text.push_str("  userData:\n  assetBundleName:\n  assetBundleVariant:\n");
+    Some((root().join(format!("{path}.meta")), text))
+}
+
+/// Folder .meta files for the platform folders.
+fn folder_meta(folder: &str) -> (PathBuf, String) {
+    (
+        root().join(format!("{folder}.meta")),
+        format!(
+            "fileFormatVersion: 2\nguid: {}\nfolderAsset: yes\nDefaultImporter:\n  externalObjects: {{}}\n  userData:\n  assetBundleName:\n  assetBundleVariant:\n",
+            guid(folder)
+        ),
+    )
+}
+
+fn metas() -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    let mut folders: Vec<String> = Vec::new();
+    for p in UNITY {
+        let mut f = p.folder;
+        while let Some((parent, _)) = f.rsplit_once('/') {
+            if f.ends_with("/Plugins") || !f.contains("/Plugins") {
+                break;
+            }
+            if !folders.iter().any(|x| x == f) {
+                folders.push(f.to_string());
+            }
+            f = parent;
+        }
+        out.extend(unity_meta(p));
+    }
+    folders.sort();
+    out.extend(folders.iter().map(|f| folder_meta(f)));
+    out
+}
+
+fn platforms<'a>(all: &'a [Platform], args: &[String]) -> Result<Vec<&'a Platform>, String> {
+    let mut chosen = Vec::new();
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        if a == "--platform" {
+            let name = it.next().ok_or("--platform needs a name")?;
+            let p = all.iter().find(|p| p.name == name).ok_or_else(|| {
+                format!(
+                    "unknown platform {name}; one of {}",
+                    all.iter().map(|p| p.name).collect::<Vec<_>>().join(", ")
+                )
+            })?;
+            chosen.push(p);
+        }
+    }
+    Ok(if chosen.is_empty() {
+        all.iter().collect()
+    } else {
+        chosen
+    })
+}
+
+fn engine_task(task: &str, all: &[Platform], args: &[String]) -> Result<(), String> {
+    let print_only = args.iter().any(|a| a == "--print");
+    let chosen = platforms(all, args)?;
+    let installed = installed_targets();
+    let host = host_triple();
+    let mut failed = false;
+    for p in chosen {
+        let plan = commands(p, task).join(" && ");
+        if print_only {
+            println!("{}: on {}: {plan}", p.name, p.host);
+            continue;
+        }
+        match buildable(p, &installed, &host) {
+            Ok(()) => match build(p) {
+                Ok(dest) => println!("{}: built {}", p.name, dest.display()),
+                Err(e) => {
+                    eprintln!("{}: {e}", p.name);
+                    failed = true;
+                }
+            },
+            Err(why) => println!("{}: not built here ({why}); on {}: {plan}", p.name, p.host),
+        }
+    }
+    if task == "unreal-thirdparty" && !print_only {
+        let dir = root().join("unreal_plugin/Secmo/Source/ThirdParty/secmo/include");
+        for f in ["include/secmo.h", "bindings/cpp/secmo.hpp"] {
+            let from = root().join(f);
+            let name = from.file_name().expect("a file");
+            std::fs::copy(&from, dir.join(name)).map_err(|e| format!("{f}: {e}"))?;
+        }
+    }
+    if failed {
+        Err("a build failed".into())
+    } else {
+        Ok(())
+    }
+}
+
+fn unity_metas(check: bool) -> Result<(), String> {
+    let mut stale = Vec::new();
+    for (path, text) in metas() {
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        if current == text {
+            continue;
+        }
+        if check {
+            stale.push(path.display().to_string());
+        } else {
+            if let Some(dir) = path.parent() {
+                std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+            }
+            std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            println!("wrote {}", path.display());
+        }
+    }
+    if stale.is_empty() {
+        Ok(())
+    } else {
+        Err(format!(
+            "stale or missing (run `cargo xtask unity-metas`): {}",
+            stale.join(", ")
+        ))
+    }
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("unity-plugins") => engine_task("unity-plugins", UNITY, &args[1..]).and_then(|()| {
+            if args.iter().any(|a| a == "--print") {
+                Ok(())
+            } else {
+                unity_metas(false)
+            }
+        }),
+        Some("unreal-thirdparty") => engine_task("unreal-thirdparty", UNREAL, &args[1..]),
+        Some("unity-metas") => unity_metas(args.iter().any(|a| a == "--check")),
+        _ => Err(
+            "usage: cargo xtask unity-plugins|unreal-thirdparty [--platform P]... [--print] | unity-metas [--check]"
+                .into(),
+        ),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
