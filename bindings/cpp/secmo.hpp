@@ -234,6 +234,14 @@ public:
     }
 };
 
+/// Every bone name a rig-settings text refers to, one per line, NUL
+/// terminated (secmo_settings_bone_names): call with an empty buffer to
+/// learn the size (BUFFER_LENGTH, `*out_len` set), then again.
+inline Status settings_bone_names(std::string_view settings, char* buffer, std::size_t buffer_len,
+                                  std::size_t* out_len) noexcept {
+    return Status(secmo_settings_bone_names(settings.data(), settings.size(), buffer, buffer_len, out_len));
+}
+
 /// A batch item for `character` (docs/c-api.md, "Batches"): `input` and
 /// `out` must stay alive until secmo_update_batch returns.
 inline SecmoBatchItem batch_item(Character& character, const SecmoFrameInput& input,

@@ -75,14 +75,22 @@ public:
     FString& operator+=(const TCHAR* o) { s_ += o; return *this; }
     template <class... A> static FString Printf(const TCHAR*, A&&...) { return FString(); }
     int32 Len() const { return int32(s_.size()); }
+    bool operator==(const FString& o) const { return s_ == o.s_; }
+    bool operator!=(const FString& o) const { return s_ != o.s_; }
 private:
     std::u16string s_;
 };
 
 class FName {
 public:
+    FName() = default;
+    FName(const TCHAR*) {}
     FString ToString() const { return FString(); }
+    bool operator==(const FName&) const { return true; }
+    bool operator!=(const FName&) const { return false; }
 };
+
+constexpr int32 INDEX_NONE = -1;
 
 class FText {
 public:

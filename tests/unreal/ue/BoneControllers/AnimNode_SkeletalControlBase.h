@@ -9,6 +9,7 @@ enum class ETeleportType : uint8 { None, TeleportPhysics, ResetPhysics };
 struct FCompactPoseBoneIndex {
     explicit FCompactPoseBoneIndex(int32 i) : Index(i) {}
     int32 GetInt() const { return Index; }
+    bool IsValid() const { return Index != INDEX_NONE; }
 private:
     int32 Index;
 };
@@ -21,6 +22,9 @@ private:
 
 class FReferenceSkeleton {
 public:
+    int32 GetNum() const { return Pose.Num(); }
+    int32 GetParentIndex(const int32) const { return INDEX_NONE; }
+    int32 FindBoneIndex(const FName&) const { return INDEX_NONE; }
     const TArray<FTransform>& GetRefBonePose() const { return Pose; }
     FName GetBoneName(int32) const { return FName(); }
 private:
@@ -38,6 +42,13 @@ private:
 };
 
 class USkeleton : public UObject {};
+
+/// BoneContainer.h: a bone by name, resolved per LOD.
+struct FBoneReference {
+    FName BoneName;
+    bool Initialize(const FBoneContainer&) { return true; }
+    FCompactPoseBoneIndex GetCompactPoseIndex(const FBoneContainer&) const { return FCompactPoseBoneIndex(INDEX_NONE); }
+};
 
 class FAnimInstanceProxy {
 public:

@@ -3,6 +3,8 @@
 #include "Animation/AnimInstanceProxy.h"
 #include "AnimationRuntime.h"
 
+#include <string>
+
 namespace
 {
 SecmoTransform ToSecmo(const FTransform& T)
@@ -46,20 +48,92 @@ void FAnimNode_Secmo::Initialize_AnyThread(const FAnimationInitializeContext& Co
 
 void FAnimNode_Secmo::InitializeBoneReferences(const FBoneContainer& RequiredBones)
 {
-	// Rebuilt only when the required bones change (LOD switch, new mesh):
-	// this is where secmo allocates; evaluation does not.
+	// Called on every LOD switch. The character is built once per settings
+	// and skeleton, from the mesh's full reference skeleton; a LOD switch only
+	// maps secmo's bones to the LOD's compact indices again, so nothing pops,
+	// and a bone the LOD strips holds its last pose.
+	const FReferenceSkeleton& RefSkeleton = RequiredBones.GetReferenceSkeleton();
+	const FString Settings = RigAsset != nullptr ? RigAsset->Settings : FString();
+	if (!Runtime.Character || BuiltSettings != Settings || BuiltBoneCount != RefSkeleton.GetNum())
+	{
+		BuildRig(RefSkeleton);
+		BuiltSettings = Settings;
+		BuiltBoneCount = RefSkeleton.GetNum();
+	}
+	Compact.Reset(Bones.Num());
+	for (FBoneReference& Bone : Bones)
+	{
+		Bone.Initialize(RequiredBones);
+		Compact.Add(Bone.GetCompactPoseIndex(RequiredBones));
+	}
+}
+
+void FAnimNode_Secmo::BuildRig(const FReferenceSkeleton& RefSkeleton)
+{
 	Runtime.Character.reset();
 	Runtime.Rig.reset();
+	Bones.Reset();
 	LastError.Reset();
 	if (RigAsset == nullptr || RigAsset->Settings.IsEmpty())
 	{
 		return;
 	}
+	const FTCHARToUTF8 SettingsUtf8(*RigAsset->Settings);
+	const std::string_view SettingsText(SettingsUtf8.Get(), SettingsUtf8.Length());
 
-	const int32 NumBones = RequiredBones.GetCompactPoseNumBones();
-	const FReferenceSkeleton& RefSkeleton = RequiredBones.GetReferenceSkeleton();
-	// FCompactPoseBoneIndex has no default constructor: add, don't SetNum.
-	Compact.Reset(NumBones);
+	// Only what secmo needs goes in: the bones the settings name and their
+	// ancestors. A zero-scaled bone or a duplicate name elsewhere in the
+	// skeleton changes nothing.
+	size_t NamesLength = 0;
+	(void)secmo::settings_bone_names(SettingsText, nullptr, 0, &NamesLength);
+	TArray<char> NameBuffer;
+	NameBuffer.SetNum(int32(NamesLength));
+	const secmo::Status NamesStatus =
+		secmo::settings_bone_names(SettingsText, NameBuffer.GetData(), NamesLength, &NamesLength);
+	if (!NamesStatus)
+	{
+		LastError = UTF8_TO_TCHAR(NamesStatus.message());
+		UE_LOG(LogAnimation, Warning, TEXT("secmo: %s: %s"), *RigAsset->GetName(), *LastError);
+		return;
+	}
+	const int32 NumMeshBones = RefSkeleton.GetNum();
+	TArray<uint8> Needed;
+	Needed.SetNum(NumMeshBones);
+	const char* Line = NameBuffer.GetData();
+	for (const char* At = Line;; ++At)
+	{
+		if (*At == '\n' || *At == '\0')
+		{
+			if (At > Line)
+			{
+				const FName Name(UTF8_TO_TCHAR(std::string(Line, At).c_str()));
+				for (int32 Index = RefSkeleton.FindBoneIndex(Name); Index != INDEX_NONE && !Needed[Index];
+					 Index = RefSkeleton.GetParentIndex(Index))
+				{
+					Needed[Index] = 1;
+				}
+			}
+			if (*At == '\0')
+			{
+				break;
+			}
+			Line = At + 1;
+		}
+	}
+
+	// Mesh order is parents first; secmo's bones keep it.
+	TArray<int32> MeshIndex;
+	TArray<int32> SecmoIndex;
+	SecmoIndex.SetNum(NumMeshBones);
+	for (int32 Index = 0; Index < NumMeshBones; ++Index)
+	{
+		SecmoIndex[Index] = INDEX_NONE;
+		if (Needed[Index])
+		{
+			SecmoIndex[Index] = MeshIndex.Add(Index);
+		}
+	}
+	const int32 NumBones = MeshIndex.Num();
 	Parents.SetNum(NumBones);
 	TArray<SecmoTransform> Reference;
 	Reference.SetNum(NumBones);
@@ -69,13 +143,15 @@ void FAnimNode_Secmo::InitializeBoneReferences(const FBoneContainer& RequiredBon
 	Names.SetNum(NumBones);
 	for (int32 Index = 0; Index < NumBones; ++Index)
 	{
-		const FCompactPoseBoneIndex Bone(Index);
-		Compact.Add(Bone);
-		Parents[Index] = RequiredBones.GetParentBoneIndex(Bone).GetInt();
-		const int32 SkeletonIndex = RequiredBones.MakeMeshPoseIndex(Bone).GetInt();
-		Reference[Index] = ToSecmo(RefSkeleton.GetRefBonePose()[SkeletonIndex]);
-		NameStorage.Emplace(*RefSkeleton.GetBoneName(SkeletonIndex).ToString());
+		const int32 Mesh = MeshIndex[Index];
+		const int32 Parent = RefSkeleton.GetParentIndex(Mesh);
+		Parents[Index] = Parent == INDEX_NONE ? -1 : SecmoIndex[Parent];
+		Reference[Index] = ToSecmo(RefSkeleton.GetRefBonePose()[Mesh]);
+		NameStorage.Emplace(*RefSkeleton.GetBoneName(Mesh).ToString());
 		Names[Index] = NameStorage.Last().Get();
+		FBoneReference Bone;
+		Bone.BoneName = RefSkeleton.GetBoneName(Mesh);
+		Bones.Add(Bone);
 	}
 
 	// Unreal: centimetres, Z up (docs/c-api.md "Units, axes and conventions").
@@ -87,12 +163,12 @@ void FAnimNode_Secmo::InitializeBoneReferences(const FBoneContainer& RequiredBon
 	Skeleton.units_per_meter = secmo::convention::kUnrealUnitsPerMeter;
 	Skeleton.up_axis = SECMO_UP_AXIS_Z;
 
-	const FTCHARToUTF8 SettingsUtf8(*RigAsset->Settings);
-	auto NewRig = secmo::Rig::from_settings(Skeleton, std::string_view(SettingsUtf8.Get(), SettingsUtf8.Length()));
+	auto NewRig = secmo::Rig::from_settings(Skeleton, SettingsText);
 	if (!NewRig)
 	{
 		LastError = UTF8_TO_TCHAR(NewRig.status().message());
 		UE_LOG(LogAnimation, Warning, TEXT("secmo: %s: %s"), *RigAsset->GetName(), *LastError);
+		Bones.Reset();
 		return;
 	}
 	Runtime.Rig = std::move(NewRig).take();
@@ -101,6 +177,7 @@ void FAnimNode_Secmo::InitializeBoneReferences(const FBoneContainer& RequiredBon
 	{
 		LastError = UTF8_TO_TCHAR(NewCharacter.status().message());
 		Runtime.Rig.reset();
+		Bones.Reset();
 		return;
 	}
 	Runtime.Character = std::move(NewCharacter).take();
@@ -109,11 +186,15 @@ void FAnimNode_Secmo::InitializeBoneReferences(const FBoneContainer& RequiredBon
 	LocalPose.SetNum(NumBones);
 	SolvedPose.SetNum(NumBones);
 	SolvedComponent.SetNum(NumBones);
+	// Until a bone is first seen, a stripped one holds its reference pose.
+	secmo::bridge::to_component(secmo::Span<const int32_t>(Parents.GetData(), size_t(NumBones)),
+		secmo::Span<const SecmoTransform>(Reference.GetData(), NumBones),
+		secmo::Span<SecmoTransform>(SolvedComponent.GetData(), NumBones));
 }
 
 bool FAnimNode_Secmo::IsValidToEvaluate(const USkeleton* Skeleton, const FBoneContainer& RequiredBones)
 {
-	return bool(Runtime.Character) && Compact.Num() == RequiredBones.GetCompactPoseNumBones();
+	return bool(Runtime.Character) && Compact.Num() == Bones.Num() && Bones.Num() > 0;
 }
 
 void FAnimNode_Secmo::UpdateInternal(const FAnimationUpdateContext& Context)
@@ -144,7 +225,10 @@ void FAnimNode_Secmo::EvaluateSkeletalControl_AnyThread(FComponentSpacePoseConte
 	const int32 NumBones = Compact.Num();
 	for (int32 Index = 0; Index < NumBones; ++Index)
 	{
-		ComponentSpaceIn[Index] = ToSecmo(Output.Pose.GetComponentSpaceTransform(Compact[Index]));
+		// A bone this LOD strips holds its last pose.
+		ComponentSpaceIn[Index] = Compact[Index].IsValid()
+			? ToSecmo(Output.Pose.GetComponentSpaceTransform(Compact[Index]))
+			: SolvedComponent[Index];
 	}
 	const secmo::Span<const int32_t> ParentSpan(Parents.GetData(), size_t(NumBones));
 	secmo::bridge::to_local(ParentSpan, secmo::Span<const SecmoTransform>(ComponentSpaceIn.GetData(), NumBones),
@@ -189,7 +273,7 @@ void FAnimNode_Secmo::EvaluateSkeletalControl_AnyThread(FComponentSpacePoseConte
 	// class blends them with Alpha.
 	for (int32 Index = 0; Index < NumBones; ++Index)
 	{
-		if (FMemory::Memcmp(&SolvedPose[Index], &LocalPose[Index], sizeof(SecmoTransform)) != 0)
+		if (Compact[Index].IsValid() && FMemory::Memcmp(&SolvedPose[Index], &LocalPose[Index], sizeof(SecmoTransform)) != 0)
 		{
 			OutBoneTransforms.Add(FBoneTransform(Compact[Index], FromSecmo(SolvedComponent[Index])));
 		}

@@ -69,6 +69,12 @@ struct SECMORUNTIME_API FAnimNode_Secmo : public FAnimNode_SkeletalControlBase
 	virtual void EvaluateSkeletalControl_AnyThread(FComponentSpacePoseContext& Output, TArray<FBoneTransform>& OutBoneTransforms) override;
 	virtual bool IsValidToEvaluate(const USkeleton* Skeleton, const FBoneContainer& RequiredBones) override;
 
+private:
+	/** Builds the rig and the character from the mesh's reference skeleton (not one LOD's bones). */
+	void BuildRig(const FReferenceSkeleton& RefSkeleton);
+
+public:
+
 	/** Debug lines and spheres of the last evaluation (editor drawing). Game thread, after evaluation. */
 	void GetDebugDraw(TArray<SecmoDebugLine>& OutLines, TArray<SecmoDebugSphere>& OutSpheres) const;
 
@@ -78,9 +84,14 @@ private:
 
 	FSecmoNodeRuntime Runtime;
 
-	/** Compact pose index of each secmo bone (secmo bone i = Compact[i]). */
+	/** The rig's bones: those the settings name and their ancestors, in the mesh's reference skeleton order. */
+	TArray<FBoneReference> Bones;
+	/** Compact pose index of each secmo bone in the current LOD; invalid where the LOD strips it. */
 	TArray<FCompactPoseBoneIndex> Compact;
 	TArray<int32> Parents;
+	/** What the rig was built from: a LOD switch with the same settings and skeleton keeps the character. */
+	FString BuiltSettings;
+	int32 BuiltBoneCount = -1;
 	/** Preallocated per-frame buffers: nothing is allocated while evaluating. */
 	TArray<SecmoTransform> ComponentSpaceIn;
 	TArray<SecmoTransform> LocalPose;
