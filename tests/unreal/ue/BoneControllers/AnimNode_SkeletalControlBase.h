@@ -50,9 +50,11 @@ struct FBoneReference {
     FCompactPoseBoneIndex GetCompactPoseIndex(const FBoneContainer&) const { return FCompactPoseBoneIndex(INDEX_NONE); }
 };
 
+class USkeletalMeshComponent;
 class FAnimInstanceProxy {
 public:
     const FTransform& GetComponentTransform() const { return T; }
+    USkeletalMeshComponent* GetSkelMeshComponent() const { return nullptr; }
 private:
     FTransform T;
 };

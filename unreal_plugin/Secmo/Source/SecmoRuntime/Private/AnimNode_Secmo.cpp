@@ -2,6 +2,9 @@
 
 #include "Animation/AnimInstanceProxy.h"
 #include "AnimationRuntime.h"
+#include "Components/SkeletalMeshComponent.h"
+#include "Engine/World.h"
+#include "SceneInterface.h"
 
 #include <string>
 
@@ -182,6 +185,7 @@ void FAnimNode_Secmo::BuildRig(const FReferenceSkeleton& RefSkeleton)
 	}
 	Runtime.Character = std::move(NewCharacter).take();
 	bHasOrigin = false;
+	PendingWarmUp = WarmUpFrames;
 	ComponentSpaceIn.SetNum(NumBones);
 	LocalPose.SetNum(NumBones);
 	SolvedPose.SetNum(NumBones);
@@ -211,6 +215,7 @@ void FAnimNode_Secmo::ResetDynamics(ETeleportType InTeleportType)
 		if (Runtime.Character)
 		{
 			(void)Runtime.Character.reset_dynamics();
+			PendingWarmUp = WarmUpFrames;
 		}
 	}
 	else if (InTeleportType == ETeleportType::TeleportPhysics)
@@ -259,7 +264,31 @@ void FAnimNode_Secmo::EvaluateSkeletalControl_AnyThread(FComponentSpacePoseConte
 	Frame.importance = Importance;
 	PendingDeltaTime = 0.0f;
 	PendingFlags = 0;
-	(void)Runtime.Character.set_wind(float(Wind.X), float(Wind.Y), float(Wind.Z));
+	FVector TotalWind = Wind;
+	if (bUseWindSources)
+	{
+		// The level's wind at the component (WindDirectionalSource), read
+		// from the scene as KawaiiPhysics reads it during evaluation.
+		const USkeletalMeshComponent* SkelComp = Output.AnimInstanceProxy->GetSkelMeshComponent();
+		const UWorld* WorldObject = SkelComp != nullptr ? SkelComp->GetWorld() : nullptr;
+		if (WorldObject != nullptr && WorldObject->Scene != nullptr)
+		{
+			FVector Direction = FVector::ZeroVector;
+			float Speed = 0.0f, MinGust = 0.0f, MaxGust = 0.0f;
+			WorldObject->Scene->GetWindParameters(Location, Direction, Speed, MinGust, MaxGust);
+			const double Scale = double(Speed) * double(WindSourceScale);
+			TotalWind = TotalWind + FVector(Direction.X * Scale, Direction.Y * Scale, Direction.Z * Scale);
+		}
+	}
+	(void)Runtime.Character.set_wind(float(TotalWind.X), float(TotalWind.Y), float(TotalWind.Z));
+	// Warm-up: silent 1/60 s updates on this pose, so the chains start settled.
+	for (; PendingWarmUp > 0; --PendingWarmUp)
+	{
+		secmo::Frame WarmUp = Frame;
+		WarmUp.dt = 1.0f / 60.0f;
+		WarmUp.flags = 0;
+		(void)Runtime.Character.update(WarmUp, secmo::Span<SecmoTransform>(SolvedPose.GetData(), NumBones));
+	}
 
 	const secmo::Status Status = Runtime.Character.update(Frame, secmo::Span<SecmoTransform>(SolvedPose.GetData(), NumBones));
 	if (!Status)

@@ -53,6 +53,18 @@ struct SECMORUNTIME_API FAnimNode_Secmo : public FAnimNode_SkeletalControlBase
 	UPROPERTY(EditAnywhere, Category = "Secmo", meta = (PinHiddenByDefault, ClampMin = "0.0"))
 	float Importance = 1.0f;
 
+	/** Add the level's wind (WindDirectionalSource components) to Wind: speed (cm/s) along its direction, times WindSourceScale. */
+	UPROPERTY(EditAnywhere, Category = "Secmo|Wind")
+	bool bUseWindSources = false;
+
+	/** Acceleration per unit of wind speed, 1/s (cm/s² of chain acceleration per cm/s of wind). */
+	UPROPERTY(EditAnywhere, Category = "Secmo|Wind", meta = (EditCondition = "bUseWindSources", ClampMin = "0.0", ClampMax = "100.0"))
+	float WindSourceScale = 1.0f;
+
+	/** Silent 1/60 s updates on the animated pose before the first shown frame and after a physics reset, so chains start settled. */
+	UPROPERTY(EditAnywhere, Category = "Secmo", meta = (ClampMin = "0", ClampMax = "600"))
+	int32 WarmUpFrames = 0;
+
 	/** Teleport when the component moves farther than the chains' thresholds in one frame (always on in secmo). */
 	UPROPERTY(VisibleAnywhere, Category = "Secmo")
 	bool bAutomaticTeleport = true;
@@ -100,6 +112,8 @@ private:
 
 	float PendingDeltaTime = 0.0f;
 	uint32 PendingFlags = 0;
+	/** Warm-up updates still to run before the next shown frame. */
+	int32 PendingWarmUp = 0;
 	/**
 	 * Where secmo's world frame sits in the level, in double precision: the
 	 * component's position is passed relative to it, so float precision is

@@ -1,0 +1,7 @@
+#pragma once
+#include "CoreMinimal.h"
+class FSceneInterface;
+class UWorld : public UObject {
+public:
+    FSceneInterface* Scene = nullptr;
+};
