@@ -454,3 +454,38 @@ fn the_component_controls_teleport_reset_lod_wind_and_parameters() {
     print!("{out}");
     assert!(!out.contains("FAILED"), "{out}");
 }
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn the_packages_own_tests_run_under_mono() {
+    // unity_package/com.secmo.runtime/Tests, compiled with the P/Invoke
+    // layer and an NUnit stand-in that has NUnit's meaning, and run.
+    let tests_dir = root().join("unity_package/com.secmo.runtime/Tests/Runtime");
+    let mut sources: Vec<PathBuf> = std::fs::read_dir(&tests_dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "cs"))
+        .collect();
+    assert!(!sources.is_empty());
+    sources.extend(native_sources());
+    sources.push(root().join("tests/csharp/NUnitLite.cs"));
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("PackageTests.exe");
+    mcs(&exe, "exe", &sources);
+    let lib_dir = common::static_library().parent().unwrap().to_path_buf();
+    let out = Command::new("mono")
+        .arg(&exe)
+        .env("LD_LIBRARY_PATH", &lib_dir)
+        .output()
+        .expect("run mono");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    print!("{stdout}");
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("2 passed, 0 failed"), "{stdout}");
+}
