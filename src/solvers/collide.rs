@@ -138,6 +138,19 @@ pub fn closest_segment_params(p0: Vec3, p1: Vec3, q0: Vec3, q1: Vec3) -> (f32, f
     (s, t)
 }
 
+/// Squared distance from `p` to the segment `[a, b]`.
+#[inline]
+fn point_to_segment_squared(p: Vec3, a: Vec3, b: Vec3) -> f32 {
+    let ab = b - a;
+    let len2 = ab.length_squared();
+    let t = if len2 > 1e-12 {
+        ((p - a).dot(ab) / len2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    (p - (a + ab * t)).length_squared()
+}
+
 /// Smallest contact parameter used to move the tip; contacts closer to the
 /// head than this move the tip at most 1/0.2 = 5× the penetration.
 const MIN_LEVER: f32 = 0.2;
@@ -153,6 +166,14 @@ pub fn resolve(
 ) -> Option<(Vec3, Vec3)> {
     match c.shape {
         ColliderShape::Sphere | ColliderShape::Capsule => {
+            // Bound first: the link lies in the sphere around its midpoint
+            // of half its length; farther than that plus both radii from the
+            // collider's axis, nothing can touch (most links, most substeps).
+            let mid = (head + tip) * 0.5;
+            let reach = (tip - head).length() * 0.5 + link_radius + c.radius;
+            if point_to_segment_squared(mid, c.a, c.b) > reach * reach {
+                return None;
+            }
             // A head stuck inside the shape (a chain root under a thick
             // collider): the part of the link next to it cannot be pushed
             // out, and pushing its tip sideways by `overlap / u` never
