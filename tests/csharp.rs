@@ -489,3 +489,14 @@ fn the_packages_own_tests_run_under_mono() {
     );
     assert!(stdout.contains("2 passed, 0 failed"), "{stdout}");
 }
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn the_unity_settings_asset_carries_node_constraints() {
+    let out = run_component("constraint");
+    print!("{out}");
+    assert!(out.contains("sleeve 45.000°"), "{out}");
+}

@@ -309,6 +309,35 @@ static class ComponentTests
         return failures == 0 ? 0 : 1;
     }
 
+    /// A VRM node constraint from the settings asset: a sleeve copying half
+    /// of the arm's turn (issue #19: the engine assets carry constraints).
+    static int Constraint()
+    {
+        var root = new Transform { name = "root" };
+        var arm = new Transform { name = "arm", localPosition = new Vector3(0.2f, 1.4f, 0f) };
+        arm.parent = root;
+        var sleeve = new Transform { name = "sleeve", localPosition = new Vector3(0.2f, 1.4f, 0f) };
+        sleeve.parent = root;
+        var settings = ScriptableObject.CreateInstance<SecmoRigSettings>();
+        settings.settings = "{\"format\": \"secmo-rig-settings\", \"version\": 1, \"node_constraints\": " +
+            "[{\"kind\": \"rotation\", \"source\": \"arm\", \"destination\": \"sleeve\", \"weight\": 0.5}]}";
+        var component = new SecmoCharacter { settings = settings, root = root };
+        Method(component, "OnEnable")();
+        if (component.LastError != null) { Console.WriteLine("constraint: " + component.LastError); return 1; }
+        var update = Method(component, "Update");
+        var late = Method(component, "LateUpdate");
+        Time.deltaTime = 1f / 60f;
+        // The arm turns 90° about Z: the sleeve follows 45°.
+        float h = (float)Math.Sin(Math.PI / 4), c = (float)Math.Cos(Math.PI / 4);
+        update();
+        arm.localRotation = new Quaternion(0f, 0f, h, c);
+        late();
+        var q = sleeve.localRotation;
+        double angle = 2.0 * Math.Atan2(Math.Sqrt(q.x * q.x + q.y * q.y + q.z * q.z), Math.Abs(q.w)) * 180.0 / Math.PI;
+        Console.WriteLine($"constraint: arm turned 90°, sleeve {angle:F3}° about ({q.x:F3}, {q.y:F3}, {q.z:F3})");
+        return Math.Abs(angle - 45.0) < 1e-3 && Math.Abs(q.z) > 0.38 ? 0 : 1;
+    }
+
     static int Main(string[] args)
     {
         switch (args.Length > 0 ? args[0] : "")
@@ -318,6 +347,7 @@ static class ComponentTests
             case "only": return Only();
             case "destroyed": return Destroyed();
             case "controls": return Controls();
+            case "constraint": return Constraint();
             default: Console.Error.WriteLine("usage: ComponentTests rest|gc|only|destroyed"); return 2;
         }
     }
