@@ -63,14 +63,21 @@ fn run_mode(mode: &str) -> String {
 }
 
 fn run_mode_with(mode: &str, args: &[&str]) -> String {
+    let mut all = vec![mode];
+    all.extend_from_slice(args);
+    run_mono(&tests_exe(), &all)
+}
+
+/// Runs a C# program under Mono with the freshly built native library on the
+/// library path; its standard output, or a panic with both streams.
+fn run_mono(exe: &Path, args: &[&str]) -> String {
     let lib_dir = common::static_library().parent().unwrap().to_path_buf();
     assert!(
         lib_dir.join("libsecmo.so").exists(),
         "libsecmo.so is built next to libsecmo.a"
     );
     let out = Command::new("mono")
-        .arg(tests_exe())
-        .arg(mode)
+        .arg(exe)
         .args(args)
         .env("LD_LIBRARY_PATH", &lib_dir)
         .output()
@@ -78,7 +85,8 @@ fn run_mode_with(mode: &str, args: &[&str]) -> String {
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
-        "C# {mode} failed ({:?})\nstdout: {stdout}\nstderr: {}",
+        "{} {args:?} failed ({:?})\nstdout: {stdout}\nstderr: {}",
+        exe.display(),
         out.status.code(),
         String::from_utf8_lossy(&out.stderr)
     );
@@ -374,21 +382,7 @@ fn component_exe() -> PathBuf {
 }
 
 fn run_component(mode: &str) -> String {
-    let lib_dir = common::static_library().parent().unwrap().to_path_buf();
-    let out = Command::new("mono")
-        .arg(component_exe())
-        .arg(mode)
-        .env("LD_LIBRARY_PATH", &lib_dir)
-        .output()
-        .expect("run mono");
-    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    assert!(
-        out.status.success(),
-        "ComponentTests {mode} failed ({:?})\nstdout: {stdout}\nstderr: {}",
-        out.status.code(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    stdout
+    run_mono(&component_exe(), &[mode])
 }
 
 #[test]
@@ -474,19 +468,8 @@ fn the_packages_own_tests_run_under_mono() {
     sources.push(root().join("tests/csharp/NUnitLite.cs"));
     let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("PackageTests.exe");
     mcs(&exe, "exe", &sources);
-    let lib_dir = common::static_library().parent().unwrap().to_path_buf();
-    let out = Command::new("mono")
-        .arg(&exe)
-        .env("LD_LIBRARY_PATH", &lib_dir)
-        .output()
-        .expect("run mono");
-    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stdout = run_mono(&exe, &[]);
     print!("{stdout}");
-    assert!(
-        out.status.success(),
-        "{stdout}{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     assert!(stdout.contains("2 passed, 0 failed"), "{stdout}");
 }
 
