@@ -372,6 +372,7 @@ fn component_exe() -> PathBuf {
             root().join("tests/csharp/ComponentTests.cs"),
             root().join("tests/csharp/UnitySim.cs"),
             runtime.join("SecmoCharacter.cs"),
+            runtime.join("SecmoManager.cs"),
             runtime.join("SecmoRigSettings.cs"),
         ];
         sources.extend(native_sources());
@@ -482,4 +483,21 @@ fn the_unity_settings_asset_carries_node_constraints() {
     let out = run_component("constraint");
     print!("{out}");
     assert!(out.contains("sleeve 45.000°"), "{out}");
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn the_manager_updates_every_character_with_one_native_call() {
+    // Issue #15 item 3 (batch part): SecmoManager and secmo_update_batch.
+    let out = run_component("manager");
+    print!("{out}");
+    assert!(!out.contains("FAILED"), "{out}");
+    assert!(
+        out.contains("300 native calls in 300 frames, 0 helper positions differ"),
+        "{out}"
+    );
+    assert!(out.contains("allocate 0 managed bytes"), "{out}");
 }

@@ -9,7 +9,9 @@
 // Before the Animator runs (Update), every bone secmo wrote last frame gets
 // its rest pose back, as JigglePhysics and UniVRM do; the Animator then
 // overwrites the bones it animates.
+using System;
 using System.Collections.Generic;
+using System.Runtime.InteropServices;
 using UnityEngine;
 
 namespace Secmo.Unity
@@ -56,6 +58,10 @@ namespace Secmo.Unity
         SecmoDebugLine[] debugLines;
         SecmoDebugSphere[] debugSpheres;
         bool teleportNext;
+        // pose, output and the frame input stay pinned while enabled, so a
+        // batch item can point at them (SecmoManager, one native call).
+        SecmoFrameInput[] frameInput;
+        GCHandle posePin, outputPin, inputPin;
 
         /// <summary>Teleport: chains move rigidly with the character, springs restart.</summary>
         public void Teleport() => teleportNext = true;
@@ -141,6 +147,11 @@ namespace Secmo.Unity
             }
             pose = new SecmoTransform[n];
             output = new SecmoTransform[n];
+            frameInput = new SecmoFrameInput[1];
+            posePin = GCHandle.Alloc(pose, GCHandleType.Pinned);
+            outputPin = GCHandle.Alloc(output, GCHandleType.Pinned);
+            inputPin = GCHandle.Alloc(frameInput, GCHandleType.Pinned);
+            SecmoManager.Register(this);
             rest = reference;
             written = new bool[n];
             character.DebugDrawCapacity(out int lines, out int spheres);
@@ -179,6 +190,10 @@ namespace Secmo.Unity
 
         void OnDisable()
         {
+            SecmoManager.Unregister(this);
+            if (posePin.IsAllocated) posePin.Free();
+            if (outputPin.IsAllocated) outputPin.Free();
+            if (inputPin.IsAllocated) inputPin.Free();
             character?.Dispose();
             rig?.Dispose();
             character = null;
@@ -202,7 +217,32 @@ namespace Secmo.Unity
 
         void LateUpdate()
         {
-            if (character == null || LostBone()) return;
+            // With an active SecmoManager, it updates this character in its
+            // one batched native call instead.
+            if (SecmoManager.Batching || character == null || LostBone()) return;
+            var item = new SecmoBatchItem();
+            Prepare(ref item);
+            Finish(UpdateOne(ref item));
+        }
+
+        static unsafe uint UpdateOne(ref SecmoBatchItem item)
+        {
+            fixed (SecmoBatchItem* p = &item)
+            {
+                SecmoNative.secmo_update_batch(p, UIntPtr.Zero, (UIntPtr)1);
+                return p->result;
+            }
+        }
+
+        /// <summary>Disables this character (with one error) if a driven transform was destroyed.</summary>
+        internal void CheckBones()
+        {
+            if (character != null) LostBone();
+        }
+
+        /// <summary>Reads the animated pose and fills `item` for secmo_update_batch (no allocation).</summary>
+        internal unsafe void Prepare(ref SecmoBatchItem item)
+        {
             int n = bones.Length;
             for (int i = 0; i < n; i++) pose[i] = ToSecmo(bones[i]);
             var parent = bones[0].parent;
@@ -219,12 +259,35 @@ namespace Secmo.Unity
                 w = new Vector3(w.x + f.x * windZone.windMain, w.y + f.y * windZone.windMain, w.z + f.z * windZone.windMain);
             }
             character.SetWind(w.x, w.y, w.z);
-            var status = character.TryUpdate(dt, pose, output, flags, ref world, true, importance);
-            if (status != SecmoStatus.Ok)
+            var input = (SecmoFrameInput*)inputPin.AddrOfPinnedObject();
+            *input = new SecmoFrameInput
+            {
+                struct_size = (uint)sizeof(SecmoFrameInput),
+                flags = flags | SecmoNative.FrameHasWorld | (importance >= 0f ? SecmoNative.FrameHasImportance : 0u),
+                dt = dt,
+                pose = posePin.AddrOfPinnedObject(),
+                pose_len = (UIntPtr)n,
+                world = world,
+                importance = importance,
+            };
+            item.struct_size = (uint)sizeof(SecmoBatchItem);
+            item.result = 0;
+            item.character = character.Handle.DangerousGetHandle();
+            item.input = (IntPtr)input;
+            item.out_pose = outputPin.AddrOfPinnedObject();
+            item.out_pose_len = (UIntPtr)n;
+            item.out_info = IntPtr.Zero;
+        }
+
+        /// <summary>Writes secmo's result back (or records the error) after secmo_update_batch.</summary>
+        internal void Finish(uint result)
+        {
+            if (result != (uint)SecmoStatus.Ok)
             {
                 LastError = SecmoNative.LastError(); // error path only
                 return;
             }
+            int n = bones.Length;
             for (int i = 0; i < n; i++)
             {
                 if (output[i].Equals(pose[i])) continue;
