@@ -246,6 +246,7 @@ fn unity_scripts_compile_against_unityengine_stubs() {
     assert!(sources.iter().any(|p| p.ends_with("SecmoCharacter.cs")));
     sources.extend(native_sources());
     sources.push(root().join("tests/csharp/UnityEngineStubs.cs"));
+    sources.push(root().join("tests/csharp/UnityJobsSim.cs"));
     mcs(
         &PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("SecmoRuntime.dll"),
         "library",
@@ -371,6 +372,7 @@ fn component_exe() -> PathBuf {
         let mut sources = vec![
             root().join("tests/csharp/ComponentTests.cs"),
             root().join("tests/csharp/UnitySim.cs"),
+            root().join("tests/csharp/UnityJobsSim.cs"),
             runtime.join("SecmoCharacter.cs"),
             runtime.join("SecmoManager.cs"),
             runtime.join("SecmoRigSettings.cs"),
@@ -491,7 +493,8 @@ fn the_unity_settings_asset_carries_node_constraints() {
     ignore = "needs Mono (mcs, mono); .ci/run installs it"
 )]
 fn the_manager_updates_every_character_with_one_native_call() {
-    // Issue #15 item 3 (batch part): SecmoManager and secmo_update_batch.
+    // Issue #15 item 3: SecmoManager, TransformAccessArray jobs and one
+    // secmo_update_batch call per frame.
     let out = run_component("manager");
     print!("{out}");
     assert!(!out.contains("FAILED"), "{out}");

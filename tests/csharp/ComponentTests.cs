@@ -347,9 +347,12 @@ static class ComponentTests
         return new Vector3(p.x * (1f + 0.3f * k), p.y, p.z);
     }
 
-    /// SecmoManager: three characters updated by one native call per frame
-    /// give what each gives alone, bit for bit, with no managed allocation;
-    /// a character whose bone is destroyed leaves the batch, the others go on.
+    /// SecmoManager: three characters updated by one native call per frame,
+    /// their transforms read and written by IJobParallelForTransform jobs
+    /// (UnityJobsSim.cs), give what each gives alone, bit for bit (the
+    /// unanimated helper included: the RestJob feeds it from its rest), with
+    /// no managed allocation; a character whose bone is destroyed leaves the
+    /// batch, the others go on.
     static int Manager()
     {
         failures = 0;
@@ -373,9 +376,11 @@ static class ComponentTests
         for (int k = 0; k < bodies; k++) batch[k] = Make();
         var manager = new SecmoManager { name = "manager" };
         Method(manager, "OnEnable")();
-        var late = (Action)Delegate.CreateDelegate(typeof(Action), manager, "LateUpdate");
+        var update = Method(manager, "Update");
+        var late = Method(manager, "LateUpdate");
         Action<int> frame = f =>
         {
+            update(); // the RestJob, before the Animator
             for (int k = 0; k < batch.Length; k++)
             {
                 if (!batch[k].Component.enabled) continue;

@@ -9,6 +9,9 @@
 // Before the Animator runs (Update), every bone secmo wrote last frame gets
 // its rest pose back, as JigglePhysics and UniVRM do; the Animator then
 // overwrites the bones it animates.
+//
+// With a SecmoManager in the scene, the manager does both steps for every
+// character with jobs and one batched native call (SecmoManager.cs).
 using System;
 using System.Collections.Generic;
 using System.Runtime.InteropServices;
@@ -240,11 +243,24 @@ namespace Secmo.Unity
             if (character != null) LostBone();
         }
 
-        /// <summary>Reads the animated pose and fills `item` for secmo_update_batch (no allocation).</summary>
+        /// <summary>Reads the animated pose into the pinned `pose` and fills `item` (no allocation).</summary>
         internal unsafe void Prepare(ref SecmoBatchItem item)
         {
             int n = bones.Length;
             for (int i = 0; i < n; i++) pose[i] = ToSecmo(bones[i]);
+            PrepareInput((SecmoFrameInput*)inputPin.AddrOfPinnedObject(), (SecmoTransform*)posePin.AddrOfPinnedObject(),
+                (SecmoTransform*)outputPin.AddrOfPinnedObject(), ref item);
+        }
+
+        /// <summary>
+        /// Fills this frame's input at `input` (dt, flags, world, wind,
+        /// importance) for the animated pose at `animated`, and `item` for
+        /// secmo_update_batch writing to `result`. Used by SecmoManager with its
+        /// job-filled buffers.
+        /// </summary>
+        internal unsafe void PrepareInput(SecmoFrameInput* input, SecmoTransform* animated, SecmoTransform* result, ref SecmoBatchItem item)
+        {
+            int n = bones.Length;
             var parent = bones[0].parent;
             var world = parent != null
                 ? Make(parent.position, parent.rotation, parent.lossyScale)
@@ -259,13 +275,12 @@ namespace Secmo.Unity
                 w = new Vector3(w.x + f.x * windZone.windMain, w.y + f.y * windZone.windMain, w.z + f.z * windZone.windMain);
             }
             character.SetWind(w.x, w.y, w.z);
-            var input = (SecmoFrameInput*)inputPin.AddrOfPinnedObject();
             *input = new SecmoFrameInput
             {
                 struct_size = (uint)sizeof(SecmoFrameInput),
                 flags = flags | SecmoNative.FrameHasWorld | (importance >= 0f ? SecmoNative.FrameHasImportance : 0u),
                 dt = dt,
-                pose = posePin.AddrOfPinnedObject(),
+                pose = (IntPtr)animated,
                 pose_len = (UIntPtr)n,
                 world = world,
                 importance = importance,
@@ -274,10 +289,19 @@ namespace Secmo.Unity
             item.result = 0;
             item.character = character.Handle.DangerousGetHandle();
             item.input = (IntPtr)input;
-            item.out_pose = outputPin.AddrOfPinnedObject();
+            item.out_pose = (IntPtr)result;
             item.out_pose_len = (UIntPtr)n;
             item.out_info = IntPtr.Zero;
         }
+
+        /// <summary>The bones secmo reads and writes, parents first (for SecmoManager).</summary>
+        internal Transform[] Bones => bones;
+
+        /// <summary>Each bone's rest (reference) local pose.</summary>
+        internal SecmoTransform[] RestPose => rest;
+
+        /// <summary>Records a failed update's error (SecmoManager; the bones keep the animation).</summary>
+        internal void Failed() => LastError = SecmoNative.LastError();
 
         /// <summary>Writes secmo's result back (or records the error) after secmo_update_batch.</summary>
         internal void Finish(uint result)
