@@ -64,6 +64,7 @@ namespace Secmo.Unity
         // pose, output and the frame input stay pinned while enabled, so a
         // batch item can point at them (SecmoManager, one native call).
         SecmoFrameInput[] frameInput;
+        Vector3 appliedWind; // the wind the native character has (a new one has none)
         GCHandle posePin, outputPin, inputPin;
 
         /// <summary>Teleport: chains move rigidly with the character, springs restart.</summary>
@@ -151,6 +152,7 @@ namespace Secmo.Unity
             pose = new SecmoTransform[n];
             output = new SecmoTransform[n];
             frameInput = new SecmoFrameInput[1];
+            appliedWind = new Vector3(0f, 0f, 0f);
             posePin = GCHandle.Alloc(pose, GCHandleType.Pinned);
             outputPin = GCHandle.Alloc(output, GCHandleType.Pinned);
             inputPin = GCHandle.Alloc(frameInput, GCHandleType.Pinned);
@@ -274,7 +276,11 @@ namespace Secmo.Unity
                 var f = windZone.transform.forward;
                 w = new Vector3(w.x + f.x * windZone.windMain, w.y + f.y * windZone.windMain, w.z + f.z * windZone.windMain);
             }
-            character.SetWind(w.x, w.y, w.z);
+            if (w.x != appliedWind.x || w.y != appliedWind.y || w.z != appliedWind.z)
+            {
+                // a native call only when the wind changes (a refused one is retried)
+                if (character.SetWind(w.x, w.y, w.z) == SecmoStatus.Ok) appliedWind = w;
+            }
             *input = new SecmoFrameInput
             {
                 struct_size = (uint)sizeof(SecmoFrameInput),
