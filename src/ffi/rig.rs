@@ -375,12 +375,7 @@ pub unsafe extern "C" fn secmo_rig_create_from_settings(
                     "skeleton.bone_names is NULL; settings refer to bones by name",
                 ));
             }
-            let bytes = slice(settings as *const u8, settings_len, "settings")?;
-            let text = std::str::from_utf8(bytes).map_err(|e| {
-                FfiError::new(SECMO_ERROR_SETTINGS, format!("settings are not UTF-8: {e}"))
-            })?;
-            let parsed = crate::settings::RigSettings::from_json(text)
-                .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, e.to_string()))?;
+            let parsed = settings_from_c(settings, settings_len)?;
             let mut base = rig_desc_from_c(&d)?;
             let bones = std::mem::take(&mut base.bones);
             let mut desc = parsed
@@ -405,6 +400,20 @@ pub unsafe extern "C" fn secmo_rig_create_from_settings(
             Ok(())
         }
     })
+}
+
+/// A rig-settings text of `len` UTF-8 bytes at `text`, parsed; SETTINGS
+/// names what is wrong.
+#[cfg(feature = "settings")]
+fn settings_from_c(
+    text: *const c_char,
+    len: usize,
+) -> Result<crate::settings::RigSettings, FfiError> {
+    let bytes = slice(text as *const u8, len, "settings")?;
+    let text = std::str::from_utf8(bytes)
+        .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, format!("settings are not UTF-8: {e}")))?;
+    crate::settings::RigSettings::from_json(text)
+        .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, e.to_string()))
 }
 
 /// The error of the settings functions in a build without the `settings`
@@ -530,12 +539,7 @@ pub unsafe extern "C" fn secmo_settings_bone_names(
         }
         #[cfg(feature = "settings")]
         {
-            let bytes = slice(settings as *const u8, settings_len, "settings")?;
-            let text = std::str::from_utf8(bytes).map_err(|e| {
-                FfiError::new(SECMO_ERROR_SETTINGS, format!("settings are not UTF-8: {e}"))
-            })?;
-            let parsed = crate::settings::RigSettings::from_json(text)
-                .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, e.to_string()))?;
+            let parsed = settings_from_c(settings, settings_len)?;
             // SAFETY: the caller's contract for `buffer`/`out_len` is
             // write_text's (header comment of this function).
             unsafe { write_text(&parsed.bone_names().join("\n"), buffer, buffer_len, out_len) }

@@ -40,28 +40,27 @@ namespace Secmo
     }
 
     /// <summary>Rig settings from a VRM's spring bones (docs/vrm-mapping.md).</summary>
-    public static class Vrm
+    /// <summary>The secmo functions that take a text or file and write a NUL-terminated text (size, then fill).</summary>
+    unsafe delegate uint TextCall(byte* input, UIntPtr inputLen, byte* buffer, UIntPtr bufferLen, out UIntPtr needed);
+
+    static class TextOut
     {
-        /// <summary>
-        /// Reads the spring bones of a VRM 0.x/1.0 file (.vrm/.glb bytes or
-        /// .gltf text) into a rig-settings text. Editor-time: allocates.
-        /// </summary>
-        public static unsafe bool TrySettingsFromVrm(byte[] file, out string settings, out SecmoStatus status, out string error)
+        /// <summary>Calls `call` once to size and once to fill; the text without its NUL. Allocates.</summary>
+        public static unsafe bool Get(byte[] input, TextCall call, out string text, out SecmoStatus status, out string error)
         {
-            settings = null;
+            text = null;
             error = null;
-            file = file ?? new byte[0];
-            fixed (byte* f = file)
+            fixed (byte* i = input)
             {
-                status = (SecmoStatus)SecmoNative.secmo_settings_from_vrm(f, (UIntPtr)file.Length, null, UIntPtr.Zero, out UIntPtr needed);
+                status = (SecmoStatus)call(i, (UIntPtr)input.Length, null, UIntPtr.Zero, out UIntPtr needed);
                 if (status == SecmoStatus.BufferLength)
                 {
                     var buffer = new byte[(int)needed];
                     fixed (byte* b = buffer)
-                        status = (SecmoStatus)SecmoNative.secmo_settings_from_vrm(f, (UIntPtr)file.Length, b, (UIntPtr)buffer.Length, out needed);
+                        status = (SecmoStatus)call(i, (UIntPtr)input.Length, b, (UIntPtr)buffer.Length, out needed);
                     if (status == SecmoStatus.Ok)
                     {
-                        settings = Encoding.UTF8.GetString(buffer, 0, buffer.Length - 1);
+                        text = Encoding.UTF8.GetString(buffer, 0, buffer.Length - 1);
                         return true;
                     }
                 }
@@ -69,6 +68,16 @@ namespace Secmo
                 return false;
             }
         }
+    }
+
+    public static class Vrm
+    {
+        /// <summary>
+        /// Reads the spring bones of a VRM 0.x/1.0 file (.vrm/.glb bytes or
+        /// .gltf text) into a rig-settings text. Editor-time: allocates.
+        /// </summary>
+        public static unsafe bool TrySettingsFromVrm(byte[] file, out string settings, out SecmoStatus status, out string error) =>
+            TextOut.Get(file ?? new byte[0], SecmoNative.secmo_settings_from_vrm, out settings, out status, out error);
     }
 
     /// <summary>What a rig-settings text refers to.</summary>
@@ -81,26 +90,10 @@ namespace Secmo
         public static unsafe bool TryBoneNames(string settings, out string[] names, out SecmoStatus status, out string error)
         {
             names = null;
-            error = null;
-            var text = Encoding.UTF8.GetBytes(settings ?? "");
-            fixed (byte* t = text)
-            {
-                status = (SecmoStatus)SecmoNative.secmo_settings_bone_names(t, (UIntPtr)text.Length, null, UIntPtr.Zero, out UIntPtr needed);
-                if (status == SecmoStatus.BufferLength)
-                {
-                    var buffer = new byte[(int)needed];
-                    fixed (byte* b = buffer)
-                        status = (SecmoStatus)SecmoNative.secmo_settings_bone_names(t, (UIntPtr)text.Length, b, (UIntPtr)buffer.Length, out needed);
-                    if (status == SecmoStatus.Ok)
-                    {
-                        var joined = Encoding.UTF8.GetString(buffer, 0, buffer.Length - 1);
-                        names = joined.Length == 0 ? new string[0] : joined.Split('\n');
-                        return true;
-                    }
-                }
-                error = SecmoNative.LastError();
+            if (!TextOut.Get(Encoding.UTF8.GetBytes(settings ?? ""), SecmoNative.secmo_settings_bone_names, out string joined, out status, out error))
                 return false;
-            }
+            names = joined.Length == 0 ? new string[0] : joined.Split('\n');
+            return true;
         }
     }
 

@@ -418,9 +418,9 @@ typedef struct SecmoStageRecords {
  * (angles in degrees there, flags as booleans, the integrator by name).
  *
  * Lengths are in the rig's position units, times in seconds, angles in
- * radians. Presets: [`ChainParams::tail`], [`ChainParams::hair`]; both
- * presets carry the other integrator's numbers too, so switching
- * `integrator` alone gives that integrator's defaults.
+ * radians. Presets: [`ChainParams::tail`], [`ChainParams::hair`],
+ * [`ChainParams::vrm`]; each carries the other integrators' numbers too, so
+ * switching `integrator` alone gives that integrator's defaults.
  */
 typedef struct SecmoChainParams {
   /**
