@@ -139,11 +139,9 @@ fn skin_that_already_follows_a_bone_chain_is_left_alone() {
     std::fs::remove_dir_all(&out).ok();
 }
 
-#[test]
-fn weightless_tail_bones_count_as_no_rigging() {
-    // The Fox's tail bones kept, its tail skin handed to the hips (what a
-    // humanoid auto-rigger does): the tail is found and grown.
-    let out = dir("weightless");
+/// The Fox with its tail bones kept but its tail skin handed to the hips
+/// (what a humanoid auto-rigger does), written to `out/emptied.glb`.
+fn fox_with_weightless_tail(out: &Path) -> PathBuf {
     let fox = import(Path::new(&asset("Fox.glb"))).unwrap();
     let tail = tail_bones(&fox);
     let hips = fox
@@ -152,7 +150,7 @@ fn weightless_tail_bones_count_as_no_rigging() {
         .iter()
         .position(|b| b.name == "b_Hip_01")
         .unwrap() as u32;
-    let emptied = fox_edited(&out, "emptied.glb", |_, inf| {
+    let emptied = fox_edited(out, "emptied.glb", |_, inf| {
         let on_tail: f32 = inf
             .iter()
             .filter(|(b, _)| tail.contains(b))
@@ -180,6 +178,15 @@ fn weightless_tail_bones_count_as_no_rigging() {
             *inf = merged;
         }
     });
+    emptied
+}
+
+#[test]
+fn weightless_tail_bones_count_as_no_rigging() {
+    // The Fox's tail bones kept, its tail skin handed to the hips (what a
+    // humanoid auto-rigger does): the tail is found and grown.
+    let out = dir("weightless");
+    let emptied = fox_with_weightless_tail(&out);
     let written = out.join("grown.glb");
     let (code, stdout, stderr) = secmo(&[
         "rig",
@@ -193,5 +200,41 @@ fn weightless_tail_bones_count_as_no_rigging() {
         "{stdout}"
     );
     assert!(stdout.contains("chain of"), "the tail is grown: {stdout}");
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_gltf_validator),
+    ignore = "needs node and the Khronos glTF validator (npm ci --prefix tools/gltf-validator); .ci/run installs them"
+)]
+fn written_files_pass_the_khronos_validator() {
+    // What secmo writes, checked by the Khronos glTF validator (not by the
+    // gltf crate secmo reads with): an edited copy, a grown tail (new bones,
+    // new skin weights) and bakes of the Fox and of the grown Fox.
+    let out = dir("khronos");
+    let emptied = fox_with_weightless_tail(&out);
+    let grown = out.join("grown.glb");
+    let baked = out.join("fox.baked.glb");
+    let grown_baked = out.join("grown.baked.glb");
+    for args in [
+        vec![
+            "rig",
+            emptied.to_str().unwrap(),
+            "-o",
+            grown.to_str().unwrap(),
+        ],
+        vec!["bake", &asset("Fox.glb"), "--out", baked.to_str().unwrap()],
+        vec![
+            "bake",
+            grown.to_str().unwrap(),
+            "--out",
+            grown_baked.to_str().unwrap(),
+        ],
+    ] {
+        let (code, _, stderr) = secmo(&args);
+        assert_eq!(code, 0, "secmo {args:?}: {stderr}");
+    }
+    common::assert_khronos_valid(&[&emptied, &grown, &baked, &grown_baked]);
     std::fs::remove_dir_all(&out).ok();
 }

@@ -25,3 +25,35 @@ pub fn asset(name: &str) -> String {
         .to_string_lossy()
         .into_owned()
 }
+
+/// Runs the Khronos glTF validator (tools/gltf-validator, under node) on
+/// `files` and asserts each has no error and no warning; returns each
+/// file's count of infos. Only for tests gated on `secmo_has_gltf_validator`.
+pub fn assert_khronos_valid(files: &[&Path]) -> Vec<u64> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/gltf-validator/validate.mjs");
+    let out = Command::new("node")
+        .arg(script)
+        .args(files)
+        .output()
+        .expect("run node");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the validator failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let reports: Vec<serde_json::Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line per file"))
+        .collect();
+    assert_eq!(reports.len(), files.len(), "{stdout}");
+    reports
+        .iter()
+        .map(|r| {
+            println!("Khronos glTF validator: {r}");
+            assert_eq!(r["errors"], 0, "{r}");
+            assert_eq!(r["warnings"], 0, "{r}");
+            r["infos"].as_u64().unwrap()
+        })
+        .collect()
+}
