@@ -409,7 +409,7 @@ const SNAPSHOT_MAGIC: u32 = u32::from_le_bytes(*b"SMSN");
 /// Bumped whenever the snapshot layout changes. 4: a checksum over the
 /// header and the payload. 5: each particle's position before the last
 /// substep (the output between substeps).
-pub const SNAPSHOT_VERSION: u32 = 5;
+pub const SNAPSHOT_VERSION: u32 = 6;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -516,6 +516,9 @@ impl StateRange {
         (0.0..=snapshot_limits::MAX_CLOCK_SECONDS).contains(&c.time)
             && (0.0..=c.time + CHAIN_STEP).contains(&c.simulated)
             && (0.0..=c.time).contains(&c.last_update)
+            && (0.0..=c.time).contains(&c.still_since)
+            && c.sleeping <= 1
+            && c.previous_wind.iter().all(|w| w.is_finite())
             && c.started <= 1
             && Self::frame(Quat::from_array(c.previous_anchor))
             && self.place(Vec3::from(c.previous_root))
@@ -540,6 +543,7 @@ fn rebase_clock(c: &mut ChainClock) {
     if c.time > REBASE_AT {
         c.time -= SHIFT;
         c.last_update = (c.last_update - SHIFT).max(0.0);
+        c.still_since = (c.still_since - SHIFT).max(0.0);
         c.simulated -= SHIFT;
         if c.simulated < 0.0 {
             c.simulated = c.time; // a backlog of 2^28 s is dropped anyway
@@ -817,6 +821,11 @@ impl Character {
         let range = setup.first_particle..setup.first_particle + setup.len();
         chain::rest_directions(setup, &params, &mut self.rest[range]);
         self.chain_params[chain] = params;
+        // New parameters are a change of input: the chain wakes and runs at
+        // normal speed again (ChainParams::settle_speedup).
+        let clock = &mut self.chains.clocks[chain];
+        clock.sleeping = 0;
+        clock.still_since = clock.time;
         Ok(())
     }
 
@@ -1346,6 +1355,8 @@ impl Character {
         let world = self.inputs.world.to_affine();
         let world_inverse = world.inverse();
         let scale = self.inputs.world.scale().abs().element_sum() / 3.0;
+        // Rig units per metre at this scale (the rest test's floor).
+        let units = rig.units_per_meter() * scale;
         let up = crate::rig::up_vector(rig.up_axis);
         for (k, c) in rig.colliders.iter().enumerate() {
             let m = world * self.component[c.bone as usize];
@@ -1456,6 +1467,8 @@ impl Character {
                 clock.previous_root_local = root_local_now;
                 clock.simulated = clock.time;
                 clock.last_update = clock.time;
+                clock.still_since = clock.time;
+                clock.sleeping = 0;
                 continue;
             }
 
@@ -1478,6 +1491,8 @@ impl Character {
                 for v in &mut velocity[range.clone()] {
                     *v = turn * *v;
                 }
+                // Carried rigidly, but gravity may now pull another way.
+                clock.sleeping = 0;
                 clock.previous_anchor = anchor_now.to_array();
                 clock.previous_root = root_now.to_array();
                 clock.previous_parent = parent_now;
@@ -1486,6 +1501,27 @@ impl Character {
                     previous_colliders[c as usize] = self.current_colliders[c as usize];
                 }
             }
+
+            // The settle phase's clock (ChainParams::settle_speedup): any
+            // change of the chain's input restarts it and wakes the chain. A
+            // teleport, which carries the particles rigidly (above), only
+            // wakes it: it has already moved the previous frame onto this
+            // one. Exact comparisons: a held pose gives bit-identical frames.
+            let wind = self.inputs.wind.to_array();
+            let input_changed = anchor_now.to_array() != clock.previous_anchor
+                || root_now.to_array() != clock.previous_root
+                || parent_now != clock.previous_parent
+                || (params.simulation_space >= 0 && space_now != clock.previous_space)
+                || wind != clock.previous_wind
+                || setup
+                    .colliders
+                    .iter()
+                    .any(|&c| previous_colliders[c as usize] != self.current_colliders[c as usize]);
+            if input_changed {
+                clock.still_since = clock.time;
+                clock.sleeping = 0;
+            }
+            clock.previous_wind = wind;
 
             // Simulation space: particles ride along with a bone (a vehicle,
             // a platform), keeping `inertia` of their world motion.
@@ -1589,18 +1625,41 @@ impl Character {
                         wind: self.inputs.wind * params.wind_factor,
                     };
                     previous[range.clone()].copy_from_slice(&position[range.clone()]);
-                    chain::substep(
-                        setup,
-                        &params,
-                        &frame,
-                        &self.rest[range.clone()],
-                        &mut position[range.clone()],
-                        &mut velocity[range.clone()],
-                        &mut bend[range.clone()],
-                        &mut self.bend_scratch[..n],
-                        &mut self.rest_targets[range.clone()],
-                        &mut self.contacts[range.clone()],
-                    );
+                    if clock.sleeping == 0 {
+                        // Once the input has rested, the same substeps run
+                        // faster (ChainParams::settle_speedup); the input is
+                        // still, so every one sees the same frame.
+                        let still = end - clock.still_since;
+                        let repeats = chain::settle_substeps(&params, still);
+                        for _ in 0..repeats {
+                            chain::substep(
+                                setup,
+                                &params,
+                                &frame,
+                                &self.rest[range.clone()],
+                                &mut position[range.clone()],
+                                &mut velocity[range.clone()],
+                                &mut bend[range.clone()],
+                                &mut self.bend_scratch[..n],
+                                &mut self.rest_targets[range.clone()],
+                                &mut self.contacts[range.clone()],
+                            );
+                        }
+                        if repeats > 1
+                            && chain::settle_engagement(still) >= 1.0
+                            && chain::at_rest(
+                                &position[range.clone()],
+                                &previous[range.clone()],
+                                units,
+                            )
+                        {
+                            // At rest: what velocity is left moves nothing
+                            // (a spring held by the coupling, a floor or a
+                            // collider), and must not be released on waking.
+                            clock.sleeping = 1;
+                            velocity[range.clone()].fill(Vec3::ZERO);
+                        }
+                    }
                     clock.simulated = end;
                 }
                 if clock.simulated + h <= t1 {

@@ -276,6 +276,8 @@ fn writing_the_rope_correction_back_as_velocity_is_worse() {
         params.bend_rate = 0.0;
         params.bend_limit = std::f32::consts::PI;
         params.velocity_from_positions = u32::from(feedback);
+        // The pure SPEC §7 motion: no settle phase after the hips stop.
+        params.settle_speedup = 1.0;
         let rig = rig(tail_desc(6, params));
         let mut c = Character::new(rig.clone(), CharacterOptions::default());
         let mut worst = 0.0f32;

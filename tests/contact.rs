@@ -80,6 +80,7 @@ fn motion_after(rig: &Arc<Rig>, still: f32) -> f32 {
 fn a_root_inside_a_collider_comes_to_rest_in_every_preset() {
     let mut failures = Vec::new();
     for (name, params) in [
+        ("tail", ChainParams::tail(1.0)),
         ("hair", ChainParams::hair(1.0)),
         ("vrm", ChainParams::vrm(1.0)),
     ] {
@@ -97,30 +98,4 @@ fn a_root_inside_a_collider_comes_to_rest_in_every_preset() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
-}
-
-#[test]
-fn a_tail_rooted_inside_a_collider_settles_as_a_free_tail_does() {
-    // The SPEC §7 tail's tip is a 0.45 Hz spring with ζ = 0.65: on its own,
-    // with no collider, it still moves 0.15 mm per frame 3 s after the
-    // input stops (settling the tail preset faster is issue #17's). What
-    // contact must not do is feed it: rooted inside a sphere or capsule it
-    // keeps losing energy, and 8 s after the input it moves no more than
-    // the free tail.
-    let tail = ChainParams::tail(1.0);
-    let free = motion_after(&rig(tail, ColliderShape::Sphere, 0.0, 0.02), 8.0);
-    for shape in [ColliderShape::Sphere, ColliderShape::Capsule] {
-        for (radius, off) in [(0.03, 0.02), (0.14, 0.02), (0.03, 0.0), (0.14, 0.0)] {
-            let rig = rig(tail, shape, radius, off);
-            let early = motion_after(&rig, 3.0);
-            let late = motion_after(&rig, 8.0);
-            assert!(
-                late < 0.1 * early && late <= free * 1.1,
-                "{shape:?} r = {radius} off = {off}: {:.4} mm per frame at 3 s, {:.4} at 8 s (free tail {:.4})",
-                early * 1e3,
-                late * 1e3,
-                free * 1e3
-            );
-        }
-    }
 }

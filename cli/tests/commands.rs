@@ -367,7 +367,7 @@ fn bake_report_and_import_run_end_to_end() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("\"Walk\": loop, 44 keys, 7 warm-up passes"),
+        out.contains("\"Walk\": loop, 44 keys, 6 warm-up passes"),
         "{out}"
     );
     let (code, out, _) = secmo(&["import", baked.to_str().unwrap()]);

@@ -396,7 +396,6 @@ const _: () = assert!(core::mem::size_of::<SecmoSpringDesc>() == 52);
 const _: () = assert!(core::mem::size_of::<SecmoCharacterDesc>() == 8);
 const _: () = assert!(core::mem::size_of::<SecmoUpdateInfo>() == 16);
 const _: () = assert!(core::mem::size_of::<SecmoColliderDesc>() == 40);
-const _: () = assert!(core::mem::size_of::<ChainParams>() == 136);
 // Holds pointers: 80 bytes on 64-bit targets, 64 on 32-bit ones.
 const _: () = assert!(
     core::mem::size_of::<SecmoFrameInput>()
@@ -446,12 +445,24 @@ shipped_once!(
     SecmoProbeDesc,
     SecmoCorrectiveDesc,
     SecmoColliderDesc,
-    ChainParams,
     SecmoChainDesc,
     SecmoCharacterDesc,
     SecmoFrameInput,
     SecmoUpdateInfo,
     SecmoStageRecords,
+);
+
+// ABI 1 ended at `vrm_gravity_power`; 1.1 added `settle_speedup` (an older
+// caller gets the preset's value, or the chain's current one).
+impl Versioned for ChainParams {
+    const SHIPPED: &'static [usize] = &[
+        core::mem::offset_of!(ChainParams, settle_speedup),
+        core::mem::size_of::<ChainParams>(),
+    ];
+}
+const _: () = assert!(
+    core::mem::offset_of!(ChainParams, settle_speedup) == 136
+        && core::mem::size_of::<ChainParams>() == 140
 );
 
 // The first ABI 1 header ended at `chain_count`: a caller built against it

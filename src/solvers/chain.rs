@@ -61,8 +61,8 @@ pub enum Integrator {
 )]
 pub struct ChainParams {
     /// `sizeof(SecmoChainParams)` (C ABI versioning; the presets set it and
-    /// Rust code never needs to touch it). Shipped sizes: 136 (ABI 1); any
-    /// other is refused.
+    /// Rust code never needs to touch it). Shipped sizes: 136 (ABI 1), 140
+    /// (ABI 1.1, `settle_speedup`); any other is refused.
     #[cfg_attr(feature = "settings", serde(skip, default = "ChainParams::size"))]
     pub struct_size: u32,
     /// `SECMO_INTEGRATOR_SPRING` (0, tails),
@@ -158,6 +158,20 @@ pub struct ChainParams {
     /// VRM integrator: VRM `gravityPower` times the rig's units per metre,
     /// units/s along `gravity_direction` [0].
     pub vrm_gravity_power: f32,
+    /// Tail and hair integrators: how many times faster the chain's
+    /// remaining motion plays once its input has rested, in [1, 32] [tail
+    /// 8, hair 8; VRM: ignored]. Half a second after the chain's input
+    /// (anchor, root, the root's parent, simulation space, colliders, wind)
+    /// last changed, each 120 Hz step runs more of the same substeps, ramping
+    /// over half a second to this many: the same motion toward the same
+    /// resting pose, played faster, so the chain settles to < 0.001 mm per
+    /// frame within 2 s instead of creeping for seconds (the SPEC §7 tail
+    /// took over 12 s). A chain at rest then sleeps and costs nothing until
+    /// its input changes; any input change returns it to normal speed at
+    /// once. Rounded to whole substeps. 1: off (the pure SPEC §7/§8 timing,
+    /// and no sleep). Added in ABI 1.1 (a 136-byte struct gets the preset's
+    /// value). docs/chains.md "Coming to rest".
+    pub settle_speedup: f32,
 }
 
 impl ChainParams {
@@ -212,6 +226,7 @@ impl ChainParams {
             vrm_stiffness: 1.0 * m,
             vrm_drag_force: 0.5,
             vrm_gravity_power: 0.0,
+            settle_speedup: SETTLE_SPEEDUP,
         }
     }
 
@@ -228,6 +243,7 @@ impl ChainParams {
             gravity: 0.0,
             gravity_direction: [0.0, -1.0, 0.0],
             radius: 0.0,
+            settle_speedup: 1.0,
             ..Self::hair(units_per_meter)
         }
     }
@@ -347,6 +363,7 @@ impl ChainParams {
             self.vrm_stiffness,
             self.vrm_drag_force,
             self.vrm_gravity_power,
+            self.settle_speedup,
         ];
         if !values.iter().all(|v| v.is_finite()) {
             return Err("a chain parameter is NaN or infinite");
@@ -383,6 +400,9 @@ impl ChainParams {
         }
         if self.vrm_stiffness > 1e7 || self.vrm_gravity_power > 1e7 {
             return Err("vrm_stiffness and vrm_gravity_power must be <= 1e7 units/s");
+        }
+        if !(1.0..=MAX_SETTLE_SPEEDUP).contains(&self.settle_speedup) {
+            return Err("settle_speedup must be in [1, 32]");
         }
         if self.bend_rate < 0.0 || self.bend_limit <= 0.0 {
             return Err("bend_rate must be >= 0 and bend_limit > 0");
@@ -459,6 +479,49 @@ mod serde_flag {
     pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
         Ok(u32::from(bool::deserialize(d)?))
     }
+}
+
+/// The presets' [`ChainParams::settle_speedup`].
+const SETTLE_SPEEDUP: f32 = 8.0;
+/// The largest [`ChainParams::settle_speedup`]: substeps per 120 Hz step.
+const MAX_SETTLE_SPEEDUP: f32 = 32.0;
+/// Seconds of unchanged input before the settle phase starts, and over which
+/// it then ramps in.
+const SETTLE_DELAY: f64 = 0.5;
+const SETTLE_RAMP: f64 = 0.5;
+
+/// How far the settle phase has ramped in `still` seconds after the chain's
+/// input last changed: 0 until [`SETTLE_DELAY`], then a smoothstep to 1 over
+/// [`SETTLE_RAMP`].
+#[must_use]
+pub fn settle_engagement(still: f64) -> f32 {
+    let x = ((still - SETTLE_DELAY) / SETTLE_RAMP).clamp(0.0, 1.0) as f32;
+    x * x * (3.0 - 2.0 * x)
+}
+
+/// Substeps a chain runs per 120 Hz step `still` seconds after its input
+/// last changed: 1 (the SPEC timing) until the settle phase, then up to
+/// `params.settle_speedup`, rounded; always 1 for the VRM integrator, whose
+/// motion must match three-vrm's.
+#[must_use]
+pub fn settle_substeps(params: &ChainParams, still: f64) -> u32 {
+    if params.integrator == ChainParams::VRM || params.settle_speedup <= 1.0 {
+        return 1;
+    }
+    let x = settle_engagement(still);
+    (1.0 + (params.settle_speedup.min(MAX_SETTLE_SPEEDUP) - 1.0) * x).round() as u32
+}
+
+/// Whether a chain at full settle speed has come to rest: no particle moved
+/// more than a few float32 steps of its own position (and never less than
+/// 1e-7 units at scale 1) over the last 120 Hz step. The per-frame motion is
+/// then far below SPEC §8's 0.001 mm.
+#[must_use]
+pub fn at_rest(position: &[Vec3], previous: &[Vec3], scale: f32) -> bool {
+    position.iter().zip(previous).all(|(p, q)| {
+        let noise = (4.0 * f32::EPSILON * p.abs().max_element()).max(1e-7 * scale);
+        p.distance(*q) <= noise
+    })
 }
 
 /// SPEC §7 bend coupling weight for a time step: `α = 1 − exp(−k·Δt)`.
@@ -603,10 +666,19 @@ pub struct ChainClock {
     /// piecewise-linear animation gives the same path at every input rate.
     pub previous_parent: Transform,
     pub previous_root_local: [f32; 3],
+    /// 1 while the chain sleeps: at rest in its settle phase, skipped until
+    /// its input changes ([`ChainParams::settle_speedup`]).
+    pub sleeping: u32,
+    /// Input time at which the chain's input last changed: the settle
+    /// phase's clock.
+    pub still_since: f64,
+    /// The character's wind at the last simulated update (a change wakes
+    /// the chain).
+    pub previous_wind: [f32; 3],
     pub _pad2: u32,
 }
 
-const _: () = assert!(core::mem::size_of::<ChainClock>() == 160);
+const _: () = assert!(core::mem::size_of::<ChainClock>() == 184);
 
 /// Longest backlog the chain clock catches up, seconds (as SPEC §2's cap).
 pub const CHAIN_CATCH_UP: f64 = 5.0;
@@ -760,9 +832,16 @@ pub fn substep(
                 } else {
                     bend[i - 1].slerp(bend[i + 1], 0.5)
                 };
-                // Coupling smooths positions; it never feeds back into velocity.
+                // Coupling smooths positions; it never feeds back into
+                // velocity, and no velocity is removed against it either:
+                // SPEC §7 removes velocity only at the limit. (Removing it
+                // here too, as an earlier version did, cancelled the spring's
+                // return every substep near rest, and the tail crept into
+                // its resting shape over 40 s.)
                 q = q.slerp(neighbour, alpha);
             }
+            // Where the link would be without the limit (None: within it).
+            let mut unlimited = None;
             if limiting {
                 // DECISION: the limit applies between neighbouring links (the
                 // base against the anchor): the base stays supported, the tip
@@ -771,26 +850,29 @@ pub fn substep(
                 let theta = 2.0 * relative.w.abs().clamp(0.0, 1.0).acos();
                 if theta > params.bend_limit {
                     let limited = Quat::IDENTITY.slerp(relative, params.bend_limit / theta);
+                    unlimited =
+                        Some(head + (frame.anchor * (q * rest[i])).normalize_or(dir) * length);
                     q = previous_bend * limited;
                 }
             }
             let new_dir = (frame.anchor * (q * rest[i])).normalize_or(dir);
-            let before = p;
             p = head + new_dir * length;
-            // Remove the velocity that keeps pushing against the coupling and
-            // the limit, so it cannot accumulate and release as a jolt
-            // (SPEC §7) — at most the velocity this correction undid (|c|/h).
-            // Never more: that would feed the correction back as velocity. And
-            // continuous: a vanishing correction removes nothing, so f32-level
-            // differences cannot switch a finite kick on or off (an on/off
-            // removal made 30/60/120 Hz runs differ by centimetres).
-            let correction = p - before;
-            let size = correction.length();
-            if size > 0.0 {
-                let n_c = correction / size;
-                let against = -v.dot(n_c);
-                if against > 0.0 {
-                    v += n_c * against.min(size / h);
+            // Remove the velocity that keeps pushing into the limit, so it
+            // cannot accumulate and release as a jolt (SPEC §7) — at most the
+            // velocity this correction undid (|c|/h). Never more: that would
+            // feed the correction back as velocity. And continuous: a
+            // vanishing correction removes nothing, so f32-level differences
+            // cannot switch a finite kick on or off (an on/off removal made
+            // 30/60/120 Hz runs differ by centimetres).
+            if let Some(before) = unlimited {
+                let correction = p - before;
+                let size = correction.length();
+                if size > 0.0 {
+                    let n_c = correction / size;
+                    let against = -v.dot(n_c);
+                    if against > 0.0 {
+                        v += n_c * against.min(size / h);
+                    }
                 }
             }
             dir = new_dir;

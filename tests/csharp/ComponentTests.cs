@@ -186,8 +186,12 @@ static class ComponentTests
             {
                 var a = Tail0.localRotation;
                 var b = Settled;
-                double dot = Math.Abs((double)a.x * b.x + (double)a.y * b.y + (double)a.z * b.z + (double)a.w * b.w);
-                return 2.0 * Math.Acos(Math.Min(1.0, dot)) * 180.0 / Math.PI;
+                // Normalised: a float32 quaternion's norm is 1 only to ~3e-8,
+                // which alone reads as 0.015° through acos.
+                double dot = (double)a.x * b.x + (double)a.y * b.y + (double)a.z * b.z + (double)a.w * b.w;
+                double na = Math.Sqrt((double)a.x * a.x + (double)a.y * a.y + (double)a.z * a.z + (double)a.w * a.w);
+                double nb = Math.Sqrt((double)b.x * b.x + (double)b.y * b.y + (double)b.z * b.z + (double)b.w * b.w);
+                return 2.0 * Math.Acos(Math.Min(1.0, Math.Abs(dot) / (na * nb))) * 180.0 / Math.PI;
             }
         }
     }

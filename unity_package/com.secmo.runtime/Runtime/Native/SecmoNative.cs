@@ -94,6 +94,7 @@ namespace Secmo
         public float vrm_stiffness;
         public float vrm_drag_force;
         public float vrm_gravity_power;
+        public float settle_speedup;
     }
 
     [StructLayout(LayoutKind.Sequential)]

@@ -425,8 +425,8 @@ typedef struct SecmoStageRecords {
 typedef struct SecmoChainParams {
   /**
    * `sizeof(SecmoChainParams)` (C ABI versioning; the presets set it and
-   * Rust code never needs to touch it). Shipped sizes: 136 (ABI 1); any
-   * other is refused.
+   * Rust code never needs to touch it). Shipped sizes: 136 (ABI 1), 140
+   * (ABI 1.1, `settle_speedup`); any other is refused.
    */
   uint32_t struct_size;
   /**
@@ -568,6 +568,22 @@ typedef struct SecmoChainParams {
    * units/s along `gravity_direction` [0].
    */
   float vrm_gravity_power;
+  /**
+   * Tail and hair integrators: how many times faster the chain's
+   * remaining motion plays once its input has rested, in [1, 32] [tail
+   * 8, hair 8; VRM: ignored]. Half a second after the chain's input
+   * (anchor, root, the root's parent, simulation space, colliders, wind)
+   * last changed, each 120 Hz step runs more of the same substeps, ramping
+   * over half a second to this many: the same motion toward the same
+   * resting pose, played faster, so the chain settles to < 0.001 mm per
+   * frame within 2 s instead of creeping for seconds (the SPEC §7 tail
+   * took over 12 s). A chain at rest then sleeps and costs nothing until
+   * its input changes; any input change returns it to normal speed at
+   * once. Rounded to whole substeps. 1: off (the pure SPEC §7/§8 timing,
+   * and no sleep). Added in ABI 1.1 (a 136-byte struct gets the preset's
+   * value). docs/chains.md "Coming to rest".
+   */
+  float settle_speedup;
 } SecmoChainParams;
 /**
  * [`ChainParams::integrator`] for the SPEC §7 spring.
@@ -1361,7 +1377,7 @@ static_assert(sizeof(SecmoCorrectiveDesc) == 32, "SecmoCorrectiveDesc layout");
 static_assert(sizeof(SecmoBtobBones) == 32, "SecmoBtobBones layout");
 static_assert(sizeof(SecmoCorrectiveRecord) == 104, "SecmoCorrectiveRecord layout");
 static_assert(sizeof(SecmoColliderDesc) == 40, "SecmoColliderDesc layout");
-static_assert(sizeof(SecmoChainParams) == 136, "SecmoChainParams layout");
+static_assert(sizeof(SecmoChainParams) == 140, "SecmoChainParams layout");
 static_assert(sizeof(SecmoFrameInput) == 80, "SecmoFrameInput layout");
 static_assert(sizeof(SecmoDebugLine) == 28, "SecmoDebugLine layout");
 static_assert(sizeof(SecmoDebugSphere) == 20, "SecmoDebugSphere layout");
@@ -1377,7 +1393,7 @@ typedef char secmo_layout_check_corrective_desc[(sizeof(SecmoCorrectiveDesc) == 
 typedef char secmo_layout_check_btob_bones[(sizeof(SecmoBtobBones) == 32) ? 1 : -1];
 typedef char secmo_layout_check_corrective_record[(sizeof(SecmoCorrectiveRecord) == 104) ? 1 : -1];
 typedef char secmo_layout_check_collider_desc[(sizeof(SecmoColliderDesc) == 40) ? 1 : -1];
-typedef char secmo_layout_check_chain_params[(sizeof(SecmoChainParams) == 136) ? 1 : -1];
+typedef char secmo_layout_check_chain_params[(sizeof(SecmoChainParams) == 140) ? 1 : -1];
 typedef char secmo_layout_check_frame_input[(sizeof(SecmoFrameInput) == 80) ? 1 : -1];
 typedef char secmo_layout_check_debug_line[(sizeof(SecmoDebugLine) == 28) ? 1 : -1];
 typedef char secmo_layout_check_debug_sphere[(sizeof(SecmoDebugSphere) == 20) ? 1 : -1];
