@@ -8,7 +8,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use glam::{Quat, Vec3};
-use secmo::{ChainDesc, ChainParams, Character, CharacterOptions, FrameInput, Rig, Transform};
+use secmo::{
+    ChainDesc, ChainParams, Character, CharacterOptions, FrameInput, Rig, RigDesc, Transform,
+};
 use serde_json::{json, Value};
 
 use crate::import::{Clip, Imported};
@@ -87,6 +89,12 @@ pub struct Baker {
     /// Helper bones moved by springs, constraints or correctives (from the
     /// file's secmo rig settings); baked as translation and rotation keys.
     pub helpers: Vec<usize>,
+    /// The rig's description, to rebuild it with a clip's own carriage.
+    desc: RigDesc,
+    /// The tail chain this baker added (index into the rig's chains).
+    tail_chain: Option<usize>,
+    /// That tail's parameters for a clip that keys it ([`Baker::rig_for`]).
+    carriage_params: ChainParams,
 }
 
 impl Baker {
@@ -94,10 +102,60 @@ impl Baker {
     /// file's secmo rig settings (`extras.secmo_rig_settings`: helper
     /// springs, constraints, correctives, chains), its VRM spring bones as
     /// hair chains (docs/vrm-mapping.md) where those do not already move
-    /// the joints, and a tail chain on its tail candidate (tail preset, rest
-    /// curve 1 so the modelled arc is kept, no carry) unless a chain already
-    /// moves it.
+    /// the joints, and a tail chain on its tail candidate unless a chain
+    /// already moves it: around each clip's own carriage where the clip keys
+    /// the tail ([`Baker::carriage_params`], [`Baker::rig_for`]), the SPEC §7
+    /// tail around the modelled arc where it does not.
     pub fn new(imported: Imported, units_per_meter: f32) -> anyhow::Result<Self> {
+        Self::with_tail(
+            imported,
+            units_per_meter,
+            Self::carriage_params(units_per_meter),
+        )
+    }
+
+    /// The added tail's parameters for a clip without tail keys: the SPEC §7
+    /// tail preset around the modelled arc (rest curve 1, no carry).
+    #[must_use]
+    pub fn modelled_tail_params(units_per_meter: f32) -> ChainParams {
+        ChainParams {
+            carry_angle: 0.0,
+            rest_curve: 1.0,
+            ..ChainParams::tail(units_per_meter)
+        }
+    }
+
+    /// The added tail's parameters for a clip that keys the tail, around the
+    /// clip's own carriage (docs/chains.md "The artist's carriage"): no carry
+    /// (the rest is the authored arc, rest curve 1), no gravity (it would
+    /// only sag the tail below the carriage the artist keyed), and springs
+    /// that swing with the gait.
+    #[must_use]
+    pub fn carriage_params(units_per_meter: f32) -> ChainParams {
+        ChainParams {
+            carry_angle: 0.0,
+            rest_curve: 1.0,
+            gravity: 0.0,
+            // Chosen by the sweep in docs/chains.md (cli/examples/tail_sweep.rs):
+            // a firmer base and a looser, lightly damped tip swing with the
+            // gait instead of trailing rigidly, and without the coupling,
+            // which held the Walk's swing to a fifth of the artist's.
+            frequency_root: 2.0,
+            frequency_tip: 0.8,
+            damping_ratio: 0.15,
+            bend_rate: 0.0,
+            bend_limit: 20f32.to_radians(),
+            ..ChainParams::tail(units_per_meter)
+        }
+    }
+
+    /// [`Baker::new`] with the added tail's parameters for clips that key it
+    /// given (clips that do not use [`Baker::modelled_tail_params`]).
+    pub fn with_tail(
+        imported: Imported,
+        units_per_meter: f32,
+        carriage_params: ChainParams,
+    ) -> anyhow::Result<Self> {
         let at = |m: &str| anyhow::anyhow!("{}: {m}", imported.path.display());
         // The file's own secmo settings, then its VRM springs.
         let mut settings = imported.rig_settings.clone().unwrap_or_default();
@@ -137,18 +195,17 @@ impl Baker {
         // The tail, unless the VRM springs already move it.
         let tail = imported.tail();
         let sprung = |b: usize| desc.chains.iter().any(|c| c.joints.contains(&(b as u32)));
+        let mut tail_chain = None;
         if !tail.is_empty() && !tail.iter().any(|&b| sprung(b)) {
             let anchor = imported.skeleton.bones[tail[0]].parent;
             if anchor < 0 {
                 return Err(at("the tail has no parent to anchor it"));
             }
-            let mut params = ChainParams::tail(units_per_meter);
-            params.carry_angle = 0.0;
-            params.rest_curve = 1.0;
+            tail_chain = Some(desc.chains.len());
             desc.chains.push(ChainDesc::new(
                 tail.iter().map(|&j| j as u32).collect(),
                 anchor as u32,
-                params,
+                Self::modelled_tail_params(units_per_meter),
             ));
         }
         if desc.chains.is_empty()
@@ -161,7 +218,7 @@ impl Baker {
                  no springs in extras.secmo_rig_settings)",
             ));
         }
-        let rig = Rig::new(desc).map_err(|e| at(&e.to_string()))?;
+        let rig = Rig::new(desc.clone()).map_err(|e| at(&e.to_string()))?;
         let joints: Vec<usize> = rig
             .chains()
             .iter()
@@ -187,7 +244,63 @@ impl Baker {
             rig: Arc::new(rig),
             joints,
             helpers,
+            desc,
+            tail_chain,
+            carriage_params,
         })
+    }
+
+    /// The rig that bakes `clip`: where the clip keys the tail this baker
+    /// added, the tail's rest is the clip's own carriage — each tail joint's
+    /// mean local rotation over the clip — so secmo adds lag, swing and
+    /// follow-through around the pose the artist keeps, not around the
+    /// bind pose (issue #17 item 1), with the carriage parameters. Other
+    /// clips use the rig as built.
+    pub fn rig_for(&self, clip: &Clip) -> anyhow::Result<Arc<Rig>> {
+        let Some(chain) = self.tail_chain else {
+            return Ok(Arc::clone(&self.rig));
+        };
+        let joints: Vec<usize> = self.desc.chains[chain]
+            .joints
+            .iter()
+            .map(|&j| j as usize)
+            .collect();
+        let keyed = |j: usize| {
+            clip.channels
+                .iter()
+                .any(|c| c.bone == j && c.property == gltf::animation::Property::Rotation)
+        };
+        if !joints.iter().any(|&j| keyed(j)) {
+            return Ok(Arc::clone(&self.rig));
+        }
+        let bind = self.rig.reference_pose();
+        const SAMPLES: usize = 64;
+        let mut sums = vec![glam::Vec4::ZERO; joints.len()];
+        let mut pose = bind.to_vec();
+        for i in 0..SAMPLES {
+            pose.copy_from_slice(bind);
+            clip.sample(clip.duration * i as f32 / SAMPLES as f32, &mut pose);
+            for (sum, &j) in sums.iter_mut().zip(&joints) {
+                // Each key in the bind rotation's hemisphere, then averaged.
+                let q = pose[j].rotation();
+                let q = if q.dot(bind[j].rotation()) < 0.0 {
+                    -q
+                } else {
+                    q
+                };
+                *sum += glam::Vec4::from(q);
+            }
+        }
+        let mut desc = self.desc.clone();
+        desc.chains[chain].params = self.carriage_params;
+        for (sum, &j) in sums.iter().zip(&joints) {
+            if let Some(mean) = sum.try_normalize() {
+                desc.bones[j].reference.rotation = mean.to_array();
+            }
+        }
+        Rig::new(desc)
+            .map(Arc::new)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", self.imported.path.display()))
     }
 
     /// The glTF node of each helper bone (for [`write_glb`]).
@@ -222,10 +335,11 @@ impl Baker {
     ) -> anyhow::Result<BakedClip> {
         let frames = ((clip.duration * options.rate).round() as usize).max(1);
         let dt = clip.duration / frames as f32;
-        let bind: Vec<Transform> = self.rig.reference_pose().to_vec();
+        let rig = self.rig_for(clip)?;
+        let bind: Vec<Transform> = rig.reference_pose().to_vec();
         let mut pose = bind.clone();
         let mut out = bind.clone();
-        let mut character = Character::new(Arc::clone(&self.rig), CharacterOptions::default());
+        let mut character = Character::new(Arc::clone(&rig), CharacterOptions::default());
         let update = |c: &mut Character,
                       frame: usize,
                       pose: &mut Vec<Transform>,
