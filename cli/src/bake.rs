@@ -202,11 +202,23 @@ impl Baker {
                 return Err(at("the tail has no parent to anchor it"));
             }
             tail_chain = Some(desc.chains.len());
-            desc.chains.push(ChainDesc::new(
+            let mut chain = ChainDesc::new(
                 tail.iter().map(|&j| j as u32).collect(),
                 anchor as u32,
                 Self::modelled_tail_params(units_per_meter),
-            ));
+            );
+            // Body colliders fitted to the skin (docs/chains.md "Body
+            // colliders"), clear of the tail's own bones and of its root.
+            let bind = bind_world(&desc);
+            let root = bind[tail[0]].translation.into();
+            let first_link = tail.get(1).map_or(0.0, |&next| {
+                Vec3::from(bind[next].translation).distance(root)
+            });
+            for collider in crate::body::fit(&imported, &tail, root, first_link) {
+                chain.colliders.push(desc.colliders.len() as u32);
+                desc.colliders.push(collider);
+            }
+            desc.chains.push(chain);
         }
         if desc.chains.is_empty()
             && desc.springs.is_empty()
@@ -506,6 +518,15 @@ impl Baker {
             update_micros,
         })
     }
+}
+
+/// Each bone's world transform in the reference pose of `desc`.
+fn bind_world(desc: &RigDesc) -> Vec<glam::Affine3A> {
+    let parents: Vec<i32> = desc.bones.iter().map(|b| b.parent).collect();
+    let pose: Vec<Transform> = desc.bones.iter().map(|b| b.reference).collect();
+    let mut world = vec![glam::Affine3A::IDENTITY; pose.len()];
+    secmo::math::forward_kinematics(&parents, &pose, &mut world);
+    world
 }
 
 /// Flips each key into the hemisphere of the one before it.

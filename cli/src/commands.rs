@@ -90,8 +90,18 @@ pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
         if let (Some(t), Some(b)) = (r.secmo, r.body) {
             let _ = writeln!(
                 text,
-                "{:?}: chain p99 {:.3} max {:.3} torn {:.2} %; body p99 {:.3} max {:.3}; update p50 {:.1} µs",
-                r.clip, t.p99, t.max, t.torn_percent, b.p99, b.max, r.update_micros[0]
+                "{:?}: chain p99 {:.3} max {:.3} torn {:.2} %; body p99 {:.3} max {:.3}{}; update p50 {:.1} µs",
+                r.clip,
+                t.p99,
+                t.max,
+                t.torn_percent,
+                b.p99,
+                b.max,
+                r.penetration.map_or(String::new(), |d| format!(
+                    "; deepest into a body collider {d:.2} {}",
+                    crate::plot::unit_name(r.units_per_meter)
+                )),
+                r.update_micros[0]
             );
         }
         for (name, s) in &r.per_chain {

@@ -1,6 +1,7 @@
 //! The `secmo` tool as a library, so that tests drive the same code as the binary.
 
 pub mod bake;
+pub mod body;
 pub mod carriage;
 pub mod commands;
 pub mod demo;

@@ -55,6 +55,10 @@ pub struct StretchReport {
     pub solver_rate_difference: [f32; 2],
     /// Per-frame update time (clip sampling + secmo), p50 and p95, µs.
     pub update_micros: [f32; 2],
+    /// The deepest the chains driven by secmo go into their capsule
+    /// colliders (the body colliders `bake` fits), rig units; None without
+    /// capsules.
+    pub penetration: Option<f32>,
     /// Each chain's tip: the clip's target against secmo's output, and the
     /// output at 30/60/120 Hz input.
     pub tips: Vec<TipTrace>,
@@ -383,6 +387,16 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> anyhow::Res
             }
         })
         .collect();
+    let driven: Vec<Vec<secmo::Transform>> = (0..frames).map(|f| pose_at(2, f)).collect();
+    let penetration = (0..rig.chains().len())
+        .filter(|&c| {
+            rig.chains()[c]
+                .colliders
+                .iter()
+                .any(|&k| rig.colliders()[k as usize].shape == secmo::ColliderShape::Capsule)
+        })
+        .map(|c| crate::body::worst_penetration(rig, c, driven.iter().map(Vec::as_slice)))
+        .reduce(f32::max);
     let mut micros = baked.update_micros.clone();
     micros.sort_by(f32::total_cmp);
     let update_micros = if micros.is_empty() {
@@ -404,6 +418,7 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> anyhow::Res
         samples,
         rate_difference,
         solver_rate_difference,
+        penetration,
     })
 }
 

@@ -1,0 +1,166 @@
+//! Body colliders for a chain that has none (issue #17 item 2): a capsule
+//! fitted to each bone's share of the skin, so a tail does not swing through
+//! the legs. docs/chains.md "Body colliders".
+
+use glam::{Affine3A, Mat3, Vec3};
+use secmo::{Collider, ColliderShape};
+
+use crate::import::Imported;
+
+/// Vertices a bone must own (weight ≥ 0.5) to get a capsule.
+const MIN_VERTICES: usize = 12;
+
+/// Capsules fitted to the skin of every bone except `exclude`, leaving out
+/// any whose capsule comes within `keep_out` (rig units) of `root` (the
+/// chain's root joint, bind world position): a chain's root sits inside the
+/// body it grows from, and a collider there would push it off its rest.
+///
+/// Per bone: the vertices it owns most (weight ≥ 0.5), in its bind frame;
+/// the axis is their principal direction, the ends their 5th and 95th
+/// percentiles along it, and the radius the median distance from that axis
+/// (inside the skin, so a tail brushing the surface is not pushed).
+#[must_use]
+pub fn fit(imported: &Imported, exclude: &[usize], root: Vec3, keep_out: f32) -> Vec<Collider> {
+    let bones = imported.skeleton.bones.len();
+    let mut owned: Vec<Vec<Vec3>> = vec![Vec::new(); bones];
+    let mut bind_world: Vec<Option<Affine3A>> = vec![None; bones];
+    for mesh in &imported.meshes {
+        for (p, influences) in mesh.positions.iter().zip(&mesh.influences) {
+            let Some(&(bone, weight)) = influences.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
+                continue;
+            };
+            let bone = bone as usize;
+            if weight < 0.5 || bone >= bones || exclude.contains(&bone) {
+                continue;
+            }
+            let inverse_bind = mesh.inverse_bind[bone];
+            bind_world[bone] = Some(inverse_bind.inverse());
+            owned[bone].push(inverse_bind.transform_point3(*p));
+        }
+    }
+    let mut out = Vec::new();
+    for (bone, points) in owned.iter().enumerate() {
+        if points.len() < MIN_VERTICES {
+            continue;
+        }
+        let Some(world) = bind_world[bone] else {
+            continue;
+        };
+        let n = points.len() as f32;
+        let centroid = points.iter().copied().sum::<Vec3>() / n;
+        let mut covariance = Mat3::ZERO;
+        for p in points {
+            let d = *p - centroid;
+            covariance += Mat3::from_cols(d * d.x, d * d.y, d * d.z);
+        }
+        let axis = principal_axis(covariance / n);
+        let mut along: Vec<f32> = points.iter().map(|p| (*p - centroid).dot(axis)).collect();
+        along.sort_by(f32::total_cmp);
+        let (lo, hi) = (along[along.len() / 20], along[along.len() * 19 / 20]);
+        let mut across: Vec<f32> = points
+            .iter()
+            .map(|p| {
+                let d = *p - centroid;
+                (d - axis * d.dot(axis)).length()
+            })
+            .collect();
+        across.sort_by(f32::total_cmp);
+        let radius = across[across.len() / 2];
+        if radius.is_nan() || radius <= 0.0 {
+            continue;
+        }
+        // The caps stay within the skin's extent along the axis.
+        let inset = radius.min(0.5 * (hi - lo).max(0.0));
+        let a = centroid + axis * (lo + inset);
+        let b = centroid + axis * (hi - inset);
+        let (wa, wb) = (world.transform_point3(a), world.transform_point3(b));
+        let scale = world.matrix3.x_axis.length();
+        if distance_to_segment(root, wa, wb) < radius * scale + keep_out {
+            continue;
+        }
+        out.push(Collider {
+            bone: bone as u32,
+            shape: ColliderShape::Capsule,
+            a,
+            b,
+            radius,
+        });
+    }
+    out
+}
+
+/// The eigenvector of the largest eigenvalue of a symmetric 3×3 matrix
+/// (power iteration from the largest column).
+fn principal_axis(m: Mat3) -> Vec3 {
+    let mut v = [m.x_axis, m.y_axis, m.z_axis]
+        .into_iter()
+        .max_by(|a, b| a.length_squared().total_cmp(&b.length_squared()))
+        .and_then(Vec3::try_normalize)
+        .unwrap_or(Vec3::Y);
+    for _ in 0..64 {
+        match (m * v).try_normalize() {
+            Some(next) => v = next,
+            None => break,
+        }
+    }
+    v
+}
+
+/// Distance from `p` to the segment `[a, b]`.
+#[must_use]
+pub fn distance_to_segment(p: Vec3, a: Vec3, b: Vec3) -> f32 {
+    let ab = b - a;
+    let t = if ab.length_squared() > 0.0 {
+        ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    p.distance(a + ab * t)
+}
+
+/// How deep the segment `[p, q]` goes into the capsule `[a, b]` of `radius`
+/// (0 when outside).
+#[must_use]
+pub fn penetration(p: Vec3, q: Vec3, a: Vec3, b: Vec3, radius: f32) -> f32 {
+    let (u, v) = secmo::solvers::collide::closest_segment_params(p, q, a, b);
+    let d = (p + (q - p) * u).distance(a + (b - a) * v);
+    (radius - d).max(0.0)
+}
+
+/// The deepest any link of `rig`'s chain `chain` goes into one of its
+/// capsule colliders over `poses` (local poses of the whole rig), rig units.
+#[must_use]
+pub fn worst_penetration<'a>(
+    rig: &secmo::Rig,
+    chain: usize,
+    poses: impl IntoIterator<Item = &'a [secmo::Transform]>,
+) -> f32 {
+    let setup = &rig.chains()[chain];
+    let capsules: Vec<&Collider> = setup
+        .colliders
+        .iter()
+        .map(|&c| &rig.colliders()[c as usize])
+        .filter(|c| c.shape == ColliderShape::Capsule)
+        .collect();
+    let mut world = vec![Affine3A::IDENTITY; rig.bone_count()];
+    let mut worst = 0.0f32;
+    for pose in poses {
+        secmo::math::forward_kinematics(rig.parents(), pose, &mut world);
+        let joints: Vec<usize> = setup.joints.iter().map(|&j| j as usize).collect();
+        let last = *joints.last().expect("chains have joints");
+        let mut points: Vec<Vec3> = joints
+            .iter()
+            .map(|&j| world[j].translation.into())
+            .collect();
+        points.push(world[last].transform_point3(setup.end_offset));
+        for c in &capsules {
+            let m = world[c.bone as usize];
+            let (a, b) = (m.transform_point3(c.a), m.transform_point3(c.b));
+            let radius = c.radius * m.matrix3.x_axis.length();
+            for link in points.windows(2) {
+                worst = worst.max(penetration(link[0], link[1], a, b, radius));
+            }
+        }
+    }
+    worst
+}
