@@ -137,14 +137,15 @@ impl Baker {
             rest_curve: 1.0,
             gravity: 0.0,
             // Chosen by the sweep in docs/chains.md (cli/examples/tail_sweep.rs):
-            // a firmer base and a looser, lightly damped tip swing with the
-            // gait instead of trailing rigidly, and without the coupling,
-            // which held the Walk's swing to a fifth of the artist's.
-            frequency_root: 2.0,
+            // lightly damped springs swing with the gait instead of trailing
+            // rigidly; a 9° bend limit between links keeps the skin from
+            // tearing at the peaks; no coupling, which held the Walk's swing
+            // to a fifth of the artist's.
+            frequency_root: 1.5,
             frequency_tip: 0.8,
             damping_ratio: 0.15,
             bend_rate: 0.0,
-            bend_limit: 20f32.to_radians(),
+            bend_limit: 9f32.to_radians(),
             ..ChainParams::tail(units_per_meter)
         }
     }
