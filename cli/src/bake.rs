@@ -203,23 +203,30 @@ impl Baker {
                 return Err(at("the tail has no parent to anchor it"));
             }
             tail_chain = Some(desc.chains.len());
-            let mut chain = ChainDesc::new(
+            desc.chains.push(ChainDesc::new(
                 tail.iter().map(|&j| j as u32).collect(),
                 anchor as u32,
                 Self::modelled_tail_params(units_per_meter),
-            );
-            // Body colliders fitted to the skin (docs/chains.md "Body
-            // colliders"), clear of the tail's own bones and of its root.
-            let bind = bind_world(&desc);
-            let root = bind[tail[0]].translation.into();
-            let first_link = tail.get(1).map_or(0.0, |&next| {
+            ));
+        }
+        // Body colliders fitted to the skin for every tail or hair chain that
+        // has none (docs/chains.md "Body colliders"), clear of the chain's
+        // own bones and of its root. VRM chains keep what their author gave.
+        let bind = bind_world(&desc);
+        for c in 0..desc.chains.len() {
+            let chain = &desc.chains[c];
+            if !chain.colliders.is_empty() || chain.params.integrator == ChainParams::VRM {
+                continue;
+            }
+            let joints: Vec<usize> = chain.joints.iter().map(|&j| j as usize).collect();
+            let root: Vec3 = bind[joints[0]].translation.into();
+            let first_link = joints.get(1).map_or(0.0, |&next| {
                 Vec3::from(bind[next].translation).distance(root)
             });
-            for collider in crate::body::fit(&imported, &tail, root, first_link) {
-                chain.colliders.push(desc.colliders.len() as u32);
+            for collider in crate::body::fit(&imported, &joints, root, first_link) {
+                desc.chains[c].colliders.push(desc.colliders.len() as u32);
                 desc.colliders.push(collider);
             }
-            desc.chains.push(chain);
         }
         if desc.chains.is_empty()
             && desc.springs.is_empty()
