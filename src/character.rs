@@ -1581,6 +1581,11 @@ impl Character {
                     *l = self.local[j as usize].rotation().normalize();
                 }
                 let mut substeps = 0u32;
+                // Settle-phase repeats count against the same budget: one
+                // update never runs more than 2 × MAX_CHAIN_SUBSTEPS substeps,
+                // however long the pause before it (the extra ones only make
+                // a chain settle sooner, so they are the ones dropped).
+                let mut extra_budget = MAX_CHAIN_SUBSTEPS;
                 while clock.simulated + h <= t1 + 1e-9 && substeps < MAX_CHAIN_SUBSTEPS {
                     substeps += 1;
                     let end = clock.simulated + h;
@@ -1630,7 +1635,9 @@ impl Character {
                         // faster (ChainParams::settle_speedup); the input is
                         // still, so every one sees the same frame.
                         let still = end - clock.still_since;
-                        let repeats = chain::settle_substeps(&params, still);
+                        let wanted = chain::settle_substeps(&params, still);
+                        let repeats = 1 + (wanted - 1).min(extra_budget);
+                        extra_budget -= repeats - 1;
                         for _ in 0..repeats {
                             chain::substep(
                                 setup,
@@ -1646,6 +1653,7 @@ impl Character {
                             );
                         }
                         if repeats > 1
+                            && repeats == wanted
                             && chain::settle_engagement(still) >= 1.0
                             && chain::at_rest(
                                 &position[range.clone()],
