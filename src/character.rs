@@ -1661,11 +1661,12 @@ impl Character {
                                 units,
                             )
                         {
-                            // At rest: what velocity is left moves nothing
-                            // (a spring held by the coupling, a floor or a
-                            // collider), and must not be released on waking.
+                            // Asleep, the state is kept exactly as it is
+                            // (velocities too: a spring held by the coupling
+                            // or a floor keeps pushing, and zeroing that made
+                            // a woken tail twitch 0.48°), so waking resumes
+                            // the same motion.
                             clock.sleeping = 1;
-                            velocity[range.clone()].fill(Vec3::ZERO);
                         }
                     }
                     clock.simulated = end;
