@@ -323,6 +323,25 @@ impl Baker {
             .map_err(|e| anyhow::anyhow!("{}: {e}", self.imported.path.display()))
     }
 
+    /// Writes into `pose` the rig's reference pose with `clip` sampled at
+    /// `time`, and, given a bake's chain-joint tracks and a key index, the
+    /// chain joints turned to that key.
+    pub fn keyed_pose(
+        &self,
+        clip: &Clip,
+        time: f32,
+        keys: Option<(&[Vec<Quat>], usize)>,
+        pose: &mut [Transform],
+    ) {
+        pose.copy_from_slice(self.rig.reference_pose());
+        clip.sample(time, pose);
+        if let Some((tracks, key)) = keys {
+            for (track, &j) in tracks.iter().zip(&self.joints) {
+                pose[j].rotation = track[key].to_array();
+            }
+        }
+    }
+
     /// The glTF node of each helper bone (for [`write_glb`]).
     pub fn helper_nodes(&self) -> Vec<usize> {
         self.nodes(&self.helpers)

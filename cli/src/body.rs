@@ -34,7 +34,9 @@ pub fn fit(imported: &Imported, exclude: &[usize], root: Vec3, keep_out: f32) ->
                 continue;
             }
             let inverse_bind = mesh.inverse_bind[bone];
-            bind_world[bone] = Some(inverse_bind.inverse());
+            if bind_world[bone].is_none() {
+                bind_world[bone] = Some(inverse_bind.inverse());
+            }
             owned[bone].push(inverse_bind.transform_point3(*p));
         }
     }
@@ -75,7 +77,7 @@ pub fn fit(imported: &Imported, exclude: &[usize], root: Vec3, keep_out: f32) ->
         let b = centroid + axis * (hi - inset);
         let (wa, wb) = (world.transform_point3(a), world.transform_point3(b));
         let scale = world.matrix3.x_axis.length();
-        if distance_to_segment(root, wa, wb) < radius * scale + keep_out {
+        if segment_distance(root, root, wa, wb) < radius * scale + keep_out {
             continue;
         }
         out.push(Collider {
@@ -106,25 +108,18 @@ fn principal_axis(m: Mat3) -> Vec3 {
     v
 }
 
-/// Distance from `p` to the segment `[a, b]`.
-#[must_use]
-pub fn distance_to_segment(p: Vec3, a: Vec3, b: Vec3) -> f32 {
-    let ab = b - a;
-    let t = if ab.length_squared() > 0.0 {
-        ((p - a).dot(ab) / ab.length_squared()).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    p.distance(a + ab * t)
-}
-
 /// How deep the segment `[p, q]` goes into the capsule `[a, b]` of `radius`
 /// (0 when outside).
 #[must_use]
 pub fn penetration(p: Vec3, q: Vec3, a: Vec3, b: Vec3, radius: f32) -> f32 {
+    (radius - segment_distance(p, q, a, b)).max(0.0)
+}
+
+/// Distance between the segments `[p, q]` and `[a, b]` (a point is a
+/// segment of no length), through the solver's own closest-point routine.
+fn segment_distance(p: Vec3, q: Vec3, a: Vec3, b: Vec3) -> f32 {
     let (u, v) = secmo::solvers::collide::closest_segment_params(p, q, a, b);
-    let d = (p + (q - p) * u).distance(a + (b - a) * v);
-    (radius - d).max(0.0)
+    (p + (q - p) * u).distance(a + (b - a) * v)
 }
 
 /// The deepest any link of `rig`'s chain `chain` goes into one of its
@@ -142,16 +137,15 @@ pub fn worst_penetration<'a>(
         .map(|&c| &rig.colliders()[c as usize])
         .filter(|c| c.shape == ColliderShape::Capsule)
         .collect();
+    let joints: Vec<usize> = setup.joints.iter().map(|&j| j as usize).collect();
+    let last = *joints.last().expect("chains have joints");
     let mut world = vec![Affine3A::IDENTITY; rig.bone_count()];
+    let mut points = Vec::with_capacity(joints.len() + 1);
     let mut worst = 0.0f32;
     for pose in poses {
         secmo::math::forward_kinematics(rig.parents(), pose, &mut world);
-        let joints: Vec<usize> = setup.joints.iter().map(|&j| j as usize).collect();
-        let last = *joints.last().expect("chains have joints");
-        let mut points: Vec<Vec3> = joints
-            .iter()
-            .map(|&j| world[j].translation.into())
-            .collect();
+        points.clear();
+        points.extend(joints.iter().map(|&j| Vec3::from(world[j].translation)));
         points.push(world[last].transform_point3(setup.end_offset));
         for c in &capsules {
             let m = world[c.bone as usize];

@@ -45,17 +45,12 @@ pub fn carriage(
     let (anchor, first) = (setup.anchor as usize, setup.joints[0] as usize);
     let tip = *setup.joints.last().expect("chains have joints") as usize;
     let mut component = vec![Affine3A::IDENTITY; rig.bone_count()];
+    let mut pose = rig.reference_pose().to_vec();
     let keys = times.len().saturating_sub(1).max(1);
     let tips: Vec<Vec3> = (0..SAMPLES)
         .map(|s| {
             let f = (s * keys / SAMPLES).min(times.len() - 1);
-            let mut pose = rig.reference_pose().to_vec();
-            clip.sample(times[f], &mut pose);
-            if let Some(r) = rotations {
-                for (k, &j) in baker.joints.iter().enumerate() {
-                    pose[j].rotation = r[k][f].to_array();
-                }
-            }
+            baker.keyed_pose(clip, times[f], rotations.map(|r| (r, f)), &mut pose);
             forward_kinematics(rig.parents(), &pose, &mut component);
             let local = component[anchor].inverse();
             local.transform_point3(component[tip].translation.into())

@@ -101,15 +101,10 @@ fn tip_paths(
         .collect();
     let mut paths = vec![Vec::with_capacity(times.len()); tips.len()];
     let mut component = vec![Affine3A::IDENTITY; rig.bone_count()];
+    let mut pose = rig.reference_pose().to_vec();
     let scale = 1.0 / rig.units_per_meter();
     for (f, &t) in times.iter().enumerate() {
-        let mut pose = rig.reference_pose().to_vec();
-        clip.sample(t, &mut pose);
-        if let Some(r) = rotations {
-            for (k, &j) in baker.joints.iter().enumerate() {
-                pose[j].rotation = r[k][f].to_array();
-            }
-        }
+        baker.keyed_pose(clip, t, rotations.map(|r| (r, f)), &mut pose);
         forward_kinematics(rig.parents(), &pose, &mut component);
         for (path, &tip) in paths.iter_mut().zip(&tips) {
             path.push(Vec3::from(component[tip].translation) * scale);
