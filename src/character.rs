@@ -408,7 +408,8 @@ fn refresh_component(
 const SNAPSHOT_MAGIC: u32 = u32::from_le_bytes(*b"SMSN");
 /// Bumped whenever the snapshot layout changes. 4: a checksum over the
 /// header and the payload. 5: each particle's position before the last
-/// substep (the output between substeps).
+/// substep (the output between substeps). 6: each chain clock's settle
+/// phase (when its input last changed, whether it sleeps, the last wind).
 pub const SNAPSHOT_VERSION: u32 = 6;
 
 #[repr(C)]
