@@ -244,6 +244,64 @@ fn check_len(what: &'static str, got: Option<usize>, expected: usize) -> Result<
     }
 }
 
+/// A chain frame's interpolation for one substep, shared by the chains that
+/// read the same frame: reused only when the exact bits of every input
+/// match, so sharing never changes a result.
+#[derive(Clone, Copy)]
+struct Memo<const K: usize, T> {
+    key: [u32; K],
+    value: T,
+}
+
+impl<const K: usize, T: Copy> Memo<K, T> {
+    fn new(value: T) -> Self {
+        // No input has these bits (the interpolation fraction is in [0, 1]).
+        Self {
+            key: [u32::MAX; K],
+            value,
+        }
+    }
+
+    #[inline]
+    fn get(&mut self, key: [u32; K], compute: impl FnOnce() -> T) -> T {
+        if self.key != key {
+            self.value = compute();
+            self.key = key;
+        }
+        self.value
+    }
+}
+
+/// Bits of `f32`s as a memo key.
+#[inline]
+fn key_of<const K: usize>(parts: &[&[f32]]) -> [u32; K] {
+    let mut key = [0u32; K];
+    let mut i = 0;
+    for part in parts {
+        for &v in *part {
+            key[i] = v.to_bits();
+            i += 1;
+        }
+    }
+    debug_assert_eq!(i, K);
+    key
+}
+
+/// Scratch of the chain stage, sized at creation: each chain frame's world
+/// transform this update and the per-substep interpolations.
+#[derive(Clone)]
+struct FrameScratch {
+    /// World frame of each of the rig's chain frames this update.
+    now: Vec<Transform>,
+    /// Anchor rotation at a substep: previous (4), current (4), fraction.
+    anchors: Vec<Memo<9, Quat>>,
+    /// Root-parent frame at a substep: previous (10), current (10), fraction.
+    parents: Vec<Memo<21, (Affine3A, Quat)>>,
+    /// Each collider placed at a substep: previous (10), current (10),
+    /// fraction, scale.
+    colliders: Vec<Memo<22, PlacedCollider>>,
+}
+
 /// Local poses kept between stages while recording (scratch, sized at creation).
 struct StageScratch {
     source: Vec<Transform>,
@@ -319,6 +377,7 @@ pub struct Character {
     bend_scratch: Vec<Quat>,
     placed: Vec<PlacedCollider>,
     current_colliders: Vec<Transform>,
+    frames: FrameScratch,
     inputs: ChainInputs,
     correctives: Vec<CorrectiveState>,
     /// 0 until the first update after creation or reset (SPEC §2: its dt is 0).
@@ -448,50 +507,59 @@ pub mod snapshot_limits {
 /// character's own snapshot always restores. One predicate serves both.
 struct StateRange {
     max_speed: f32,
-    max_distance: f32,
+    // Squared, so that the per-particle checks need no square root.
+    max_speed_sq: f32,
+    max_distance_sq: f32,
 }
 
 impl StateRange {
     fn new(units_per_meter: f32) -> Self {
+        let max_speed = snapshot_limits::MAX_SPEED_M_PER_S * units_per_meter;
+        let max_distance = snapshot_limits::MAX_DISTANCE_M * units_per_meter;
         Self {
-            max_speed: snapshot_limits::MAX_SPEED_M_PER_S * units_per_meter,
-            max_distance: snapshot_limits::MAX_DISTANCE_M * units_per_meter,
+            max_speed,
+            max_speed_sq: max_speed * max_speed,
+            max_distance_sq: max_distance * max_distance,
         }
     }
 
     fn place(&self, p: Vec3) -> bool {
-        p.is_finite() && p.length() <= self.max_distance
+        // NaN fails the comparison; an infinite or overflowing length too.
+        p.is_finite() && p.length_squared() <= self.max_distance_sq
     }
 
     fn speed(&self, v: Vec3) -> bool {
-        v.is_finite() && v.length() <= self.max_speed
+        v.is_finite() && v.length_squared() <= self.max_speed_sq
     }
 
     /// Clamps a finite velocity to the speed limit (keeps its direction).
     fn clamp_speed(&self, v: &mut Vec3) {
-        if v.is_finite() && v.length() > self.max_speed {
+        if v.is_finite() && v.length_squared() > self.max_speed_sq {
             *v = v.normalize() * self.max_speed;
         }
     }
 
     /// A unit quaternion, or the all-zero one an unseeded chain holds.
     fn frame(q: Quat) -> bool {
-        q.is_finite()
-            && ((q.length() - 1.0).abs() <= snapshot_limits::UNIT_TOLERANCE
-                || q.to_array() == [0.0; 4])
+        const LOW: f32 =
+            (1.0 - snapshot_limits::UNIT_TOLERANCE) * (1.0 - snapshot_limits::UNIT_TOLERANCE);
+        const HIGH: f32 =
+            (1.0 + snapshot_limits::UNIT_TOLERANCE) * (1.0 + snapshot_limits::UNIT_TOLERANCE);
+        let l2 = q.length_squared();
+        // NaN and infinity fail the range.
+        (LOW..=HIGH).contains(&l2) || q.to_array() == [0.0; 4]
     }
 
     /// A placed frame (world × component, so its scale is a product and is
     /// only held finite and non-zero), or the all-zero unset one.
     fn transform(&self, t: &Transform) -> bool {
-        let unset = bytemuck::cast_slice::<Transform, f32>(std::slice::from_ref(t))
-            .iter()
-            .all(|v| *v == 0.0);
-        unset
-            || (t.is_finite()
-                && self.place(t.translation())
-                && Self::frame(t.rotation())
-                && t.scale.iter().all(|s| s.abs() >= 1e-30))
+        (t.is_finite()
+            && self.place(t.translation())
+            && Self::frame(t.rotation())
+            && t.scale.iter().all(|s| s.abs() >= 1e-30))
+            || bytemuck::cast_slice::<Transform, f32>(std::slice::from_ref(t))
+                .iter()
+                .all(|v| *v == 0.0)
     }
 
     fn spring(&self, s: &SpringState, history_length: u32) -> bool {
@@ -645,6 +713,15 @@ impl Character {
             ],
             placed: vec![PlacedCollider::default(); rig.colliders.len()],
             current_colliders: vec![Transform::IDENTITY; rig.colliders.len()],
+            frames: FrameScratch {
+                now: vec![Transform::IDENTITY; rig.chain_frames.len()],
+                anchors: vec![Memo::new(Quat::IDENTITY); rig.chain_frames.len()],
+                parents: vec![
+                    Memo::new((Affine3A::IDENTITY, Quat::IDENTITY));
+                    rig.chain_frames.len()
+                ],
+                colliders: vec![Memo::new(PlacedCollider::default()); rig.colliders.len()],
+            },
             inputs: ChainInputs {
                 world: Transform::IDENTITY,
                 importance: 1.0,
@@ -1173,7 +1250,7 @@ impl Character {
         }
         let range = StateRange::new(self.rig.units_per_meter());
         let clamp = |v: &mut Vec3| {
-            if v.is_finite() && v.length() > range.max_speed {
+            if v.is_finite() && v.length_squared() > range.max_speed_sq {
                 *v = v.normalize() * range.max_speed;
             }
         };
@@ -1363,25 +1440,37 @@ impl Character {
             let m = world * self.component[c.bone as usize];
             self.current_colliders[k] = math::decompose(&m, Vec3::ONE).transform;
         }
-        let mut first_joint = usize::MAX;
+        // Each distinct anchor and root parent once, however many chains
+        // hang from it.
+        let frame_of = |component: &[Affine3A], bone: i32| {
+            let m = if bone >= 0 {
+                world * component[bone as usize]
+            } else {
+                world
+            };
+            math::decompose(&m, Vec3::ONE).transform
+        };
+        for (now, &bone) in self.frames.now.iter_mut().zip(&rig.chain_frames) {
+            *now = frame_of(&self.component, bone);
+        }
         for (ci, setup) in rig.chains.iter().enumerate() {
             let params = self.chain_params[ci];
             let n = setup.len();
             let range = setup.first_particle..setup.first_particle + n;
-            first_joint = first_joint.min(setup.joints[0] as usize);
-            let anchor_now =
-                math::decompose(&(world * self.component[setup.anchor as usize]), Vec3::ONE)
-                    .transform
-                    .rotation();
+            // A frame on an earlier chain's joint has moved since (the
+            // chain hangs from that chain's output).
+            let mut frame_now = |slot: u32| {
+                let slot = slot as usize;
+                if rig.chain_frame_moves[slot] {
+                    self.frames.now[slot] = frame_of(&self.component, rig.chain_frames[slot]);
+                }
+                self.frames.now[slot]
+            };
+            let anchor_now = frame_now(setup.anchor_slot).rotation();
+            let parent_now = frame_now(setup.parent_slot);
             let root_now =
                 Vec3::from((world * self.component[setup.joints[0] as usize]).translation);
             let root_joint = setup.joints[0] as usize;
-            let parent_now = match rig.parents[root_joint] {
-                p if p >= 0 => {
-                    math::decompose(&(world * self.component[p as usize]), Vec3::ONE).transform
-                }
-                _ => math::decompose(&world, Vec3::ONE).transform,
-            };
             let root_local_now = self.local[root_joint].translation;
             let space_now = if params.simulation_space >= 0 {
                 let m = world * self.component[params.simulation_space as usize];
@@ -1595,37 +1684,60 @@ impl Character {
                     } else {
                         1.0
                     };
+                    // Interpolated frames, shared with every chain that
+                    // reads the same frame at the same fraction (FrameScratch).
+                    let fk = [f];
                     for (slot, &c) in setup.colliders.iter().enumerate() {
                         let a = previous_colliders[c as usize];
                         let b = self.current_colliders[c as usize];
-                        let m = Transform::new(
-                            a.translation().lerp(b.translation(), f),
-                            a.rotation().slerp(b.rotation(), f),
-                            a.scale().lerp(b.scale(), f),
-                        )
-                        .to_affine();
-                        self.placed[slot] = rig.colliders[c as usize].place(&m, scale);
+                        let key = key_of(&[
+                            bytemuck::cast_slice(core::slice::from_ref(&a)),
+                            bytemuck::cast_slice(core::slice::from_ref(&b)),
+                            &fk,
+                            &[scale],
+                        ]);
+                        self.placed[slot] = self.frames.colliders[c as usize].get(key, || {
+                            let m = Transform::new(
+                                a.translation().lerp(b.translation(), f),
+                                a.rotation().slerp(b.rotation(), f),
+                                a.scale().lerp(b.scale(), f),
+                            )
+                            .to_affine();
+                            rig.colliders[c as usize].place(&m, scale)
+                        });
                     }
-                    let parent = Transform::new(
-                        previous_parent
-                            .translation()
-                            .lerp(parent_now.translation(), f),
-                        previous_parent.rotation().slerp(parent_now.rotation(), f),
-                        previous_parent.scale().lerp(parent_now.scale(), f),
-                    );
+                    let key = key_of(&[
+                        bytemuck::cast_slice(core::slice::from_ref(&previous_parent)),
+                        bytemuck::cast_slice(core::slice::from_ref(&parent_now)),
+                        &fk,
+                    ]);
+                    let (parent_affine, parent_rotation) =
+                        self.frames.parents[setup.parent_slot as usize].get(key, || {
+                            let parent = Transform::new(
+                                previous_parent
+                                    .translation()
+                                    .lerp(parent_now.translation(), f),
+                                previous_parent.rotation().slerp(parent_now.rotation(), f),
+                                previous_parent.scale().lerp(parent_now.scale(), f),
+                            );
+                            (parent.to_affine(), parent.rotation())
+                        });
+                    let key = key_of(&[&previous_anchor.to_array(), &anchor_now.to_array(), &fk]);
+                    let anchor = self.frames.anchors[setup.anchor_slot as usize]
+                        .get(key, || previous_anchor.slerp(anchor_now, f));
                     let frame = SubstepFrame {
                         h: h as f32,
-                        anchor: previous_anchor.slerp(anchor_now, f),
+                        anchor,
                         root: {
                             let local =
                                 previous_root_local.lerp(Vec3::from_array(root_local_now), f);
-                            parent.to_affine().transform_point3(local)
+                            parent_affine.transform_point3(local)
                         },
                         up,
                         acceleration,
                         scale,
                         colliders: &self.placed[..collider_count],
-                        parent: parent.rotation(),
+                        parent: parent_rotation,
                         locals: &self.joint_locals[range.clone()],
                         gravity_velocity: gravity_direction * params.vrm_gravity_power,
                         wind: self.inputs.wind * params.wind_factor,
@@ -1735,7 +1847,6 @@ impl Character {
                 } else {
                     setup.end_offset
                 };
-                let from = current.matrix3.mul_vec3(child);
                 let particle = setup.first_particle + k;
                 let carried =
                     position[particle] + (position[particle] - previous[particle]) * ahead;
@@ -1748,18 +1859,13 @@ impl Character {
                     self.component[b] = current;
                     continue;
                 }
-                if let (Some(from), Some(to)) = (from.try_normalize(), to.try_normalize()) {
-                    let swing = math::rotation_arc(from, to);
-                    let corrected = Affine3A {
-                        matrix3: glam::Mat3A::from_quat(swing) * current.matrix3,
-                        translation: current.translation,
+                if let Some(solved) = math::aim_local(&parent, &self.local[b], child, to) {
+                    let animated = self.local[b].rotation().normalize();
+                    let rotation = if w >= 1.0 {
+                        solved
+                    } else {
+                        animated.slerp(solved, w)
                     };
-                    let solved =
-                        math::component_to_local(&parent, &corrected, self.local[b].scale());
-                    let rotation = self.local[b]
-                        .rotation()
-                        .normalize()
-                        .slerp(solved.transform.rotation(), w);
                     self.local[b].rotation = rotation.to_array();
                 }
                 self.held_rotations[setup.first_particle + k] = self.local[b].rotation();
@@ -1769,9 +1875,9 @@ impl Character {
         self.work_chains
             .previous_colliders
             .copy_from_slice(&self.current_colliders);
-        if first_joint != usize::MAX {
-            refresh_component(&rig.parents, &self.local, &mut self.component, first_joint);
-        }
+        // The chain joints' component matrices are current (the writeback
+        // keeps them so, for chains hanging from other chains); nothing after
+        // this stage reads the others, and the next update starts with FK.
         Ok(())
     }
 

@@ -197,6 +197,70 @@ pub fn rotation_arc(from: Vec3, to: Vec3) -> Quat {
     Quat::from_xyzw(c.x, c.y, c.z, 1.0 + dot).normalize()
 }
 
+/// SPEC §7 writeback: the local rotation that turns joint `local`, under
+/// component matrix `parent`, by the shortest swing taking its child offset
+/// `child` (joint frame) onto `to` (component space, from the joint's
+/// head). `None` when either direction is degenerate.
+///
+/// Through a rotation-and-uniform-scale parent the component swing,
+/// conjugated into the parent's frame, is the arc between the same two
+/// directions seen from the parent, so no matrix is decomposed; other
+/// parents go through [`aim_local_decomposed`].
+#[inline]
+#[must_use]
+pub fn aim_local(parent: &Affine3A, local: &Transform, child: Vec3, to: Vec3) -> Option<Quat> {
+    if !is_similarity(&parent.matrix3) {
+        return aim_local_decomposed(parent, local, child, to);
+    }
+    let local_m = local.to_affine();
+    let from_p = local_m.matrix3.mul_vec3(child).try_normalize()?;
+    let to_p = parent.matrix3.transpose().mul_vec3(to).try_normalize()?;
+    Some((rotation_arc(from_p, to_p) * local.rotation().normalize()).normalize())
+}
+
+/// [`aim_local`] for any parent: the swing applied in component space and
+/// the joint's local transform recovered by decomposition (path B).
+#[must_use]
+pub fn aim_local_decomposed(
+    parent: &Affine3A,
+    local: &Transform,
+    child: Vec3,
+    to: Vec3,
+) -> Option<Quat> {
+    let current = *parent * local.to_affine();
+    let from = current.matrix3.mul_vec3(child).try_normalize()?;
+    let swing = rotation_arc(from, to.try_normalize()?);
+    let corrected = Affine3A {
+        matrix3: glam::Mat3A::from_quat(swing) * current.matrix3,
+        translation: current.translation,
+    };
+    Some(
+        component_to_local(parent, &corrected, local.scale())
+            .transform
+            .rotation(),
+    )
+}
+
+/// Whether a linear part is a rotation times a positive uniform scale (no
+/// shear, no mirror, no non-uniform scale), to a relative 1e-5. Through such
+/// a parent a component-space swing becomes a local one by conjugation, with
+/// no matrix decomposition (the chain writeback's fast path).
+#[inline]
+#[must_use]
+pub fn is_similarity(m: &glam::Mat3A) -> bool {
+    const TOLERANCE: f32 = 1e-5;
+    let (x, y, z) = (m.x_axis, m.y_axis, m.z_axis);
+    let lx = x.length_squared();
+    let tol = TOLERANCE * lx;
+    lx > f32::MIN_POSITIVE
+        && (lx - y.length_squared()).abs() <= tol
+        && (lx - z.length_squared()).abs() <= tol
+        && x.dot(y).abs() <= tol
+        && x.dot(z).abs() <= tol
+        && y.dot(z).abs() <= tol
+        && x.cross(y).dot(z) > 0.0
+}
+
 /// Forward kinematics over a parents-first ordered skeleton (SPEC §1):
 /// `C_root = L_root`, `C_i = C_parent(i) · L_i`.
 pub fn forward_kinematics(parents: &[i32], local: &[Transform], component: &mut [Affine3A]) {
@@ -264,6 +328,94 @@ pub fn limit_length(v: Vec3, max_length: f32) -> Vec3 {
 mod tests {
     use super::*;
     use core::f32::consts::FRAC_PI_2;
+
+    #[test]
+    fn aim_without_decomposition_is_as_exact_as_the_decomposed_writeback() {
+        // Parents that are rotations times a uniform scale take the fast
+        // path; it must give the rotation the decomposition gives, for any
+        // local scale (including a mirrored joint) and any swing.
+        let (mut worst_fast, mut worst_slow) = (0.0f32, 0.0f32);
+        let mut seed = 7u32;
+        let mut next = || {
+            seed = seed.wrapping_mul(1_664_525).wrapping_add(1_013_904_223);
+            (seed >> 8) as f32 / (1u32 << 24) as f32 * 2.0 - 1.0
+        };
+        for case in 0..2000 {
+            let axis = Vec3::new(next(), next(), next()).normalize_or(Vec3::Y);
+            let parent = Affine3A::from_scale_rotation_translation(
+                Vec3::splat(0.5 + 2.0 * next().abs()),
+                Quat::from_axis_angle(axis, 3.0 * next()),
+                Vec3::new(next(), next(), next()),
+            );
+            assert!(is_similarity(&parent.matrix3));
+            let scale = if case % 3 == 0 {
+                Vec3::new(1.0, 1.0, -1.0)
+            } else {
+                Vec3::new(1.0 + 0.5 * next().abs(), 0.7, 1.2)
+            };
+            let local = Transform::new(
+                Vec3::new(next(), next(), next()),
+                Quat::from_axis_angle(
+                    Vec3::new(next(), next(), next()).normalize_or(Vec3::X),
+                    3.0 * next(),
+                ),
+                scale,
+            );
+            let child = Vec3::new(next(), next(), next());
+            let to = Vec3::new(next(), next(), next());
+            let (Some(fast), Some(slow)) = (
+                aim_local(&parent, &local, child, to),
+                aim_local_decomposed(&parent, &local, child, to),
+            ) else {
+                continue;
+            };
+            // Truth in f64: the swing taken in component space, then seen
+            // from the parent (for a similarity parent the two agree exactly).
+            let truth = {
+                use glam::{DMat3, DQuat};
+                let pm = DMat3::from_cols(
+                    parent.matrix3.x_axis.as_dvec3(),
+                    parent.matrix3.y_axis.as_dvec3(),
+                    parent.matrix3.z_axis.as_dvec3(),
+                );
+                let lq = DQuat::from_array(local.rotation.map(f64::from)).normalize();
+                let lm = DMat3::from_quat(lq) * DMat3::from_diagonal(local.scale().as_dvec3());
+                let from = (pm * lm * child.as_dvec3()).normalize();
+                let to = to.as_dvec3().normalize();
+                let swing = DQuat::from_rotation_arc(from, to);
+                let pr = DQuat::from_mat3(&DMat3::from_cols(
+                    pm.x_axis.normalize(),
+                    pm.y_axis.normalize(),
+                    pm.z_axis.normalize(),
+                ));
+                let q = (pr.conjugate() * swing * pr * lq).normalize();
+                Quat::from_xyzw(q.x as f32, q.y as f32, q.z as f32, q.w as f32)
+            };
+            // 2·|q₁ ∓ q₂| is the angle between them, without acos's coarse
+            // steps near 1.
+            let angle = |a: Quat, b: Quat| 2.0 * (a - b).length().min((a + b).length());
+            worst_fast = worst_fast.max(angle(fast, truth));
+            worst_slow = worst_slow.max(angle(slow, truth));
+        }
+        eprintln!("writeback error: fast {worst_fast:e} rad, decomposed {worst_slow:e} rad");
+        assert!(
+            worst_fast < 1e-5 && worst_fast <= worst_slow,
+            "fast writeback off by {worst_fast} rad (decomposed {worst_slow} rad)"
+        );
+    }
+
+    #[test]
+    fn only_rotations_times_a_uniform_scale_are_similarities() {
+        let r = Quat::from_rotation_y(0.7);
+        let m = |s: Vec3| glam::Mat3A::from_quat(r) * glam::Mat3A::from_diagonal(s);
+        assert!(is_similarity(&m(Vec3::splat(3.0))));
+        assert!(!is_similarity(&m(Vec3::new(1.0, 1.0, 1.01))), "non-uniform");
+        assert!(!is_similarity(&m(Vec3::new(1.0, 1.0, -1.0))), "mirrored");
+        assert!(!is_similarity(&m(Vec3::ZERO)), "degenerate");
+        let mut sheared = m(Vec3::ONE);
+        sheared.y_axis += sheared.x_axis * 0.01;
+        assert!(!is_similarity(&sheared), "sheared");
+    }
 
     #[test]
     fn writeback_through_parent_rotated_90_about_z() {

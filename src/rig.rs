@@ -273,6 +273,11 @@ pub struct Rig {
     pub(crate) probe_count: usize,
     pub(crate) colliders: Vec<Collider>,
     pub(crate) chains: Vec<ChainSetup>,
+    /// Bones (or -1, the world frame) whose world frame the chain stage
+    /// reads; [`ChainSetup::anchor_slot`] and `parent_slot` index it.
+    pub(crate) chain_frames: Vec<i32>,
+    /// Whether each chain frame is another chain's joint.
+    pub(crate) chain_frame_moves: Vec<bool>,
     pub(crate) particle_count: usize,
     pub(crate) warnings: Vec<RigWarning>,
     pub(crate) fingerprint: u64,
@@ -425,6 +430,29 @@ impl Rig {
             particle_count += setup.len();
             chains.push(setup);
         }
+        // The distinct bones whose world frame the chain stage reads (each
+        // chain's anchor and its root's parent; -1 is the character's world
+        // frame itself), so that chains sharing a head decompose it once.
+        let mut chain_frames: Vec<i32> = Vec::new();
+        let mut slot_of = |bone: i32| -> u32 {
+            match chain_frames.iter().position(|&b| b == bone) {
+                Some(k) => k as u32,
+                None => {
+                    chain_frames.push(bone);
+                    (chain_frames.len() - 1) as u32
+                }
+            }
+        };
+        for setup in &mut chains {
+            setup.anchor_slot = slot_of(setup.anchor as i32);
+            setup.parent_slot = slot_of(parents[setup.joints[0] as usize]);
+        }
+        // A frame on another chain's joint moves when that chain writes its
+        // output, so it is read afresh for each chain.
+        let chain_frame_moves = chain_frames
+            .iter()
+            .map(|&b| b >= 0 && joint_owner[b as usize])
+            .collect();
 
         let fingerprint = fingerprint(&parents, &springs, &constraints, &correctives, &chains);
         Ok(Rig {
@@ -443,6 +471,8 @@ impl Rig {
             probe_count,
             colliders: desc.colliders.clone(),
             chains,
+            chain_frames,
+            chain_frame_moves,
             particle_count,
             warnings,
             fingerprint,
@@ -904,6 +934,8 @@ fn build_chain(
         up_in_anchor: to_anchor * up_world,
         lateral_in_anchor: to_anchor * lateral_world,
         first_particle,
+        anchor_slot: 0,
+        parent_slot: 0,
     })
 }
 

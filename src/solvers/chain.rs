@@ -591,6 +591,11 @@ pub struct ChainSetup {
     pub lateral_in_anchor: Vec3,
     /// Index of this chain's first particle in the character's flat arrays.
     pub first_particle: usize,
+    /// This chain's anchor and the chain root's parent as slots of
+    /// [`crate::Rig`]'s chain frames: chains that share a bone share the
+    /// frame's world decomposition and its per-substep interpolation.
+    pub anchor_slot: u32,
+    pub parent_slot: u32,
 }
 
 impl ChainSetup {
@@ -921,6 +926,7 @@ pub fn substep(
             let radius = setup.radii[i] * frame.scale; // segment i reads joint i
             let mut touched = false;
             for _ in 0..2 {
+                let mut pushed = false;
                 for c in frame.colliders {
                     if let Some((correction, normal)) = collide::resolve(head, p, radius, c) {
                         p += correction;
@@ -928,11 +934,17 @@ pub fn substep(
                         if approaching < 0.0 {
                             v -= normal * approaching;
                         }
-                        touched = true;
+                        pushed = true;
                     }
                 }
                 dir = (p - head).try_normalize().unwrap_or(dir);
                 p = head + dir * length;
+                touched |= pushed;
+                if !pushed {
+                    // Nothing moved the link: a second pass would test the
+                    // same link against the same colliders.
+                    break;
+                }
             }
             if touched {
                 v -= dir * v.dot(dir); // no velocity along the link after contact
