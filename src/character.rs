@@ -378,6 +378,10 @@ pub struct Character {
     placed: Vec<PlacedCollider>,
     current_colliders: Vec<Transform>,
     frames: FrameScratch,
+    /// Set by the chain stage when every chain's committed state passed its
+    /// range check there (no seeding or LOD-skip path), so that
+    /// `check_finite` need not check it again.
+    chains_checked: bool,
     inputs: ChainInputs,
     correctives: Vec<CorrectiveState>,
     /// 0 until the first update after creation or reset (SPEC §2: its dt is 0).
@@ -722,6 +726,7 @@ impl Character {
                 ],
                 colliders: vec![Memo::new(PlacedCollider::default()); rig.colliders.len()],
             },
+            chains_checked: false,
             inputs: ChainInputs {
                 world: Transform::IDENTITY,
                 importance: 1.0,
@@ -1276,7 +1281,10 @@ impl Character {
                 });
             }
         }
-        if chains_ran {
+        // The chain stage checks what it simulated itself (and re-seeds a
+        // chain that left the range); seeded and skipped chains are checked
+        // here.
+        if chains_ran && !self.chains_checked {
             let w = &mut self.work_chains;
             for v in &mut w.velocity {
                 clamp(v);
@@ -1298,7 +1306,10 @@ impl Character {
                     }
                 }
             }
-            if let Some(k) = w
+        }
+        if chains_ran {
+            if let Some(k) = self
+                .work_chains
                 .previous_colliders
                 .iter()
                 .position(|t| !range.transform(t))
@@ -1428,6 +1439,7 @@ impl Character {
     /// time, with the anchor, the chain root and the colliders interpolated
     /// between the previous and the current input at every substep.
     fn run_chains(&mut self, dt: f32, teleport: bool) -> Result<(), Error> {
+        self.chains_checked = true;
         let rig = &*self.rig;
         let state_range = StateRange::new(rig.units_per_meter());
         let world = self.inputs.world.to_affine();
@@ -1522,6 +1534,7 @@ impl Character {
                     .iter_mut()
                     .zip(&setup.joints)
                     .for_each(|(h, &j)| *h = self.local[j as usize].rotation());
+                self.chains_checked = false;
                 continue;
             }
             clock.time += dt as f64;
@@ -1559,6 +1572,7 @@ impl Character {
                 clock.last_update = clock.time;
                 clock.still_since = clock.time;
                 clock.sleeping = 0;
+                self.chains_checked = false;
                 continue;
             }
 
@@ -1664,11 +1678,14 @@ impl Character {
                 let acceleration = gravity_direction * params.gravity * scale
                     + self.inputs.wind * params.wind_factor;
                 let collider_count = setup.colliders.len();
-                for (l, &j) in self.joint_locals[range.clone()]
-                    .iter_mut()
-                    .zip(&setup.joints)
-                {
-                    *l = self.local[j as usize].rotation().normalize();
+                if params.integrator == ChainParams::VRM {
+                    // Only the VRM integrator reads the joints' local frames.
+                    for (l, &j) in self.joint_locals[range.clone()]
+                        .iter_mut()
+                        .zip(&setup.joints)
+                    {
+                        *l = self.local[j as usize].rotation().normalize();
+                    }
                 }
                 let mut substeps = 0u32;
                 // Settle-phase repeats count against the same budget: one
@@ -1841,7 +1858,8 @@ impl Character {
             for (k, &joint) in setup.joints.iter().enumerate() {
                 let b = joint as usize;
                 let parent = math::parent_matrix(&self.component, rig.parents[b]);
-                let current = parent * self.local[b].to_affine();
+                let local_affine = self.local[b].to_affine();
+                let current = parent * local_affine;
                 let child = if k + 1 < n {
                     self.local[setup.joints[k + 1] as usize].translation()
                 } else {
@@ -1859,12 +1877,13 @@ impl Character {
                     self.component[b] = current;
                     continue;
                 }
-                if let Some(solved) = math::aim_local(&parent, &self.local[b], child, to) {
-                    let animated = self.local[b].rotation().normalize();
+                if let Some(solved) =
+                    math::aim_local(&parent, &self.local[b], &local_affine, child, to)
+                {
                     let rotation = if w >= 1.0 {
                         solved
                     } else {
-                        animated.slerp(solved, w)
+                        self.local[b].rotation().normalize().slerp(solved, w)
                     };
                     self.local[b].rotation = rotation.to_array();
                 }

@@ -200,7 +200,8 @@ pub fn rotation_arc(from: Vec3, to: Vec3) -> Quat {
 /// SPEC §7 writeback: the local rotation that turns joint `local`, under
 /// component matrix `parent`, by the shortest swing taking its child offset
 /// `child` (joint frame) onto `to` (component space, from the joint's
-/// head). `None` when either direction is degenerate.
+/// head); `local_affine` is `local.to_affine()`. `None` when either
+/// direction is degenerate.
 ///
 /// Through a rotation-and-uniform-scale parent the component swing,
 /// conjugated into the parent's frame, is the arc between the same two
@@ -208,12 +209,17 @@ pub fn rotation_arc(from: Vec3, to: Vec3) -> Quat {
 /// parents go through [`aim_local_decomposed`].
 #[inline]
 #[must_use]
-pub fn aim_local(parent: &Affine3A, local: &Transform, child: Vec3, to: Vec3) -> Option<Quat> {
+pub fn aim_local(
+    parent: &Affine3A,
+    local: &Transform,
+    local_affine: &Affine3A,
+    child: Vec3,
+    to: Vec3,
+) -> Option<Quat> {
     if !is_similarity(&parent.matrix3) {
         return aim_local_decomposed(parent, local, child, to);
     }
-    let local_m = local.to_affine();
-    let from_p = local_m.matrix3.mul_vec3(child).try_normalize()?;
+    let from_p = local_affine.matrix3.mul_vec3(child).try_normalize()?;
     let to_p = parent.matrix3.transpose().mul_vec3(to).try_normalize()?;
     Some((rotation_arc(from_p, to_p) * local.rotation().normalize()).normalize())
 }
@@ -364,7 +370,7 @@ mod tests {
             let child = Vec3::new(next(), next(), next());
             let to = Vec3::new(next(), next(), next());
             let (Some(fast), Some(slow)) = (
-                aim_local(&parent, &local, child, to),
+                aim_local(&parent, &local, &local.to_affine(), child, to),
                 aim_local_decomposed(&parent, &local, child, to),
             ) else {
                 continue;
