@@ -1,0 +1,50 @@
+//! Runs issue #14's hair-crowd workload (100 characters × 12 strands × 6
+//! joints, 60 Hz input) for a fixed number of frames and prints the wall
+//! time per joint-substep. Timing on a shared machine is noisy; the stable
+//! figure is the instruction count per joint-substep, the difference of two
+//! runs under cachegrind (benches/README.md):
+//!
+//! ```text
+//! cargo build --release --example crowd_frames
+//! valgrind --tool=cachegrind --cache-sim=no target/release/examples/crowd_frames colliders 0
+//! valgrind --tool=cachegrind --cache-sim=no target/release/examples/crowd_frames colliders 40
+//! # (I refs of the second − I refs of the first) / (40 × 100 × 72 × 2)
+//! ```
+//!
+//! Arguments: `colliders` or `none`, then the number of frames (default 200).
+
+#[path = "../benches/crowd_workload.rs"]
+mod workload;
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let colliders = match args.next().as_deref() {
+        None | Some("colliders") => true,
+        Some("none") => false,
+        Some(other) => {
+            eprintln!("crowd_frames: first argument must be `colliders` or `none`, not `{other}`");
+            std::process::exit(2);
+        }
+    };
+    let frames: usize = match args.next().map(|a| a.parse()) {
+        None => 200,
+        Some(Ok(n)) => n,
+        Some(Err(_)) => {
+            eprintln!("crowd_frames: the number of frames must be a whole number");
+            std::process::exit(2);
+        }
+    };
+    let rig = workload::hair_rig(12, 6, colliders);
+    let mut crowd = workload::Crowd::new(&rig, 100);
+    let start = std::time::Instant::now();
+    for _ in 0..frames {
+        crowd.step(1);
+    }
+    let joint_substeps = frames as f64 * 100.0 * 72.0 * 2.0;
+    if frames > 0 {
+        println!(
+            "{:.1} ns per joint-substep (wall, {frames} frames, colliders: {colliders})",
+            start.elapsed().as_secs_f64() * 1e9 / joint_substeps
+        );
+    }
+}
