@@ -158,4 +158,3 @@ impl Crowd {
         black_box(&self.outs);
     }
 }
-

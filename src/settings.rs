@@ -414,26 +414,8 @@ impl RigSettings {
         for (i, s) in self.springs.iter().enumerate() {
             let path = format!("springs[{i}]");
             let b = bone(format!("{path}.bone"), &s.bone)?;
-            let mut p = match s.preset.as_deref().unwrap_or("hip") {
-                "hip" => SpringParams::hip(b, upm),
-                "chest" => SpringParams::chest(b, upm),
-                other => {
-                    return Err(error(
-                        format!("{path}.preset"),
-                        format!("\"{other}\" is not hip or chest"),
-                    ))
-                }
-            };
-            // SPEC §3 DECISION: a new max_offset also limits each substep,
-            // unless the substep limit is given too.
-            if s.params.contains_key("max_offset")
-                && !s.params.contains_key("max_substep_displacement")
-            {
-                p.max_substep_displacement = 0.0;
-            }
-            apply_overrides(&mut p, &s.params, &path, &|_, v| Ok(v.clone()))?;
+            let mut p = s.resolve(&path, upm)?;
             p.bone = b; // named by `bone`, not an override
-            let p = p.resolved();
             springs.push(p);
         }
 
@@ -584,17 +566,7 @@ impl RigSettings {
         let mut chains = Vec::new();
         for (i, c) in self.chains.iter().enumerate() {
             let path = format!("chains[{i}]");
-            let mut params = match c.preset.as_str() {
-                "tail" => ChainParams::tail(upm),
-                "hair" => ChainParams::hair(upm),
-                "vrm" => ChainParams::vrm(upm),
-                other => {
-                    return Err(error(
-                        format!("{path}.preset"),
-                        format!("\"{other}\" is not tail, hair or vrm"),
-                    ))
-                }
-            };
+            let mut params = c.preset_params(&path, upm)?;
             apply_chain_params(&mut params, &c.params, &format!("{path}.params"), &bone)?;
             let joints = c
                 .joints
@@ -806,7 +778,98 @@ fn apply_chain_params(
     })
 }
 
+impl SpringSettings {
+    /// The preset with this entry's overrides (the bone index left 0).
+    fn resolve(&self, path: &str, upm: f32) -> Result<SpringParams, SettingsError> {
+        let mut p = match self.preset.as_deref().unwrap_or("hip") {
+            "hip" => SpringParams::hip(0, upm),
+            "chest" => SpringParams::chest(0, upm),
+            other => {
+                return Err(error(
+                    format!("{path}.preset"),
+                    format!("\"{other}\" is not hip or chest"),
+                ))
+            }
+        };
+        // SPEC §3 DECISION: a new max_offset also limits each substep,
+        // unless the substep limit is given too.
+        if self.params.contains_key("max_offset")
+            && !self.params.contains_key("max_substep_displacement")
+        {
+            p.max_substep_displacement = 0.0;
+        }
+        apply_overrides(&mut p, &self.params, path, &|_, v| Ok(v.clone()))?;
+        Ok(p.resolved())
+    }
+}
+
+impl RigSettings {
+    /// The same settings with every spring's and chain's parameters written
+    /// out: each preset resolved for `units_per_meter`, with the entry's
+    /// overrides applied, and the preset's name kept. A chain's
+    /// `simulation_space` stays a bone name (absent: world space). What an
+    /// editor shows as typed fields (the Unity package's `SecmoRigSettings`
+    /// reads it); building a rig from it gives the same rig. Needs no
+    /// skeleton; errors name the entry and key as building a rig would.
+    pub fn expanded(&self, units_per_meter: f32) -> Result<RigSettings, SettingsError> {
+        if !(units_per_meter.is_finite() && units_per_meter > 0.0) {
+            return Err(error("units_per_meter", "must be finite and > 0"));
+        }
+        let mut out = self.clone();
+        for (i, s) in out.springs.iter_mut().enumerate() {
+            let p = s.resolve(&format!("springs[{i}]"), units_per_meter)?;
+            s.preset.get_or_insert_with(|| "hip".into());
+            s.params = to_map(&p);
+        }
+        for (i, c) in out.chains.iter_mut().enumerate() {
+            let path = format!("chains[{i}]");
+            let mut params = c.preset_params(&path, units_per_meter)?;
+            // The space is a bone name here; it is resolved with the skeleton.
+            let space = c
+                .params
+                .get("simulation_space")
+                .cloned()
+                .unwrap_or(serde_json::Value::Null);
+            let mut overrides = c.params.clone();
+            overrides.remove("simulation_space");
+            apply_chain_params(
+                &mut params,
+                &overrides,
+                &format!("{path}.params"),
+                &|at, _| Err(error(at, "unreachable: no bone names here")),
+            )?;
+            if !(space.is_null() || space.is_string()) {
+                return Err(error(
+                    format!("{path}.params.simulation_space"),
+                    "a bone name, or null for world space",
+                ));
+            }
+            c.params = to_map(&params);
+            // As `from_rig` writes it: absent for world space.
+            if space.is_null() {
+                c.params.remove("simulation_space");
+            } else {
+                c.params.insert("simulation_space".into(), space);
+            }
+        }
+        Ok(out)
+    }
+}
+
 impl ChainSettings {
+    /// The preset this entry starts from.
+    fn preset_params(&self, path: &str, upm: f32) -> Result<ChainParams, SettingsError> {
+        match self.preset.as_str() {
+            "tail" => Ok(ChainParams::tail(upm)),
+            "hair" => Ok(ChainParams::hair(upm)),
+            "vrm" => Ok(ChainParams::vrm(upm)),
+            other => Err(error(
+                format!("{path}.preset"),
+                format!("\"{other}\" is not tail, hair or vrm"),
+            )),
+        }
+    }
+
     /// A numeric override, if the settings give one.
     #[must_use]
     pub fn param_f32(&self, key: &str) -> Option<f32> {
@@ -859,6 +922,42 @@ mod tests {
         assert_eq!(chain.params.simulation_space, 1);
         assert_eq!(chain.colliders, vec![0]);
         assert!(Rig::new(desc).is_ok());
+    }
+
+    #[test]
+    fn expanded_settings_write_every_parameter_and_build_the_same_rig() {
+        let s = RigSettings::from_json(EXAMPLE).unwrap();
+        let full = RigSettings::from_json(&s.expanded(100.0).unwrap().to_json()).unwrap();
+        // Every key of the parameter structs, the overrides kept.
+        let chain_keys = to_map(&ChainParams::tail(1.0));
+        for key in chain_keys.keys() {
+            assert!(full.chains[0].params.contains_key(key), "chain key {key}");
+        }
+        assert_eq!(full.chains[0].params["carry_angle_degrees"], 40.0);
+        assert_eq!(full.chains[0].params["simulation_space"], "hips");
+        assert_eq!(full.chains[0].params["gravity"], 100.0); // the tail preset in cm
+        assert_eq!(full.chains[0].preset, "tail");
+        assert_eq!(
+            full.springs[0].params.len(),
+            to_map(&SpringParams::hip(0, 1.0)).len()
+        );
+        assert_eq!(full.springs[0].params["damping"], 30.0);
+        assert_eq!(full.springs[0].preset.as_deref(), Some("hip"));
+        let rig = |s: &RigSettings| Rig::new(s.to_rig_desc(skeleton(), 100.0, UpAxis::Y).unwrap());
+        let (a, b) = (rig(&s).unwrap(), rig(&full).unwrap());
+        assert_eq!(a.springs(), b.springs());
+        assert_eq!(a.chains(), b.chains());
+        assert_eq!(a.fingerprint(), b.fingerprint());
+        // Expanding again changes nothing.
+        assert_eq!(full.expanded(100.0).unwrap(), full);
+        // Errors name the entry, as building a rig would.
+        let mut bad = s.clone();
+        bad.chains[0]
+            .params
+            .insert("bend_rate".into(), "fast".into());
+        let e = bad.expanded(100.0).unwrap_err();
+        assert_eq!(e.path, "chains[0].params.bend_rate");
+        assert!(s.expanded(0.0).is_err());
     }
 
     #[test]

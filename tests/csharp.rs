@@ -371,17 +371,32 @@ fn component_exe() -> PathBuf {
         let runtime = root().join("unity_package/com.secmo.runtime/Runtime");
         let mut sources = vec![
             root().join("tests/csharp/ComponentTests.cs"),
+            root().join("tests/csharp/SettingsTests.cs"),
             root().join("tests/csharp/UnitySim.cs"),
             root().join("tests/csharp/UnityJobsSim.cs"),
             runtime.join("SecmoCharacter.cs"),
             runtime.join("SecmoManager.cs"),
             runtime.join("SecmoRigSettings.cs"),
+            runtime.join("SecmoJson.cs"),
         ];
         sources.extend(native_sources());
         mcs(&exe, "exe", &sources);
         exe
     })
     .clone()
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn the_typed_settings_asset_round_trips_and_validates() {
+    // Issue #15 item 5: typed fields with ranges and tooltips, JSON kept as
+    // the exchange format (tests/csharp/SettingsTests.cs lists the checks).
+    let out = run_component("settings");
+    print!("{out}");
+    assert!(out.contains("settings: all passed"), "{out}");
 }
 
 fn run_component(mode: &str) -> String {

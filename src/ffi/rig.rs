@@ -547,6 +547,56 @@ pub unsafe extern "C" fn secmo_settings_bone_names(
     })
 }
 
+/// Writes a rig-settings text back with every spring's and chain's
+/// parameters written out: each preset resolved for `units_per_meter`, with
+/// the entry's overrides applied (docs/settings.md). No skeleton is needed:
+/// an editor shows the result as typed fields, and a rig built from it is
+/// the rig the original builds. UTF-8 with a terminating NUL, in two calls
+/// like `secmo_rig_write_settings`. Allocates.
+/// Errors: NULL_POINTER, INVALID_ARGUMENT (`units_per_meter` not finite and
+/// positive), SETTINGS (the message names the JSON line or the field),
+/// BUFFER_LENGTH.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_settings_expand(
+    settings: *const c_char,
+    settings_len: usize,
+    units_per_meter: f32,
+    buffer: *mut c_char,
+    buffer_len: usize,
+    out_len: *mut usize,
+) -> SecmoResult {
+    guard("secmo_settings_expand", || {
+        #[cfg(not(feature = "settings"))]
+        {
+            let _ = (
+                settings,
+                settings_len,
+                units_per_meter,
+                buffer,
+                buffer_len,
+                out_len,
+            );
+            Err(without_settings())
+        }
+        #[cfg(feature = "settings")]
+        {
+            if !(units_per_meter.is_finite() && units_per_meter > 0.0) {
+                return Err(FfiError::new(
+                    SECMO_ERROR_INVALID_ARGUMENT,
+                    format!("units_per_meter must be finite and > 0, not {units_per_meter}"),
+                ));
+            }
+            let parsed = settings_from_c(settings, settings_len)?;
+            let full = parsed
+                .expanded(units_per_meter)
+                .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, e.to_string()))?;
+            // SAFETY: the caller's contract for `buffer`/`out_len` is
+            // write_text's (header comment of this function).
+            unsafe { write_text(&full.to_json(), buffer, buffer_len, out_len) }
+        }
+    })
+}
+
 /// Releases the caller's reference. Characters created from the rig keep it
 /// alive. NULL is ignored.
 #[no_mangle]

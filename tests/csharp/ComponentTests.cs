@@ -41,7 +41,7 @@ static class ComponentTests
         b.Helper.parent = b.Pelvis;
         extra?.Invoke(b);
         var settings = ScriptableObject.CreateInstance<SecmoRigSettings>();
-        settings.settings = Settings;
+        Must(settings.FromJson(Settings, out string settingsError), settingsError);
         b.Component = new SecmoCharacter { settings = settings, root = b.Root };
         Method(b.Component, "OnEnable")();
         if (b.Component.LastError != null) throw new Exception(b.Component.LastError);
@@ -209,7 +209,7 @@ static class ComponentTests
         var t2 = new Transform { name = "tail_2", localPosition = new Vector3(0f, -0.1f, -0.15f) };
         t2.parent = t1;
         var settings = ScriptableObject.CreateInstance<SecmoRigSettings>();
-        settings.settings = TailSettings;
+        Must(settings.FromJson(TailSettings, out string settingsError), settingsError);
         b.Component = new SecmoCharacter { settings = settings, root = b.Root };
         Method(b.Component, "OnEnable")();
         if (b.Component.LastError != null) throw new Exception(b.Component.LastError);
@@ -222,6 +222,12 @@ static class ComponentTests
     }
 
     static int failures;
+
+    /// <summary>Stops the run when the settings asset refuses its text.</summary>
+    static void Must(bool ok, string error)
+    {
+        if (!ok) throw new InvalidOperationException("settings: " + error);
+    }
 
     static void Check(bool ok, string what)
     {
@@ -325,8 +331,8 @@ static class ComponentTests
         var sleeve = new Transform { name = "sleeve", localPosition = new Vector3(0.2f, 1.4f, 0f) };
         sleeve.parent = root;
         var settings = ScriptableObject.CreateInstance<SecmoRigSettings>();
-        settings.settings = "{\"format\": \"secmo-rig-settings\", \"version\": 1, \"node_constraints\": " +
-            "[{\"kind\": \"rotation\", \"source\": \"arm\", \"destination\": \"sleeve\", \"weight\": 0.5}]}";
+        Must(settings.FromJson("{\"format\": \"secmo-rig-settings\", \"version\": 1, \"node_constraints\": " +
+            "[{\"kind\": \"rotation\", \"source\": \"arm\", \"destination\": \"sleeve\", \"weight\": 0.5}]}", out string settingsError), settingsError);
         var component = new SecmoCharacter { settings = settings, root = root };
         Method(component, "OnEnable")();
         if (component.LastError != null) { Console.WriteLine("constraint: " + component.LastError); return 1; }
@@ -437,6 +443,7 @@ static class ComponentTests
             case "controls": return Controls();
             case "constraint": return Constraint();
             case "manager": return Manager();
+            case "settings": return SettingsTests.Run();
             default: Console.Error.WriteLine("usage: ComponentTests rest|gc|only|destroyed"); return 2;
         }
     }

@@ -141,9 +141,11 @@ namespace UnityEngine
         public string fileName { get; set; }
     }
     [AttributeUsage(AttributeTargets.Field)]
+    public sealed class HideInInspector : Attribute { }
+    [AttributeUsage(AttributeTargets.Field)]
     public sealed class TooltipAttribute : Attribute { public TooltipAttribute(string tooltip) { } }
     [AttributeUsage(AttributeTargets.Field)]
-    public sealed class RangeAttribute : Attribute { public RangeAttribute(float min, float max) { } }
+    public sealed class RangeAttribute : Attribute { public readonly float min, max; public RangeAttribute(float min, float max) { this.min = min; this.max = max; } }
     [AttributeUsage(AttributeTargets.Field)]
     public sealed class TextAreaAttribute : Attribute { public TextAreaAttribute(int minLines, int maxLines) { } }
 }

@@ -30,7 +30,11 @@ namespace Secmo.Unity.Editor
             for (int i = 0; i < joints.Count; i++) json.Append(i == 0 ? "\"" : ", \"").Append(joints[i]).Append('"');
             json.Append("]\n  } ]\n}\n");
             var asset = ScriptableObject.CreateInstance<SecmoRigSettings>();
-            asset.settings = json.ToString();
+            if (!asset.FromJson(json.ToString(), out string error))
+            {
+                EditorUtility.DisplayDialog("secmo", error, "OK");
+                return;
+            }
             string path = AssetDatabase.GenerateUniqueAssetPath("Assets/" + selected.name + "_SecmoRigSettings.asset");
             AssetDatabase.CreateAsset(asset, path);
             Selection.activeObject = asset;
@@ -51,7 +55,11 @@ namespace Secmo.Unity.Editor
                 return;
             }
             var asset = ScriptableObject.CreateInstance<SecmoRigSettings>();
-            asset.settings = settings;
+            if (!asset.FromJson(settings, out error))
+            {
+                EditorUtility.DisplayDialog("secmo", path + ": " + error, "OK");
+                return;
+            }
             string name = System.IO.Path.GetFileNameWithoutExtension(path);
             string assetPath = AssetDatabase.GenerateUniqueAssetPath("Assets/" + name + "_SecmoRigSettings.asset");
             AssetDatabase.CreateAsset(asset, assetPath);

@@ -102,7 +102,8 @@ namespace Secmo.Unity
             // their ancestors up to `root`. A zero-scaled prop, a duplicate
             // name or a destroyed transform elsewhere in the hierarchy changes
             // nothing.
-            if (!Settings.TryBoneNames(settings.settings, out string[] needed, out _, out string namesError))
+            string settingsText = settings.ToJson();
+            if (!Settings.TryBoneNames(settingsText, out string[] needed, out _, out string namesError))
             {
                 Fail(namesError);
                 return;
@@ -141,7 +142,7 @@ namespace Secmo.Unity
                 parents[i] = i > 0 && bones[i].parent != null && index.TryGetValue(bones[i].parent, out int p) ? p : -1;
                 reference[i] = ToSecmo(bones[i]);
             }
-            if (!Rig.TryFromSettings(names, parents, reference, 1f, SecmoNative.UpAxisY, settings.settings, out rig, out _, out string error)
+            if (!Rig.TryFromSettings(names, parents, reference, 1f, SecmoNative.UpAxisY, settingsText, out rig, out _, out string error)
                 || !Character.TryCreate(rig, out character, out _, out error))
             {
                 Fail(error);

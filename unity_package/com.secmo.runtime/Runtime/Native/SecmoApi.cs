@@ -95,6 +95,17 @@ namespace Secmo
             names = joined.Length == 0 ? new string[0] : joined.Split('\n');
             return true;
         }
+
+        /// <summary>
+        /// The settings with every spring's and chain's parameters written
+        /// out (each preset resolved for <paramref name="unitsPerMeter"/>,
+        /// the overrides applied): what the typed inspector fields hold.
+        /// Editor-time: allocates.
+        /// </summary>
+        public static unsafe bool TryExpand(string settings, float unitsPerMeter, out string expanded, out SecmoStatus status, out string error) =>
+            TextOut.Get(Encoding.UTF8.GetBytes(settings ?? ""),
+                (byte* i, UIntPtr len, byte* b, UIntPtr blen, out UIntPtr needed) => SecmoNative.secmo_settings_expand(i, len, unitsPerMeter, b, blen, out needed),
+                out expanded, out status, out error);
     }
 
     /// <summary>An immutable rig, shared by characters (which keep it alive).</summary>

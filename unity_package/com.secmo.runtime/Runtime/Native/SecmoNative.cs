@@ -267,6 +267,7 @@ namespace Secmo
         [DllImport(Library)] public static extern uint secmo_rig_create_from_settings(SecmoRigDesc* skeleton, byte* settings, UIntPtr settingsLen, out IntPtr outRig);
         [DllImport(Library)] public static extern uint secmo_rig_write_settings(IntPtr rig, byte* buffer, UIntPtr bufferLen, out UIntPtr outLen);
         [DllImport(Library)] public static extern uint secmo_settings_bone_names(byte* settings, UIntPtr settingsLen, byte* buffer, UIntPtr bufferLen, out UIntPtr outLen);
+        [DllImport(Library)] public static extern uint secmo_settings_expand(byte* settings, UIntPtr settingsLen, float unitsPerMeter, byte* buffer, UIntPtr bufferLen, out UIntPtr outLen);
         [DllImport(Library)] public static extern uint secmo_settings_from_vrm(byte* bytes, UIntPtr bytesLen, byte* buffer, UIntPtr bufferLen, out UIntPtr outLen);
         [DllImport(Library)] public static extern void secmo_rig_destroy(IntPtr rig);
         [DllImport(Library)] public static extern uint secmo_rig_bone_count(IntPtr rig);

@@ -1319,6 +1319,24 @@ SecmoResult secmo_settings_bone_names(const char *settings,
                                       size_t *out_len);
 
 /**
+ * Writes a rig-settings text back with every spring's and chain's
+ * parameters written out: each preset resolved for `units_per_meter`, with
+ * the entry's overrides applied (docs/settings.md). No skeleton is needed:
+ * an editor shows the result as typed fields, and a rig built from it is
+ * the rig the original builds. UTF-8 with a terminating NUL, in two calls
+ * like `secmo_rig_write_settings`. Allocates.
+ * Errors: NULL_POINTER, INVALID_ARGUMENT (`units_per_meter` not finite and
+ * positive), SETTINGS (the message names the JSON line or the field),
+ * BUFFER_LENGTH.
+ */
+SecmoResult secmo_settings_expand(const char *settings,
+                                  size_t settings_len,
+                                  float units_per_meter,
+                                  char *buffer,
+                                  size_t buffer_len,
+                                  size_t *out_len);
+
+/**
  * Releases the caller's reference. Characters created from the rig keep it
  * alive. NULL is ignored.
  */

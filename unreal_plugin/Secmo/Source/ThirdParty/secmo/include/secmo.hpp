@@ -242,6 +242,15 @@ inline Status settings_bone_names(std::string_view settings, char* buffer, std::
     return Status(secmo_settings_bone_names(settings.data(), settings.size(), buffer, buffer_len, out_len));
 }
 
+/// The rig-settings text with every spring's and chain's parameters written
+/// out for a rig in `units_per_meter` (secmo_settings_expand), NUL
+/// terminated: call with an empty buffer to learn the size, then again.
+inline Status settings_expand(std::string_view settings, float units_per_meter, char* buffer,
+                              std::size_t buffer_len, std::size_t* out_len) noexcept {
+    return Status(
+        secmo_settings_expand(settings.data(), settings.size(), units_per_meter, buffer, buffer_len, out_len));
+}
+
 /// A batch item for `character` (docs/c-api.md, "Batches"): `input` and
 /// `out` must stay alive until secmo_update_batch returns.
 inline SecmoBatchItem batch_item(Character& character, const SecmoFrameInput& input,
