@@ -297,7 +297,11 @@ fn every_unity_package_asset_has_a_meta_with_a_unique_guid() {
     fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
         for e in std::fs::read_dir(dir).unwrap() {
             let path = e.unwrap().path();
-            if path.file_name().unwrap().to_string_lossy().starts_with('.') {
+            let file = path.file_name().unwrap().to_string_lossy().into_owned();
+            // Hidden files, and `Samples~`: Unity imports no folder ending
+            // in `~` (a sample is copied into the project, which writes its
+            // .meta files then).
+            if file.starts_with('.') || file.ends_with('~') {
                 continue;
             }
             if path.is_dir() {

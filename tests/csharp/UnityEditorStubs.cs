@@ -35,4 +35,43 @@ namespace UnityEditor
         public static void CreateAsset(UnityEngine.Object asset, string path) { }
         public static string GetAssetPath(UnityEngine.Object assetObject) => "";
     }
+
+    public class Editor : UnityEngine.ScriptableObject
+    {
+        public UnityEngine.Object target { get; }
+    }
+
+    [AttributeUsage(AttributeTargets.Class)]
+    public sealed class CustomEditor : Attribute
+    {
+        public CustomEditor(Type inspectedType) { }
+    }
+
+    [Flags]
+    public enum GizmoType { Pickable = 1, NotInSelectionHierarchy = 2, NonSelected = 32, Selected = 4, Active = 8, InSelectionHierarchy = 16 }
+
+    [AttributeUsage(AttributeTargets.Method)]
+    public sealed class DrawGizmo : Attribute
+    {
+        public DrawGizmo(GizmoType gizmo) { }
+    }
+
+    public static class Handles
+    {
+        public static UnityEngine.Color color { get; set; }
+        public static UnityEngine.Vector3 PositionHandle(UnityEngine.Vector3 position, UnityEngine.Quaternion rotation) => position;
+        public static float RadiusHandle(UnityEngine.Quaternion rotation, UnityEngine.Vector3 position, float radius) => radius;
+        public static void DrawWireDisc(UnityEngine.Vector3 center, UnityEngine.Vector3 normal, float radius) { }
+    }
+
+    public static class EditorGUI
+    {
+        public static void BeginChangeCheck() { }
+        public static bool EndChangeCheck() => false;
+    }
+
+    public static class Undo
+    {
+        public static void RecordObject(UnityEngine.Object objectToUndo, string name) { }
+    }
 }

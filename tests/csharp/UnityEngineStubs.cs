@@ -43,6 +43,14 @@ namespace UnityEngine
         public int childCount { get; }
         public Transform GetChild(int index) => null;
         public new T[] GetComponentsInChildren<T>(bool includeInactive) => new T[0];
+        public Vector3 TransformPoint(Vector3 position) => position;
+        public Vector3 InverseTransformPoint(Vector3 position) => position;
+        public Vector3 TransformDirection(Vector3 direction) => direction;
+    }
+
+    public static class Application
+    {
+        public static bool isPlaying => false;
     }
 
     public struct Vector3
@@ -50,6 +58,9 @@ namespace UnityEngine
         public float x, y, z;
         public Vector3(float x, float y, float z) { this.x = x; this.y = y; this.z = z; }
         public static Vector3 Lerp(Vector3 a, Vector3 b, float t) => new Vector3(a.x + (b.x - a.x) * t, a.y + (b.y - a.y) * t, a.z + (b.z - a.z) * t);
+        public static Vector3 zero => new Vector3(0f, 0f, 0f);
+        public static Vector3 operator +(Vector3 a, Vector3 b) => new Vector3(a.x + b.x, a.y + b.y, a.z + b.z);
+        public static Vector3 operator *(Vector3 a, float d) => new Vector3(a.x * d, a.y * d, a.z * d);
     }
 
     public struct Quaternion
