@@ -56,6 +56,12 @@ fn error(path: impl Into<String>, message: impl Into<String>) -> SettingsError {
 pub struct RigSettings {
     pub format: String,
     pub version: u32,
+    /// The units the file's lengths are in, per metre (1: metres, as VRM
+    /// and Unity; 100: centimetres, as Unreal). Absent: the rig's own units.
+    /// Building a rig in other units scales every length (and speed and
+    /// acceleration) by the ratio ([`RigSettings::in_units`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub units_per_meter: Option<f32>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub springs: Vec<SpringSettings>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -255,6 +261,7 @@ impl RigSettings {
         Self {
             format: SETTINGS_FORMAT.into(),
             version: SETTINGS_VERSION,
+            units_per_meter: None,
             springs: Vec::new(),
             constraints: Vec::new(),
             node_constraints: Vec::new(),
@@ -286,6 +293,11 @@ impl RigSettings {
                     s.version
                 ),
             ));
+        }
+        if let Some(u) = s.units_per_meter {
+            if !(u.is_finite() && u > 0.0) {
+                return Err(error("units_per_meter", "must be finite and > 0"));
+            }
         }
         // Parameter names are known without a skeleton: a misspelt one is
         // reported when the file is read.
@@ -384,6 +396,11 @@ impl RigSettings {
         units_per_meter: f32,
         up_axis: UpAxis,
     ) -> Result<RigDesc, SettingsError> {
+        if self.units_per_meter.is_some_and(|u| u != units_per_meter) {
+            return self
+                .in_units(units_per_meter)?
+                .to_rig_desc(bones, units_per_meter, up_axis);
+        }
         // Settings name bones; a name two bones share cannot be resolved
         // (the first bone, index a, and the second, b, are both kept).
         let mut names: HashMap<&str, (u32, Option<u32>)> = HashMap::new();
@@ -615,7 +632,10 @@ impl RigSettings {
     #[must_use]
     pub fn from_rig(rig: &Rig) -> Self {
         let name = |b: u32| rig.bone_name(b as usize).unwrap_or("").to_string();
-        let mut s = RigSettings::new();
+        let mut s = RigSettings {
+            units_per_meter: Some(rig.units_per_meter()),
+            ..RigSettings::new()
+        };
         for p in rig.springs() {
             s.springs.push(SpringSettings {
                 bone: name(p.bone),
@@ -778,6 +798,101 @@ fn apply_chain_params(
     })
 }
 
+/// Spring parameters that are lengths (or speeds): they scale with the units.
+const SPRING_LENGTH_KEYS: [&str; 4] = [
+    "max_offset",
+    "max_substep_displacement",
+    "reset_threshold",
+    "extra_velocity",
+];
+
+/// Chain parameters that are lengths, speeds or accelerations.
+const CHAIN_LENGTH_KEYS: [&str; 7] = [
+    "gravity",
+    "floor_height",
+    "floor_clearance",
+    "radius",
+    "teleport_distance",
+    "vrm_stiffness",
+    "vrm_gravity_power",
+];
+
+/// Multiplies a JSON number, or each number of an array, by `k`.
+fn scale_value(v: &mut serde_json::Value, k: f32) {
+    match v {
+        serde_json::Value::Number(n) => {
+            if let Some(x) = n.as_f64() {
+                *v = serde_json::Value::from(f64::from((x as f32) * k));
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|x| scale_value(x, k)),
+        _ => {}
+    }
+}
+
+impl RigSettings {
+    /// The same settings with their lengths in `units_per_meter`: when the
+    /// file declares other units, every length, speed and acceleration it
+    /// gives (spring offsets, chain gravity, radii, floor, teleport distance,
+    /// VRM pull and gravity, collider offsets and radii, probe thresholds
+    /// and translation gains, chest gaps, end offsets) is scaled by the
+    /// ratio; presets need nothing (they are made in the rig's units).
+    /// Declares `units_per_meter` in the result.
+    pub fn in_units(&self, units_per_meter: f32) -> Result<RigSettings, SettingsError> {
+        if !(units_per_meter.is_finite() && units_per_meter > 0.0) {
+            return Err(error("units_per_meter", "must be finite and > 0"));
+        }
+        let mut out = self.clone();
+        out.units_per_meter = Some(units_per_meter);
+        let from = match self.units_per_meter {
+            Some(u) if u.is_finite() && u > 0.0 => u,
+            Some(_) => return Err(error("units_per_meter", "must be finite and > 0")),
+            None => return Ok(out),
+        };
+        if from == units_per_meter {
+            return Ok(out);
+        }
+        let k = units_per_meter / from;
+        let v3 = |v: &mut [f32; 3]| v.iter_mut().for_each(|x| *x *= k);
+        for s in &mut out.springs {
+            for key in SPRING_LENGTH_KEYS {
+                if let Some(v) = s.params.get_mut(key) {
+                    scale_value(v, k);
+                }
+            }
+        }
+        for c in &mut out.correctives {
+            for p in &mut c.probes {
+                p.threshold *= k;
+                v3(&mut p.same.translation);
+                v3(&mut p.opposite.translation);
+            }
+            if let Some(b) = &mut c.btob {
+                b.chest_gap *= k;
+            }
+        }
+        for c in &mut out.colliders {
+            v3(&mut c.a);
+            if c.shape != "plane" {
+                v3(&mut c.b); // a plane's b is its normal
+            }
+            c.radius *= k;
+        }
+        for c in &mut out.chains {
+            for key in CHAIN_LENGTH_KEYS {
+                if let Some(v) = c.params.get_mut(key) {
+                    scale_value(v, k);
+                }
+            }
+            c.radii.iter_mut().for_each(|r| *r *= k);
+            if let Some(e) = &mut c.end_offset {
+                v3(e);
+            }
+        }
+        Ok(out)
+    }
+}
+
 impl SpringSettings {
     /// The preset with this entry's overrides (the bone index left 0).
     fn resolve(&self, path: &str, upm: f32) -> Result<SpringParams, SettingsError> {
@@ -815,7 +930,7 @@ impl RigSettings {
         if !(units_per_meter.is_finite() && units_per_meter > 0.0) {
             return Err(error("units_per_meter", "must be finite and > 0"));
         }
-        let mut out = self.clone();
+        let mut out = self.in_units(units_per_meter)?;
         for (i, s) in out.springs.iter_mut().enumerate() {
             let p = s.resolve(&format!("springs[{i}]"), units_per_meter)?;
             s.preset.get_or_insert_with(|| "hip".into());
@@ -958,6 +1073,94 @@ mod tests {
         let e = bad.expanded(100.0).unwrap_err();
         assert_eq!(e.path, "chains[0].params.bend_rate");
         assert!(s.expanded(0.0).is_err());
+    }
+
+    #[test]
+    fn the_length_keys_are_the_parameters_that_scale_with_the_units() {
+        // Presets are made in the rig's units: a key whose preset value
+        // changes with units_per_meter is a length, speed or acceleration.
+        let check = |small: serde_json::Map<String, serde_json::Value>,
+                     large: serde_json::Map<String, serde_json::Value>,
+                     listed: &[&str]| {
+            for (key, a) in &small {
+                let (a, b) = (a.to_string(), large[key].to_string());
+                if a != b {
+                    assert!(
+                        listed.contains(&key.as_str()),
+                        "{key} scales but is not listed"
+                    );
+                }
+            }
+            for key in listed {
+                let (a, b) = (&small[*key], &large[*key]);
+                let zero = a.as_f64() == Some(0.0)
+                    || a.as_array()
+                        .is_some_and(|v| v.iter().all(|x| x.as_f64() == Some(0.0)));
+                assert!(
+                    zero || a != b,
+                    "{key} is listed but its preset does not scale"
+                );
+            }
+        };
+        for (a, b) in [
+            (ChainParams::tail(1.0), ChainParams::tail(100.0)),
+            (ChainParams::hair(1.0), ChainParams::hair(100.0)),
+            (ChainParams::vrm(1.0), ChainParams::vrm(100.0)),
+        ] {
+            check(to_map(&a), to_map(&b), &CHAIN_LENGTH_KEYS);
+        }
+        for (a, b) in [
+            (SpringParams::hip(0, 1.0), SpringParams::hip(0, 100.0)),
+            (SpringParams::chest(0, 1.0), SpringParams::chest(0, 100.0)),
+        ] {
+            check(to_map(&a), to_map(&b), &SPRING_LENGTH_KEYS);
+        }
+    }
+
+    #[test]
+    fn a_file_in_metres_builds_the_same_rig_in_centimetres() {
+        // EXAMPLE is in centimetres; the same file declared in metres, built
+        // in a centimetre rig, gives the same rig.
+        let cm = RigSettings::from_json(EXAMPLE).unwrap();
+        let declared = RigSettings {
+            units_per_meter: Some(100.0),
+            ..cm.clone()
+        };
+        let m = declared.in_units(1.0).unwrap();
+        assert_eq!(m.units_per_meter, Some(1.0));
+        assert_eq!(m.springs[0].params["damping"], 30.0); // not a length
+        assert!((m.colliders[0].radius - 0.09).abs() < 1e-7);
+        let text = m.to_json();
+        assert!(text.contains("\"units_per_meter\": 1.0"), "{text}");
+        let a = Rig::new(cm.to_rig_desc(skeleton(), 100.0, UpAxis::Y).unwrap()).unwrap();
+        let b = Rig::new(
+            RigSettings::from_json(&text)
+                .unwrap()
+                .to_rig_desc(skeleton(), 100.0, UpAxis::Y)
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(a.colliders(), b.colliders());
+        for (x, y) in a.chains().iter().zip(b.chains()) {
+            assert_eq!(x.params.carry_angle, y.params.carry_angle);
+            assert!((x.params.radius - y.params.radius).abs() < 1e-5);
+            assert!((x.params.gravity - y.params.gravity).abs() < 1e-4);
+        }
+        // A VRM's settings (metres) in an Unreal rig (centimetres).
+        let vrm = RigSettings::from_json(
+            r#"{"format": "secmo-rig-settings", "version": 1, "units_per_meter": 1,
+                "chains": [{"preset": "vrm", "anchor": "hips", "joints": ["tail_1", "tail_2", "tail_3"],
+                            "params": {"vrm_stiffness": 0.5, "radius": 0.02}}]}"#,
+        )
+        .unwrap();
+        let desc = vrm.to_rig_desc(skeleton(), 100.0, UpAxis::Y).unwrap();
+        assert!((desc.chains[0].params.vrm_stiffness - 50.0).abs() < 1e-4);
+        assert!((desc.chains[0].params.radius - 2.0).abs() < 1e-5);
+        let bad = r#"{"format": "secmo-rig-settings", "version": 1, "units_per_meter": 0}"#;
+        assert_eq!(
+            RigSettings::from_json(bad).unwrap_err().path,
+            "units_per_meter"
+        );
     }
 
     #[test]

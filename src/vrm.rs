@@ -456,7 +456,11 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         Ok(i)
     };
     let ext = json.get("extensions");
-    let mut settings = RigSettings::new();
+    // glTF and VRM lengths are metres.
+    let mut settings = RigSettings {
+        units_per_meter: Some(1.0),
+        ..RigSettings::new()
+    };
     let mut scene_root = false;
     let mut collider_shapes = Vec::new();
     let mut notes = Vec::new();

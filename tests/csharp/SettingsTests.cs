@@ -225,6 +225,16 @@ static class SettingsTests
         bool broken = asset.FromJson("{\"format\": \"secmo-rig-settings\", \"version\": 1, \"chains\": [", out string brokenError);
         Check(!broken && brokenError.Contains("line 1"), "broken JSON names the place: " + brokenError);
 
+        // A file in centimetres (an Unreal export) arrives in metres.
+        var cmAsset = ScriptableObject.CreateInstance<SecmoRigSettings>();
+        bool cmRead = cmAsset.FromJson("{\"format\": \"secmo-rig-settings\", \"version\": 1, \"units_per_meter\": 100, " +
+            "\"colliders\": [{\"name\": \"head\", \"bone\": \"head\", \"shape\": \"sphere\", \"radius\": 9}], " +
+            "\"chains\": [{\"preset\": \"tail\", \"anchor\": \"hips\", \"joints\": [\"tail_1\"], \"params\": {\"radius\": 3}}]}", out string cmError);
+        Check(cmRead && Math.Abs(cmAsset.colliders[0].radius - 0.09f) < 1e-6f && Math.Abs(cmAsset.chains[0].parameters.radius - 0.03f) < 1e-6f
+              && Math.Abs(cmAsset.chains[0].parameters.gravity - 1f) < 1e-6f,
+              "a centimetre file arrives in metres (9 cm collider -> 0.09 m, preset gravity 1 m/s²) " + cmError);
+        Check(cmAsset.ToJson().Contains("\"units_per_meter\": 1"), "ToJson declares metres");
+
         // An asset saved as text before the typed fields is read on load.
         var old = ScriptableObject.CreateInstance<SecmoRigSettings>();
         old.settings = Every;

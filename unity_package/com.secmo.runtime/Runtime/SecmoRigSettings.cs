@@ -329,6 +329,7 @@ namespace Secmo.Unity
             {
                 ["format"] = "secmo-rig-settings",
                 ["version"] = 1,
+                ["units_per_meter"] = UnitsPerMeter, // metres: files from Unreal (cm) convert on import
             };
             if (springs.Count > 0)
             {
@@ -447,7 +448,9 @@ namespace Secmo.Unity
 
         /// <summary>
         /// Replaces every field with a rig-settings text's (docs/settings.md):
-        /// the library fills each preset's values in first. On failure nothing
+        /// the library fills each preset's values in first, and converts a
+        /// file that declares other units (an Unreal export in centimetres)
+        /// to metres. On failure nothing
         /// changes and `error` names the JSON line or the field.
         /// </summary>
         public bool FromJson(string text, out string error)
@@ -485,7 +488,7 @@ namespace Secmo.Unity
 
             public void Read(Dictionary<string, object> root)
             {
-                Known(root, "", "format", "version", "springs", "constraints", "node_constraints", "correctives", "colliders", "chains");
+                Known(root, "", "format", "version", "units_per_meter", "springs", "constraints", "node_constraints", "correctives", "colliders", "chains");
                 int i = 0;
                 foreach (var o in Entries(root, "springs"))
                 {
