@@ -6,6 +6,7 @@
 namespace ENodeTitleType { enum Type { FullTitle, MenuTitle, ListView, EditableTitle }; }
 class FPrimitiveDrawInterface;
 class USkeletalMeshComponent;
+class FCompilerResultsLog;
 
 class UAnimGraphNode_Base : public UObject {
 public:
@@ -13,6 +14,7 @@ public:
     virtual FText GetTooltipText() const { return FText(); }
     virtual FString GetNodeCategory() const { return FString(); }
     template <typename NodeType> NodeType* GetActiveInstanceNode(UObject*) const { return nullptr; }
+    virtual void ValidateAnimNodeDuringCompilation(USkeleton*, FCompilerResultsLog&) {}
 };
 
 class UAnimGraphNode_SkeletalControlBase : public UAnimGraphNode_Base {

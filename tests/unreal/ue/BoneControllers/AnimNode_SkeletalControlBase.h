@@ -41,7 +41,12 @@ private:
     FReferenceSkeleton Ref;
 };
 
-class USkeleton : public UObject {};
+class USkeleton : public UObject {
+public:
+    const FReferenceSkeleton& GetReferenceSkeleton() const { return Ref; }
+private:
+    FReferenceSkeleton Ref;
+};
 
 /// BoneContainer.h: a bone by name, resolved per LOD.
 struct FBoneReference {

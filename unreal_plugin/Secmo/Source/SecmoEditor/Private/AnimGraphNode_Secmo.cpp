@@ -1,6 +1,7 @@
 #include "AnimGraphNode_Secmo.h"
 
 #include "Components/SkeletalMeshComponent.h"
+#include "Kismet2/CompilerResultsLog.h"
 #include "SceneManagement.h"
 
 #define LOCTEXT_NAMESPACE "SecmoEditor"
@@ -31,6 +32,27 @@ FText UAnimGraphNode_Secmo::GetTooltipText() const
 FString UAnimGraphNode_Secmo::GetNodeCategory() const
 {
 	return TEXT("Secondary Motion");
+}
+
+void UAnimGraphNode_Secmo::ValidateAnimNodeDuringCompilation(USkeleton* ForSkeleton, FCompilerResultsLog& MessageLog)
+{
+	Super::ValidateAnimNodeDuringCompilation(ForSkeleton, MessageLog);
+	if (Node.RigAsset == nullptr)
+	{
+		MessageLog.Warning(TEXT("@@ has no secmo rig asset: it passes the pose through unchanged."), this);
+		return;
+	}
+	if (ForSkeleton == nullptr)
+	{
+		return;
+	}
+	// A misspelt bone, an unknown parameter or a value out of range is
+	// reported here, with the field's path, instead of at run time.
+	const FString Error = Node.ValidateSettings(ForSkeleton->GetReferenceSkeleton());
+	if (!Error.IsEmpty())
+	{
+		MessageLog.Error(*FString::Printf(TEXT("@@: secmo rig asset %s: %s"), *Node.RigAsset->GetName(), *Error), this);
+	}
 }
 
 void UAnimGraphNode_Secmo::Draw(FPrimitiveDrawInterface* PDI, USkeletalMeshComponent* PreviewSkelMeshComp) const

@@ -25,6 +25,10 @@ public:
 	virtual FText GetTooltipText() const override;
 	virtual FString GetNodeCategory() const override;
 
+	// UAnimGraphNode_Base
+	/** Builds the rig asset's settings against the blueprint's skeleton and reports any error on the node. */
+	virtual void ValidateAnimNodeDuringCompilation(USkeleton* ForSkeleton, FCompilerResultsLog& MessageLog) override;
+
 	// UAnimGraphNode_SkeletalControlBase
 	virtual void Draw(FPrimitiveDrawInterface* PDI, USkeletalMeshComponent* PreviewSkelMeshComp) const override;
 

@@ -71,6 +71,16 @@ void FAnimNode_Secmo::InitializeBoneReferences(const FBoneContainer& RequiredBon
 	}
 }
 
+FString FAnimNode_Secmo::ValidateSettings(const FReferenceSkeleton& RefSkeleton) const
+{
+	// The same build the node runs, on a scratch node: the bones the settings
+	// name and their ancestors, in centimetres, Z up.
+	FAnimNode_Secmo Probe;
+	Probe.RigAsset = RigAsset;
+	Probe.BuildRig(RefSkeleton);
+	return Probe.LastError;
+}
+
 void FAnimNode_Secmo::BuildRig(const FReferenceSkeleton& RefSkeleton)
 {
 	Runtime.Character.reset();

@@ -87,6 +87,13 @@ private:
 
 public:
 
+	/**
+	 * Why the rig asset's settings do not build a rig on `RefSkeleton` (the
+	 * message names the field or bone), or empty when they do. The AnimGraph
+	 * node reports it when the blueprint compiles. Editor-time: allocates.
+	 */
+	FString ValidateSettings(const FReferenceSkeleton& RefSkeleton) const;
+
 	/** Debug lines and spheres of the last evaluation (editor drawing). Game thread, after evaluation. */
 	void GetDebugDraw(TArray<SecmoDebugLine>& OutLines, TArray<SecmoDebugSphere>& OutSpheres) const;
 
