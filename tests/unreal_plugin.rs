@@ -68,3 +68,182 @@ fn the_plugin_compiles_with_gcc_against_the_ue_model() {
 fn the_plugin_compiles_with_clang_against_the_ue_model() {
     syntax_check("clang++");
 }
+
+/// The rig asset's typed fields (issue #16 item 3), checked without an
+/// engine: the JSON keys in SecmoRigAsset.cpp's tables are exactly the
+/// library's parameter keys, every parameter property has a tooltip and a
+/// ClampMin/ClampMax, and every clamp bound is a value the library accepts
+/// (in centimetres, on the tail, hair and VRM presets).
+mod rig_asset {
+    use std::collections::{BTreeMap, BTreeSet};
+    use std::path::Path;
+
+    use secmo::{BoneDesc, ChainParams, Rig, RigSettings, SpringParams, Transform, UpAxis};
+
+    fn read(path: &str) -> String {
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).unwrap()
+    }
+
+    /// `{TEXT("key"), &Struct::Member}` entries of the table `name`.
+    fn table(cpp: &str, name: &str) -> BTreeMap<String, String> {
+        let start = cpp.find(name).unwrap_or_else(|| panic!("no table {name}"));
+        let body = &cpp[start..start + cpp[start..].find("};").unwrap()];
+        body.lines()
+            .filter_map(|l| {
+                let key = l.split("TEXT(\"").nth(1)?.split('"').next()?;
+                let member = l.split("::").nth(1)?.split('}').next()?;
+                Some((member.trim().to_string(), key.to_string()))
+            })
+            .collect()
+    }
+
+    /// (member, tooltip present, ClampMin, ClampMax) of each property of `name`.
+    fn properties(header: &str, name: &str) -> Vec<(String, bool, Option<f32>, Option<f32>)> {
+        let start = header
+            .find(&format!("struct SECMORUNTIME_API {name}"))
+            .unwrap();
+        let body = &header[start..start + header[start..].find("};").unwrap()];
+        let lines: Vec<&str> = body.lines().map(str::trim).collect();
+        let mut out = Vec::new();
+        for (i, l) in lines.iter().enumerate() {
+            if !l.starts_with("UPROPERTY(") {
+                continue;
+            }
+            let decl = lines[i + 1];
+            let member = decl
+                .trim_end_matches(';')
+                .split('=')
+                .next()
+                .unwrap()
+                .split_whitespace()
+                .last()
+                .unwrap()
+                .to_string();
+            let clamp = |k: &str| {
+                l.split(&format!("{k} = \""))
+                    .nth(1)
+                    .and_then(|v| v.split('"').next())
+                    .map(|v| v.parse::<f32>().unwrap())
+            };
+            let tooltip = i > 0 && lines[i - 1].starts_with("/**");
+            out.push((member, tooltip, clamp("ClampMin"), clamp("ClampMax")));
+        }
+        out
+    }
+
+    fn library_keys<T: serde::Serialize>(p: &T) -> BTreeSet<String> {
+        match serde_json::to_value(p).unwrap() {
+            serde_json::Value::Object(m) => m.keys().cloned().collect(),
+            _ => unreachable!(),
+        }
+    }
+
+    #[test]
+    fn the_asset_key_tables_are_the_library_keys() {
+        let cpp = read("unreal_plugin/Secmo/Source/SecmoRuntime/Private/SecmoRigAsset.cpp");
+        let mut chain: BTreeSet<String> = table(&cpp, "ChainFloats[]")
+            .into_values()
+            .chain(table(&cpp, "ChainBools[]").into_values())
+            .collect();
+        // Written and read by their own code: an enum, a vector, a bone name.
+        for extra in ["integrator", "gravity_direction", "simulation_space"] {
+            assert!(cpp.contains(&format!("TEXT(\"{extra}\")")), "{extra}");
+            chain.insert(extra.into());
+        }
+        let mut library = library_keys(&ChainParams::tail(100.0));
+        library.insert("simulation_space".into());
+        assert_eq!(chain, library);
+        let mut spring: BTreeSet<String> = table(&cpp, "SpringFloats[]").into_values().collect();
+        for extra in ["history_length", "extra_velocity"] {
+            assert!(cpp.contains(&format!("TEXT(\"{extra}\")")), "{extra}");
+            spring.insert(extra.into());
+        }
+        assert_eq!(spring, library_keys(&SpringParams::hip(0, 100.0)));
+    }
+
+    fn skeleton() -> Vec<BoneDesc> {
+        let t = |x: f32, y: f32, z: f32| Transform::from_translation(glam::Vec3::new(x, y, z));
+        vec![
+            BoneDesc::new("root", -1, Transform::IDENTITY),
+            BoneDesc::new("pelvis", 0, t(0.0, 0.0, 100.0)),
+            BoneDesc::new("helper", 1, t(10.0, 5.0, -5.0)),
+            BoneDesc::new("tail_1", 1, t(0.0, -10.0, -5.0)),
+            BoneDesc::new("tail_2", 3, t(0.0, -15.0, -5.0)),
+            BoneDesc::new("tail_3", 4, t(0.0, -15.0, -5.0)),
+        ]
+    }
+
+    fn builds(text: &str) -> Result<(), String> {
+        let s = RigSettings::from_json(text).map_err(|e| e.to_string())?;
+        let desc = s
+            .to_rig_desc(skeleton(), 100.0, UpAxis::Z)
+            .map_err(|e| e.to_string())?;
+        Rig::new(desc).map(|_| ()).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn every_parameter_property_has_a_tooltip_and_clamps_the_library_accepts() {
+        let header = read("unreal_plugin/Secmo/Source/SecmoRuntime/Public/SecmoRigAsset.h");
+        let cpp = read("unreal_plugin/Secmo/Source/SecmoRuntime/Private/SecmoRigAsset.cpp");
+        let chain_keys: BTreeMap<String, String> = table(&cpp, "ChainFloats[]");
+        let spring_keys: BTreeMap<String, String> = table(&cpp, "SpringFloats[]");
+        let mut bounds = 0;
+        for (name, keys) in [
+            ("FSecmoChainParams", &chain_keys),
+            ("FSecmoSpringParams", &spring_keys),
+        ] {
+            for (member, tooltip, min, max) in properties(&header, name) {
+                assert!(tooltip, "{name}::{member} has no /** tooltip */");
+                let Some(key) = keys.get(&member) else {
+                    continue; // enums, vectors, flags, names
+                };
+                if key == "floor_height" {
+                    assert!(min.is_none(), "a floor can be at any height");
+                    continue;
+                }
+                let (min, max) = (
+                    min.unwrap(),
+                    max.unwrap_or_else(|| panic!("{member}: no ClampMax")),
+                );
+                for v in [min, max] {
+                    let texts: Vec<String> = if name == "FSecmoChainParams" {
+                        ["tail", "hair", "vrm"]
+                            .iter()
+                            .map(|preset| {
+                                format!(
+                                    r#"{{"format": "secmo-rig-settings", "version": 1, "units_per_meter": 100,
+                                    "chains": [{{"preset": "{preset}", "anchor": "pelvis",
+                                    "joints": ["tail_1", "tail_2", "tail_3"], "params": {{"{key}": {v}}}}}]}}"#
+                                )
+                            })
+                            .collect()
+                    } else {
+                        // The asset writes every value, the substep limit with the offset.
+                        let substep = if key == "max_substep_displacement" {
+                            ""
+                        } else {
+                            "\"max_substep_displacement\": 1, "
+                        };
+                        ["hip", "chest"]
+                            .iter()
+                            .map(|preset| {
+                                format!(
+                                    r#"{{"format": "secmo-rig-settings", "version": 1, "units_per_meter": 100,
+                                    "springs": [{{"bone": "helper", "preset": "{preset}", {substep}"{key}": {v}}}]}}"#
+                                )
+                            })
+                            .collect()
+                    };
+                    for text in texts {
+                        if let Err(e) = builds(&text) {
+                            panic!("{name}::{member} ({key}) = {v} is refused: {e}");
+                        }
+                        bounds += 1;
+                    }
+                }
+            }
+        }
+        println!("{bounds} clamp bounds build a rig");
+        assert!(bounds > 150, "{bounds}");
+    }
+}

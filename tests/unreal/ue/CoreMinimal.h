@@ -29,6 +29,7 @@ using TCHAR = char16_t;
 #define GENERATED_BODY()
 #define SECMORUNTIME_API
 #define SECMOEDITOR_API
+#define WITH_EDITOR 1
 
 template <class T> std::remove_reference_t<T>&& MoveTemp(T&& v) { return static_cast<std::remove_reference_t<T>&&>(v); }
 
@@ -74,6 +75,14 @@ public:
     FString& operator+=(const FString& o) { s_ += o.s_; return *this; }
     FString& operator+=(const TCHAR* o) { s_ += o; return *this; }
     template <class... A> static FString Printf(const TCHAR*, A&&...) { return FString(); }
+    static FString SanitizeFloat(double, const int32 MinFractionalDigits = 1) { (void)MinFractionalDigits; return FString(); }
+    static FString FromInt(int32) { return FString(); }
+    static FString Join(const TArray<FString>&, const TCHAR*) { return FString(); }
+    FString Replace(const TCHAR*, const TCHAR*) const { return *this; }
+    FString operator+(const FString& o) const { FString r(*this); r.s_ += o.s_; return r; }
+    FString operator+(const TCHAR* o) const { FString r(*this); r.s_ += o; return r; }
+    friend FString operator+(const TCHAR* a, const FString& b) { return FString(a) + b; }
+    bool operator==(const TCHAR* o) const { return s_ == o; }
     int32 Len() const { return int32(s_.size()); }
     bool operator==(const FString& o) const { return s_ == o.s_; }
     bool operator!=(const FString& o) const { return s_ != o.s_; }
@@ -86,11 +95,46 @@ public:
     FName() = default;
     FName(const TCHAR*) {}
     FString ToString() const { return FString(); }
+    bool IsNone() const { return true; }
     bool operator==(const FName&) const { return true; }
     bool operator!=(const FName&) const { return false; }
 };
 
 constexpr int32 INDEX_NONE = -1;
+inline const FName NAME_None;
+
+/// Templates/SharedPointer.h: shared references and pointers.
+template <class T> class TSharedPtr {
+public:
+    TSharedPtr() = default;
+    T* operator->() const { return p_; }
+    T& operator*() const { return *p_; }
+    bool IsValid() const { return p_ != nullptr; }
+    T* Get() const { return p_; }
+private:
+    T* p_ = nullptr;
+};
+template <class T> class TSharedRef {
+public:
+    T* operator->() const { return p_; }
+    T& Get() const { return *p_; }
+private:
+    T* p_ = nullptr;
+};
+
+/// Containers/Map.h: a map whose range-for yields pairs with Key and Value.
+template <class K, class V> struct TPair {
+    K Key;
+    V Value;
+};
+template <class K, class V> class TMap {
+public:
+    int32 Num() const { return int32(v_.size()); }
+    const TPair<K, V>* begin() const { return v_.data(); }
+    const TPair<K, V>* end() const { return v_.data() + v_.size(); }
+private:
+    std::vector<TPair<K, V>> v_;
+};
 
 class FText {
 public:
@@ -163,11 +207,16 @@ struct FMemory {
 
 struct FLogCategoryBase {};
 inline FLogCategoryBase LogAnimation;
+inline FLogCategoryBase LogTemp;
 #define UE_LOG(category, verbosity, format, ...) ((void)(category), (void)(format))
+
+struct FPropertyChangedEvent {};
 
 class UObject {
 public:
     virtual ~UObject() = default;
+    virtual void PostLoad() {}
+    virtual void PostEditChangeProperty(FPropertyChangedEvent&) {}
     FString GetName() const { return FString(); }
     bool Modify(bool bAlwaysMarkDirty = true) { (void)bAlwaysMarkDirty; return true; }
 };

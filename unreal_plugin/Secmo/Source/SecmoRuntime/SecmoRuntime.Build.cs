@@ -6,5 +6,7 @@ public class SecmoRuntime : ModuleRules
 	{
 		PCHUsage = PCHUsageMode.UseExplicitOrSharedPCHs;
 		PublicDependencyModuleNames.AddRange(new string[] { "Core", "CoreUObject", "Engine", "AnimGraphRuntime", "secmo" });
+		// The rig asset reads rig-settings text (FJsonObject, FJsonSerializer).
+		PrivateDependencyModuleNames.AddRange(new string[] { "Json" });
 	}
 }

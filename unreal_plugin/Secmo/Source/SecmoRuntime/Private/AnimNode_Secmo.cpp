@@ -56,7 +56,7 @@ void FAnimNode_Secmo::InitializeBoneReferences(const FBoneContainer& RequiredBon
 	// maps secmo's bones to the LOD's compact indices again, so nothing pops,
 	// and a bone the LOD strips holds its last pose.
 	const FReferenceSkeleton& RefSkeleton = RequiredBones.GetReferenceSkeleton();
-	const FString Settings = RigAsset != nullptr ? RigAsset->Settings : FString();
+	const FString Settings = RigAsset != nullptr ? RigAsset->ToJson() : FString();
 	if (!Runtime.Character || BuiltSettings != Settings || BuiltBoneCount != RefSkeleton.GetNum())
 	{
 		BuildRig(RefSkeleton);
@@ -87,11 +87,12 @@ void FAnimNode_Secmo::BuildRig(const FReferenceSkeleton& RefSkeleton)
 	Runtime.Rig.reset();
 	Bones.Reset();
 	LastError.Reset();
-	if (RigAsset == nullptr || RigAsset->Settings.IsEmpty())
+	if (RigAsset == nullptr)
 	{
 		return;
 	}
-	const FTCHARToUTF8 SettingsUtf8(*RigAsset->Settings);
+	const FString SettingsJson = RigAsset->ToJson();
+	const FTCHARToUTF8 SettingsUtf8(*SettingsJson);
 	const std::string_view SettingsText(SettingsUtf8.Get(), SettingsUtf8.Length());
 
 	// Only what secmo needs goes in: the bones the settings name and their
