@@ -111,3 +111,12 @@ fn concurrency_is_race_free_under_helgrind() {
         check("concurrency under helgrind", &out);
     }
 }
+
+#[test]
+fn a_walk_far_from_the_level_origin_moves_like_one_at_the_origin() {
+    // Issue #16 item 2 (tests/cpp/large_world.cpp): through the node's
+    // SimulationOrigin, 10 and 20 km out match the origin within 0.01°.
+    let out = run("large_world", &[]);
+    print!("{out}");
+    assert!(out.ends_with("ok\n"), "{out}");
+}

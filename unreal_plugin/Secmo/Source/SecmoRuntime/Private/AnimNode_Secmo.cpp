@@ -32,7 +32,6 @@ SecmoTransform ToSecmo(const FTransform& T)
 /** Longest frame secmo is given; a longer gap (the mesh was not evaluated) is a teleport. */
 constexpr float MaxDeltaTime = 0.1f;
 /** The simulation origin moves once the component is this far from it (1 km, in cm). */
-constexpr double OriginStep = 100000.0;
 
 FTransform FromSecmo(const SecmoTransform& T)
 {
@@ -195,7 +194,7 @@ void FAnimNode_Secmo::BuildRig(const FReferenceSkeleton& RefSkeleton)
 		return;
 	}
 	Runtime.Character = std::move(NewCharacter).take();
-	bHasOrigin = false;
+	Origin.reset();
 	PendingWarmUp = WarmUpFrames;
 	ComponentSpaceIn.SetNum(NumBones);
 	LocalPose.SetNum(NumBones);
@@ -252,14 +251,13 @@ void FAnimNode_Secmo::EvaluateSkeletalControl_AnyThread(FComponentSpacePoseConte
 
 	// The component relative to a double-precision origin near it, so that a
 	// character 10 km from the level's origin simulates as one at the origin.
+	// (secmo::bridge::SimulationOrigin, tested by tests/cpp/large_world.cpp.)
 	FTransform Component = Output.AnimInstanceProxy->GetComponentTransform();
 	const FVector Location = Component.GetTranslation();
-	if (!bHasOrigin || (Location - SimulationOrigin).Size() > OriginStep)
-	{
-		SimulationOrigin = Location;
-		bHasOrigin = true;
-	}
-	Component.SetTranslation(Location - SimulationOrigin);
+	const double LevelLocation[3] = {Location.X, Location.Y, Location.Z};
+	float Relative[3];
+	Origin.relative(LevelLocation, Relative);
+	Component.SetTranslation(FVector(Relative[0], Relative[1], Relative[2]));
 	const SecmoTransform World = ToSecmo(Component);
 	// Time that passed while the mesh was not evaluated is not simulated:
 	// a long gap restarts the chains where the body is now.
@@ -338,6 +336,23 @@ void FAnimNode_Secmo::GetDebugDraw(TArray<SecmoDebugLine>& OutLines, TArray<Secm
 		secmo::Span<SecmoDebugSphere>(OutSpheres.GetData(), Spheres), &WrittenSpheres);
 	OutLines.SetNum(int32(WrittenLines));
 	OutSpheres.SetNum(int32(WrittenSpheres));
+	// secmo draws relative to the simulation origin; the viewport wants the level.
+	const double* At = Origin.origin();
+	for (SecmoDebugLine& Line : OutLines)
+	{
+		for (int32 Axis = 0; Axis < 3; ++Axis)
+		{
+			Line.a[Axis] = float(Line.a[Axis] + At[Axis]);
+			Line.b[Axis] = float(Line.b[Axis] + At[Axis]);
+		}
+	}
+	for (SecmoDebugSphere& Sphere : OutSpheres)
+	{
+		for (int32 Axis = 0; Axis < 3; ++Axis)
+		{
+			Sphere.center[Axis] = float(Sphere.center[Axis] + At[Axis]);
+		}
+	}
 }
 
 void FAnimNode_Secmo::GatherDebugData(FNodeDebugData& DebugData)

@@ -125,10 +125,9 @@ private:
 	 * Where secmo's world frame sits in the level, in double precision: the
 	 * component's position is passed relative to it, so float precision is
 	 * that of the distance from it, not from the level's origin. It follows
-	 * the character in steps of OriginStep (the chains carry their particles
-	 * across the step, as across a small teleport).
+	 * the character in 1 km steps (the chains carry their particles across a
+	 * step, as across a small teleport).
 	 */
-	FVector SimulationOrigin = FVector::ZeroVector;
-	bool bHasOrigin = false;
+	secmo::bridge::SimulationOrigin Origin;
 	FString LastError;
 };

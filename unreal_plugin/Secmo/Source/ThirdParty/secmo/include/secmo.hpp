@@ -453,6 +453,38 @@ inline void to_component(Span<const std::int32_t> parents, Span<const SecmoTrans
         component[i] = parents[i] < 0 ? local[i] : math::compose(component[parents[i]], local[i]);
 }
 
+/// A double-precision origin near the character, for large worlds: an
+/// engine passes its world transform to secmo relative to this origin, so
+/// float precision is that of the distance from it, not from the level's
+/// origin (a walk 10 km out then moves like the same walk at the origin).
+/// The origin jumps to the character when it is farther than `step` from it
+/// (secmo sees that as a teleport and carries the chains rigidly across).
+class SimulationOrigin {
+public:
+    explicit SimulationOrigin(double step = 100000.0) noexcept : step_(step) {}
+
+    /// `location` (level space, double) relative to the origin, as float;
+    /// the first call, or one farther than `step` from the origin, moves
+    /// the origin to `location` first.
+    void relative(const double location[3], float out[3]) noexcept {
+        const double dx = location[0] - origin_[0], dy = location[1] - origin_[1], dz = location[2] - origin_[2];
+        if (!set_ || dx * dx + dy * dy + dz * dz > step_ * step_) {
+            for (int i = 0; i < 3; ++i) origin_[i] = location[i];
+            set_ = true;
+        }
+        for (int i = 0; i < 3; ++i) out[i] = static_cast<float>(location[i] - origin_[i]);
+    }
+
+    /// The origin moves to the character at the next call (a new level, a respawn).
+    void reset() noexcept { set_ = false; }
+    const double* origin() const noexcept { return origin_; }
+
+private:
+    double origin_[3] = {0.0, 0.0, 0.0};
+    double step_;
+    bool set_ = false;
+};
+
 }  // namespace bridge
 
 }  // namespace secmo
