@@ -247,3 +247,51 @@ mod rig_asset {
         assert!(bounds > 150, "{bounds}");
     }
 }
+
+/// Every Build.cs compiles (with Mono, against tests/unreal/UnrealBuildTool.cs)
+/// and the ThirdParty module links each platform's library, or stops an
+/// unsupported platform with a clear error (issue #16 item 4).
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn the_build_rules_compile_and_pick_each_platforms_library() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let plugin = root.join("unreal_plugin/Secmo/Source");
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("BuildRulesCheck.exe");
+    let status = Command::new("mcs")
+        .args(["-warnaserror+", "-target:exe"])
+        .arg(format!("-out:{}", exe.display()))
+        .arg(root.join("tests/unreal/UnrealBuildTool.cs"))
+        .arg(plugin.join("ThirdParty/secmo/secmo.Build.cs"))
+        .arg(plugin.join("SecmoRuntime/SecmoRuntime.Build.cs"))
+        .arg(plugin.join("SecmoEditor/SecmoEditor.Build.cs"))
+        .status()
+        .expect("run mcs");
+    assert!(status.success(), "the Build.cs files do not compile");
+    let out = Command::new("mono").arg(&exe).output().expect("run mono");
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    print!("{text}");
+    assert!(out.status.success());
+    for (platform, library) in [
+        ("Win64", "lib/Win64/secmo.lib"),
+        ("Mac", "lib/Mac/libsecmo.a"),
+        ("Linux", "lib/Linux/libsecmo.a"),
+        ("Android", "lib/Android/arm64-v8a/libsecmo.a"),
+        ("IOS", "lib/IOS/libsecmo.a"),
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{platform}:")))
+            .unwrap();
+        assert!(
+            line.contains(library) && line.ends_with("(external)"),
+            "{line}"
+        );
+    }
+    assert!(
+        text.contains("TVOS: error: secmo: no library for TVOS"),
+        "{text}"
+    );
+}

@@ -40,4 +40,5 @@ public class secmo : ModuleRules
 			throw new BuildException("secmo: no library for " + Target.Platform.ToString()
 				+ "; secmo ships Win64, Mac, Linux, Android (arm64) and IOS (docs/unreal.md)");
 		}
+	}
 }
