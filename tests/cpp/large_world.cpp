@@ -9,40 +9,13 @@
 #include <cstdio>
 
 #include "secmo.hpp"
+#include "tail_rig.h"
 
 namespace {
-constexpr int kBones = 6;  // root, pelvis, 4 tail joints
+using tail_rig::angle_between;
+using tail_rig::identity;
+using tail_rig::kBones;
 constexpr float kPi = 3.14159265358979f;
-
-SecmoTransform identity() { return SecmoTransform{{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}; }
-
-secmo::Rig make_rig(const SecmoTransform* bones) {
-    static const int32_t parents[kBones] = {-1, 0, 1, 2, 3, 4};
-    static const uint32_t joints[4] = {2, 3, 4, 5};
-    SecmoChainDesc chain{};
-    chain.struct_size = sizeof chain;
-    chain.anchor = 1;
-    chain.joints = joints;
-    chain.joint_count = 4;
-    chain.preset = SECMO_CHAIN_TAIL;
-    SecmoRigDesc desc = secmo::rig_desc();
-    desc.bone_count = kBones;
-    desc.parents = parents;
-    desc.reference_pose = bones;
-    desc.units_per_meter = 100.0f;
-    desc.up_axis = SECMO_UP_AXIS_Z;
-    desc.chains = &chain;
-    desc.chain_count = 1;
-    return secmo::Rig::create(desc).take();
-}
-
-float angle_between(const float a[4], const float b[4]) {
-    using namespace secmo::math;
-    const Quat r = mul(conjugate(Quat{a[0], a[1], a[2], a[3]}), Quat{b[0], b[1], b[2], b[3]});
-    float v = std::sqrt(r.x * r.x + r.y * r.y + r.z * r.z);
-    if (v > 1.0f) v = 1.0f;
-    return 2.0f * std::asin(v);
-}
 
 constexpr int kFrames = 600;  // 10 s at 60 Hz
 
@@ -106,7 +79,7 @@ int main() {
         bones[b].translation[0] = -15.0f;
         bones[b].translation[2] = -5.0f;
     }
-    secmo::Rig rig = make_rig(bones);
+    secmo::Rig rig = tail_rig::make(bones, 100.0f, SECMO_UP_AXIS_Z);
     const double at_origin[3] = {0.0, 0.0, 0.0};
     const double at_10km[3] = {1.0e6, 0.0, 0.0};
     const double at_20km[3] = {1.5e6, -1.3e6, 0.0};
