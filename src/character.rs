@@ -304,7 +304,6 @@ struct FrameScratch {
 
 /// Local poses kept between stages while recording (scratch, sized at creation).
 struct StageScratch {
-    source: Vec<Transform>,
     constrained: Vec<Transform>,
     post_spring: Vec<Transform>,
     post_corrective: Vec<Transform>,
@@ -372,8 +371,7 @@ pub struct Character {
     contacts: Vec<u32>,
     /// Chain joints' local rotations from the last simulated update (LOD hold).
     held_rotations: Vec<Quat>,
-    /// Chain joints' local rotations this update (the VRM integrator's frames).
-    joint_locals: Vec<Quat>,
+    /// New bends of one chain's links until the substep is done.
     bend_scratch: Vec<Quat>,
     placed: Vec<PlacedCollider>,
     current_colliders: Vec<Transform>,
@@ -710,7 +708,6 @@ impl Character {
             rest_targets: vec![Vec3::ZERO; rig.particle_count],
             contacts: vec![0; rig.particle_count],
             held_rotations: vec![Quat::IDENTITY; rig.particle_count],
-            joint_locals: vec![Quat::IDENTITY; rig.particle_count],
             bend_scratch: vec![
                 Quat::IDENTITY;
                 rig.chains.iter().map(|c| c.len()).max().unwrap_or(0)
@@ -743,7 +740,6 @@ impl Character {
             probe_distances: vec![0.0; rig.probe_count],
             work_distances: vec![0.0; rig.probe_count],
             stages: StageScratch {
-                source: vec![Transform::IDENTITY; n],
                 constrained: vec![Transform::IDENTITY; n],
                 post_spring: vec![Transform::IDENTITY; n],
                 post_corrective: vec![Transform::IDENTITY; n],
@@ -1122,7 +1118,7 @@ impl Character {
         let info = self.solve(input.dt, input.teleport, sink.is_some())?;
         output.copy_from_slice(&self.local);
         if let Some(sink) = sink {
-            self.write_records(sink);
+            self.write_records(input.pose, sink);
         }
         Ok(info)
     }
@@ -1152,10 +1148,12 @@ impl Character {
         }
         self.local.copy_from_slice(pose);
         let info = self.solve(dt, teleport, sink.is_some())?;
-        pose.copy_from_slice(&self.local);
         if let Some(sink) = sink {
-            self.write_records(sink);
+            // The input is still in `pose`: the source record is taken
+            // before the output replaces it.
+            self.write_records(pose, sink);
         }
+        pose.copy_from_slice(&self.local);
         Ok(info)
     }
 
@@ -1177,9 +1175,6 @@ impl Character {
         // SPEC §2: the first update after creation or reset has dt 0.
         let stage_dt = if started == 0 { 0.0 } else { dt };
         let mut info = UpdateInfo::default();
-        if recording {
-            self.stages.source.copy_from_slice(&self.local);
-        }
 
         // Rotation constraints (SPEC §4), before the springs.
         if self.enabled[Stage::Constraints as usize]
@@ -1321,13 +1316,14 @@ impl Character {
         Ok(())
     }
 
-    fn write_records(&self, sink: &mut RecordSink<'_>) {
+    /// `source` is the update's input pose (the caller's, not kept here).
+    fn write_records(&self, source: &[Transform], sink: &mut RecordSink<'_>) {
         let copy = |dst: &mut Option<&mut [Transform]>, src: &[Transform]| {
             if let Some(d) = dst.as_deref_mut() {
                 d.copy_from_slice(src);
             }
         };
-        copy(&mut sink.source, &self.stages.source);
+        copy(&mut sink.source, source);
         copy(&mut sink.constrained, &self.stages.constrained);
         copy(&mut sink.post_spring, &self.stages.post_spring);
         copy(&mut sink.post_corrective, &self.stages.post_corrective);
@@ -1678,15 +1674,6 @@ impl Character {
                 let acceleration = gravity_direction * params.gravity * scale
                     + self.inputs.wind * params.wind_factor;
                 let collider_count = setup.colliders.len();
-                if params.integrator == ChainParams::VRM {
-                    // Only the VRM integrator reads the joints' local frames.
-                    for (l, &j) in self.joint_locals[range.clone()]
-                        .iter_mut()
-                        .zip(&setup.joints)
-                    {
-                        *l = self.local[j as usize].rotation().normalize();
-                    }
-                }
                 let mut substeps = 0u32;
                 // Settle-phase repeats count against the same budget: one
                 // update never runs more than 2 × MAX_CHAIN_SUBSTEPS substeps,
@@ -1755,7 +1742,7 @@ impl Character {
                         scale,
                         colliders: &self.placed[..collider_count],
                         parent: parent_rotation,
-                        locals: &self.joint_locals[range.clone()],
+                        pose: &self.local,
                         gravity_velocity: gravity_direction * params.vrm_gravity_power,
                         wind: self.inputs.wind * params.wind_factor,
                     };

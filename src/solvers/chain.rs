@@ -701,9 +701,9 @@ pub struct SubstepFrame<'a> {
     pub colliders: &'a [PlacedCollider],
     /// VRM integrator: world rotation of the chain root's parent.
     pub parent: Quat,
-    /// VRM integrator: the chain joints' local rotations this update (the
-    /// frames the rest axes are taken through).
-    pub locals: &'a [Quat],
+    /// VRM integrator: the character's local pose this update, whose chain
+    /// joints' rotations are the frames the rest axes are taken through.
+    pub pose: &'a [Transform],
     /// VRM integrator: `gravityDir · gravityPower`, units/s.
     pub gravity_velocity: Vec3,
     /// VRM integrator: wind and external forces, units/s².
@@ -990,7 +990,7 @@ fn substep_vrm(
     let mut parent = frame.parent;
     for i in 0..setup.len() {
         let length = setup.lengths[i] * frame.scale;
-        let bind = parent * frame.locals[i];
+        let bind = parent * frame.pose[setup.joints[i] as usize].rotation().normalize();
         let axis = setup.axes[i];
         let axis_world = bind * axis;
         contacts[i] = 0;
