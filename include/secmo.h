@@ -1084,7 +1084,8 @@ SecmoResult secmo_update_batch(struct SecmoBatchItem *items, size_t first, size_
  * SPEC §6 into the buffers `records` points to (each optional). Records are
  * written only on success. Does not allocate.
  * Errors: as `secmo_character_update`, plus BUFFER_LENGTH for a record buffer
- * whose count does not match the rig.
+ * whose count does not match the rig, and INVALID_ARGUMENT for a record
+ * buffer that overlaps another one or a pose buffer.
  */
 SecmoResult secmo_character_update_recorded(struct SecmoCharacter *character,
                                             const struct SecmoFrameInput *input,

@@ -60,12 +60,54 @@ pub unsafe extern "C" fn secmo_character_destroy(character: *mut SecmoCharacter)
     guard_value((), || unsafe { free_handle(character) })
 }
 
-/// Turns the pointers of `SecmoStageRecords` into borrowed slices.
+/// Turns the pointers of `SecmoStageRecords` into borrowed slices. No record
+/// buffer may overlap another or one of `poses` (name, address, bytes): each
+/// becomes a slice the update writes.
 pub(crate) fn record_sink<'a>(
     r: &SecmoStageRecords,
     rig: &Rig,
+    poses: [(&'static str, usize, usize); 2],
 ) -> Result<RecordSink<'a>, FfiError> {
     let n = rig.bone_count();
+    let t = core::mem::size_of::<Transform>();
+    let buffers = [
+        ("records.source", r.source as usize, n * t),
+        ("records.constrained", r.constrained as usize, n * t),
+        ("records.post_spring", r.post_spring as usize, n * t),
+        ("records.post_corrective", r.post_corrective as usize, n * t),
+        ("records.final_pose", r.final_pose as usize, n * t),
+        (
+            "records.springs",
+            r.springs as usize,
+            (r.spring_count as usize).saturating_mul(core::mem::size_of::<SpringRecord>()),
+        ),
+        (
+            "records.correctives",
+            r.correctives as usize,
+            (r.corrective_count as usize).saturating_mul(core::mem::size_of::<CorrectiveRecord>()),
+        ),
+        (
+            "records.probe_distances",
+            r.probe_distances as usize,
+            (r.probe_distance_count as usize).saturating_mul(core::mem::size_of::<f32>()),
+        ),
+    ];
+    let overlap = |(_, a, la): (&str, usize, usize), (_, b, lb): (&str, usize, usize)| {
+        a != 0 && b != 0 && la > 0 && lb > 0 && a < b.saturating_add(lb) && b < a.saturating_add(la)
+    };
+    for (i, &x) in buffers.iter().enumerate() {
+        for &y in buffers[i + 1..].iter().chain(poses.iter()) {
+            if overlap(x, y) {
+                return Err(FfiError::new(
+                    SECMO_ERROR_INVALID_ARGUMENT,
+                    format!(
+                        "{} overlaps {}: every record buffer must be its own memory",
+                        x.0, y.0
+                    ),
+                ));
+            }
+        }
+    }
     let any_pose = [
         r.source,
         r.constrained,
@@ -180,7 +222,19 @@ pub(crate) unsafe fn update_impl(
             },
             "records",
         )?;
-        Some(record_sink(&r, character.rig())?)
+        let pose_bytes = |len: usize| len.saturating_mul(core::mem::size_of::<Transform>());
+        Some(record_sink(
+            &r,
+            character.rig(),
+            [
+                (
+                    "input->pose",
+                    frame.pose as usize,
+                    pose_bytes(frame.pose_len),
+                ),
+                ("out_pose", out_pose as usize, pose_bytes(out_pose_len)),
+            ],
+        )?)
     };
     let teleport = frame.flags & SECMO_FRAME_TELEPORT != 0;
     let saved_inputs = character.chain_inputs();
@@ -393,7 +447,8 @@ pub unsafe extern "C" fn secmo_update_batch(
 /// SPEC §6 into the buffers `records` points to (each optional). Records are
 /// written only on success. Does not allocate.
 /// Errors: as `secmo_character_update`, plus BUFFER_LENGTH for a record buffer
-/// whose count does not match the rig.
+/// whose count does not match the rig, and INVALID_ARGUMENT for a record
+/// buffer that overlaps another one or a pose buffer.
 #[no_mangle]
 pub unsafe extern "C" fn secmo_character_update_recorded(
     character: *mut SecmoCharacter,

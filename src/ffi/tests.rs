@@ -160,3 +160,148 @@ fn invalid_rig_message_names_the_bone() {
         SECMO_ERROR_INVALID_ARGUMENT
     );
 }
+
+#[test]
+fn record_buffers_that_overlap_a_pose_or_each_other_are_refused() {
+    let parents = [-1i32, 0, 1];
+    let pose = [Transform::IDENTITY; 3];
+    let desc = SecmoRigDesc {
+        bone_count: 3,
+        parents: parents.as_ptr(),
+        reference_pose: pose.as_ptr(),
+        ..Default::default()
+    };
+    unsafe {
+        let mut rig = std::ptr::null_mut();
+        assert_eq!(secmo_rig_create(&desc, &mut rig), SECMO_OK);
+        let mut ch = std::ptr::null_mut();
+        assert_eq!(
+            secmo_character_create(rig, std::ptr::null(), &mut ch),
+            SECMO_OK
+        );
+        let mut io = pose;
+        let input = SecmoFrameInput {
+            struct_size: core::mem::size_of::<SecmoFrameInput>() as u32,
+            dt: 1.0 / 60.0,
+            pose: io.as_ptr(),
+            pose_len: 3,
+            ..std::mem::zeroed()
+        };
+        let mut source = [Transform::IDENTITY; 3];
+        let mut final_pose = [Transform::IDENTITY; 3];
+        let records = |source: *mut Transform, final_pose: *mut Transform| SecmoStageRecords {
+            struct_size: core::mem::size_of::<SecmoStageRecords>() as u32,
+            bone_count: 3,
+            source,
+            final_pose,
+            ..std::mem::zeroed()
+        };
+        // Own buffers: fine, also in place.
+        let r = records(source.as_mut_ptr(), final_pose.as_mut_ptr());
+        let out = io.as_mut_ptr();
+        assert_eq!(
+            secmo_character_update_recorded(ch, &input, out, 3, std::ptr::null_mut(), &r),
+            SECMO_OK
+        );
+        // The source record on the in-place pose buffer.
+        let r = records(io.as_mut_ptr(), final_pose.as_mut_ptr());
+        assert_eq!(
+            secmo_character_update_recorded(ch, &input, out, 3, std::ptr::null_mut(), &r),
+            SECMO_ERROR_INVALID_ARGUMENT
+        );
+        assert!(
+            last_error().contains("records.source overlaps input->pose"),
+            "{}",
+            last_error()
+        );
+        // Two records sharing memory, one bone apart.
+        let r = records(source.as_mut_ptr(), source.as_mut_ptr().add(1));
+        assert_eq!(
+            secmo_character_update_recorded(ch, &input, out, 3, std::ptr::null_mut(), &r),
+            SECMO_ERROR_INVALID_ARGUMENT
+        );
+        assert!(
+            last_error().contains("records.source overlaps records.final_pose"),
+            "{}",
+            last_error()
+        );
+        secmo_character_destroy(ch);
+        secmo_rig_destroy(rig);
+    }
+}
+
+#[cfg(feature = "settings")]
+#[test]
+fn settings_expand_follows_the_two_call_contract() {
+    let text = br#"{"format": "secmo-rig-settings", "version": 1,
+        "chains": [{"preset": "hair", "anchor": "head", "joints": ["h1"], "params": {"damping": 12}}]}"#;
+    let expected = crate::settings::RigSettings::from_json(std::str::from_utf8(text).unwrap())
+        .unwrap()
+        .expanded(100.0)
+        .unwrap()
+        .to_json();
+    unsafe {
+        let t = text.as_ptr() as *const std::ffi::c_char;
+        let mut needed = 0usize;
+        let r = secmo_settings_expand(t, text.len(), 100.0, std::ptr::null_mut(), 0, &mut needed);
+        assert_eq!(r, SECMO_ERROR_BUFFER_LENGTH);
+        assert_eq!(needed, expected.len() + 1);
+        let mut buffer = vec![0 as std::ffi::c_char; needed];
+        let r = secmo_settings_expand(
+            t,
+            text.len(),
+            100.0,
+            buffer.as_mut_ptr(),
+            needed,
+            &mut needed,
+        );
+        assert_eq!(r, SECMO_OK);
+        let out = std::ffi::CStr::from_ptr(buffer.as_ptr()).to_str().unwrap();
+        assert_eq!(out, expected);
+        assert!(
+            out.contains("\"damping\": 12.0") && out.contains("\"units_per_meter\": 100.0"),
+            "{out}"
+        );
+        for bad in [0.0, -1.0, f32::NAN, f32::INFINITY] {
+            let r =
+                secmo_settings_expand(t, text.len(), bad, buffer.as_mut_ptr(), needed, &mut needed);
+            assert_eq!(r, SECMO_ERROR_INVALID_ARGUMENT, "{bad}");
+        }
+        assert_eq!(
+            secmo_settings_expand(
+                std::ptr::null(),
+                3,
+                1.0,
+                buffer.as_mut_ptr(),
+                needed,
+                &mut needed
+            ),
+            SECMO_ERROR_NULL_POINTER
+        );
+        let broken = b"{\"format\": \"secmo-rig-settings\", \"version\": 1, \"chains\": [{\"preset\": \"tail\", \"anchor\": \"a\", \"joints\": [\"j\"], \"params\": {\"gravityy\": 1}}]}";
+        let r = secmo_settings_expand(
+            broken.as_ptr() as *const std::ffi::c_char,
+            broken.len(),
+            1.0,
+            buffer.as_mut_ptr(),
+            needed,
+            &mut needed,
+        );
+        assert_eq!(r, SECMO_ERROR_SETTINGS);
+        assert!(
+            last_error().contains("chains[0].params.gravityy"),
+            "{}",
+            last_error()
+        );
+        let invalid = [0xffu8, 0xfe];
+        let r = secmo_settings_expand(
+            invalid.as_ptr() as *const std::ffi::c_char,
+            2,
+            1.0,
+            buffer.as_mut_ptr(),
+            needed,
+            &mut needed,
+        );
+        assert_eq!(r, SECMO_ERROR_SETTINGS);
+    }
+}
