@@ -1195,6 +1195,17 @@ SecmoResult secmo_character_chain_params(const struct SecmoCharacter *character,
 SecmoResult secmo_character_set_wind(struct SecmoCharacter *character, const float (*wind)[3]);
 
 /**
+ * Moves every world-space position the character keeps by `delta` (world
+ * units): call it with `old_origin − new_origin` when the origin the world
+ * transforms are given relative to moves (large worlds; secmo.hpp's
+ * `secmo::bridge::SimulationOrigin`), and the chains continue exactly
+ * instead of seeing a jump. On error nothing changes.
+ * Errors: NULL_POINTER, INVALID_ARGUMENT (not finite, or a position would
+ * leave the state range).
+ */
+SecmoResult secmo_character_shift_world(struct SecmoCharacter *character, const float (*delta)[3]);
+
+/**
  * Buffer sizes that always hold everything `secmo_character_debug_draw`
  * writes. Errors: NULL_POINTER.
  */

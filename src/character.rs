@@ -858,6 +858,64 @@ impl Character {
         Ok(())
     }
 
+    /// Moves every world-space position the character keeps (chain
+    /// particles, the chains' last root and frames, the colliders' last
+    /// frames, the world transform) by `delta`, world units. An engine that
+    /// passes world transforms relative to a moving origin (large worlds:
+    /// `secmo::bridge::SimulationOrigin`) calls it with `old_origin −
+    /// new_origin` when the origin moves, so the motion continues exactly
+    /// instead of seeing a jump. On error (`delta` not finite, or a position
+    /// would leave the state range) nothing changes.
+    pub fn shift_world(&mut self, delta: Vec3) -> Result<(), Error> {
+        if !delta.is_finite() {
+            return Err(Error::InvalidParameter("shift is not finite"));
+        }
+        let range = StateRange::new(self.rig.units_per_meter());
+        let c = &self.chains;
+        let fits = c
+            .position
+            .iter()
+            .chain(&c.previous)
+            .all(|p| range.place(*p + delta))
+            && c.clocks
+                .iter()
+                .all(|k| range.place(Vec3::from(k.previous_root) + delta))
+            && range.place(Vec3::from(self.inputs.world.translation) + delta);
+        if !fits {
+            return Err(Error::InvalidParameter(
+                "the shift moves a position beyond the state range",
+            ));
+        }
+        let shift = |t: &mut Transform| {
+            // An all-zero frame is "not set yet" and stays so.
+            if bytemuck::cast_slice::<Transform, f32>(std::slice::from_ref(t))
+                .iter()
+                .any(|v| *v != 0.0)
+            {
+                t.translation = (Vec3::from(t.translation) + delta).to_array();
+            }
+        };
+        let chains = &mut self.chains;
+        for p in chains.position.iter_mut().chain(&mut chains.previous) {
+            *p += delta;
+        }
+        for (clock, params) in chains.clocks.iter_mut().zip(&self.chain_params) {
+            if clock.started == 0 {
+                continue;
+            }
+            clock.previous_root = (Vec3::from(clock.previous_root) + delta).to_array();
+            shift(&mut clock.previous_parent);
+            if params.simulation_space >= 0 {
+                shift(&mut clock.previous_space);
+            }
+        }
+        for t in &mut chains.previous_colliders {
+            shift(t);
+        }
+        shift(&mut self.inputs.world);
+        Ok(())
+    }
+
     /// How important this character is on screen, for chain LOD (see
     /// `ChainParams::lod_skip_below`, `lod_half_below`). Default 1.
     pub fn set_importance(&mut self, importance: f32) -> Result<(), Error> {

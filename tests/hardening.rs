@@ -514,3 +514,41 @@ fn an_accepted_snapshot_with_an_absurd_frame_is_reseeded_not_failed() {
         again.restore(&snapshot(&other)).unwrap();
     }
 }
+
+#[test]
+fn shifting_the_world_continues_the_motion_and_refuses_bad_shifts() {
+    // A floating origin (large worlds): after 1 s at world position A, one
+    // run keeps A, the other shifts secmo's state by d and passes A − d as
+    // the world from then on (the same place, relative to a moved origin).
+    let mut a = tail_character(ChainParams::tail(1.0));
+    let world = |x: f32| Transform::from_translation(Vec3::new(x, 0.0, 2.0));
+    a.set_world_transform(world(30.0)).unwrap();
+    run(&mut a, 60, 0);
+    let mut b = Character::new(a.rig().clone(), Default::default());
+    b.restore(&snapshot(&a)).unwrap();
+    b.set_world_transform(world(30.0)).unwrap();
+    b.shift_world(Vec3::new(-25.0, 0.0, 0.0)).unwrap();
+    b.set_world_transform(world(5.0)).unwrap();
+    let mut worst = 0.0f32;
+    for f in 60..240 {
+        let pose = hips_pose(&a, f as f32 / 60.0);
+        let oa = step(&mut a, 1.0 / 60.0, &pose);
+        let ob = step(&mut b, 1.0 / 60.0, &pose);
+        for (x, y) in oa.iter().zip(&ob) {
+            let d = x.rotation() * y.rotation().conjugate();
+            worst = worst.max(2.0 * Vec3::new(d.x, d.y, d.z).length());
+        }
+    }
+    assert!(worst < 1e-4, "the shifted run strays {worst} rad");
+    // Bad shifts change nothing.
+    let before = snapshot(&b);
+    assert!(matches!(
+        b.shift_world(Vec3::new(f32::NAN, 0.0, 0.0)),
+        Err(Error::InvalidParameter(_))
+    ));
+    assert!(matches!(
+        b.shift_world(Vec3::new(3e10, 0.0, 0.0)),
+        Err(Error::InvalidParameter(_))
+    ));
+    assert_eq!(snapshot(&b), before);
+}

@@ -209,6 +209,13 @@ public:
         return Status(secmo_character_set_wind(get(), &wind));
     }
 
+    /// Moves every world position the character keeps by (x, y, z): call it
+    /// with old − new origin when a SimulationOrigin moves.
+    Status shift_world(float x, float y, float z) noexcept {
+        const float delta[3] = {x, y, z};
+        return Status(secmo_character_shift_world(get(), &delta));
+    }
+
     Status set_chain_params(std::uint32_t chain, const SecmoChainParams& params) noexcept {
         return Status(secmo_character_set_chain_params(get(), chain, &params));
     }
@@ -457,22 +464,31 @@ inline void to_component(Span<const std::int32_t> parents, Span<const SecmoTrans
 /// engine passes its world transform to secmo relative to this origin, so
 /// float precision is that of the distance from it, not from the level's
 /// origin (a walk 10 km out then moves like the same walk at the origin).
-/// The origin jumps to the character when it is farther than `step` from it
-/// (secmo sees that as a teleport and carries the chains rigidly across).
+/// The origin jumps to the character when it is farther than `step` from it;
+/// passing the returned shift to `Character::shift_world` keeps the motion
+/// exactly continuous across the jump.
 class SimulationOrigin {
 public:
     explicit SimulationOrigin(double step = 100000.0) noexcept : step_(step) {}
 
     /// `location` (level space, double) relative to the origin, as float;
     /// the first call, or one farther than `step` from the origin, moves
-    /// the origin to `location` first.
-    void relative(const double location[3], float out[3]) noexcept {
+    /// the origin to `location` first. Returns true when an origin that was
+    /// set moved: then `shift` holds old − new origin, for
+    /// `Character::shift_world`, so the chains continue without a jump.
+    bool relative(const double location[3], float out[3], float shift[3] = nullptr) noexcept {
         const double dx = location[0] - origin_[0], dy = location[1] - origin_[1], dz = location[2] - origin_[2];
+        bool moved = false;
         if (!set_ || dx * dx + dy * dy + dz * dz > step_ * step_) {
-            for (int i = 0; i < 3; ++i) origin_[i] = location[i];
+            moved = set_;
+            for (int i = 0; i < 3; ++i) {
+                if (shift != nullptr) shift[i] = static_cast<float>(origin_[i] - location[i]);
+                origin_[i] = location[i];
+            }
             set_ = true;
         }
         for (int i = 0; i < 3; ++i) out[i] = static_cast<float>(location[i] - origin_[i]);
+        return moved;
     }
 
     /// The origin moves to the character at the next call (a new level, a respawn).

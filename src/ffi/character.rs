@@ -707,6 +707,26 @@ pub unsafe extern "C" fn secmo_character_set_wind(
     })
 }
 
+/// Moves every world-space position the character keeps by `delta` (world
+/// units): call it with `old_origin − new_origin` when the origin the world
+/// transforms are given relative to moves (large worlds; secmo.hpp's
+/// `secmo::bridge::SimulationOrigin`), and the chains continue exactly
+/// instead of seeing a jump. On error nothing changes.
+/// Errors: NULL_POINTER, INVALID_ARGUMENT (not finite, or a position would
+/// leave the state range).
+#[no_mangle]
+pub unsafe extern "C" fn secmo_character_shift_world(
+    character: *mut SecmoCharacter,
+    delta: *const [f32; 3],
+) -> SecmoResult {
+    guard("secmo_character_shift_world", || {
+        let c = &mut non_null_mut(character, "character")?.character;
+        let d = non_null(delta, "delta")?;
+        c.shift_world(Vec3::from_array(*d))?;
+        Ok(())
+    })
+}
+
 /// Buffer sizes that always hold everything `secmo_character_debug_draw`
 /// writes. Errors: NULL_POINTER.
 #[no_mangle]

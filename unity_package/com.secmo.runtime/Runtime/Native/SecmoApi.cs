@@ -292,6 +292,16 @@ namespace Secmo
             return (SecmoStatus)SecmoNative.secmo_character_set_wind(Handle.DangerousGetHandle(), w);
         }
 
+        /// <summary>Moves every world position the character keeps by (x, y, z): old − new origin when a floating origin moves.</summary>
+        public unsafe SecmoStatus ShiftWorld(float x, float y, float z)
+        {
+            float* d = stackalloc float[3];
+            d[0] = x;
+            d[1] = y;
+            d[2] = z;
+            return (SecmoStatus)SecmoNative.secmo_character_shift_world(Handle.DangerousGetHandle(), d);
+        }
+
         public SecmoStatus SetStageEnabled(uint stage, bool enabled) =>
             (SecmoStatus)SecmoNative.secmo_character_set_stage_enabled(Handle.DangerousGetHandle(), stage, enabled ? 1u : 0u);
 

@@ -279,6 +279,7 @@ namespace Secmo
         [DllImport(Library)] public static extern uint secmo_character_set_chain_params(IntPtr character, uint chain, SecmoChainParams* parameters);
         [DllImport(Library)] public static extern uint secmo_character_set_stage_enabled(IntPtr character, uint stage, uint enabled);
         [DllImport(Library)] public static extern uint secmo_character_set_wind(IntPtr character, float* wind);
+        [DllImport(Library)] public static extern uint secmo_character_shift_world(IntPtr character, float* delta);
         [DllImport(Library)] public static extern uint secmo_character_debug_draw_capacity(IntPtr character, out UIntPtr lines, out UIntPtr spheres);
         [DllImport(Library)] public static extern uint secmo_character_debug_draw(IntPtr character, SecmoDebugLine* lines, UIntPtr linesLen, out UIntPtr lineCount, SecmoDebugSphere* spheres, UIntPtr spheresLen, out UIntPtr sphereCount);
         [DllImport(Library)] public static extern uint secmo_character_snapshot_size(IntPtr character, out UIntPtr size);

@@ -256,7 +256,13 @@ void FAnimNode_Secmo::EvaluateSkeletalControl_AnyThread(FComponentSpacePoseConte
 	const FVector Location = Component.GetTranslation();
 	const double LevelLocation[3] = {Location.X, Location.Y, Location.Z};
 	float Relative[3];
-	Origin.relative(LevelLocation, Relative);
+	float Shift[3];
+	if (Origin.relative(LevelLocation, Relative, Shift))
+	{
+		// The origin stepped: move secmo's world positions with it, so the
+		// chains continue without a jump.
+		(void)Runtime.Character.shift_world(Shift[0], Shift[1], Shift[2]);
+	}
 	Component.SetTranslation(FVector(Relative[0], Relative[1], Relative[2]));
 	const SecmoTransform World = ToSecmo(Component);
 	// Time that passed while the mesh was not evaluated is not simulated:

@@ -125,8 +125,8 @@ private:
 	 * Where secmo's world frame sits in the level, in double precision: the
 	 * component's position is passed relative to it, so float precision is
 	 * that of the distance from it, not from the level's origin. It follows
-	 * the character in 1 km steps (the chains carry their particles across a
-	 * step, as across a small teleport).
+	 * the character in 1 km steps, and secmo's world positions are shifted
+	 * with each step (Character::shift_world), so the motion is continuous.
 	 */
 	secmo::bridge::SimulationOrigin Origin;
 	FString LastError;
