@@ -559,9 +559,7 @@ impl StateRange {
             && self.place(t.translation())
             && Self::frame(t.rotation())
             && t.scale.iter().all(|s| s.abs() >= 1e-30))
-            || bytemuck::cast_slice::<Transform, f32>(std::slice::from_ref(t))
-                .iter()
-                .all(|v| *v == 0.0)
+            || unset(t)
     }
 
     fn spring(&self, s: &SpringState, history_length: u32) -> bool {
@@ -601,6 +599,13 @@ impl StateRange {
     fn particle(&self, p: Vec3, v: Vec3, bend: Quat) -> bool {
         self.place(p) && self.speed(v) && Self::frame(bend)
     }
+}
+
+/// An all-zero frame: one a chain has not set yet.
+fn unset(t: &Transform) -> bool {
+    bytemuck::cast_slice::<Transform, f32>(std::slice::from_ref(t))
+        .iter()
+        .all(|v| *v == 0.0)
 }
 
 /// A chain clock past 2^29 s (17 years of updates) moves back by 2^28 s:
@@ -887,11 +892,8 @@ impl Character {
             ));
         }
         let shift = |t: &mut Transform| {
-            // An all-zero frame is "not set yet" and stays so.
-            if bytemuck::cast_slice::<Transform, f32>(std::slice::from_ref(t))
-                .iter()
-                .any(|v| *v != 0.0)
-            {
+            // A frame not set yet stays so.
+            if !unset(t) {
                 t.translation = (Vec3::from(t.translation) + delta).to_array();
             }
         };
@@ -1516,8 +1518,17 @@ impl Character {
             };
             math::decompose(&m, Vec3::ONE).transform
         };
-        for (now, &bone) in self.frames.now.iter_mut().zip(&rig.chain_frames) {
-            *now = frame_of(&self.component, bone);
+        // (A frame on a chain joint is read per chain, below.)
+        for ((now, &bone), &moves) in self
+            .frames
+            .now
+            .iter_mut()
+            .zip(&rig.chain_frames)
+            .zip(&rig.chain_frame_moves)
+        {
+            if !moves {
+                *now = frame_of(&self.component, bone);
+            }
         }
         for (ci, setup) in rig.chains.iter().enumerate() {
             let params = self.chain_params[ci];
