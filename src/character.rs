@@ -302,11 +302,14 @@ struct FrameScratch {
     colliders: Vec<Memo<22, PlacedCollider>>,
 }
 
-/// Local poses kept between stages while recording (scratch, sized at creation).
+/// What each recorded stage left in the bones it writes
+/// ([`Rig::stage_bones`]), kept while recording (scratch, sized at
+/// creation): a stage's pose is the one before it with these bones
+/// replaced, so a rig without springs, constraints or correctives keeps
+/// nothing here.
 struct StageScratch {
-    constrained: Vec<Transform>,
-    post_spring: Vec<Transform>,
-    post_corrective: Vec<Transform>,
+    /// After the constraints, the springs and the correctives.
+    written: [Vec<Transform>; 3],
 }
 
 /// Chain state (SPEC §7, §8): flat arrays over all chains, one entry per
@@ -453,16 +456,23 @@ pub fn update_batch(items: &mut [BatchItem<'_>]) -> usize {
 
 /// Forward kinematics from bone `start` on (parents precede children, so
 /// every later bone reads its parent's fresh matrix).
+/// Recomputes the component matrices of `from..to` from their parents
+/// (which must be current) after a change of `local[from]`.
 fn refresh_component(
     parents: &[i32],
     local: &[Transform],
     component: &mut [Affine3A],
-    start: usize,
+    (from, to): (usize, usize),
 ) {
-    for (i, &parent_index) in parents.iter().enumerate().skip(start) {
-        let parent = math::parent_matrix(component, parent_index);
+    for i in from..to {
+        let parent = math::parent_matrix(component, parents[i]);
         component[i] = parent * local[i].to_affine();
     }
+}
+
+/// `bone`'s subtree as an index range ([`Rig::subtree_end`]).
+fn subtree(rig: &Rig, bone: usize) -> (usize, usize) {
+    (bone, rig.subtree_end[bone] as usize)
 }
 
 /// Snapshot header magic, "SMSN" little-endian.
@@ -745,9 +755,10 @@ impl Character {
             probe_distances: vec![0.0; rig.probe_count],
             work_distances: vec![0.0; rig.probe_count],
             stages: StageScratch {
-                constrained: vec![Transform::IDENTITY; n],
-                post_spring: vec![Transform::IDENTITY; n],
-                post_corrective: vec![Transform::IDENTITY; n],
+                written: rig
+                    .stage_bones
+                    .clone()
+                    .map(|bones| vec![Transform::IDENTITY; bones.len()]),
             },
             local: vec![Transform::IDENTITY; n],
             component: vec![Affine3A::IDENTITY; n],
@@ -1243,7 +1254,7 @@ impl Character {
             self.run_constraints(&mut info);
         }
         if recording {
-            self.stages.constrained.copy_from_slice(&self.local);
+            self.record_stage(0);
         }
 
         // Translation springs (SPEC §3); their pass is also the FK the
@@ -1254,7 +1265,7 @@ impl Character {
             math::forward_kinematics(&self.rig.parents, &self.local, &mut self.component);
         }
         if recording {
-            self.stages.post_spring.copy_from_slice(&self.local);
+            self.record_stage(1);
         }
 
         // Proximity correctives (SPEC §5), on post-spring component positions.
@@ -1264,7 +1275,7 @@ impl Character {
             self.run_correctives(stage_dt)?;
         }
         if recording {
-            self.stages.post_corrective.copy_from_slice(&self.local);
+            self.record_stage(2);
         }
 
         // Chains (SPEC §7, §8): tails and hair, last. A teleport carries the
@@ -1384,9 +1395,24 @@ impl Character {
             }
         };
         copy(&mut sink.source, source);
-        copy(&mut sink.constrained, &self.stages.constrained);
-        copy(&mut sink.post_spring, &self.stages.post_spring);
-        copy(&mut sink.post_corrective, &self.stages.post_corrective);
+        // Stage k's pose: the input with the bones of stages 0..=k replaced
+        // by what each of those stages left in them.
+        let stages = [
+            &mut sink.constrained,
+            &mut sink.post_spring,
+            &mut sink.post_corrective,
+        ];
+        for (k, dst) in stages.into_iter().enumerate() {
+            if let Some(d) = dst.as_deref_mut() {
+                d.copy_from_slice(source);
+                for (bones, written) in self.rig.stage_bones[..=k].iter().zip(&self.stages.written)
+                {
+                    for (&b, t) in bones.iter().zip(written) {
+                        d[b as usize] = *t;
+                    }
+                }
+            }
+        }
         copy(&mut sink.final_pose, &self.local);
         if let Some(d) = sink.springs.as_deref_mut() {
             d.copy_from_slice(&self.spring_records);
@@ -1399,10 +1425,14 @@ impl Character {
         }
     }
 
-    /// Recomputes component matrices from `start` on, after a stage changed
-    /// `local[start]` (SPEC §1: descendants read the updated parent).
-    fn refresh_component_from(&mut self, start: usize) {
-        refresh_component(&self.rig.parents, &self.local, &mut self.component, start);
+    /// Keeps what stage `k` left in the bones it writes, for the records.
+    fn record_stage(&mut self, k: usize) {
+        for (t, &b) in self.stages.written[k]
+            .iter_mut()
+            .zip(&self.rig.stage_bones[k])
+        {
+            *t = self.local[b as usize];
+        }
     }
 
     /// SPEC §4 for every constraint, in bone order, each reading the current
@@ -1425,7 +1455,12 @@ impl Character {
             if sheared {
                 info.warnings |= WARNING_SHEAR;
             }
-            refresh_component(&rig.parents, &self.local, &mut self.component, bone);
+            refresh_component(
+                &rig.parents,
+                &self.local,
+                &mut self.component,
+                subtree(rig, bone),
+            );
         }
         // VRM node constraints, in dependency order, each reading the pose
         // the constraints before it left.
@@ -1446,7 +1481,12 @@ impl Character {
             });
             let source = self.local[c.source as usize].rotation().normalize();
             self.local[destination].rotation = c.solve(source, aim).to_array();
-            refresh_component(&rig.parents, &self.local, &mut self.component, destination);
+            refresh_component(
+                &rig.parents,
+                &self.local,
+                &mut self.component,
+                subtree(rig, destination),
+            );
         }
     }
 
@@ -1484,8 +1524,16 @@ impl Character {
             record.local = self.local[driven];
         }
         // Later stages (chains) read the corrected pose.
-        if let Some(first_driven) = rig.correctives.first().map(|c| c.driven as usize) {
-            self.refresh_component_from(first_driven);
+        // Only the driven bones' subtrees, each bone once (correctives are
+        // sorted by driven bone, so the ranges come in order).
+        let mut done = 0;
+        for c in &rig.correctives {
+            let (from, to) = subtree(rig, c.driven as usize);
+            if to > done {
+                let from = from.max(done);
+                refresh_component(&rig.parents, &self.local, &mut self.component, (from, to));
+                done = to;
+            }
         }
         Ok(())
     }
@@ -1972,39 +2020,7 @@ impl Character {
                 let state = &mut self.work_springs[spring_index as usize];
                 let record = &mut self.work_spring_records[spring_index as usize];
                 let target: Vec3 = c.translation.into();
-                let h = params.step_length();
-                let remaining_before = state.remaining;
-                let mut substeps = 0u32;
-                let mut snapped = false;
-                let used_dt;
-                if state.initialized == 0 {
-                    // SPEC §2: the first update's dt is 0; seed p = x.
-                    state.snap_to(target);
-                    state.remaining = 0.0;
-                    state.initialized = 1;
-                    used_dt = 0.0;
-                } else {
-                    used_dt = dt;
-                    let previous = Vec3::from_array(state.previous_target);
-                    // SPEC §2 loop, strict `>`, remaining capped at 5 s.
-                    let mut remaining = clock::accumulate(state.remaining, dt);
-                    while remaining > h {
-                        let x = if interpolate && dt > 0.0 {
-                            // Substep k ends (k+1)·h after the simulation time
-                            // the carried remainder left us at.
-                            let t = ((substeps + 1) as f32 * h - remaining_before) / dt;
-                            previous.lerp(target, t.clamp(0.0, 1.0))
-                        } else {
-                            target
-                        };
-                        snapped |= spring::substep(params, state, x, h);
-                        remaining -= h;
-                        substeps += 1;
-                    }
-                    state.remaining = remaining;
-                }
-                let out = spring::finish(params, state, target);
-                state.previous_target = target.to_array();
+                let (out, step) = spring::advance(params, state, target, dt, interpolate);
                 if !out.is_finite() || !state.position().is_finite() {
                     return Err(Error::NonFiniteResult { bone });
                 }
@@ -2017,22 +2033,22 @@ impl Character {
                 c.translation = out.into();
                 *record = SpringRecord {
                     bone: params.bone,
-                    substeps,
-                    dt: used_dt,
-                    h,
-                    remaining_before,
+                    substeps: step.substeps,
+                    dt: step.dt,
+                    h: params.step_length(),
+                    remaining_before: step.remaining_before,
                     remaining_after: state.remaining,
                     target: target.to_array(),
                     position: state.position,
                     velocity: state.velocity,
                     output: out.to_array(),
-                    snapped: snapped as u32,
+                    snapped: step.snapped as u32,
                     ring_fill: state.ring_fill,
                     ring_index: state.ring_index,
                     ring: state.ring,
                 };
-                info.max_substeps = info.max_substeps.max(substeps);
-                info.snapped_springs += snapped as u32;
+                info.max_substeps = info.max_substeps.max(step.substeps);
+                info.snapped_springs += step.snapped as u32;
             }
             self.component[bone] = c;
         }

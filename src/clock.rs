@@ -27,19 +27,21 @@ pub fn accumulate(remaining: f32, dt: f32) -> f32 {
     (remaining + dt).min(REMAINING_CAP)
 }
 
-/// Runs the SPEC §2 loop without doing work: how many substeps `while
-/// remaining > h { remaining -= h }` executes, and what is left. Never
-/// replaced by `floor(remaining / h)`: the strict `>` and f32 rounding of each
-/// subtraction decide the boundary cases.
+/// The SPEC §2 loop, `while remaining > h { step(k); remaining -= h }`:
+/// calls `step` with each substep's index and returns how many ran, leaving
+/// the remainder in `remaining`. Never replaced by `floor(remaining / h)`:
+/// the strict `>` and the f32 rounding of each subtraction decide the
+/// boundary cases. The spring solver runs its substeps through it
+/// ([`crate::solvers::spring::advance`]), so these tests test that loop.
 #[inline]
-#[must_use]
-pub fn count_substeps(mut remaining: f32, h: f32) -> (u32, f32) {
+pub fn substeps(remaining: &mut f32, h: f32, mut step: impl FnMut(u32)) -> u32 {
     let mut n = 0u32;
-    while remaining > h {
-        remaining -= h;
+    while *remaining > h {
+        step(n);
+        *remaining -= h;
         n += 1;
     }
-    (n, remaining)
+    n
 }
 
 #[cfg(test)]
@@ -52,6 +54,23 @@ mod tests {
         assert_eq!(BASE_STEP.to_bits(), 0x3c08_8889);
         assert_eq!(BASE_STEP, 1.0 / 120.0);
         assert_eq!(step_length(1.0), BASE_STEP);
+    }
+
+    /// How many substeps the loop runs from `remaining`, and what is left.
+    fn count_substeps(mut remaining: f32, h: f32) -> (u32, f32) {
+        let n = substeps(&mut remaining, h, |_| {});
+        (n, remaining)
+    }
+
+    #[test]
+    fn the_loop_hands_each_substep_its_index() {
+        let h = step_length(1.0);
+        let mut remaining = accumulate(0.0, 0.045);
+        let mut seen = Vec::new();
+        let n = substeps(&mut remaining, h, |k| seen.push(k));
+        assert_eq!(n, 5);
+        assert_eq!(seen, [0, 1, 2, 3, 4]);
+        assert!(remaining > 0.0 && remaining <= h, "{remaining}");
     }
 
     fn run(dt: f32, updates: usize) -> Vec<(u32, f32)> {

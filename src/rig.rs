@@ -279,6 +279,15 @@ pub struct Rig {
     /// Whether each chain frame is another chain's joint.
     pub(crate) chain_frame_moves: Vec<bool>,
     pub(crate) particle_count: usize,
+    /// One past the last descendant of each bone: bones are parents first,
+    /// so every descendant of `b` lies in `b + 1..subtree_end[b]` and FK
+    /// after a change of `b` refreshes only that range (ozz-animation's
+    /// `LocalToModelJob` from/to).
+    pub(crate) subtree_end: Vec<u32>,
+    /// The bones each recorded stage writes — rotation and node
+    /// constraints, translation springs, correctives — sorted. A stage
+    /// record keeps only these (the rest of its pose is the stage before).
+    pub(crate) stage_bones: [Vec<u32>; 3],
     pub(crate) warnings: Vec<RigWarning>,
     pub(crate) fingerprint: u64,
 }
@@ -454,6 +463,29 @@ impl Rig {
             .map(|&b| b >= 0 && joint_owner[b as usize])
             .collect();
 
+        let mut subtree_end: Vec<u32> = (1..=n as u32).collect();
+        for i in (0..n).rev() {
+            if let Ok(p) = usize::try_from(parents[i]) {
+                subtree_end[p] = subtree_end[p].max(subtree_end[i]);
+            }
+        }
+        let sorted = |mut bones: Vec<u32>| {
+            bones.sort_unstable();
+            bones.dedup();
+            bones
+        };
+        let stage_bones = [
+            sorted(
+                constraints
+                    .iter()
+                    .map(|c| c.bone)
+                    .chain(node_constraints.iter().map(|c| c.destination))
+                    .collect(),
+            ),
+            sorted(springs.iter().map(|s| s.bone).collect()),
+            sorted(correctives.iter().map(|c| c.driven).collect()),
+        ];
+
         let fingerprint = fingerprint(&parents, &springs, &constraints, &correctives, &chains);
         Ok(Rig {
             names: desc.bones.iter().map(|b| b.name.clone()).collect(),
@@ -474,6 +506,8 @@ impl Rig {
             chain_frames,
             chain_frame_moves,
             particle_count,
+            subtree_end,
+            stage_bones,
             warnings,
             fingerprint,
         })
@@ -1064,6 +1098,36 @@ mod tests {
         RigDesc {
             bones,
             ..Default::default()
+        }
+    }
+
+    #[test]
+    fn subtree_ranges_cover_every_descendant_in_breadth_first_order() {
+        // 0 ─ 1 ─ 3 ─ 5
+        //   └ 2 ─ 4
+        let rig = Rig::new(desc(vec![
+            bone(-1, Vec3::ZERO),
+            bone(0, Vec3::X),
+            bone(0, Vec3::Y),
+            bone(1, Vec3::X),
+            bone(2, Vec3::Y),
+            bone(3, Vec3::X),
+        ]))
+        .unwrap();
+        assert_eq!(rig.subtree_end, [6, 6, 5, 6, 5, 6]);
+        for b in 0..6 {
+            for d in 0..6 {
+                let mut up = d as i32;
+                while up > b as i32 {
+                    up = rig.parents[up as usize];
+                }
+                if up == b as i32 {
+                    assert!(
+                        (b..rig.subtree_end[b] as usize).contains(&d),
+                        "{d} under {b}"
+                    );
+                }
+            }
         }
     }
 

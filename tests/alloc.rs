@@ -501,7 +501,9 @@ fn character_state_per_simulated_joint() {
         rig.particle_count(),
         rig.bone_count()
     );
-    // A regression guard at today's figure (benches/README.md), not the
-    // issue's 256 B target, which needs the SoA state redesign.
-    assert!(per_joint <= 1100.0, "{per_joint} B per simulated joint");
+    // A regression guard at today's figure, 356 B (benches/README.md), not
+    // the 256 B target: the chain state is kept twice (state and
+    // scratch, so that a failed update changes nothing), and the local and
+    // component poses cost 104 B per bone.
+    assert!(per_joint <= 360.0, "{per_joint} B per simulated joint");
 }

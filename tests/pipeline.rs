@@ -544,3 +544,63 @@ fn constraint_through_a_sheared_parent_warns_on_the_update() {
     assert_eq!(info.warnings & secmo::WARNING_SHEAR, secmo::WARNING_SHEAR);
     assert!(out.iter().all(Transform::is_finite));
 }
+
+#[test]
+fn a_chain_under_a_corrected_bone_reads_the_corrected_pose_whatever_the_bone_order() {
+    // A strap hangs from the left chest helper, its bones appended after
+    // the arms: the helper's subtree is not contiguous in bone order, so
+    // the FK refresh after the correctives (over each driven bone's
+    // subtree range, Rig::subtree_end) must reach past the arms to it.
+    let mut desc = common::full_body_desc();
+    let first = desc.bones.len() as u32;
+    let down = Transform::from_translation(Vec3::new(0.0, -6.0, 2.0));
+    desc.bones
+        .push(secmo::BoneDesc::new("strap_0", CHEST_L as i32, down));
+    desc.bones
+        .push(secmo::BoneDesc::new("strap_1", first as i32, down));
+    desc.bones
+        .push(secmo::BoneDesc::new("strap_2", first as i32 + 1, down));
+    desc.chains.push(secmo::ChainDesc::new(
+        vec![first + 1, first + 2],
+        first,
+        secmo::ChainParams::tail(desc.units_per_meter),
+    ));
+    let rig = std::sync::Arc::new(secmo::Rig::new(desc).unwrap());
+    let mut whole = Character::new(rig.clone(), CharacterOptions::default());
+    let mut rec = StageRecords::new(&rig);
+    // The same chain on the pose the correctives left, every helper stage off.
+    let mut chains_only = Character::new(rig.clone(), CharacterOptions::default());
+    for stage in [Stage::Constraints, Stage::Springs, Stage::Correctives] {
+        chains_only.set_stage_enabled(stage, false);
+    }
+    let mut out = vec![Transform::IDENTITY; rig.bone_count()];
+    let (mut corrected, mut worst) = (0.0f32, 0.0f32);
+    for i in 0..240 {
+        let t = i as f32 / 60.0;
+        let dt = if i == 0 { 0.0 } else { 1.0 / 60.0 };
+        let mut pose = full_body_pose(&rig, t, 1.0);
+        pose.truncate(first as usize);
+        pose.extend((0..3).map(|_| down));
+        let a = run(&mut whole, &mut rec, dt, &pose);
+        let moved = Vec3::from(rec.post_corrective[CHEST_L].translation)
+            - Vec3::from(rec.post_spring[CHEST_L].translation);
+        corrected = corrected.max(moved.length());
+        chains_only
+            .update(
+                &FrameInput {
+                    dt,
+                    pose: &rec.post_corrective,
+                    teleport: false,
+                },
+                &mut out,
+            )
+            .unwrap();
+        for j in first as usize + 1..rig.bone_count() {
+            // Exact for small angles (glam's angle_between is 2·acos).
+            let d = a[j].rotation().conjugate() * out[j].rotation();
+            worst = worst.max(2.0 * Vec3::new(d.x, d.y, d.z).length().atan2(d.w.abs()));
+        }
+    }
+    assert!(corrected > 0.3, "the hug moves the helper: {corrected} cm");
+    assert!(worst < 1e-4, "the strap differs by {worst} rad");
+}

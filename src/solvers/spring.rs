@@ -275,6 +275,67 @@ pub fn substep(params: &SpringParams, state: &mut SpringState, target: Vec3, h: 
     snapped
 }
 
+/// What one update of one spring did ([`advance`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Advance {
+    pub substeps: u32,
+    /// A substep snapped to its target (the reset threshold).
+    pub snapped: bool,
+    /// The time the update consumed (0 on the seeding update).
+    pub dt: f32,
+    /// The remainder carried in, before this update's time was added.
+    pub remaining_before: f32,
+}
+
+/// One update of one spring (SPEC §2 clock, §3 substeps, then [`finish`]'s
+/// clamp): the first update seeds the state on `target`; later ones add `dt`
+/// to the carried remainder and run the clock's substeps
+/// ([`crate::clock::substeps`]), each toward the target at that substep's
+/// time: `target` itself, or with `interpolate`, the straight line from
+/// the last update's target. Returns the blended output position.
+pub fn advance(
+    params: &SpringParams,
+    state: &mut SpringState,
+    target: Vec3,
+    dt: f32,
+    interpolate: bool,
+) -> (Vec3, Advance) {
+    let h = params.step_length();
+    let mut report = Advance {
+        remaining_before: state.remaining,
+        ..Advance::default()
+    };
+    if state.initialized == 0 {
+        // SPEC §2: the first update's dt is 0; seed p = x.
+        state.snap_to(target);
+        state.remaining = 0.0;
+        state.initialized = 1;
+    } else {
+        report.dt = dt;
+        let previous = Vec3::from_array(state.previous_target);
+        let before = state.remaining;
+        // SPEC §2 loop, strict `>`, remaining capped at 5 s.
+        let mut remaining = crate::clock::accumulate(before, dt);
+        let mut snapped = false;
+        report.substeps = crate::clock::substeps(&mut remaining, h, |k| {
+            let x = if interpolate && dt > 0.0 {
+                // Substep k ends (k+1)·h after the simulation time the
+                // carried remainder left us at.
+                let t = ((k + 1) as f32 * h - before) / dt;
+                previous.lerp(target, t.clamp(0.0, 1.0))
+            } else {
+                target
+            };
+            snapped |= substep(params, state, x, h);
+        });
+        report.snapped = snapped;
+        state.remaining = remaining;
+    }
+    let out = finish(params, state, target);
+    state.previous_target = target.to_array();
+    (out, report)
+}
+
 /// After the substep loop (SPEC §3): `p = x + limit_length(p − x, max_offset)`
 /// (a length clamp), stored back into the state, and the blended output
 /// `x + clamp(alpha, 0, 1)·(p − x)`.
