@@ -535,13 +535,18 @@ impl StateRange {
         }
     }
 
+    // The checks below run on every committed value each update, nearly
+    // always passing: they combine with `&`, not `&&`, so that they compile
+    // to straight-line code.
+
     fn place(&self, p: Vec3) -> bool {
-        // NaN fails the comparison; an infinite or overflowing length too.
-        p.is_finite() && p.length_squared() <= self.max_distance_sq
+        // NaN fails the comparison; an infinite or overflowing length too
+        // (so no separate finiteness test is needed).
+        p.length_squared() <= self.max_distance_sq
     }
 
     fn speed(&self, v: Vec3) -> bool {
-        v.is_finite() && v.length_squared() <= self.max_speed_sq
+        v.length_squared() <= self.max_speed_sq
     }
 
     /// Clamps a finite velocity to the speed limit (keeps its direction).
@@ -566,9 +571,9 @@ impl StateRange {
     /// only held finite and non-zero), or the all-zero unset one.
     fn transform(&self, t: &Transform) -> bool {
         (t.is_finite()
-            && self.place(t.translation())
-            && Self::frame(t.rotation())
-            && t.scale.iter().all(|s| s.abs() >= 1e-30))
+            & self.place(t.translation())
+            & Self::frame(t.rotation())
+            & (t.scale().abs().min_element() >= 1e-30))
             || unset(t)
     }
 
@@ -593,21 +598,21 @@ impl StateRange {
 
     fn clock(&self, c: &ChainClock) -> bool {
         (0.0..=snapshot_limits::MAX_CLOCK_SECONDS).contains(&c.time)
-            && (0.0..=c.time + CHAIN_STEP).contains(&c.simulated)
-            && (0.0..=c.time).contains(&c.last_update)
-            && (0.0..=c.time).contains(&c.still_since)
-            && c.sleeping <= 1
-            && c.previous_wind.iter().all(|w| w.is_finite())
-            && c.started <= 1
-            && Self::frame(Quat::from_array(c.previous_anchor))
-            && self.place(Vec3::from(c.previous_root))
-            && self.transform(&c.previous_space)
-            && self.transform(&c.previous_parent)
-            && self.place(Vec3::from(c.previous_root_local))
+            & (0.0..=c.time + CHAIN_STEP).contains(&c.simulated)
+            & (0.0..=c.time).contains(&c.last_update)
+            & (0.0..=c.time).contains(&c.still_since)
+            & (c.sleeping <= 1)
+            & Vec3::from(c.previous_wind).is_finite()
+            & (c.started <= 1)
+            & Self::frame(Quat::from_array(c.previous_anchor))
+            & self.place(Vec3::from(c.previous_root))
+            & self.transform(&c.previous_space)
+            & self.transform(&c.previous_parent)
+            & self.place(Vec3::from(c.previous_root_local))
     }
 
     fn particle(&self, p: Vec3, v: Vec3, bend: Quat) -> bool {
-        self.place(p) && self.speed(v) && Self::frame(bend)
+        self.place(p) & self.speed(v) & Self::frame(bend)
     }
 }
 
@@ -1125,6 +1130,18 @@ impl Character {
         }
         if !(input.dt.is_finite() && input.dt >= 0.0 && input.dt <= clock::MAX_DT) {
             return Err(Error::InvalidDt(input.dt));
+        }
+        // One branch-free pass over the pose; the bone and the reason are
+        // looked for only when something is wrong.
+        let usable = |t: &Transform| {
+            let scale = Vec3::from_array(t.scale).abs();
+            t.is_finite()
+                & (scale.min_element() >= MIN_SCALE)
+                & (scale.max_element() <= MAX_SCALE)
+                & (t.rotation().length_squared() >= 1e-12)
+        };
+        if input.pose.iter().fold(true, |ok, t| ok & usable(t)) {
+            return Ok(());
         }
         for (bone, t) in input.pose.iter().enumerate() {
             if !t.is_finite() {
@@ -1776,6 +1793,7 @@ impl Character {
 
             if !hold {
                 let h = CHAIN_STEP * params.time_factor as f64;
+                let decay = chain::StepDecay::new(&params, h as f32, n);
                 let (t0, t1) = (clock.last_update, clock.time);
                 // A long pause costs at most 5 s of input time and at most
                 // MAX_CHAIN_SUBSTEPS substeps (a small time factor makes
@@ -1862,6 +1880,7 @@ impl Character {
                         pose: &self.local,
                         gravity_velocity: gravity_direction * params.vrm_gravity_power,
                         wind: self.inputs.wind * params.wind_factor,
+                        decay,
                     };
                     previous[range.clone()].copy_from_slice(&position[range.clone()]);
                     if clock.sleeping == 0 {

@@ -86,11 +86,14 @@ impl Transform {
     /// Every component is finite.
     #[must_use]
     pub fn is_finite(&self) -> bool {
-        self.translation
+        // Branch-free over the ten floats (a short-circuiting iterator chain
+        // cost ~30 instructions per float, checked twice per bone per update):
+        // finite iff the exponent bits are not all set.
+        let floats: [f32; 10] = bytemuck::cast(*self);
+        floats
             .iter()
-            .chain(self.rotation.iter())
-            .chain(self.scale.iter())
-            .all(|c| c.is_finite())
+            .fold(0u32, |m, c| m.max(c.to_bits() & 0x7fff_ffff))
+            < 0x7f80_0000
     }
 }
 

@@ -708,6 +708,38 @@ pub struct SubstepFrame<'a> {
     pub gravity_velocity: Vec3,
     /// VRM integrator: wind and external forces, units/s².
     pub wind: Vec3,
+    /// The substep's decay factors ([`StepDecay::new`], once per chain and
+    /// update: `h` and the parameters do not change between its substeps).
+    pub decay: StepDecay,
+}
+
+/// Per-substep factors that depend only on the step and the parameters.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepDecay {
+    /// `e^{−c·h}` of the exponential-damping integrator (SPEC §8), else 1.
+    pub velocity: f32,
+    /// `e^{−floor_damping·h}` (SPEC §7).
+    pub floor: f32,
+    /// Bend coupling blend `1 − e^{−k·h}` (SPEC §7); 0 for a one-link chain.
+    pub bend_alpha: f32,
+}
+
+impl StepDecay {
+    #[must_use]
+    pub fn new(params: &ChainParams, h: f32, links: usize) -> Self {
+        Self {
+            velocity: match params.integrator() {
+                Integrator::ExponentialDamping { damping, .. } => (-damping * h).exp(),
+                Integrator::Spring { .. } | Integrator::Vrm { .. } => 1.0,
+            },
+            floor: (-params.floor_damping * h).exp(),
+            bend_alpha: if links > 1 {
+                bend_alpha(params.bend_rate, h)
+            } else {
+                0.0
+            },
+        }
+    }
 }
 
 /// Advances one chain by one substep (SPEC §7/§8). `rest` are the anchor-frame
@@ -748,19 +780,11 @@ pub fn substep(
     }
     let h = frame.h;
     let up = frame.up;
-    let alpha = if n > 1 {
-        bend_alpha(params.bend_rate, h)
-    } else {
-        0.0
-    };
+    let alpha = frame.decay.bend_alpha;
     let anchor_inv = frame.anchor.conjugate();
-    // Per-substep constants, hoisted out of the per-link loop.
     let integrator = params.integrator();
-    let velocity_decay = match integrator {
-        Integrator::ExponentialDamping { damping, .. } => (-damping * h).exp(),
-        Integrator::Spring { .. } | Integrator::Vrm { .. } => 1.0,
-    };
-    let floor_decay = (-params.floor_damping * h).exp();
+    let velocity_decay = frame.decay.velocity;
+    let floor_decay = frame.decay.floor;
     let back_anchor = {
         let c = rest[0] - up * rest[0].dot(up);
         c.try_normalize()
