@@ -11,13 +11,12 @@ use crate::clock;
 use crate::error::Error;
 use crate::math::{self, Transform, MAX_SCALE, MIN_SCALE};
 use crate::rig::Rig;
-use crate::solvers::chain::{
-    self, ChainClock, ChainParams, SubstepFrame, CHAIN_CATCH_UP, CHAIN_STEP,
-};
-use crate::solvers::collide::PlacedCollider;
+use crate::solvers::chain::{self, ChainClock, ChainParams, CHAIN_STEP};
+use crate::solvers::chain_stage;
+use crate::solvers::constraint;
 use crate::solvers::corrective::{self, CorrectiveRecord, CorrectiveState};
-use crate::solvers::node_constraint::NodeConstraintKind;
 use crate::solvers::spring::{self, SpringState, MAX_HISTORY};
+use crate::solvers::Pose;
 
 /// How targets are chosen for the substeps of one update (SPEC §2 DECISION).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -244,64 +243,6 @@ fn check_len(what: &'static str, got: Option<usize>, expected: usize) -> Result<
     }
 }
 
-/// A chain frame's interpolation for one substep, shared by the chains that
-/// read the same frame: reused only when the exact bits of every input
-/// match, so sharing never changes a result.
-#[derive(Clone, Copy)]
-struct Memo<const K: usize, T> {
-    key: [u32; K],
-    value: T,
-}
-
-impl<const K: usize, T: Copy> Memo<K, T> {
-    fn new(value: T) -> Self {
-        // No input has these bits (the interpolation fraction is in [0, 1]).
-        Self {
-            key: [u32::MAX; K],
-            value,
-        }
-    }
-
-    #[inline]
-    fn get(&mut self, key: [u32; K], compute: impl FnOnce() -> T) -> T {
-        if self.key != key {
-            self.value = compute();
-            self.key = key;
-        }
-        self.value
-    }
-}
-
-/// Bits of `f32`s as a memo key.
-#[inline]
-fn key_of<const K: usize>(parts: &[&[f32]]) -> [u32; K] {
-    let mut key = [0u32; K];
-    let mut i = 0;
-    for part in parts {
-        for &v in *part {
-            key[i] = v.to_bits();
-            i += 1;
-        }
-    }
-    debug_assert_eq!(i, K);
-    key
-}
-
-/// Scratch of the chain stage, sized at creation: each chain frame's world
-/// transform this update and the per-substep interpolations.
-#[derive(Clone)]
-struct FrameScratch {
-    /// World frame of each of the rig's chain frames this update.
-    now: Vec<Transform>,
-    /// Anchor rotation at a substep: previous (4), current (4), fraction.
-    anchors: Vec<Memo<9, Quat>>,
-    /// Root-parent frame at a substep: previous (10), current (10), fraction.
-    parents: Vec<Memo<21, (Affine3A, Quat)>>,
-    /// Each collider placed at a substep: previous (10), current (10),
-    /// fraction, scale.
-    colliders: Vec<Memo<22, PlacedCollider>>,
-}
-
 /// What each recorded stage left in the bones it writes
 /// ([`Rig::stage_bones`]), kept while recording (scratch, sized at
 /// creation): a stage's pose is the one before it with these bones
@@ -312,78 +253,14 @@ struct StageScratch {
     written: [Vec<Transform>; 3],
 }
 
-/// Chain state (SPEC §7, §8): flat arrays over all chains, one entry per
-/// particle (structure of arrays), so that a SIMD pass needs no redesign.
-#[derive(Clone, Debug, Default)]
-struct ChainState {
-    position: Vec<Vec3>,
-    velocity: Vec<Vec3>,
-    bend: Vec<Quat>,
-    /// Positions before the last substep: the output carries the state
-    /// forward along `position − previous` between substeps.
-    previous: Vec<Vec3>,
-    clocks: Vec<ChainClock>,
-    /// World frames of the colliders at the last update (interpolation start).
-    previous_colliders: Vec<Transform>,
-}
-
-impl ChainState {
-    fn new(particles: usize, chains: usize, colliders: usize) -> Self {
-        Self {
-            position: vec![Vec3::ZERO; particles],
-            velocity: vec![Vec3::ZERO; particles],
-            bend: vec![Quat::IDENTITY; particles],
-            previous: vec![Vec3::ZERO; particles],
-            clocks: vec![ChainClock::default(); chains],
-            previous_colliders: vec![Transform::IDENTITY; colliders],
-        }
-    }
-
-    fn copy_from(&mut self, other: &ChainState) {
-        self.position.copy_from_slice(&other.position);
-        self.velocity.copy_from_slice(&other.velocity);
-        self.bend.copy_from_slice(&other.bend);
-        self.previous.copy_from_slice(&other.previous);
-        self.clocks.copy_from_slice(&other.clocks);
-        self.previous_colliders
-            .copy_from_slice(&other.previous_colliders);
-    }
-}
-
-/// Per-update chain inputs that are not part of the pose.
-#[derive(Clone, Copy, Debug)]
-pub(crate) struct ChainInputs {
-    world: Transform,
-    importance: f32,
-    wind: Vec3,
-}
-
 /// Per-character state and scratch.
 pub struct Character {
     rig: Arc<Rig>,
     options: CharacterOptions,
     enabled: [bool; 4],
     springs: Vec<SpringState>,
-    chains: ChainState,
-    work_chains: ChainState,
-    chain_params: Vec<ChainParams>,
-    /// Anchor-frame rest directions per particle for the current parameters.
-    rest: Vec<Vec3>,
-    /// Last substep's rest targets and contact flags, for debug drawing.
-    rest_targets: Vec<Vec3>,
-    contacts: Vec<u32>,
-    /// Chain joints' local rotations from the last simulated update (LOD hold).
-    held_rotations: Vec<Quat>,
-    /// New bends of one chain's links until the substep is done.
-    bend_scratch: Vec<Quat>,
-    placed: Vec<PlacedCollider>,
-    current_colliders: Vec<Transform>,
-    frames: FrameScratch,
-    /// Set by the chain stage when every chain's committed state passed its
-    /// range check there (no seeding or LOD-skip path), so that
-    /// `check_finite` need not check it again.
-    chains_checked: bool,
-    inputs: ChainInputs,
+    /// The chain stage's state, scratch and parameters.
+    chain: chain_stage::Stage,
     correctives: Vec<CorrectiveState>,
     /// 0 until the first update after creation or reset (SPEC §2: its dt is 0).
     started: u32,
@@ -456,25 +333,6 @@ pub fn update_batch(items: &mut [BatchItem<'_>]) -> usize {
 
 /// Forward kinematics from bone `start` on (parents precede children, so
 /// every later bone reads its parent's fresh matrix).
-/// Recomputes the component matrices of `from..to` from their parents
-/// (which must be current) after a change of `local[from]`.
-fn refresh_component(
-    parents: &[i32],
-    local: &[Transform],
-    component: &mut [Affine3A],
-    (from, to): (usize, usize),
-) {
-    for i in from..to {
-        let parent = math::parent_matrix(component, parents[i]);
-        component[i] = parent * local[i].to_affine();
-    }
-}
-
-/// `bone`'s subtree as an index range ([`Rig::subtree_end`]).
-fn subtree(rig: &Rig, bone: usize) -> (usize, usize) {
-    (bone, rig.subtree_end[bone] as usize)
-}
-
 /// Snapshot header magic, "SMSN" little-endian.
 const SNAPSHOT_MAGIC: u32 = u32::from_le_bytes(*b"SMSN");
 /// Bumped whenever the snapshot layout changes. 4: a checksum over the
@@ -517,7 +375,7 @@ pub mod snapshot_limits {
 /// state inside them (speeds are clamped to the limit, anything else out of
 /// range fails the update), and restore accepts only state inside them, so a
 /// character's own snapshot always restores. One predicate serves both.
-struct StateRange {
+pub(crate) struct StateRange {
     max_speed: f32,
     // Squared, so that the per-particle checks need no square root.
     max_speed_sq: f32,
@@ -525,7 +383,7 @@ struct StateRange {
 }
 
 impl StateRange {
-    fn new(units_per_meter: f32) -> Self {
+    pub(crate) fn new(units_per_meter: f32) -> Self {
         let max_speed = snapshot_limits::MAX_SPEED_M_PER_S * units_per_meter;
         let max_distance = snapshot_limits::MAX_DISTANCE_M * units_per_meter;
         Self {
@@ -539,25 +397,25 @@ impl StateRange {
     // always passing: they combine with `&`, not `&&`, so that they compile
     // to straight-line code.
 
-    fn place(&self, p: Vec3) -> bool {
+    pub(crate) fn place(&self, p: Vec3) -> bool {
         // NaN fails the comparison; an infinite or overflowing length too
         // (so no separate finiteness test is needed).
         p.length_squared() <= self.max_distance_sq
     }
 
-    fn speed(&self, v: Vec3) -> bool {
+    pub(crate) fn speed(&self, v: Vec3) -> bool {
         v.length_squared() <= self.max_speed_sq
     }
 
     /// Clamps a finite velocity to the speed limit (keeps its direction).
-    fn clamp_speed(&self, v: &mut Vec3) {
+    pub(crate) fn clamp_speed(&self, v: &mut Vec3) {
         if v.is_finite() && v.length_squared() > self.max_speed_sq {
             *v = v.normalize() * self.max_speed;
         }
     }
 
     /// A unit quaternion, or the all-zero one an unseeded chain holds.
-    fn frame(q: Quat) -> bool {
+    pub(crate) fn frame(q: Quat) -> bool {
         const LOW: f32 =
             (1.0 - snapshot_limits::UNIT_TOLERANCE) * (1.0 - snapshot_limits::UNIT_TOLERANCE);
         const HIGH: f32 =
@@ -569,7 +427,7 @@ impl StateRange {
 
     /// A placed frame (world × component, so its scale is a product and is
     /// only held finite and non-zero), or the all-zero unset one.
-    fn transform(&self, t: &Transform) -> bool {
+    pub(crate) fn transform(&self, t: &Transform) -> bool {
         (t.is_finite()
             & self.place(t.translation())
             & Self::frame(t.rotation())
@@ -577,7 +435,7 @@ impl StateRange {
             || unset(t)
     }
 
-    fn spring(&self, s: &SpringState, history_length: u32) -> bool {
+    pub(crate) fn spring(&self, s: &SpringState, history_length: u32) -> bool {
         let finite = s.remaining.is_finite() && (0.0..=clock::REMAINING_CAP).contains(&s.remaining);
         finite
             && self.place(Vec3::from(s.position))
@@ -589,14 +447,14 @@ impl StateRange {
             && s.initialized <= 1
     }
 
-    fn corrective(&self, c: &CorrectiveState) -> bool {
+    pub(crate) fn corrective(&self, c: &CorrectiveState) -> bool {
         self.place(Vec3::from(c.translation))
             && c.scale
                 .iter()
                 .all(|s| s.is_finite() && s.abs() <= MAX_SCALE)
     }
 
-    fn clock(&self, c: &ChainClock) -> bool {
+    pub(crate) fn clock(&self, c: &ChainClock) -> bool {
         (0.0..=snapshot_limits::MAX_CLOCK_SECONDS).contains(&c.time)
             & (0.0..=c.time + CHAIN_STEP).contains(&c.simulated)
             & (0.0..=c.time).contains(&c.last_update)
@@ -611,7 +469,7 @@ impl StateRange {
             & self.place(Vec3::from(c.previous_root_local))
     }
 
-    fn particle(&self, p: Vec3, v: Vec3, bend: Quat) -> bool {
+    pub(crate) fn particle(&self, p: Vec3, v: Vec3, bend: Quat) -> bool {
         self.place(p) & self.speed(v) & Self::frame(bend)
     }
 }
@@ -628,7 +486,7 @@ fn unset(t: &Transform) -> bool {
 /// subtraction is exact for every time within a factor of two of 2^28, so
 /// the motion does not change; the clock stays far inside the snapshot
 /// horizon ([`snapshot_limits::MAX_CLOCK_SECONDS`]) forever.
-fn rebase_clock(c: &mut ChainClock) {
+pub(crate) fn rebase_clock(c: &mut ChainClock) {
     const REBASE_AT: f64 = (1u64 << 29) as f64;
     const SHIFT: f64 = (1u64 << 28) as f64;
     if c.time > REBASE_AT {
@@ -714,41 +572,7 @@ impl Character {
             options,
             enabled: [true; 4],
             springs: vec![SpringState::default(); s],
-            chains: ChainState::new(rig.particle_count, rig.chains.len(), rig.colliders.len()),
-            work_chains: ChainState::new(rig.particle_count, rig.chains.len(), rig.colliders.len()),
-            chain_params: rig.chains.iter().map(|c| c.params).collect(),
-            rest: {
-                let mut rest = vec![Vec3::ZERO; rig.particle_count];
-                for c in &rig.chains {
-                    let range = c.first_particle..c.first_particle + c.len();
-                    chain::rest_directions(c, &c.params, &mut rest[range]);
-                }
-                rest
-            },
-            rest_targets: vec![Vec3::ZERO; rig.particle_count],
-            contacts: vec![0; rig.particle_count],
-            held_rotations: vec![Quat::IDENTITY; rig.particle_count],
-            bend_scratch: vec![
-                Quat::IDENTITY;
-                rig.chains.iter().map(|c| c.len()).max().unwrap_or(0)
-            ],
-            placed: vec![PlacedCollider::default(); rig.colliders.len()],
-            current_colliders: vec![Transform::IDENTITY; rig.colliders.len()],
-            frames: FrameScratch {
-                now: vec![Transform::IDENTITY; rig.chain_frames.len()],
-                anchors: vec![Memo::new(Quat::IDENTITY); rig.chain_frames.len()],
-                parents: vec![
-                    Memo::new((Affine3A::IDENTITY, Quat::IDENTITY));
-                    rig.chain_frames.len()
-                ],
-                colliders: vec![Memo::new(PlacedCollider::default()); rig.colliders.len()],
-            },
-            chains_checked: false,
-            inputs: ChainInputs {
-                world: Transform::IDENTITY,
-                importance: 1.0,
-                wind: Vec3::ZERO,
-            },
+            chain: chain_stage::Stage::new(&rig),
             correctives: vec![CorrectiveState::default(); k],
             started: 0,
             work_springs: vec![SpringState::default(); s],
@@ -833,16 +657,16 @@ impl Character {
     pub fn reset(&mut self) {
         self.springs.fill(SpringState::default());
         self.correctives.fill(CorrectiveState::default());
-        self.chains.clocks.fill(ChainClock::default());
+        self.chain.state.clocks.fill(ChainClock::default());
         self.started = 0;
     }
 
-    pub(crate) fn chain_inputs(&self) -> ChainInputs {
-        self.inputs
+    pub(crate) fn chain_inputs(&self) -> chain_stage::ChainInputs {
+        self.chain.inputs
     }
 
-    pub(crate) fn restore_chain_inputs(&mut self, inputs: ChainInputs) {
-        self.inputs = inputs;
+    pub(crate) fn restore_chain_inputs(&mut self, inputs: chain_stage::ChainInputs) {
+        self.chain.inputs = inputs;
     }
 
     /// Checks a world transform the way [`Character::set_world_transform`] does.
@@ -875,7 +699,7 @@ impl Character {
     /// chain lengths, radii and gravity. Default identity.
     pub fn set_world_transform(&mut self, world: Transform) -> Result<(), Error> {
         self.validate_world_transform(&world)?;
-        self.inputs.world = world;
+        self.chain.inputs.world = world;
         Ok(())
     }
 
@@ -892,7 +716,7 @@ impl Character {
             return Err(Error::InvalidParameter("shift is not finite"));
         }
         let range = StateRange::new(self.rig.units_per_meter());
-        let c = &self.chains;
+        let c = &self.chain.state;
         let fits = c
             .position
             .iter()
@@ -901,7 +725,7 @@ impl Character {
             && c.clocks
                 .iter()
                 .all(|k| range.place(Vec3::from(k.previous_root) + delta))
-            && range.place(Vec3::from(self.inputs.world.translation) + delta);
+            && range.place(Vec3::from(self.chain.inputs.world.translation) + delta);
         if !fits {
             return Err(Error::InvalidParameter(
                 "the shift moves a position beyond the state range",
@@ -913,11 +737,11 @@ impl Character {
                 t.translation = (Vec3::from(t.translation) + delta).to_array();
             }
         };
-        let chains = &mut self.chains;
+        let chains = &mut self.chain.state;
         for p in chains.position.iter_mut().chain(&mut chains.previous) {
             *p += delta;
         }
-        for (clock, params) in chains.clocks.iter_mut().zip(&self.chain_params) {
+        for (clock, params) in chains.clocks.iter_mut().zip(&self.chain.params) {
             if clock.started == 0 {
                 continue;
             }
@@ -930,7 +754,7 @@ impl Character {
         for t in &mut chains.previous_colliders {
             shift(t);
         }
-        shift(&mut self.inputs.world);
+        shift(&mut self.chain.inputs.world);
         Ok(())
     }
 
@@ -940,7 +764,7 @@ impl Character {
         if !importance.is_finite() {
             return Err(Error::InvalidParameter("importance is not finite"));
         }
-        self.inputs.importance = importance;
+        self.chain.inputs.importance = importance;
         Ok(())
     }
 
@@ -955,7 +779,7 @@ impl Character {
                 "wind is beyond 1e4 m/s² (MAX_WIND_M_PER_S2)",
             ));
         }
-        self.inputs.wind = wind;
+        self.chain.inputs.wind = wind;
         Ok(())
     }
 
@@ -974,11 +798,11 @@ impl Character {
             ));
         }
         let range = setup.first_particle..setup.first_particle + setup.len();
-        chain::rest_directions(setup, &params, &mut self.rest[range]);
-        self.chain_params[chain] = params;
+        chain::rest_directions(setup, &params, &mut self.chain.rest[range]);
+        self.chain.params[chain] = params;
         // New parameters are a change of input: the chain wakes and runs at
         // normal speed again (ChainParams::settle_speedup).
-        let clock = &mut self.chains.clocks[chain];
+        let clock = &mut self.chain.state.clocks[chain];
         clock.sleeping = 0;
         clock.still_since = clock.time;
         Ok(())
@@ -987,31 +811,31 @@ impl Character {
     /// A chain's current parameters.
     #[must_use]
     pub fn chain_params(&self, chain: usize) -> Option<&ChainParams> {
-        self.chain_params.get(chain)
+        self.chain.params.get(chain)
     }
 
     /// Particle positions (world, or the chain's simulation frame), all chains.
     #[must_use]
     pub fn particle_positions(&self) -> &[Vec3] {
-        &self.chains.position
+        &self.chain.state.position
     }
 
     /// Particle velocities, all chains.
     #[must_use]
     pub fn particle_velocities(&self) -> &[Vec3] {
-        &self.chains.velocity
+        &self.chain.state.velocity
     }
 
     /// Rest targets of the last substep, all chains.
     #[must_use]
     pub fn rest_targets(&self) -> &[Vec3] {
-        &self.rest_targets
+        &self.chain.rest_targets
     }
 
     /// 1 where a link touched a collider or the floor in the last substep.
     #[must_use]
     pub fn contacts(&self) -> &[u32] {
-        &self.contacts
+        &self.chain.contacts
     }
 
     /// Buffer sizes that always hold everything [`Character::debug_draw`]
@@ -1056,19 +880,19 @@ impl Character {
                 ns += 1;
             }
         };
-        let scale = self.inputs.world.scale().abs().element_sum() / 3.0;
+        let scale = self.chain.inputs.world.scale().abs().element_sum() / 3.0;
         for (ci, setup) in self.rig.chains.iter().enumerate() {
-            let clock = &self.chains.clocks[ci];
+            let clock = &self.chain.state.clocks[ci];
             if clock.started == 0 {
                 continue;
             }
             let mut head = Vec3::from_array(clock.previous_root);
             for k in 0..setup.len() {
                 let i = setup.first_particle + k;
-                let p = self.chains.position[i];
-                let touching = self.contacts[i] == 1;
+                let p = self.chain.state.position[i];
+                let touching = self.chain.contacts[i] == 1;
                 line(head, p, if touching { DEBUG_CONTACT } else { DEBUG_LINK });
-                line(head, self.rest_targets[i], DEBUG_REST_LINK);
+                line(head, self.chain.rest_targets[i], DEBUG_REST_LINK);
                 sphere(
                     p,
                     setup.radii[k] * scale,
@@ -1079,7 +903,7 @@ impl Character {
                     },
                 );
                 sphere(
-                    self.rest_targets[i],
+                    self.chain.rest_targets[i],
                     0.25 * setup.radii[k] * scale,
                     DEBUG_REST_TARGET,
                 );
@@ -1090,7 +914,7 @@ impl Character {
             .rig
             .colliders
             .iter()
-            .zip(&self.chains.previous_colliders)
+            .zip(&self.chain.state.previous_colliders)
         {
             let placed = c.place(&frame.to_affine(), scale);
             match placed.shape {
@@ -1252,7 +1076,7 @@ impl Character {
         self.work_correctives.copy_from_slice(&self.correctives);
         let chains_run = self.enabled[Stage::Chains as usize] && !self.rig.chains.is_empty();
         if chains_run {
-            self.work_chains.copy_from(&self.chains);
+            self.chain.work.copy_from(&self.chain.state);
         }
         let mut started = self.started;
         if teleport {
@@ -1268,7 +1092,16 @@ impl Character {
         if self.enabled[Stage::Constraints as usize]
             && !(self.rig.constraints.is_empty() && self.rig.node_constraints.is_empty())
         {
-            self.run_constraints(&mut info);
+            let sheared = constraint::step(
+                &self.rig,
+                Pose {
+                    local: &mut self.local,
+                    component: &mut self.component,
+                },
+            );
+            if sheared {
+                info.warnings |= WARNING_SHEAR;
+            }
         }
         if recording {
             self.record_stage(0);
@@ -1277,7 +1110,21 @@ impl Character {
         // Translation springs (SPEC §3); their pass is also the FK the
         // correctives read. A spring stage that is off leaves its state alone.
         if self.enabled[Stage::Springs as usize] {
-            self.run_springs(dt, &mut info)?;
+            let springs = spring::step(
+                &self.rig,
+                spring::Stage {
+                    states: &mut self.work_springs,
+                    records: &mut self.work_spring_records,
+                },
+                Pose {
+                    local: &mut self.local,
+                    component: &mut self.component,
+                },
+                dt,
+                self.options.substep_target == SubstepTarget::Interpolate,
+            )?;
+            info.max_substeps = info.max_substeps.max(springs.max_substeps);
+            info.snapped_springs += springs.snapped;
         } else {
             math::forward_kinematics(&self.rig.parents, &self.local, &mut self.component);
         }
@@ -1289,7 +1136,19 @@ impl Character {
         let correctives_ran =
             self.enabled[Stage::Correctives as usize] && !self.rig.correctives.is_empty();
         if correctives_ran {
-            self.run_correctives(stage_dt)?;
+            corrective::step(
+                &self.rig,
+                corrective::Stage {
+                    states: &mut self.work_correctives,
+                    records: &mut self.work_corrective_records,
+                    distances: &mut self.work_distances,
+                },
+                Pose {
+                    local: &mut self.local,
+                    component: &mut self.component,
+                },
+                stage_dt,
+            )?;
         }
         if recording {
             self.record_stage(2);
@@ -1299,7 +1158,16 @@ impl Character {
         // particles instead of resetting them, so the frame's time still counts.
         if chains_run {
             let chain_dt = if self.started == 0 { 0.0 } else { dt };
-            self.run_chains(chain_dt, teleport)?;
+            chain_stage::step(
+                &self.rig,
+                &mut self.chain,
+                Pose {
+                    local: &mut self.local,
+                    component: &mut self.component,
+                },
+                chain_dt,
+                teleport,
+            )?;
         }
 
         // SECMO_OK means finite: every output transform and every piece of
@@ -1322,7 +1190,7 @@ impl Character {
             std::mem::swap(&mut self.probe_distances, &mut self.work_distances);
         }
         if chains_run {
-            std::mem::swap(&mut self.chains, &mut self.work_chains);
+            std::mem::swap(&mut self.chain.state, &mut self.chain.work);
         }
         self.started = 1;
         Ok(info)
@@ -1367,8 +1235,8 @@ impl Character {
         // The chain stage checks what it simulated itself (and re-seeds a
         // chain that left the range); seeded and skipped chains are checked
         // here.
-        if chains_ran && !self.chains_checked {
-            let w = &mut self.work_chains;
+        if chains_ran && !self.chain.checked {
+            let w = &mut self.chain.work;
             for v in &mut w.velocity {
                 clamp(v);
             }
@@ -1392,7 +1260,8 @@ impl Character {
         }
         if chains_ran {
             if let Some(k) = self
-                .work_chains
+                .chain
+                .work
                 .previous_colliders
                 .iter()
                 .position(|t| !range.transform(t))
@@ -1452,628 +1321,6 @@ impl Character {
         }
     }
 
-    /// SPEC §4 for every constraint, in bone order, each reading the current
-    /// component matrices of this stage.
-    fn run_constraints(&mut self, info: &mut UpdateInfo) {
-        math::forward_kinematics(&self.rig.parents, &self.local, &mut self.component);
-        let rig = &*self.rig;
-        for c in &rig.constraints {
-            let bone = c.bone as usize;
-            let parent = math::parent_matrix(&self.component, rig.parents[bone]);
-            let sheared = c.apply(
-                &parent,
-                &self.component[bone],
-                (
-                    &self.component[c.target as usize],
-                    self.local[c.target as usize].scale(),
-                ),
-                &mut self.local[bone],
-            );
-            if sheared {
-                info.warnings |= WARNING_SHEAR;
-            }
-            refresh_component(
-                &rig.parents,
-                &self.local,
-                &mut self.component,
-                subtree(rig, bone),
-            );
-        }
-        // VRM node constraints, in dependency order, each reading the pose
-        // the constraints before it left.
-        for c in &rig.node_constraints {
-            let destination = c.destination as usize;
-            let aim = matches!(c.kind, NodeConstraintKind::Aim(_)).then(|| {
-                let parent = match rig.parents[destination] {
-                    p if p >= 0 => math::decompose(&self.component[p as usize], Vec3::ONE)
-                        .transform
-                        .rotation(),
-                    _ => Quat::IDENTITY,
-                };
-                (
-                    parent,
-                    Vec3::from(self.component[c.source as usize].translation),
-                    Vec3::from(self.component[destination].translation),
-                )
-            });
-            let source = self.local[c.source as usize].rotation().normalize();
-            self.local[destination].rotation = c.solve(source, aim).to_array();
-            refresh_component(
-                &rig.parents,
-                &self.local,
-                &mut self.component,
-                subtree(rig, destination),
-            );
-        }
-    }
-
-    /// SPEC §5 for every corrective. All distances are measured on the
-    /// post-spring component positions first, then every corrective writes:
-    /// one corrective never sees another's correction of the same update, so
-    /// the result does not depend on their order and mirrored inputs give
-    /// mirrored outputs.
-    fn run_correctives(&mut self, dt: f32) -> Result<(), Error> {
-        let rig = &*self.rig;
-        for (k, c) in rig.correctives.iter().enumerate() {
-            let first = rig.first_probe[k] as usize;
-            let here = Vec3::from(self.component[c.driven as usize].translation);
-            let distances = &mut self.work_distances[first..first + c.probes.len()];
-            for (d, probe) in distances.iter_mut().zip(&c.probes) {
-                *d = (Vec3::from(self.component[probe.bone as usize].translation) - here).length();
-            }
-        }
-        for (k, c) in rig.correctives.iter().enumerate() {
-            let driven = c.driven as usize;
-            let first = rig.first_probe[k] as usize;
-            let target = c.target(&self.work_distances[first..first + c.probes.len()]);
-            let state = &mut self.work_correctives[k];
-            let weight = c.step(state, &target, dt);
-            corrective::apply(state, &mut self.local[driven]);
-            if !self.local[driven].is_finite() {
-                return Err(Error::NonFiniteResult { bone: driven });
-            }
-            let record = &mut self.work_corrective_records[k];
-            record.weight = weight;
-            record.target_translation = target.translation;
-            record.target_scale = target.scale;
-            record.state_translation = state.translation;
-            record.state_scale = state.scale;
-            record.local = self.local[driven];
-        }
-        // Later stages (chains) read the corrected pose.
-        // Only the driven bones' subtrees, each bone once (correctives are
-        // sorted by driven bone, so the ranges come in order).
-        let mut done = 0;
-        for c in &rig.correctives {
-            let (from, to) = subtree(rig, c.driven as usize);
-            if to > done {
-                let from = from.max(done);
-                refresh_component(&rig.parents, &self.local, &mut self.component, (from, to));
-                done = to;
-            }
-        }
-        Ok(())
-    }
-
-    /// SPEC §7/§8: every chain on the post-corrective pose, particles in world
-    /// space (or their simulation frame), 120 substeps per second of input
-    /// time, with the anchor, the chain root and the colliders interpolated
-    /// between the previous and the current input at every substep.
-    fn run_chains(&mut self, dt: f32, teleport: bool) -> Result<(), Error> {
-        self.chains_checked = true;
-        let rig = &*self.rig;
-        let state_range = StateRange::new(rig.units_per_meter());
-        let world = self.inputs.world.to_affine();
-        let world_inverse = world.inverse();
-        let scale = self.inputs.world.scale().abs().element_sum() / 3.0;
-        // Rig units per metre at this scale (the rest test's floor).
-        let units = rig.units_per_meter() * scale;
-        let up = crate::rig::up_vector(rig.up_axis);
-        for (k, c) in rig.colliders.iter().enumerate() {
-            let m = world * self.component[c.bone as usize];
-            self.current_colliders[k] = math::decompose(&m, Vec3::ONE).transform;
-        }
-        // Each distinct anchor and root parent once, however many chains
-        // hang from it.
-        let frame_of = |component: &[Affine3A], bone: i32| {
-            let m = if bone >= 0 {
-                world * component[bone as usize]
-            } else {
-                world
-            };
-            math::decompose(&m, Vec3::ONE).transform
-        };
-        // (A frame on a chain joint is read per chain, below.)
-        for ((now, &bone), &moves) in self
-            .frames
-            .now
-            .iter_mut()
-            .zip(&rig.chain_frames)
-            .zip(&rig.chain_frame_moves)
-        {
-            if !moves {
-                *now = frame_of(&self.component, bone);
-            }
-        }
-        for (ci, setup) in rig.chains.iter().enumerate() {
-            let params = self.chain_params[ci];
-            let n = setup.len();
-            let range = setup.first_particle..setup.first_particle + n;
-            // A frame on an earlier chain's joint has moved since (the
-            // chain hangs from that chain's output).
-            let mut frame_now = |slot: u32| {
-                let slot = slot as usize;
-                if rig.chain_frame_moves[slot] {
-                    self.frames.now[slot] = frame_of(&self.component, rig.chain_frames[slot]);
-                }
-                self.frames.now[slot]
-            };
-            let anchor_now = frame_now(setup.anchor_slot).rotation();
-            let parent_now = frame_now(setup.parent_slot);
-            let root_now =
-                Vec3::from((world * self.component[setup.joints[0] as usize]).translation);
-            let root_joint = setup.joints[0] as usize;
-            let root_local_now = self.local[root_joint].translation;
-            let space_now = if params.simulation_space >= 0 {
-                let m = world * self.component[params.simulation_space as usize];
-                math::decompose(&m, Vec3::ONE).transform
-            } else {
-                Transform::IDENTITY
-            };
-            let ChainState {
-                position,
-                velocity,
-                bend,
-                previous,
-                clocks,
-                previous_colliders,
-            } = &mut self.work_chains;
-            let clock = &mut clocks[ci];
-            let seed = |clock: &mut ChainClock,
-                        position: &mut [Vec3],
-                        velocity: &mut [Vec3],
-                        bend: &mut [Quat],
-                        previous: &mut [Vec3]| {
-                animated_tips(&self.component, &world, setup, position);
-                previous.copy_from_slice(position);
-                velocity.fill(Vec3::ZERO);
-                bend.fill(Quat::IDENTITY);
-                clock.previous_anchor = anchor_now.to_array();
-                clock.previous_root = root_now.to_array();
-                clock.previous_space = space_now;
-                clock.previous_parent = parent_now;
-                clock.previous_root_local = root_local_now;
-            };
-            if clock.started == 0 {
-                // First update: particles start on the animated pose, nothing moves.
-                *clock = ChainClock {
-                    started: 1,
-                    ..ChainClock::default()
-                };
-                seed(
-                    clock,
-                    &mut position[range.clone()],
-                    &mut velocity[range.clone()],
-                    &mut bend[range.clone()],
-                    &mut previous[range.clone()],
-                );
-                for &c in &setup.colliders {
-                    previous_colliders[c as usize] = self.current_colliders[c as usize];
-                }
-                self.held_rotations[range.clone()]
-                    .iter_mut()
-                    .zip(&setup.joints)
-                    .for_each(|(h, &j)| *h = self.local[j as usize].rotation());
-                self.chains_checked = false;
-                continue;
-            }
-            clock.time += dt as f64;
-            clock.lod_counter = clock.lod_counter.wrapping_add(1);
-
-            // LOD: below the skip threshold the chain follows the animation,
-            // so it resumes from there with no pop.
-            if self.inputs.importance < params.lod_skip_below {
-                // Follow the animation, carrying its velocity, so that the
-                // chain resumes in step with the body instead of from rest.
-                let tips = &mut self.rest_targets[range.clone()];
-                animated_tips(&self.component, &world, setup, tips);
-                for ((p, v), tip) in position[range.clone()]
-                    .iter_mut()
-                    .zip(&mut velocity[range.clone()])
-                    .zip(tips.iter())
-                {
-                    // Below a millisecond a frame defines no velocity (a dt
-                    // of 1e-40 would make it infinite).
-                    *v = if dt >= MIN_VELOCITY_DT {
-                        (*tip - *p) / dt
-                    } else {
-                        Vec3::ZERO
-                    };
-                    *p = *tip;
-                }
-                previous[range.clone()].copy_from_slice(&position[range.clone()]);
-                bend[range.clone()].fill(Quat::IDENTITY);
-                clock.previous_anchor = anchor_now.to_array();
-                clock.previous_root = root_now.to_array();
-                clock.previous_space = space_now;
-                clock.previous_parent = parent_now;
-                clock.previous_root_local = root_local_now;
-                clock.simulated = clock.time;
-                clock.last_update = clock.time;
-                clock.still_since = clock.time;
-                clock.sleeping = 0;
-                self.chains_checked = false;
-                continue;
-            }
-
-            // Teleport: an explicit flag, or the root jumping or turning past
-            // the thresholds. Particles move rigidly with the root, keeping
-            // their offsets, and nothing is interpolated across the jump.
-            let previous_anchor = Quat::from_array(clock.previous_anchor);
-            let previous_root = Vec3::from_array(clock.previous_root);
-            let jumped = teleport
-                || (root_now - previous_root).length() > params.teleport_distance * scale
-                || previous_anchor.angle_between(anchor_now) > params.teleport_angle;
-            if jumped {
-                let turn = anchor_now * previous_anchor.conjugate();
-                for p in position[range.clone()]
-                    .iter_mut()
-                    .chain(&mut previous[range.clone()])
-                {
-                    *p = root_now + turn * (*p - previous_root);
-                }
-                for v in &mut velocity[range.clone()] {
-                    *v = turn * *v;
-                }
-                // Carried rigidly, but gravity may now pull another way.
-                clock.sleeping = 0;
-                clock.previous_anchor = anchor_now.to_array();
-                clock.previous_root = root_now.to_array();
-                clock.previous_parent = parent_now;
-                clock.previous_root_local = root_local_now;
-                for &c in &setup.colliders {
-                    previous_colliders[c as usize] = self.current_colliders[c as usize];
-                }
-            }
-
-            // The settle phase's clock (ChainParams::settle_speedup): any
-            // change of the chain's input restarts it and wakes the chain. A
-            // teleport, which carries the particles rigidly (above), only
-            // wakes it: it has already moved the previous frame onto this
-            // one. Exact comparisons: a held pose gives bit-identical frames.
-            let wind = self.inputs.wind.to_array();
-            let input_changed = anchor_now.to_array() != clock.previous_anchor
-                || root_now.to_array() != clock.previous_root
-                || parent_now != clock.previous_parent
-                || (params.simulation_space >= 0 && space_now != clock.previous_space)
-                || wind != clock.previous_wind
-                || setup
-                    .colliders
-                    .iter()
-                    .any(|&c| previous_colliders[c as usize] != self.current_colliders[c as usize]);
-            if input_changed {
-                clock.still_since = clock.time;
-                clock.sleeping = 0;
-            }
-            clock.previous_wind = wind;
-
-            // Simulation space: particles ride along with a bone (a vehicle,
-            // a platform), keeping `inertia` of their world motion.
-            if params.simulation_space >= 0 {
-                let carried = 1.0 - params.inertia;
-                let delta = space_now.to_affine() * clock.previous_space.to_affine().inverse();
-                for p in position[range.clone()]
-                    .iter_mut()
-                    .chain(&mut previous[range.clone()])
-                {
-                    *p = p.lerp(delta.transform_point3(*p), carried);
-                }
-                for v in &mut velocity[range.clone()] {
-                    *v = v.lerp(delta.transform_vector3(*v), carried);
-                }
-                let root = Vec3::from_array(clock.previous_root);
-                clock.previous_root = root.lerp(delta.transform_point3(root), carried).to_array();
-                let parent = clock.previous_parent;
-                let moved =
-                    math::decompose(&(delta * parent.to_affine()), parent.scale()).transform;
-                clock.previous_parent = Transform::new(
-                    parent.translation().lerp(moved.translation(), carried),
-                    parent.rotation().slerp(moved.rotation(), carried),
-                    parent.scale(),
-                );
-                clock.previous_space = space_now;
-            }
-
-            // LOD: half rate simulates every other update over both updates'
-            // time. On the held update the particles stay where they are and
-            // the output is written from them, as a half-rate simulation would
-            // show (holding local rotations instead welds the chain to the body
-            // for a frame and pops when updates resume).
-            let hold = self.inputs.importance < params.lod_half_below && clock.lod_counter % 2 == 1;
-
-            if !hold {
-                let h = CHAIN_STEP * params.time_factor as f64;
-                let decay = chain::StepDecay::new(&params, h as f32, n);
-                let (t0, t1) = (clock.last_update, clock.time);
-                // A long pause costs at most 5 s of input time and at most
-                // MAX_CHAIN_SUBSTEPS substeps (a small time factor makes
-                // substeps short, not more numerous).
-                let backlog = (CHAIN_CATCH_UP).min(f64::from(MAX_CHAIN_SUBSTEPS) * h);
-                if t1 - clock.simulated > backlog {
-                    clock.simulated = t1 - backlog;
-                }
-                let previous_anchor = Quat::from_array(clock.previous_anchor);
-                let previous_parent = clock.previous_parent;
-                let previous_root_local = Vec3::from_array(clock.previous_root_local);
-                let gravity_direction = params.gravity_direction().try_normalize().unwrap_or(-up);
-                let acceleration = gravity_direction * params.gravity * scale
-                    + self.inputs.wind * params.wind_factor;
-                let collider_count = setup.colliders.len();
-                let mut substeps = 0u32;
-                // Settle-phase repeats count against the same budget: one
-                // update never runs more than 2 × MAX_CHAIN_SUBSTEPS substeps,
-                // however long the pause before it (the extra ones only make
-                // a chain settle sooner, so they are the ones dropped).
-                let mut extra_budget = MAX_CHAIN_SUBSTEPS;
-                while clock.simulated + h <= t1 + 1e-9 && substeps < MAX_CHAIN_SUBSTEPS {
-                    substeps += 1;
-                    let end = clock.simulated + h;
-                    let f = if t1 > t0 {
-                        ((end - t0) / (t1 - t0)).clamp(0.0, 1.0) as f32
-                    } else {
-                        1.0
-                    };
-                    // Interpolated frames, shared with every chain that
-                    // reads the same frame at the same fraction (FrameScratch).
-                    let fk = [f];
-                    for (slot, &c) in setup.colliders.iter().enumerate() {
-                        let a = previous_colliders[c as usize];
-                        let b = self.current_colliders[c as usize];
-                        let key = key_of(&[
-                            bytemuck::cast_slice(core::slice::from_ref(&a)),
-                            bytemuck::cast_slice(core::slice::from_ref(&b)),
-                            &fk,
-                            &[scale],
-                        ]);
-                        self.placed[slot] = self.frames.colliders[c as usize].get(key, || {
-                            let m = Transform::new(
-                                a.translation().lerp(b.translation(), f),
-                                a.rotation().slerp(b.rotation(), f),
-                                a.scale().lerp(b.scale(), f),
-                            )
-                            .to_affine();
-                            rig.colliders[c as usize].place(&m, scale)
-                        });
-                    }
-                    let key = key_of(&[
-                        bytemuck::cast_slice(core::slice::from_ref(&previous_parent)),
-                        bytemuck::cast_slice(core::slice::from_ref(&parent_now)),
-                        &fk,
-                    ]);
-                    let (parent_affine, parent_rotation) =
-                        self.frames.parents[setup.parent_slot as usize].get(key, || {
-                            let parent = Transform::new(
-                                previous_parent
-                                    .translation()
-                                    .lerp(parent_now.translation(), f),
-                                previous_parent.rotation().slerp(parent_now.rotation(), f),
-                                previous_parent.scale().lerp(parent_now.scale(), f),
-                            );
-                            (parent.to_affine(), parent.rotation())
-                        });
-                    let key = key_of(&[&previous_anchor.to_array(), &anchor_now.to_array(), &fk]);
-                    let anchor = self.frames.anchors[setup.anchor_slot as usize]
-                        .get(key, || previous_anchor.slerp(anchor_now, f));
-                    let frame = SubstepFrame {
-                        h: h as f32,
-                        anchor,
-                        root: {
-                            let local =
-                                previous_root_local.lerp(Vec3::from_array(root_local_now), f);
-                            parent_affine.transform_point3(local)
-                        },
-                        up,
-                        acceleration,
-                        scale,
-                        colliders: &self.placed[..collider_count],
-                        parent: parent_rotation,
-                        pose: &self.local,
-                        gravity_velocity: gravity_direction * params.vrm_gravity_power,
-                        wind: self.inputs.wind * params.wind_factor,
-                        decay,
-                    };
-                    previous[range.clone()].copy_from_slice(&position[range.clone()]);
-                    if clock.sleeping == 0 {
-                        // Once the input has rested, the same substeps run
-                        // faster (ChainParams::settle_speedup); the input is
-                        // still, so every one sees the same frame.
-                        let still = end - clock.still_since;
-                        let wanted = chain::settle_substeps(&params, still);
-                        let repeats = 1 + (wanted - 1).min(extra_budget);
-                        extra_budget -= repeats - 1;
-                        for _ in 0..repeats {
-                            chain::substep(
-                                setup,
-                                &params,
-                                &frame,
-                                &self.rest[range.clone()],
-                                &mut position[range.clone()],
-                                &mut velocity[range.clone()],
-                                &mut bend[range.clone()],
-                                &mut self.bend_scratch[..n],
-                                &mut self.rest_targets[range.clone()],
-                                &mut self.contacts[range.clone()],
-                            );
-                        }
-                        if repeats > 1
-                            && repeats == wanted
-                            && chain::settle_engagement(still) >= 1.0
-                            && chain::at_rest(
-                                &position[range.clone()],
-                                &previous[range.clone()],
-                                units,
-                            )
-                        {
-                            // Asleep, the state is kept exactly as it is
-                            // (velocities too: a spring held by the coupling
-                            // or a floor keeps pushing, and zeroing that made
-                            // a woken tail twitch 0.48°), so waking resumes
-                            // the same motion.
-                            clock.sleeping = 1;
-                        }
-                    }
-                    clock.simulated = end;
-                }
-                if clock.simulated + h <= t1 {
-                    // Only where float64 lost the step (a clock near its
-                    // horizon): drop the backlog rather than loop again.
-                    clock.simulated = t1;
-                }
-                clock.last_update = t1;
-                clock.previous_anchor = anchor_now.to_array();
-                clock.previous_root = root_now.to_array();
-                clock.previous_parent = parent_now;
-                clock.previous_root_local = root_local_now;
-            }
-            // A chain whose state left the range (particles beyond 1e7 m,
-            // not finite, an unusable frame) is re-seeded on the animation,
-            // as a teleport would, instead of failing every later update.
-            // Speeds past the limit are clamped (docs/c-api.md).
-            rebase_clock(clock);
-            for v in &mut velocity[range.clone()] {
-                state_range.clamp_speed(v);
-            }
-            let sane = state_range.clock(clock)
-                && range.clone().all(|i| {
-                    state_range.particle(position[i], velocity[i], bend[i])
-                        && state_range.place(previous[i])
-                });
-            if !sane {
-                seed(
-                    clock,
-                    &mut position[range.clone()],
-                    &mut velocity[range.clone()],
-                    &mut bend[range.clone()],
-                    &mut previous[range.clone()],
-                );
-                clock.simulated = clock.time;
-                clock.last_update = clock.time;
-                if !state_range.clock(clock) {
-                    return Err(Error::NonFiniteResult {
-                        bone: setup.joints[0] as usize,
-                    });
-                }
-            }
-
-            // Between substeps (input faster than 120 Hz, or an update that
-            // ran none) the output is the state carried forward along the
-            // last substep's motion by the fraction of a substep the clock
-            // is past it (at most one): every update moves, with no added
-            // latency.
-            // At input rates that divide 120 Hz the remainder is zero and
-            // the output is the state itself (docs/chains.md).
-            let step = CHAIN_STEP * f64::from(params.time_factor);
-            let ahead = ((clock.time - clock.simulated).clamp(0.0, step) / step) as f32;
-            // Output: each joint turns by the shortest swing from its current
-            // link direction to its particle (SPEC §7), written through the
-            // current parent (path B), blended by the chain and joint weights
-            // (authored tracks win, SPEC §8).
-            for (k, &joint) in setup.joints.iter().enumerate() {
-                let b = joint as usize;
-                let parent = math::parent_matrix(&self.component, rig.parents[b]);
-                let local_affine = self.local[b].to_affine();
-                let current = parent * local_affine;
-                let child = if k + 1 < n {
-                    self.local[setup.joints[k + 1] as usize].translation()
-                } else {
-                    setup.end_offset
-                };
-                let particle = setup.first_particle + k;
-                let carried =
-                    position[particle] + (position[particle] - previous[particle]) * ahead;
-                let target = world_inverse.transform_point3(carried);
-                let to = target - Vec3::from(current.translation);
-                let w = params.weight * setup.weights[k];
-                if w <= 0.0 {
-                    // Authored tracks win (SPEC §8): leave the joint exactly as animated.
-                    self.held_rotations[setup.first_particle + k] = self.local[b].rotation();
-                    self.component[b] = current;
-                    continue;
-                }
-                if let Some(solved) =
-                    math::aim_local(&parent, &self.local[b], &local_affine, child, to)
-                {
-                    let rotation = if w >= 1.0 {
-                        solved
-                    } else {
-                        self.local[b].rotation().normalize().slerp(solved, w)
-                    };
-                    self.local[b].rotation = rotation.to_array();
-                }
-                self.held_rotations[setup.first_particle + k] = self.local[b].rotation();
-                self.component[b] = parent * self.local[b].to_affine();
-            }
-        }
-        self.work_chains
-            .previous_colliders
-            .copy_from_slice(&self.current_colliders);
-        // The chain joints' component matrices are current (the writeback
-        // keeps them so, for chains hanging from other chains); nothing after
-        // this stage reads the others, and the next update starts with FK.
-        Ok(())
-    }
-
-    /// Forward kinematics with the translation springs inline (SPEC §1, §3, §6):
-    /// one parents-first pass, so every spring and every descendant reads the
-    /// **current** parent, already modified this frame.
-    fn run_springs(&mut self, dt: f32, info: &mut UpdateInfo) -> Result<(), Error> {
-        let rig = &*self.rig;
-        let interpolate = self.options.substep_target == SubstepTarget::Interpolate;
-        for bone in 0..rig.parents.len() {
-            let parent_index = rig.parents[bone];
-            let parent = math::parent_matrix(&self.component, parent_index);
-            let mut c = parent * self.local[bone].to_affine();
-            let spring_index = rig.spring_of_bone[bone];
-            if spring_index != u32::MAX {
-                let params = &rig.springs[spring_index as usize];
-                let state = &mut self.work_springs[spring_index as usize];
-                let record = &mut self.work_spring_records[spring_index as usize];
-                let target: Vec3 = c.translation.into();
-                let (out, step) = spring::advance(params, state, target, dt, interpolate);
-                if !out.is_finite() || !state.position().is_finite() {
-                    return Err(Error::NonFiniteResult { bone });
-                }
-                // SPEC §1 path A: Δ_L = linear(inverse(C_parent)) · Δ_C.
-                let delta_local = math::component_delta_to_local(&parent, out - target);
-                let t = &mut self.local[bone].translation;
-                t[0] += delta_local.x;
-                t[1] += delta_local.y;
-                t[2] += delta_local.z;
-                c.translation = out.into();
-                *record = SpringRecord {
-                    bone: params.bone,
-                    substeps: step.substeps,
-                    dt: step.dt,
-                    h: params.step_length(),
-                    remaining_before: step.remaining_before,
-                    remaining_after: state.remaining,
-                    target: target.to_array(),
-                    position: state.position,
-                    velocity: state.velocity,
-                    output: out.to_array(),
-                    snapped: step.snapped as u32,
-                    ring_fill: state.ring_fill,
-                    ring_index: state.ring_index,
-                    ring: state.ring,
-                };
-                info.max_substeps = info.max_substeps.max(step.substeps);
-                info.snapped_springs += step.snapped as u32;
-            }
-            self.component[bone] = c;
-        }
-        Ok(())
-    }
-
     /// Bytes a snapshot of this character takes.
     #[must_use]
     pub fn snapshot_size(&self) -> usize {
@@ -2087,7 +1334,7 @@ impl Character {
     /// velocity, bend and position before the last substep, then the
     /// previous collider frames.
     fn chain_bytes(&self) -> usize {
-        let c = &self.chains;
+        let c = &self.chain.state;
         c.clocks.len() * core::mem::size_of::<ChainClock>()
             + c.position.len() * (3 * core::mem::size_of::<Vec3>() + core::mem::size_of::<Quat>())
             + c.previous_colliders.len() * core::mem::size_of::<Transform>()
@@ -2124,7 +1371,7 @@ impl Character {
         buffer[springs_end..correctives_end]
             .copy_from_slice(bytemuck::cast_slice(&self.correctives));
         let mut at = correctives_end;
-        let c = &self.chains;
+        let c = &self.chain.state;
         for bytes in [
             bytemuck::cast_slice::<ChainClock, u8>(&c.clocks),
             bytemuck::cast_slice(&c.position),
@@ -2210,7 +1457,7 @@ impl Character {
             dst.copy_from_slice(&buffer[at..at + dst.len()]);
             at += dst.len();
         };
-        let w = &mut self.work_chains;
+        let w = &mut self.chain.work;
         read(bytemuck::cast_slice_mut(&mut w.clocks));
         read(bytemuck::cast_slice_mut(&mut w.position));
         read(bytemuck::cast_slice_mut(&mut w.velocity));
@@ -2238,27 +1485,8 @@ impl Character {
         }
         self.springs.copy_from_slice(&self.work_springs);
         self.correctives.copy_from_slice(&self.work_correctives);
-        self.chains.copy_from(&self.work_chains);
+        self.chain.state.copy_from(&self.chain.work);
         self.started = header.started;
         Ok(())
-    }
-}
-
-/// World positions of a chain's link tips in the current (animated) pose:
-/// joint `k+1` for link `k`, the end point for the last link.
-fn animated_tips(
-    component: &[Affine3A],
-    world: &Affine3A,
-    setup: &crate::solvers::chain::ChainSetup,
-    out: &mut [Vec3],
-) {
-    let n = setup.len();
-    for k in 0..n {
-        out[k] = if k + 1 < n {
-            world.transform_point3(component[setup.joints[k + 1] as usize].translation.into())
-        } else {
-            let last = component[setup.joints[n - 1] as usize];
-            world.transform_point3(last.transform_point3(setup.end_offset))
-        };
     }
 }

@@ -742,23 +742,37 @@ impl StepDecay {
     }
 }
 
+/// One chain's particles, as slices of the character's flat arrays.
+pub struct Particles<'a> {
+    pub position: &'a mut [Vec3],
+    pub velocity: &'a mut [Vec3],
+    /// Bend of each link relative to its rest direction, anchor frame (SPEC §7).
+    pub bend: &'a mut [Quat],
+    /// The new bends until all links are done (every step reads a snapshot
+    /// of the old bends, never partly updated values).
+    pub bend_scratch: &'a mut [Quat],
+    /// Written: each link's rest target and contact flag (debug drawing).
+    pub rest_targets: &'a mut [Vec3],
+    pub contacts: &'a mut [u32],
+}
+
 /// Advances one chain by one substep (SPEC §7/§8). `rest` are the anchor-frame
-/// rest directions; `bend_scratch` holds the new bends until all links are
-/// done (every step reads a snapshot of the old bends, never partly updated
-/// values). Returns the number of links in contact.
-#[allow(clippy::too_many_arguments)]
+/// rest directions.
 pub fn substep(
     setup: &ChainSetup,
     params: &ChainParams,
     frame: &SubstepFrame<'_>,
     rest: &[Vec3],
-    position: &mut [Vec3],
-    velocity: &mut [Vec3],
-    bend: &mut [Quat],
-    bend_scratch: &mut [Quat],
-    rest_targets: &mut [Vec3],
-    contacts: &mut [u32],
+    particles: &mut Particles<'_>,
 ) {
+    let Particles {
+        position,
+        velocity,
+        bend,
+        bend_scratch,
+        rest_targets,
+        contacts,
+    } = particles;
     let n = setup.len();
     if let Integrator::Vrm {
         stiffness,

@@ -11,6 +11,9 @@
 use glam::{Affine3A, Mat3A, Quat, Vec3};
 
 use crate::math::{self, Transform};
+use crate::rig::Rig;
+use crate::solvers::node_constraint::NodeConstraintKind;
+use crate::solvers::{refresh_component, subtree, Pose};
 
 /// Setup of one constraint, in the Rig. `offset` is precomputed from the
 /// Rig's reference (bind) pose.
@@ -113,6 +116,51 @@ impl RotationConstraint {
         local.rotation = d.transform.rotation().normalize().to_array();
         d.sheared
     }
+}
+
+/// SPEC §4 for every constraint, in bone order, each reading the current
+/// component matrices of this stage.
+pub(crate) fn step(rig: &Rig, pose: Pose<'_>) -> bool {
+    let Pose { local, component } = pose;
+    math::forward_kinematics(&rig.parents, local, component);
+    let mut sheared_any = false;
+    for c in &rig.constraints {
+        let bone = c.bone as usize;
+        let parent = math::parent_matrix(component, rig.parents[bone]);
+        let sheared = c.apply(
+            &parent,
+            &component[bone],
+            (
+                &component[c.target as usize],
+                local[c.target as usize].scale(),
+            ),
+            &mut local[bone],
+        );
+        sheared_any |= sheared;
+        refresh_component(&rig.parents, local, component, subtree(rig, bone));
+    }
+    // VRM node constraints, in dependency order, each reading the pose
+    // the constraints before it left.
+    for c in &rig.node_constraints {
+        let destination = c.destination as usize;
+        let aim = matches!(c.kind, NodeConstraintKind::Aim(_)).then(|| {
+            let parent = match rig.parents[destination] {
+                p if p >= 0 => math::decompose(&component[p as usize], Vec3::ONE)
+                    .transform
+                    .rotation(),
+                _ => Quat::IDENTITY,
+            };
+            (
+                parent,
+                Vec3::from(component[c.source as usize].translation),
+                Vec3::from(component[destination].translation),
+            )
+        });
+        let source = local[c.source as usize].rotation().normalize();
+        local[destination].rotation = c.solve(source, aim).to_array();
+        refresh_component(&rig.parents, local, component, subtree(rig, destination));
+    }
+    sheared_any
 }
 
 #[cfg(test)]

@@ -19,7 +19,10 @@
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
+use crate::error::Error;
 use crate::math::Transform;
+use crate::rig::Rig;
+use crate::solvers::{refresh_component, subtree, Pose};
 
 /// Which side of the body a bone is on. Probes use the driven bone's side to
 /// choose between their same-side and opposite-side gains.
@@ -269,6 +272,62 @@ impl ProximityCorrective {
             probes,
         }
     }
+}
+
+/// The corrective stage's per-character arrays this update writes.
+pub(crate) struct Stage<'a> {
+    pub(crate) states: &'a mut [CorrectiveState],
+    pub(crate) records: &'a mut [CorrectiveRecord],
+    /// Probe distances of all correctives, flat.
+    pub(crate) distances: &'a mut [f32],
+}
+
+/// SPEC §5 for every corrective. All distances are measured on the
+/// post-spring component positions first, then every corrective writes:
+/// one corrective never sees another's correction of the same update, so
+/// the result does not depend on their order and mirrored inputs give
+/// mirrored outputs.
+pub(crate) fn step(rig: &Rig, stage: Stage<'_>, pose: Pose<'_>, dt: f32) -> Result<(), Error> {
+    let Pose { local, component } = pose;
+    for (k, c) in rig.correctives.iter().enumerate() {
+        let first = rig.first_probe[k] as usize;
+        let here = Vec3::from(component[c.driven as usize].translation);
+        let distances = &mut stage.distances[first..first + c.probes.len()];
+        for (d, probe) in distances.iter_mut().zip(&c.probes) {
+            *d = (Vec3::from(component[probe.bone as usize].translation) - here).length();
+        }
+    }
+    for (k, c) in rig.correctives.iter().enumerate() {
+        let driven = c.driven as usize;
+        let first = rig.first_probe[k] as usize;
+        let target = c.target(&stage.distances[first..first + c.probes.len()]);
+        let state = &mut stage.states[k];
+        let weight = c.step(state, &target, dt);
+        apply(state, &mut local[driven]);
+        if !local[driven].is_finite() {
+            return Err(Error::NonFiniteResult { bone: driven });
+        }
+        let record = &mut stage.records[k];
+        record.weight = weight;
+        record.target_translation = target.translation;
+        record.target_scale = target.scale;
+        record.state_translation = state.translation;
+        record.state_scale = state.scale;
+        record.local = local[driven];
+    }
+    // Later stages (chains) read the corrected pose.
+    // Only the driven bones' subtrees, each bone once (correctives are
+    // sorted by driven bone, so the ranges come in order).
+    let mut done = 0;
+    for c in &rig.correctives {
+        let (from, to) = subtree(rig, c.driven as usize);
+        if to > done {
+            let from = from.max(done);
+            refresh_component(&rig.parents, local, component, (from, to));
+            done = to;
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

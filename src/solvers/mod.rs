@@ -1,8 +1,42 @@
-//! Solvers. Each has a setup (in the Rig) and a state (in the Character).
+//! Solvers. Each has an immutable setup held by the Rig, a per-character
+//! state of plain arrays, and one `step` over a [`Pose`]; `Character::solve`
+//! only sequences the stages (constraints, springs, correctives, chains).
 
 pub mod chain;
+pub(crate) mod chain_stage;
 pub mod collide;
 pub mod constraint;
 pub mod corrective;
 pub mod node_constraint;
 pub mod spring;
+
+use glam::Affine3A;
+
+use crate::math::{self, Transform};
+use crate::rig::Rig;
+
+/// The pose a stage reads and writes: the local transforms and their
+/// component matrices (current for every bone the stage reads).
+pub(crate) struct Pose<'a> {
+    pub(crate) local: &'a mut [Transform],
+    pub(crate) component: &'a mut [Affine3A],
+}
+
+/// Recomputes the component matrices of `from..to` from their parents
+/// (which must be current) after a change of `local[from]`.
+pub(crate) fn refresh_component(
+    parents: &[i32],
+    local: &[Transform],
+    component: &mut [Affine3A],
+    (from, to): (usize, usize),
+) {
+    for i in from..to {
+        let parent = math::parent_matrix(component, parents[i]);
+        component[i] = parent * local[i].to_affine();
+    }
+}
+
+/// `bone`'s subtree as an index range ([`Rig::subtree_end`]).
+pub(crate) fn subtree(rig: &Rig, bone: usize) -> (usize, usize) {
+    (bone, rig.subtree_end[bone] as usize)
+}

@@ -8,8 +8,12 @@
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
+use crate::character::SpringRecord;
 use crate::clock;
-use crate::math::limit_length;
+use crate::error::Error;
+use crate::math::{self, limit_length};
+use crate::rig::Rig;
+use crate::solvers::Pose;
 
 /// Longest velocity history a spring may keep. The ring is stored inline so
 /// that the state is plain data (snapshot = bytes) and never allocates.
@@ -345,6 +349,78 @@ pub fn finish(params: &SpringParams, state: &mut SpringState, target: Vec3) -> V
     let offset = limit_length(state.position() - target, params.max_offset);
     state.position = (target + offset).to_array();
     target + params.alpha.clamp(0.0, 1.0) * offset
+}
+
+/// The spring stage's per-character arrays this update writes.
+pub(crate) struct Stage<'a> {
+    pub(crate) states: &'a mut [SpringState],
+    pub(crate) records: &'a mut [SpringRecord],
+}
+
+/// What the spring stage did this update.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct StepInfo {
+    /// Most substeps any spring ran.
+    pub(crate) max_substeps: u32,
+    /// Springs that snapped to their target.
+    pub(crate) snapped: u32,
+}
+
+/// Forward kinematics with the translation springs inline (SPEC §1, §3, §6):
+/// one parents-first pass, so every spring and every descendant reads the
+/// **current** parent, already modified this frame.
+pub(crate) fn step(
+    rig: &Rig,
+    stage: Stage<'_>,
+    pose: Pose<'_>,
+    dt: f32,
+    interpolate: bool,
+) -> Result<StepInfo, Error> {
+    let Pose { local, component } = pose;
+    let mut info = StepInfo::default();
+    for bone in 0..rig.parents.len() {
+        let parent_index = rig.parents[bone];
+        let parent = math::parent_matrix(component, parent_index);
+        let mut c = parent * local[bone].to_affine();
+        let spring_index = rig.spring_of_bone[bone];
+        if spring_index != u32::MAX {
+            let params = &rig.springs[spring_index as usize];
+            let state = &mut stage.states[spring_index as usize];
+            let record = &mut stage.records[spring_index as usize];
+            let target: Vec3 = c.translation.into();
+            let (out, step) = advance(params, state, target, dt, interpolate);
+            if !out.is_finite() || !state.position().is_finite() {
+                return Err(Error::NonFiniteResult { bone });
+            }
+            // SPEC §1 path A: Δ_L = linear(inverse(C_parent)) · Δ_C.
+            let delta_local = math::component_delta_to_local(&parent, out - target);
+            let t = &mut local[bone].translation;
+            t[0] += delta_local.x;
+            t[1] += delta_local.y;
+            t[2] += delta_local.z;
+            c.translation = out.into();
+            *record = SpringRecord {
+                bone: params.bone,
+                substeps: step.substeps,
+                dt: step.dt,
+                h: params.step_length(),
+                remaining_before: step.remaining_before,
+                remaining_after: state.remaining,
+                target: target.to_array(),
+                position: state.position,
+                velocity: state.velocity,
+                output: out.to_array(),
+                snapped: step.snapped as u32,
+                ring_fill: state.ring_fill,
+                ring_index: state.ring_index,
+                ring: state.ring,
+            };
+            info.max_substeps = info.max_substeps.max(step.substeps);
+            info.snapped += step.snapped as u32;
+        }
+        component[bone] = c;
+    }
+    Ok(info)
 }
 
 #[cfg(test)]
