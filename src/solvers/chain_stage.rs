@@ -135,8 +135,6 @@ pub(crate) struct Stage {
     /// Last substep's rest targets and contact flags, for debug drawing.
     pub(crate) rest_targets: Vec<Vec3>,
     pub(crate) contacts: Vec<u32>,
-    /// Chain joints' local rotations from the last simulated update (LOD hold).
-    pub(crate) held_rotations: Vec<Quat>,
     /// New bends of one chain's links until the substep is done.
     pub(crate) bend_scratch: Vec<Quat>,
     pub(crate) placed: Vec<PlacedCollider>,
@@ -167,7 +165,6 @@ impl Stage {
             },
             rest_targets: vec![Vec3::ZERO; particles],
             contacts: vec![0; particles],
-            held_rotations: vec![Quat::IDENTITY; particles],
             bend_scratch: vec![
                 Quat::IDENTITY;
                 rig.chains.iter().map(|c| c.len()).max().unwrap_or(0)
@@ -303,10 +300,6 @@ pub(crate) fn step(
             for &c in &setup.colliders {
                 previous_colliders[c as usize] = stage.current_colliders[c as usize];
             }
-            stage.held_rotations[range.clone()]
-                .iter_mut()
-                .zip(&setup.joints)
-                .for_each(|(h, &j)| *h = local[j as usize].rotation());
             stage.checked = false;
             continue;
         }
@@ -634,7 +627,6 @@ pub(crate) fn step(
             let w = params.weight * setup.weights[k];
             if w <= 0.0 {
                 // Authored tracks win (SPEC §8): leave the joint exactly as animated.
-                stage.held_rotations[setup.first_particle + k] = local[b].rotation();
                 component[b] = current;
                 continue;
             }
@@ -646,7 +638,6 @@ pub(crate) fn step(
                 };
                 local[b].rotation = rotation.to_array();
             }
-            stage.held_rotations[setup.first_particle + k] = local[b].rotation();
             component[b] = parent * local[b].to_affine();
         }
     }
