@@ -339,7 +339,11 @@ const SNAPSHOT_MAGIC: u32 = u32::from_le_bytes(*b"SMSN");
 /// header and the payload. 5: each particle's position before the last
 /// substep (the output between substeps). 6: each chain clock's settle
 /// phase (when its input last changed, whether it sleeps, the last wind).
-pub const SNAPSHOT_VERSION: u32 = 6;
+/// 7: the chains' simulation origin (positions are kept relative to it).
+pub const SNAPSHOT_VERSION: u32 = 7;
+
+/// The chains' simulation origin in a snapshot: x, y, z and a zero.
+const ORIGIN_BYTES: usize = 16;
 
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
@@ -475,7 +479,7 @@ impl StateRange {
 }
 
 /// An all-zero frame: one a chain has not set yet.
-fn unset(t: &Transform) -> bool {
+pub(crate) fn unset(t: &Transform) -> bool {
     bytemuck::cast_slice::<Transform, f32>(std::slice::from_ref(t))
         .iter()
         .all(|v| *v == 0.0)
@@ -715,46 +719,23 @@ impl Character {
         if !delta.is_finite() {
             return Err(Error::InvalidParameter("shift is not finite"));
         }
+        // Everything the chains keep is relative to their simulation origin,
+        // so the shift moves the origin alone (exactly: no kept position is
+        // rounded) and the character's world frame with it.
         let range = StateRange::new(self.rig.units_per_meter());
-        let c = &self.chain.state;
-        let fits = c
-            .position
-            .iter()
-            .chain(&c.previous)
-            .all(|p| range.place(*p + delta))
-            && c.clocks
-                .iter()
-                .all(|k| range.place(Vec3::from(k.previous_root) + delta))
-            && range.place(Vec3::from(self.chain.inputs.world.translation) + delta);
-        if !fits {
+        let origin = self.chain.state.origin + delta;
+        if !(range.place(origin)
+            && range.place(Vec3::from(self.chain.inputs.world.translation) + delta))
+        {
             return Err(Error::InvalidParameter(
                 "the shift moves a position beyond the state range",
             ));
         }
-        let shift = |t: &mut Transform| {
-            // A frame not set yet stays so.
-            if !unset(t) {
-                t.translation = (Vec3::from(t.translation) + delta).to_array();
-            }
-        };
-        let chains = &mut self.chain.state;
-        for p in chains.position.iter_mut().chain(&mut chains.previous) {
-            *p += delta;
+        self.chain.state.origin = origin;
+        let world = &mut self.chain.inputs.world;
+        if !unset(world) {
+            world.translation = (Vec3::from(world.translation) + delta).to_array();
         }
-        for (clock, params) in chains.clocks.iter_mut().zip(&self.chain.params) {
-            if clock.started == 0 {
-                continue;
-            }
-            clock.previous_root = (Vec3::from(clock.previous_root) + delta).to_array();
-            shift(&mut clock.previous_parent);
-            if params.simulation_space >= 0 {
-                shift(&mut clock.previous_space);
-            }
-        }
-        for t in &mut chains.previous_colliders {
-            shift(t);
-        }
-        shift(&mut self.chain.inputs.world);
         Ok(())
     }
 
@@ -814,10 +795,17 @@ impl Character {
         self.chain.params.get(chain)
     }
 
-    /// Particle positions (world, or the chain's simulation frame), all chains.
+    /// Particle positions in the world, all chains. (Kept relative to the
+    /// chains' simulation origin; this adds it, so it returns a new vector.)
     #[must_use]
-    pub fn particle_positions(&self) -> &[Vec3] {
-        &self.chain.state.position
+    pub fn particle_positions(&self) -> Vec<Vec3> {
+        let origin = self.chain.state.origin;
+        self.chain
+            .state
+            .position
+            .iter()
+            .map(|p| *p + origin)
+            .collect()
     }
 
     /// Particle velocities, all chains.
@@ -826,10 +814,15 @@ impl Character {
         &self.chain.state.velocity
     }
 
-    /// Rest targets of the last substep, all chains.
+    /// Rest targets of the last substep in the world, all chains.
     #[must_use]
-    pub fn rest_targets(&self) -> &[Vec3] {
-        &self.chain.rest_targets
+    pub fn rest_targets(&self) -> Vec<Vec3> {
+        let origin = self.chain.state.origin;
+        self.chain
+            .rest_targets
+            .iter()
+            .map(|p| *p + origin)
+            .collect()
     }
 
     /// 1 where a link touched a collider or the floor in the last substep.
@@ -860,11 +853,13 @@ impl Character {
     ) -> (usize, usize) {
         let mut nl = 0;
         let mut ns = 0;
+        // What the chains keep is relative to their simulation origin.
+        let origin = self.chain.state.origin;
         let mut line = |a: Vec3, b: Vec3, kind: u32| {
             if let Some(slot) = lines.get_mut(nl) {
                 *slot = DebugLine {
-                    a: a.to_array(),
-                    b: b.to_array(),
+                    a: (a + origin).to_array(),
+                    b: (b + origin).to_array(),
                     kind,
                 };
                 nl += 1;
@@ -873,7 +868,7 @@ impl Character {
         let mut sphere = |c: Vec3, r: f32, kind: u32| {
             if let Some(slot) = spheres.get_mut(ns) {
                 *slot = DebugSphere {
-                    center: c.to_array(),
+                    center: (c + origin).to_array(),
                     radius: r,
                     kind,
                 };
@@ -1335,9 +1330,13 @@ impl Character {
     /// previous collider frames.
     fn chain_bytes(&self) -> usize {
         let c = &self.chain.state;
+        if c.clocks.is_empty() {
+            return 0;
+        }
         c.clocks.len() * core::mem::size_of::<ChainClock>()
             + c.position.len() * (3 * core::mem::size_of::<Vec3>() + core::mem::size_of::<Quat>())
             + c.previous_colliders.len() * core::mem::size_of::<Transform>()
+            + ORIGIN_BYTES
     }
 
     /// Writes the full solver state (ring contents, indices, remainders and
@@ -1372,6 +1371,8 @@ impl Character {
             .copy_from_slice(bytemuck::cast_slice(&self.correctives));
         let mut at = correctives_end;
         let c = &self.chain.state;
+        let origin = [c.origin.x, c.origin.y, c.origin.z, 0.0];
+        let with_chains = !c.clocks.is_empty();
         for bytes in [
             bytemuck::cast_slice::<ChainClock, u8>(&c.clocks),
             bytemuck::cast_slice(&c.position),
@@ -1379,6 +1380,11 @@ impl Character {
             bytemuck::cast_slice(&c.bend),
             bytemuck::cast_slice(&c.previous),
             bytemuck::cast_slice(&c.previous_colliders),
+            if with_chains {
+                bytemuck::bytes_of(&origin)
+            } else {
+                &[]
+            },
         ] {
             buffer[at..at + bytes.len()].copy_from_slice(bytes);
             at += bytes.len();
@@ -1464,6 +1470,16 @@ impl Character {
         read(bytemuck::cast_slice_mut(&mut w.bend));
         read(bytemuck::cast_slice_mut(&mut w.previous));
         read(bytemuck::cast_slice_mut(&mut w.previous_colliders));
+        if !w.clocks.is_empty() {
+            let mut origin = [0f32; 4];
+            read(bytemuck::bytes_of_mut(&mut origin));
+            w.origin = Vec3::new(origin[0], origin[1], origin[2]);
+            if !(range.place(w.origin) && origin[3] == 0.0) {
+                return Err(Error::Snapshot(
+                    "snapshot chain origin is out of range or corrupted",
+                ));
+            }
+        }
         // Clock times within the library's horizon, the simulated time and
         // the last update not after the input time (the simulated time may
         // lag: an LOD hold does not simulate, and the next update catches up

@@ -708,6 +708,9 @@ pub struct SubstepFrame<'a> {
     pub gravity_velocity: Vec3,
     /// VRM integrator: wind and external forces, units/s².
     pub wind: Vec3,
+    /// Height of the simulation origin along `up`: positions here are
+    /// relative to it, the floor height is not.
+    pub floor_shift: f32,
     /// The substep's decay factors ([`StepDecay::new`], once per chain and
     /// update: `h` and the parameters do not change between its substeps).
     pub decay: StepDecay,
@@ -944,7 +947,8 @@ pub fn substep(
         // Floor contact (SPEC §7): rotate the link about its head so the tip
         // sits on F = g0 + ρ; never stretch the bone, never lift the body.
         if params.floor_enabled != 0 {
-            let floor = params.floor_height + params.floor_clearance * frame.scale;
+            let floor =
+                params.floor_height + params.floor_clearance * frame.scale - frame.floor_shift;
             if p.dot(up) < floor {
                 let u = ((floor - head.dot(up)) / length).clamp(-1.0, 1.0);
                 let horizontal = |d: Vec3| (d - up * d.dot(up)).try_normalize();

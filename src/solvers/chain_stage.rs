@@ -7,7 +7,7 @@
 
 use glam::{Affine3A, Quat, Vec3};
 
-use crate::character::{rebase_clock, StateRange, MAX_CHAIN_SUBSTEPS, MIN_VELOCITY_DT};
+use crate::character::{rebase_clock, unset, StateRange, MAX_CHAIN_SUBSTEPS, MIN_VELOCITY_DT};
 use crate::error::Error;
 use crate::math::{self, Transform};
 use crate::rig::Rig;
@@ -88,6 +88,13 @@ pub(crate) struct ChainState {
     pub(crate) clocks: Vec<ChainClock>,
     /// World frames of the colliders at the last update (interpolation start).
     pub(crate) previous_colliders: Vec<Transform>,
+    /// The simulation origin: every position above (particles, the clocks'
+    /// frames, the colliders) is kept relative to it, so that float32
+    /// resolves a chain as finely at head height or 10 km out as at the world
+    /// origin. Set on a chain's first update and moved (with a shift of the
+    /// stored positions) when the first chain frame strays past
+    /// [`RECENTRE_M`].
+    pub(crate) origin: Vec3,
 }
 
 impl ChainState {
@@ -99,6 +106,7 @@ impl ChainState {
             previous: vec![Vec3::ZERO; particles],
             clocks: vec![ChainClock::default(); chains],
             previous_colliders: vec![Transform::IDENTITY; colliders],
+            origin: Vec3::ZERO,
         }
     }
 
@@ -110,6 +118,7 @@ impl ChainState {
         self.clocks.copy_from_slice(&other.clocks);
         self.previous_colliders
             .copy_from_slice(&other.previous_colliders);
+        self.origin = other.origin;
     }
 }
 
@@ -119,6 +128,72 @@ pub(crate) struct ChainInputs {
     pub(crate) world: Transform,
     pub(crate) importance: f32,
     pub(crate) wind: Vec3,
+}
+
+/// How far (metres, at the character's scale) the first chain frame may
+/// stray from the simulation origin before the origin follows it.
+pub(crate) const RECENTRE_M: f32 = 1.0;
+
+impl ChainState {
+    /// Adds `delta` to every position kept (particles, the started chains'
+    /// frames, the colliders' frames): the state seen from an origin moved by
+    /// `-delta`.
+    pub(crate) fn shift_positions(&mut self, params: &[ChainParams], delta: Vec3) {
+        let shift = |t: &mut Transform| {
+            // A frame not set yet stays so.
+            if !unset(t) {
+                t.translation = (Vec3::from(t.translation) + delta).to_array();
+            }
+        };
+        for p in self.position.iter_mut().chain(&mut self.previous) {
+            *p += delta;
+        }
+        for (clock, params) in self.clocks.iter_mut().zip(params) {
+            if clock.started == 0 {
+                continue;
+            }
+            clock.previous_root = (Vec3::from(clock.previous_root) + delta).to_array();
+            shift(&mut clock.previous_parent);
+            if params.simulation_space >= 0 {
+                shift(&mut clock.previous_space);
+            }
+        }
+        for t in &mut self.previous_colliders {
+            shift(t);
+        }
+    }
+}
+
+/// Moves the simulation origin of `stage.work` to the first chain frame when
+/// no chain has started yet, or when that frame is more than
+/// [`RECENTRE_M`] from it (shifting what is kept by the difference, so
+/// nothing moves in the world).
+fn recentre(
+    rig: &Rig,
+    stage: &mut Stage,
+    component: &[Affine3A],
+    world: &Affine3A,
+    range: &StateRange,
+) {
+    let there = match rig.chain_frames.first() {
+        Some(&b) if b >= 0 => world.transform_point3(component[b as usize].translation.into()),
+        _ => Vec3::from(world.translation),
+    };
+    if !range.place(there) {
+        return; // keep the origin; the state range check handles the rest
+    }
+    let w = &mut stage.work;
+    if w.clocks.iter().all(|c| c.started == 0) {
+        w.origin = there;
+        return;
+    }
+    let scale = stage.inputs.world.scale().abs().element_sum() / 3.0;
+    let radius = RECENTRE_M * rig.units_per_meter() * scale;
+    if (there - w.origin).length_squared() > radius * radius {
+        let delta = w.origin - there;
+        w.shift_positions(&stage.params, delta);
+        w.origin = there;
+    }
 }
 
 /// The chain stage of one character: state, scratch and parameters, all
@@ -204,7 +279,12 @@ pub(crate) fn step(
     let Pose { local, component } = pose;
     stage.checked = true;
     let state_range = StateRange::new(rig.units_per_meter());
-    let world = stage.inputs.world.to_affine();
+    // Everything the stage keeps is relative to the simulation origin: its
+    // "world" is the character's world moved by −origin.
+    let character_world = stage.inputs.world.to_affine();
+    recentre(rig, stage, component, &character_world, &state_range);
+    let origin = stage.work.origin;
+    let world = Affine3A::from_translation(-origin) * character_world;
     let world_inverse = world.inverse();
     let scale = stage.inputs.world.scale().abs().element_sum() / 3.0;
     // Rig units per metre at this scale (the rest test's floor).
@@ -267,6 +347,7 @@ pub(crate) fn step(
             previous,
             clocks,
             previous_colliders,
+            ..
         } = &mut stage.work;
         let clock = &mut clocks[ci];
         let seed = |clock: &mut ChainClock,
@@ -514,6 +595,7 @@ pub(crate) fn step(
                     pose: local,
                     gravity_velocity: gravity_direction * params.vrm_gravity_power,
                     wind: stage.inputs.wind * params.wind_factor,
+                    floor_shift: origin.dot(up),
                     decay,
                 };
                 previous[range.clone()].copy_from_slice(&position[range.clone()]);
