@@ -1064,15 +1064,15 @@ impl Character {
         Ok(info)
     }
 
-    /// Runs the stages of SPEC §6 on `self.local` against scratch state;
-    /// commits the state only when every stage succeeded.
+    /// Runs the stages of SPEC §6 on `self.local`. The helper-bone stages
+    /// work on scratch state, and everything they produce is checked before
+    /// the chain stage runs; the chain stage cannot fail and changes its
+    /// state in place. So the state is committed only when the update
+    /// succeeds, without a second copy of the chain state.
     fn solve(&mut self, dt: f32, teleport: bool, recording: bool) -> Result<UpdateInfo, Error> {
         self.work_springs.copy_from_slice(&self.springs);
         self.work_correctives.copy_from_slice(&self.correctives);
         let chains_run = self.enabled[Stage::Chains as usize] && !self.rig.chains.is_empty();
-        if chains_run {
-            self.chain.work.copy_from(&self.chain.state);
-        }
         let mut started = self.started;
         if teleport {
             self.work_springs.fill(SpringState::default());
@@ -1149,6 +1149,12 @@ impl Character {
             self.record_stage(2);
         }
 
+        // SECMO_OK means finite: every output transform and every piece of
+        // state committed. Here for everything but the chains, whose stage
+        // keeps its own state in range (re-seeding or parking a chain that
+        // leaves it) and never writes a non-finite rotation.
+        self.check_finite()?;
+
         // Chains (SPEC §7, §8): tails and hair, last. A teleport carries the
         // particles instead of resetting them, so the frame's time still counts.
         if chains_run {
@@ -1162,13 +1168,8 @@ impl Character {
                 },
                 chain_dt,
                 teleport,
-            )?;
+            );
         }
-
-        // SECMO_OK means finite: every output transform and every piece of
-        // state about to be committed, whatever path produced it (seeding,
-        // LOD holds, teleports included).
-        self.check_finite(chains_run)?;
 
         // Commit by swapping scratch and state: the next update copies the
         // state into scratch again, and a stage that ran rewrote every record.
@@ -1184,18 +1185,16 @@ impl Character {
             );
             std::mem::swap(&mut self.probe_distances, &mut self.work_distances);
         }
-        if chains_run {
-            std::mem::swap(&mut self.chain.state, &mut self.chain.work);
-        }
         self.started = 1;
         Ok(info)
     }
 
-    /// Holds the output and the state about to be committed to
-    /// [`StateRange`]: speeds beyond the limit are clamped to it (a
-    /// documented rule, docs/c-api.md); anything else out of range or not
-    /// finite fails the update with the first bone it concerns.
-    fn check_finite(&mut self, chains_ran: bool) -> Result<(), Error> {
+    /// Holds the pose and the helper-bone state about to be committed to
+    /// [`StateRange`] before the chain stage runs: speeds beyond the limit
+    /// are clamped to it (a documented rule, docs/c-api.md); anything else
+    /// out of range or not finite fails the update with the first bone it
+    /// concerns.
+    fn check_finite(&mut self) -> Result<(), Error> {
         if let Some(bone) = self.local.iter().position(|t| !t.is_finite()) {
             return Err(Error::NonFiniteResult { bone });
         }
@@ -1225,44 +1224,6 @@ impl Character {
                 return Err(Error::NonFiniteResult {
                     bone: c.driven as usize,
                 });
-            }
-        }
-        // The chain stage checks what it simulated itself (and re-seeds a
-        // chain that left the range); seeded and skipped chains are checked
-        // here.
-        if chains_ran && !self.chain.checked {
-            let w = &mut self.chain.work;
-            for v in &mut w.velocity {
-                clamp(v);
-            }
-            for (ci, setup) in self.rig.chains.iter().enumerate() {
-                let first = setup.joints[0] as usize;
-                rebase_clock(&mut w.clocks[ci]);
-                if !range.clock(&w.clocks[ci]) {
-                    return Err(Error::NonFiniteResult { bone: first });
-                }
-                for k in 0..setup.len() {
-                    let i = setup.first_particle + k;
-                    if !range.particle(w.position[i], w.velocity[i], w.bend[i])
-                        || !range.place(w.previous[i])
-                    {
-                        return Err(Error::NonFiniteResult {
-                            bone: setup.joints[k] as usize,
-                        });
-                    }
-                }
-            }
-        }
-        if chains_ran {
-            if let Some(k) = self
-                .chain
-                .work
-                .previous_colliders
-                .iter()
-                .position(|t| !range.transform(t))
-            {
-                let bone = self.rig.colliders[k].bone as usize;
-                return Err(Error::NonFiniteResult { bone });
             }
         }
         Ok(())
@@ -1457,38 +1418,36 @@ impl Character {
             }
             self.work_correctives[i] = c;
         }
-        // Chains: read every section into the scratch state, check, commit.
-        let mut at = correctives_end;
-        let mut read = |dst: &mut [u8]| {
-            dst.copy_from_slice(&buffer[at..at + dst.len()]);
-            at += dst.len();
-        };
-        let w = &mut self.chain.work;
-        read(bytemuck::cast_slice_mut(&mut w.clocks));
-        read(bytemuck::cast_slice_mut(&mut w.position));
-        read(bytemuck::cast_slice_mut(&mut w.velocity));
-        read(bytemuck::cast_slice_mut(&mut w.bend));
-        read(bytemuck::cast_slice_mut(&mut w.previous));
-        read(bytemuck::cast_slice_mut(&mut w.previous_colliders));
-        if !w.clocks.is_empty() {
-            let mut origin = [0f32; 4];
-            read(bytemuck::bytes_of_mut(&mut origin));
-            w.origin = Vec3::new(origin[0], origin[1], origin[2]);
-            if !(range.place(w.origin) && origin[3] == 0.0) {
-                return Err(Error::Snapshot(
-                    "snapshot chain origin is out of range or corrupted",
-                ));
-            }
+        // Chains: check every section straight from the buffer (there is no
+        // second copy of the chain state to read it into), then copy.
+        let c = &self.chain.state;
+        let (n_clocks, n_particles, n_colliders) =
+            (c.clocks.len(), c.position.len(), c.previous_colliders.len());
+        let clocks_at = correctives_end;
+        let position_at = clocks_at + n_clocks * core::mem::size_of::<ChainClock>();
+        let velocity_at = position_at + n_particles * core::mem::size_of::<Vec3>();
+        let bend_at = velocity_at + n_particles * core::mem::size_of::<Vec3>();
+        let previous_at = bend_at + n_particles * core::mem::size_of::<Quat>();
+        let colliders_at = previous_at + n_particles * core::mem::size_of::<Vec3>();
+        let origin_at = colliders_at + n_colliders * core::mem::size_of::<Transform>();
+        fn item<T: Pod>(buffer: &[u8], at: usize, i: usize) -> T {
+            let size = core::mem::size_of::<T>();
+            bytemuck::pod_read_unaligned(&buffer[at + i * size..at + (i + 1) * size])
         }
         // Clock times within the library's horizon, the simulated time and
         // the last update not after the input time (the simulated time may
         // lag: an LOD hold does not simulate, and the next update catches up
         // at most MAX_CHAIN_SUBSTEPS substeps); positions, speeds and frames
         // in range.
-        let clocks_ok = w.clocks.iter().all(|c| range.clock(c));
-        let particles_ok = (0..w.position.len()).all(|i| {
-            range.particle(w.position[i], w.velocity[i], w.bend[i]) && range.place(w.previous[i])
-        }) && w.previous_colliders.iter().all(|t| range.transform(t));
+        let clocks_ok = (0..n_clocks).all(|i| range.clock(&item(buffer, clocks_at, i)));
+        let particles_ok = (0..n_particles).all(|i| {
+            range.particle(
+                item(buffer, position_at, i),
+                item(buffer, velocity_at, i),
+                item(buffer, bend_at, i),
+            ) && range.place(item(buffer, previous_at, i))
+        }) && (0..n_colliders)
+            .all(|i| range.transform(&item(buffer, colliders_at, i)));
         if !clocks_ok {
             return Err(Error::Snapshot(
                 "snapshot chain clock is out of range or corrupted",
@@ -1499,9 +1458,33 @@ impl Character {
                 "snapshot chain particles are out of range or corrupted",
             ));
         }
+        let origin = if n_clocks > 0 {
+            let o: [f32; 4] = item(buffer, origin_at, 0);
+            let origin = Vec3::new(o[0], o[1], o[2]);
+            if !(range.place(origin) && o[3] == 0.0) {
+                return Err(Error::Snapshot(
+                    "snapshot chain origin is out of range or corrupted",
+                ));
+            }
+            origin
+        } else {
+            Vec3::ZERO
+        };
         self.springs.copy_from_slice(&self.work_springs);
         self.correctives.copy_from_slice(&self.work_correctives);
-        self.chain.state.copy_from(&self.chain.work);
+        let w = &mut self.chain.state;
+        let mut at = correctives_end;
+        let mut read = |dst: &mut [u8]| {
+            dst.copy_from_slice(&buffer[at..at + dst.len()]);
+            at += dst.len();
+        };
+        read(bytemuck::cast_slice_mut(&mut w.clocks));
+        read(bytemuck::cast_slice_mut(&mut w.position));
+        read(bytemuck::cast_slice_mut(&mut w.velocity));
+        read(bytemuck::cast_slice_mut(&mut w.bend));
+        read(bytemuck::cast_slice_mut(&mut w.previous));
+        read(bytemuck::cast_slice_mut(&mut w.previous_colliders));
+        w.origin = origin;
         self.started = header.started;
         Ok(())
     }

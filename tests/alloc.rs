@@ -501,9 +501,7 @@ fn character_state_per_simulated_joint() {
         rig.particle_count(),
         rig.bone_count()
     );
-    // A regression guard at today's figure, 340 B (benches/README.md), not
-    // the issue's 256 B target: the chain state is kept twice (state and
-    // scratch, so that a failed update changes nothing), and the local and
-    // component poses cost 104 B per bone.
-    assert!(per_joint <= 341.0, "{per_joint} B per simulated joint");
+    // Issue #14's target, 256 B (benches/README.md: 255.8 here). The local
+    // and component poses cost 104 B per bone of it.
+    assert!(per_joint <= 256.0, "{per_joint} B per simulated joint");
 }

@@ -552,3 +552,45 @@ fn shifting_the_world_continues_the_motion_and_refuses_bad_shifts() {
     ));
     assert_eq!(snapshot(&b), before);
 }
+
+#[test]
+fn a_chain_whose_animation_leaves_the_state_range_rests_on_it_and_resumes() {
+    // The chain stage changes its state in place and cannot fail: a chain
+    // whose animated pose itself lies beyond the state range (1e7 m) is
+    // parked on the animation (finite output, Ok), the character's own
+    // snapshot still restores, and back in range the chain simulates again.
+    let mut c = tail_character(ChainParams::tail(1.0));
+    run(&mut c, 30, 0);
+    let mut far = hips_pose(&c, 0.5);
+    far[TAIL_HIPS].translation[0] = 3e7;
+    let mut out = far.clone();
+    for _ in 0..3 {
+        c.update(
+            &FrameInput {
+                dt: 1.0 / 60.0,
+                pose: &far,
+                teleport: false,
+            },
+            &mut out,
+        )
+        .expect("a chain out of the range is parked, not an error");
+        assert!(out.iter().all(Transform::is_finite));
+        for j in TAIL_HIPS + 1..out.len() {
+            assert_eq!(out[j].rotation, far[j].rotation, "joint {j} stays animated");
+        }
+    }
+    let snap = snapshot(&c);
+    let mut twin = tail_character(ChainParams::tail(1.0));
+    twin.restore(&snap)
+        .expect("the character's own snapshot restores");
+    // Back near the origin the tail is seeded again and swings.
+    let mut moved = 0f32;
+    for f in 0..60 {
+        let pose = hips_pose(&c, f as f32 / 60.0);
+        let out = step(&mut c, 1.0 / 60.0, &pose);
+        for j in TAIL_HIPS + 1..out.len() {
+            moved = moved.max(out[j].rotation().angle_between(pose[j].rotation()));
+        }
+    }
+    assert!(moved > 0.01, "the tail simulates again: {moved} rad");
+}

@@ -8,7 +8,6 @@
 use glam::{Affine3A, Quat, Vec3};
 
 use crate::character::{rebase_clock, unset, StateRange, MAX_CHAIN_SUBSTEPS, MIN_VELOCITY_DT};
-use crate::error::Error;
 use crate::math::{self, Transform};
 use crate::rig::Rig;
 use crate::solvers::chain::{
@@ -109,17 +108,6 @@ impl ChainState {
             origin: Vec3::ZERO,
         }
     }
-
-    pub(crate) fn copy_from(&mut self, other: &ChainState) {
-        self.position.copy_from_slice(&other.position);
-        self.velocity.copy_from_slice(&other.velocity);
-        self.bend.copy_from_slice(&other.bend);
-        self.previous.copy_from_slice(&other.previous);
-        self.clocks.copy_from_slice(&other.clocks);
-        self.previous_colliders
-            .copy_from_slice(&other.previous_colliders);
-        self.origin = other.origin;
-    }
 }
 
 /// Per-update chain inputs that are not part of the pose.
@@ -164,7 +152,7 @@ impl ChainState {
     }
 }
 
-/// Moves the simulation origin of `stage.work` to the first chain frame when
+/// Moves the simulation origin of `stage.state` to the first chain frame when
 /// no chain has started yet, or when that frame is more than
 /// [`RECENTRE_M`] from it (shifting what is kept by the difference, so
 /// nothing moves in the world).
@@ -182,7 +170,7 @@ fn recentre(
     if !range.place(there) {
         return; // keep the origin; the state range check handles the rest
     }
-    let w = &mut stage.work;
+    let w = &mut stage.state;
     if w.clocks.iter().all(|c| c.started == 0) {
         w.origin = there;
         return;
@@ -199,10 +187,9 @@ fn recentre(
 /// The chain stage of one character: state, scratch and parameters, all
 /// sized at creation.
 pub(crate) struct Stage {
-    /// Committed state.
+    /// The state, changed in place by [`step`], which cannot fail (the
+    /// character checks everything else before the stage runs).
     pub(crate) state: ChainState,
-    /// What the running update writes; committed by swapping with `state`.
-    pub(crate) work: ChainState,
     /// Per-character parameters (`Character::set_chain_params`).
     pub(crate) params: Vec<ChainParams>,
     /// Anchor-frame rest directions per particle for the current parameters.
@@ -215,10 +202,6 @@ pub(crate) struct Stage {
     pub(crate) placed: Vec<PlacedCollider>,
     pub(crate) current_colliders: Vec<Transform>,
     pub(crate) frames: FrameScratch,
-    /// Set by [`step`] when every chain's state passed its range check there
-    /// (no seeding or LOD-skip path), so that the character's final check
-    /// need not check it again.
-    pub(crate) checked: bool,
     pub(crate) inputs: ChainInputs,
 }
 
@@ -228,7 +211,6 @@ impl Stage {
             (rig.particle_count, rig.chains.len(), rig.colliders.len());
         Self {
             state: ChainState::new(particles, chains, colliders),
-            work: ChainState::new(particles, chains, colliders),
             params: rig.chains.iter().map(|c| c.params).collect(),
             rest: {
                 let mut rest = vec![Vec3::ZERO; particles];
@@ -255,7 +237,6 @@ impl Stage {
                 ],
                 colliders: vec![Memo::new(PlacedCollider::default()); colliders],
             },
-            checked: false,
             inputs: ChainInputs {
                 world: Transform::IDENTITY,
                 importance: 1.0,
@@ -269,21 +250,14 @@ impl Stage {
 /// space (or their simulation frame), 120 substeps per second of input
 /// time, with the anchor, the chain root and the colliders interpolated
 /// between the previous and the current input at every substep.
-pub(crate) fn step(
-    rig: &Rig,
-    stage: &mut Stage,
-    pose: Pose<'_>,
-    dt: f32,
-    teleport: bool,
-) -> Result<(), Error> {
+pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, teleport: bool) {
     let Pose { local, component } = pose;
-    stage.checked = true;
     let state_range = StateRange::new(rig.units_per_meter());
     // Everything the stage keeps is relative to the simulation origin: its
     // "world" is the character's world moved by −origin.
     let character_world = stage.inputs.world.to_affine();
     recentre(rig, stage, component, &character_world, &state_range);
-    let origin = stage.work.origin;
+    let origin = stage.state.origin;
     let world = Affine3A::from_translation(-origin) * character_world;
     let world_inverse = world.inverse();
     let scale = stage.inputs.world.scale().abs().element_sum() / 3.0;
@@ -348,7 +322,7 @@ pub(crate) fn step(
             clocks,
             previous_colliders,
             ..
-        } = &mut stage.work;
+        } = &mut stage.state;
         let clock = &mut clocks[ci];
         let seed = |clock: &mut ChainClock,
                     position: &mut [Vec3],
@@ -381,7 +355,22 @@ pub(crate) fn step(
             for &c in &setup.colliders {
                 previous_colliders[c as usize] = stage.current_colliders[c as usize];
             }
-            stage.checked = false;
+            if !in_range(
+                &state_range,
+                clock,
+                &position[range.clone()],
+                &mut velocity[range.clone()],
+                &bend[range.clone()],
+                &previous[range.clone()],
+            ) {
+                park(
+                    clock,
+                    &mut position[range.clone()],
+                    &mut velocity[range.clone()],
+                    &mut bend[range.clone()],
+                    &mut previous[range.clone()],
+                );
+            }
             continue;
         }
         clock.time += dt as f64;
@@ -419,7 +408,22 @@ pub(crate) fn step(
             clock.last_update = clock.time;
             clock.still_since = clock.time;
             clock.sleeping = 0;
-            stage.checked = false;
+            if !in_range(
+                &state_range,
+                clock,
+                &position[range.clone()],
+                &mut velocity[range.clone()],
+                &bend[range.clone()],
+                &previous[range.clone()],
+            ) {
+                park(
+                    clock,
+                    &mut position[range.clone()],
+                    &mut velocity[range.clone()],
+                    &mut bend[range.clone()],
+                    &mut previous[range.clone()],
+                );
+            }
             continue;
         }
 
@@ -651,18 +655,25 @@ pub(crate) fn step(
         }
         // A chain whose state left the range (particles beyond 1e7 m,
         // not finite, an unusable frame) is re-seeded on the animation,
-        // as a teleport would, instead of failing every later update.
-        // Speeds past the limit are clamped (docs/c-api.md).
-        rebase_clock(clock);
-        for v in &mut velocity[range.clone()] {
-            state_range.clamp_speed(v);
-        }
-        let sane = state_range.clock(clock)
-            && range.clone().all(|i| {
-                state_range.particle(position[i], velocity[i], bend[i])
-                    && state_range.place(previous[i])
-            });
-        if !sane {
+        // as a teleport would, instead of failing every later update; one
+        // whose animated pose itself lies beyond the range is parked on the
+        // animation. Speeds past the limit are clamped (docs/c-api.md).
+        // The stage changes the committed state in place, so it cannot
+        // fail: everything it keeps is in the range when it is done.
+        let sane = |clock: &mut ChainClock,
+                    position: &[Vec3],
+                    velocity: &mut [Vec3],
+                    bend: &[Quat],
+                    previous: &[Vec3]| {
+            in_range(&state_range, clock, position, velocity, bend, previous)
+        };
+        if !sane(
+            clock,
+            &position[range.clone()],
+            &mut velocity[range.clone()],
+            &bend[range.clone()],
+            &previous[range.clone()],
+        ) {
             seed(
                 clock,
                 &mut position[range.clone()],
@@ -672,10 +683,21 @@ pub(crate) fn step(
             );
             clock.simulated = clock.time;
             clock.last_update = clock.time;
-            if !state_range.clock(clock) {
-                return Err(Error::NonFiniteResult {
-                    bone: setup.joints[0] as usize,
-                });
+            if !sane(
+                clock,
+                &position[range.clone()],
+                &mut velocity[range.clone()],
+                &bend[range.clone()],
+                &previous[range.clone()],
+            ) {
+                park(
+                    clock,
+                    &mut position[range.clone()],
+                    &mut velocity[range.clone()],
+                    &mut bend[range.clone()],
+                    &mut previous[range.clone()],
+                );
+                continue;
             }
         }
 
@@ -718,19 +740,68 @@ pub(crate) fn step(
                 } else {
                     local[b].rotation().normalize().slerp(solved, w)
                 };
-                local[b].rotation = rotation.to_array();
+                // Never a non-finite output (the stage cannot fail): the
+                // joint keeps its animated rotation instead.
+                if rotation.is_finite() {
+                    local[b].rotation = rotation.to_array();
+                }
             }
             component[b] = parent * local[b].to_affine();
         }
     }
-    stage
-        .work
+    // A collider frame beyond the state range is kept unset (the chains it
+    // touches have been parked or re-seeded above).
+    for (kept, now) in stage
+        .state
         .previous_colliders
-        .copy_from_slice(&stage.current_colliders);
+        .iter_mut()
+        .zip(&stage.current_colliders)
+    {
+        *kept = if state_range.transform(now) {
+            *now
+        } else {
+            bytemuck::Zeroable::zeroed()
+        };
+    }
     // The chain joints' component matrices are current (the writeback
     // keeps them so, for chains hanging from other chains); nothing after
     // this stage reads the others, and the next update starts with FK.
-    Ok(())
+}
+
+/// Clamps a chain's speeds to the limit and says whether everything it
+/// keeps is inside the state range.
+fn in_range(
+    range: &StateRange,
+    clock: &mut ChainClock,
+    position: &[Vec3],
+    velocity: &mut [Vec3],
+    bend: &[Quat],
+    previous: &[Vec3],
+) -> bool {
+    rebase_clock(clock);
+    for v in velocity.iter_mut() {
+        range.clamp_speed(v);
+    }
+    range.clock(clock)
+        && (0..position.len())
+            .all(|i| range.particle(position[i], velocity[i], bend[i]) & range.place(previous[i]))
+}
+
+/// A chain whose animated pose itself lies beyond the state range: not
+/// started, its particles at the origin, its joints left on the animation
+/// until an update can seed it.
+fn park(
+    clock: &mut ChainClock,
+    position: &mut [Vec3],
+    velocity: &mut [Vec3],
+    bend: &mut [Quat],
+    previous: &mut [Vec3],
+) {
+    *clock = ChainClock::default();
+    position.fill(Vec3::ZERO);
+    previous.fill(Vec3::ZERO);
+    velocity.fill(Vec3::ZERO);
+    bend.fill(Quat::IDENTITY);
 }
 
 /// World positions of a chain's link tips in the current (animated) pose:
