@@ -324,11 +324,24 @@ pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, telepo
             ..
         } = &mut stage.state;
         let clock = &mut clocks[ci];
-        let seed = |clock: &mut ChainClock,
-                    position: &mut [Vec3],
-                    velocity: &mut [Vec3],
-                    bend: &mut [Quat],
-                    previous: &mut [Vec3]| {
+        // This chain's kept arrays, as one borrow.
+        macro_rules! kept {
+            () => {
+                Kept {
+                    position: &mut position[range.clone()],
+                    velocity: &mut velocity[range.clone()],
+                    bend: &mut bend[range.clone()],
+                    previous: &mut previous[range.clone()],
+                }
+            };
+        }
+        let seed = |clock: &mut ChainClock, kept: Kept<'_>| {
+            let Kept {
+                position,
+                velocity,
+                bend,
+                previous,
+            } = kept;
             animated_tips(component, &world, setup, position);
             previous.copy_from_slice(position);
             velocity.fill(Vec3::ZERO);
@@ -345,32 +358,11 @@ pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, telepo
                 started: 1,
                 ..ChainClock::default()
             };
-            seed(
-                clock,
-                &mut position[range.clone()],
-                &mut velocity[range.clone()],
-                &mut bend[range.clone()],
-                &mut previous[range.clone()],
-            );
+            seed(clock, kept!());
             for &c in &setup.colliders {
                 previous_colliders[c as usize] = stage.current_colliders[c as usize];
             }
-            if !in_range(
-                &state_range,
-                clock,
-                &position[range.clone()],
-                &mut velocity[range.clone()],
-                &bend[range.clone()],
-                &previous[range.clone()],
-            ) {
-                park(
-                    clock,
-                    &mut position[range.clone()],
-                    &mut velocity[range.clone()],
-                    &mut bend[range.clone()],
-                    &mut previous[range.clone()],
-                );
-            }
+            in_range_or_park(&state_range, clock, kept!());
             continue;
         }
         clock.time += dt as f64;
@@ -408,22 +400,7 @@ pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, telepo
             clock.last_update = clock.time;
             clock.still_since = clock.time;
             clock.sleeping = 0;
-            if !in_range(
-                &state_range,
-                clock,
-                &position[range.clone()],
-                &mut velocity[range.clone()],
-                &bend[range.clone()],
-                &previous[range.clone()],
-            ) {
-                park(
-                    clock,
-                    &mut position[range.clone()],
-                    &mut velocity[range.clone()],
-                    &mut bend[range.clone()],
-                    &mut previous[range.clone()],
-                );
-            }
+            in_range_or_park(&state_range, clock, kept!());
             continue;
         }
 
@@ -660,43 +637,11 @@ pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, telepo
         // animation. Speeds past the limit are clamped (docs/c-api.md).
         // The stage changes the committed state in place, so it cannot
         // fail: everything it keeps is in the range when it is done.
-        let sane = |clock: &mut ChainClock,
-                    position: &[Vec3],
-                    velocity: &mut [Vec3],
-                    bend: &[Quat],
-                    previous: &[Vec3]| {
-            in_range(&state_range, clock, position, velocity, bend, previous)
-        };
-        if !sane(
-            clock,
-            &position[range.clone()],
-            &mut velocity[range.clone()],
-            &bend[range.clone()],
-            &previous[range.clone()],
-        ) {
-            seed(
-                clock,
-                &mut position[range.clone()],
-                &mut velocity[range.clone()],
-                &mut bend[range.clone()],
-                &mut previous[range.clone()],
-            );
+        if !in_range(&state_range, clock, kept!()) {
+            seed(clock, kept!());
             clock.simulated = clock.time;
             clock.last_update = clock.time;
-            if !sane(
-                clock,
-                &position[range.clone()],
-                &mut velocity[range.clone()],
-                &bend[range.clone()],
-                &previous[range.clone()],
-            ) {
-                park(
-                    clock,
-                    &mut position[range.clone()],
-                    &mut velocity[range.clone()],
-                    &mut bend[range.clone()],
-                    &mut previous[range.clone()],
-                );
+            if !in_range_or_park(&state_range, clock, kept!()) {
                 continue;
             }
         }
@@ -768,40 +713,57 @@ pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, telepo
     // this stage reads the others, and the next update starts with FK.
 }
 
+/// One chain's kept arrays (slices of [`ChainState`]'s).
+struct Kept<'a> {
+    position: &'a mut [Vec3],
+    velocity: &'a mut [Vec3],
+    bend: &'a mut [Quat],
+    previous: &'a mut [Vec3],
+}
+
 /// Clamps a chain's speeds to the limit and says whether everything it
 /// keeps is inside the state range.
-fn in_range(
-    range: &StateRange,
-    clock: &mut ChainClock,
-    position: &[Vec3],
-    velocity: &mut [Vec3],
-    bend: &[Quat],
-    previous: &[Vec3],
-) -> bool {
+fn in_range(range: &StateRange, clock: &mut ChainClock, kept: Kept<'_>) -> bool {
     rebase_clock(clock);
-    for v in velocity.iter_mut() {
+    for v in kept.velocity.iter_mut() {
         range.clamp_speed(v);
     }
     range.clock(clock)
-        && (0..position.len())
-            .all(|i| range.particle(position[i], velocity[i], bend[i]) & range.place(previous[i]))
+        && (0..kept.position.len()).all(|i| {
+            range.particle(kept.position[i], kept.velocity[i], kept.bend[i])
+                & range.place(kept.previous[i])
+        })
 }
 
-/// A chain whose animated pose itself lies beyond the state range: not
-/// started, its particles at the origin, its joints left on the animation
-/// until an update can seed it.
-fn park(
-    clock: &mut ChainClock,
-    position: &mut [Vec3],
-    velocity: &mut [Vec3],
-    bend: &mut [Quat],
-    previous: &mut [Vec3],
-) {
-    *clock = ChainClock::default();
-    position.fill(Vec3::ZERO);
-    previous.fill(Vec3::ZERO);
-    velocity.fill(Vec3::ZERO);
-    bend.fill(Quat::IDENTITY);
+/// [`in_range`], and when it is not, the chain is parked: its animated pose
+/// itself lies beyond the state range, so it is not started, its particles
+/// sit at the origin and its joints stay on the animation until an update
+/// can seed it. Returns whether the chain was in range.
+fn in_range_or_park(range: &StateRange, clock: &mut ChainClock, kept: Kept<'_>) -> bool {
+    let Kept {
+        position,
+        velocity,
+        bend,
+        previous,
+    } = kept;
+    let ok = in_range(
+        range,
+        clock,
+        Kept {
+            position: &mut *position,
+            velocity: &mut *velocity,
+            bend: &mut *bend,
+            previous: &mut *previous,
+        },
+    );
+    if !ok {
+        *clock = ChainClock::default();
+        position.fill(Vec3::ZERO);
+        previous.fill(Vec3::ZERO);
+        velocity.fill(Vec3::ZERO);
+        bend.fill(Quat::IDENTITY);
+    }
+    ok
 }
 
 /// World positions of a chain's link tips in the current (animated) pose:
