@@ -155,12 +155,13 @@ impl ChainState {
 /// Moves the simulation origin of `stage.state` to the first chain frame when
 /// no chain has started yet, or when that frame is more than
 /// [`RECENTRE_M`] from it (shifting what is kept by the difference, so
-/// nothing moves in the world).
+/// nothing moves in the world). `units`: rig units per metre at the
+/// character's scale.
 fn recentre(
     rig: &Rig,
     stage: &mut Stage,
-    component: &[Affine3A],
-    world: &Affine3A,
+    (component, world): (&[Affine3A], &Affine3A),
+    units: f32,
     range: &StateRange,
 ) {
     let there = match rig.chain_frames.first() {
@@ -175,8 +176,7 @@ fn recentre(
         w.origin = there;
         return;
     }
-    let scale = stage.inputs.world.scale().abs().element_sum() / 3.0;
-    let radius = RECENTRE_M * rig.units_per_meter() * scale;
+    let radius = RECENTRE_M * units;
     if (there - w.origin).length_squared() > radius * radius {
         let delta = w.origin - there;
         w.shift_positions(&stage.params, delta);
@@ -255,14 +255,20 @@ pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, telepo
     let state_range = StateRange::new(rig.units_per_meter());
     // Everything the stage keeps is relative to the simulation origin: its
     // "world" is the character's world moved by −origin.
-    let character_world = stage.inputs.world.to_affine();
-    recentre(rig, stage, component, &character_world, &state_range);
-    let origin = stage.state.origin;
-    let world = Affine3A::from_translation(-origin) * character_world;
-    let world_inverse = world.inverse();
     let scale = stage.inputs.world.scale().abs().element_sum() / 3.0;
     // Rig units per metre at this scale (the rest test's floor).
     let units = rig.units_per_meter() * scale;
+    let character_world = stage.inputs.world.to_affine();
+    recentre(
+        rig,
+        stage,
+        (component, &character_world),
+        units,
+        &state_range,
+    );
+    let origin = stage.state.origin;
+    let world = Affine3A::from_translation(-origin) * character_world;
+    let world_inverse = world.inverse();
     let up = crate::rig::up_vector(rig.up_axis);
     for (k, c) in rig.colliders.iter().enumerate() {
         let m = world * component[c.bone as usize];
@@ -637,7 +643,7 @@ pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, telepo
         // animation. Speeds past the limit are clamped (docs/c-api.md).
         // The stage changes the committed state in place, so it cannot
         // fail: everything it keeps is in the range when it is done.
-        if !in_range(&state_range, clock, kept!()) {
+        if !in_range(&state_range, clock, &mut kept!()) {
             seed(clock, kept!());
             clock.simulated = clock.time;
             clock.last_update = clock.time;
@@ -723,7 +729,7 @@ struct Kept<'a> {
 
 /// Clamps a chain's speeds to the limit and says whether everything it
 /// keeps is inside the state range.
-fn in_range(range: &StateRange, clock: &mut ChainClock, kept: Kept<'_>) -> bool {
+fn in_range(range: &StateRange, clock: &mut ChainClock, kept: &mut Kept<'_>) -> bool {
     rebase_clock(clock);
     for v in kept.velocity.iter_mut() {
         range.clamp_speed(v);
@@ -739,29 +745,14 @@ fn in_range(range: &StateRange, clock: &mut ChainClock, kept: Kept<'_>) -> bool 
 /// itself lies beyond the state range, so it is not started, its particles
 /// sit at the origin and its joints stay on the animation until an update
 /// can seed it. Returns whether the chain was in range.
-fn in_range_or_park(range: &StateRange, clock: &mut ChainClock, kept: Kept<'_>) -> bool {
-    let Kept {
-        position,
-        velocity,
-        bend,
-        previous,
-    } = kept;
-    let ok = in_range(
-        range,
-        clock,
-        Kept {
-            position: &mut *position,
-            velocity: &mut *velocity,
-            bend: &mut *bend,
-            previous: &mut *previous,
-        },
-    );
+fn in_range_or_park(range: &StateRange, clock: &mut ChainClock, mut kept: Kept<'_>) -> bool {
+    let ok = in_range(range, clock, &mut kept);
     if !ok {
         *clock = ChainClock::default();
-        position.fill(Vec3::ZERO);
-        previous.fill(Vec3::ZERO);
-        velocity.fill(Vec3::ZERO);
-        bend.fill(Quat::IDENTITY);
+        kept.position.fill(Vec3::ZERO);
+        kept.previous.fill(Vec3::ZERO);
+        kept.velocity.fill(Vec3::ZERO);
+        kept.bend.fill(Quat::IDENTITY);
     }
     ok
 }
