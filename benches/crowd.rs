@@ -5,7 +5,8 @@
 //!   character, moving root and head, 60 Hz input (2 substeps of 120 Hz per
 //!   update), all characters through `update_batch`. Throughput counts
 //!   joint-substeps, so criterion's elem/s gives ns per joint-substep
-//!   (1e9 / elem_per_s), with and without the colliders.
+//!   (1e9 / elem_per_s), with and without the colliders, on the detected
+//!   chain kernel and on the scalar reference (`…_scalar_kernel`).
 //! - `crowd_frame/…`: 1,000 characters × 80 chain joints (10 chains × 8),
 //!   60 Hz input, one frame of the whole crowd per iteration, on 1 and 2
 //!   threads (the batch split in two ranges under `std::thread::scope`).
@@ -14,6 +15,7 @@
 mod workload;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use secmo::ChainKernel;
 use workload::{hair_rig, Crowd};
 
 fn bench(c: &mut Criterion) {
@@ -22,7 +24,13 @@ fn bench(c: &mut Criterion) {
         let rig = hair_rig(12, 6, colliders);
         let mut crowd = Crowd::new(&rig, 100);
         group.throughput(Throughput::Elements(100 * 72 * 2));
+        // The detected kernel (lanes, AVX2 where the CPU has it), then the
+        // scalar reference on the same crowd.
         group.bench_function(format!("100x12x6_{name}"), |b| b.iter(|| crowd.step(1)));
+        crowd.set_kernel(ChainKernel::Scalar);
+        group.bench_function(format!("100x12x6_{name}_scalar_kernel"), |b| {
+            b.iter(|| crowd.step(1))
+        });
     }
     group.finish();
 

@@ -9,8 +9,8 @@ use std::hint::black_box;
 
 use glam::{Quat, Vec3};
 use secmo::{
-    update_batch, BatchItem, BoneDesc, ChainDesc, ChainParams, Character, Collider, ColliderShape,
-    FrameInput, Rig, RigDesc, Transform,
+    update_batch, BatchItem, BoneDesc, ChainDesc, ChainKernel, ChainParams, Character, Collider,
+    ColliderShape, FrameInput, Rig, RigDesc, Transform,
 };
 
 fn t(x: f32, y: f32, z: f32) -> Transform {
@@ -122,6 +122,13 @@ impl Crowd {
             crowd.step(1);
         }
         crowd
+    }
+
+    /// Runs every character on `kernel`.
+    pub fn set_kernel(&mut self, kernel: ChainKernel) {
+        for c in &mut self.characters {
+            c.set_chain_kernel(kernel).expect("a kernel this CPU runs");
+        }
     }
 
     /// One 60 Hz frame of every character, the batch split over `threads`.

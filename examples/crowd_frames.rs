@@ -11,7 +11,8 @@
 //! # (I refs of the second − I refs of the first) / (40 × 100 × 72 × 2)
 //! ```
 //!
-//! Arguments: `colliders` or `none`, then the number of frames (default 200).
+//! Arguments: `colliders` or `none`, then the number of frames (default 200),
+//! then the chain kernel: `detected` (default), `scalar`, `lanes` or `avx2`.
 
 #[path = "../benches/crowd_workload.rs"]
 mod workload;
@@ -34,8 +35,22 @@ fn main() {
             std::process::exit(2);
         }
     };
+    let kernel = match args.next().as_deref() {
+        None | Some("detected") => secmo::ChainKernel::detect(),
+        Some("scalar") => secmo::ChainKernel::Scalar,
+        Some("lanes") => secmo::ChainKernel::Lanes,
+        Some("avx2") if secmo::ChainKernel::LanesAvx2.supported() => secmo::ChainKernel::LanesAvx2,
+        Some(other) => {
+            eprintln!(
+                "crowd_frames: the kernel must be `detected`, `scalar`, `lanes` or `avx2` \
+                 (on a CPU with AVX2), not `{other}`"
+            );
+            std::process::exit(2);
+        }
+    };
     let rig = workload::hair_rig(12, 6, colliders);
     let mut crowd = workload::Crowd::new(&rig, 100);
+    crowd.set_kernel(kernel);
     let start = std::time::Instant::now();
     for _ in 0..frames {
         crowd.step(1);
@@ -43,7 +58,7 @@ fn main() {
     let joint_substeps = frames as f64 * 100.0 * 72.0 * 2.0;
     if frames > 0 {
         println!(
-            "{:.1} ns per joint-substep (wall, {frames} frames, colliders: {colliders})",
+            "{:.1} ns per joint-substep (wall, {frames} frames, colliders: {colliders}, {kernel:?})",
             start.elapsed().as_secs_f64() * 1e9 / joint_substeps
         );
     }

@@ -15,6 +15,7 @@ use crate::solvers::chain::{self, ChainClock, ChainParams, CHAIN_STEP};
 use crate::solvers::chain_stage;
 use crate::solvers::constraint;
 use crate::solvers::corrective::{self, CorrectiveRecord, CorrectiveState};
+use crate::solvers::lanes::ChainKernel;
 use crate::solvers::spring::{self, SpringState, MAX_HISTORY};
 use crate::solvers::Pose;
 
@@ -746,6 +747,28 @@ impl Character {
             return Err(Error::InvalidParameter("importance is not finite"));
         }
         self.chain.inputs.importance = importance;
+        Ok(())
+    }
+
+    /// The chain kernel this character runs: the fastest this CPU has
+    /// ([`ChainKernel::detect`]) unless [`Character::set_chain_kernel`]
+    /// chose another.
+    #[must_use]
+    pub fn chain_kernel(&self) -> ChainKernel {
+        self.chain.kernel
+    }
+
+    /// Selects the chain kernel: the scalar reference, or chains in lanes
+    /// (`Lanes`, or `LanesAvx2` where this CPU has AVX2). Every kernel
+    /// gives the same bits (docs/chains.md "Chains in lanes"); this exists
+    /// to compare and measure them.
+    pub fn set_chain_kernel(&mut self, kernel: ChainKernel) -> Result<(), Error> {
+        if !kernel.supported() {
+            return Err(Error::InvalidParameter(
+                "this CPU cannot run that chain kernel",
+            ));
+        }
+        self.chain.kernel = kernel;
         Ok(())
     }
 

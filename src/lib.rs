@@ -57,6 +57,7 @@ pub use solvers::constraint::RotationConstraint;
 pub use solvers::corrective::{
     BtobBones, CorrectiveRecord, CorrectiveState, Gains, Probe, ProximityCorrective, Side,
 };
+pub use solvers::lanes::ChainKernel;
 pub use solvers::node_constraint::{
     AimAxis, NodeConstraint, NodeConstraintDesc, NodeConstraintKind, RollAxis,
 };

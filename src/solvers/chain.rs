@@ -698,6 +698,8 @@ pub struct SubstepFrame<'a> {
     pub acceleration: Vec3,
     /// Character's uniform runtime scale.
     pub scale: f32,
+    /// Every collider of the rig placed at this substep, by rig index (a
+    /// chain reads those in [`ChainSetup::colliders`]).
     pub colliders: &'a [PlacedCollider],
     /// VRM integrator: world rotation of the chain root's parent.
     pub parent: Quat,
@@ -759,6 +761,137 @@ pub struct Particles<'a> {
     pub contacts: &'a mut [u32],
 }
 
+/// What the bend step of one chain reads at one substep (SPEC §7).
+pub(crate) struct BendContext {
+    pub(crate) anchor: Quat,
+    pub(crate) anchor_inv: Quat,
+    pub(crate) h: f32,
+    pub(crate) alpha: f32,
+    pub(crate) n: usize,
+    pub(crate) coupling: bool,
+    pub(crate) limiting: bool,
+    pub(crate) bend_limit: f32,
+}
+
+impl BendContext {
+    pub(crate) fn new(params: &ChainParams, frame: &SubstepFrame<'_>, n: usize) -> Self {
+        Self {
+            anchor: frame.anchor,
+            anchor_inv: frame.anchor.conjugate(),
+            h: frame.h,
+            alpha: frame.decay.bend_alpha,
+            n,
+            coupling: params.bend_rate > 0.0 && n > 1,
+            limiting: params.bend_limit < std::f32::consts::PI,
+            bend_limit: params.bend_limit,
+        }
+    }
+}
+
+/// One link while it is being stepped: its head, length, particle,
+/// velocity and direction.
+pub(crate) struct Link {
+    pub(crate) head: Vec3,
+    pub(crate) length: f32,
+    pub(crate) p: Vec3,
+    pub(crate) v: Vec3,
+    pub(crate) dir: Vec3,
+}
+
+/// Bend coupling and the elastic bend limit of link `i` (SPEC §7), in the
+/// shared anchor frame; `old` are the chain's bends before this substep.
+/// Returns the link's new bend (identity when neither is on). Shared by the
+/// scalar kernel and the lane kernel, so both give the same bits.
+#[inline]
+pub(crate) fn bend_link(
+    ctx: &BendContext,
+    i: usize,
+    rest: Vec3,
+    old: &[Quat],
+    previous_bend: &mut Quat,
+    link: &mut Link,
+) -> Quat {
+    let (coupling, limiting, n) = (ctx.coupling, ctx.limiting, ctx.n);
+    if !(coupling || limiting) {
+        return Quat::IDENTITY;
+    }
+    let Link {
+        head,
+        length,
+        p,
+        v,
+        dir,
+    } = link;
+    let (head, length) = (*head, *length);
+    let d_anchor = ctx.anchor_inv * *dir;
+    let mut q = crate::math::rotation_arc(rest, d_anchor);
+    if coupling {
+        let neighbour = if i == 0 {
+            Quat::IDENTITY.slerp(old[1], 0.5) // the hips support the base
+        } else if i == n - 1 {
+            old[i - 1] // a free tip has one neighbour
+        } else {
+            old[i - 1].slerp(old[i + 1], 0.5)
+        };
+        // Coupling smooths positions; it never feeds back into
+        // velocity, and no velocity is removed against it either:
+        // SPEC §7 removes velocity only at the limit. (Removing it
+        // here too, as an earlier version did, cancelled the spring's
+        // return every substep near rest, and the tail crept into
+        // its resting shape over 40 s.)
+        q = q.slerp(neighbour, ctx.alpha);
+    }
+    // Where the link would be without the limit (None: within it).
+    let mut unlimited = None;
+    if limiting {
+        // DECISION: the limit applies between neighbouring links (the
+        // base against the anchor): the base stays supported, the tip
+        // accumulates freedom.
+        let relative = previous_bend.conjugate() * q;
+        let theta = 2.0 * relative.w.abs().clamp(0.0, 1.0).acos();
+        if theta > ctx.bend_limit {
+            let limited = Quat::IDENTITY.slerp(relative, ctx.bend_limit / theta);
+            unlimited = Some(head + (ctx.anchor * (q * rest)).normalize_or(*dir) * length);
+            q = *previous_bend * limited;
+        }
+    }
+    let new_dir = (ctx.anchor * (q * rest)).normalize_or(*dir);
+    *p = head + new_dir * length;
+    // Remove the velocity that keeps pushing into the limit, so it
+    // cannot accumulate and release as a jolt (SPEC §7) — at most the
+    // velocity this correction undid (|c|/h). Never more: that would
+    // feed the correction back as velocity. And continuous: a
+    // vanishing correction removes nothing, so f32-level differences
+    // cannot switch a finite kick on or off (an on/off removal made
+    // 30/60/120 Hz runs differ by centimetres).
+    if let Some(before) = unlimited {
+        let correction = *p - before;
+        let size = correction.length();
+        if size > 0.0 {
+            let n_c = correction / size;
+            let against = -v.dot(n_c);
+            if against > 0.0 {
+                *v += n_c * against.min(size / ctx.h);
+            }
+        }
+    }
+    *dir = new_dir;
+    *previous_bend = q;
+    q
+}
+
+/// SPEC §7: the spring integrator's ω = 2πf of link `i` of `n`, f from
+/// `frequency_root` at the base to `frequency_tip` at the tip.
+#[inline]
+pub(crate) fn spring_omega(frequency_root: f32, frequency_tip: f32, i: usize, n: usize) -> f32 {
+    let f = if n > 1 {
+        frequency_root + (frequency_tip - frequency_root) * i as f32 / (n - 1) as f32
+    } else {
+        frequency_root
+    };
+    2.0 * std::f32::consts::PI * f
+}
+
 /// Advances one chain by one substep (SPEC §7/§8). `rest` are the anchor-frame
 /// rest directions.
 pub fn substep(
@@ -797,8 +930,7 @@ pub fn substep(
     }
     let h = frame.h;
     let up = frame.up;
-    let alpha = frame.decay.bend_alpha;
-    let anchor_inv = frame.anchor.conjugate();
+    let bend_context = BendContext::new(params, frame, n);
     let integrator = params.integrator();
     let velocity_decay = frame.decay.velocity;
     let floor_decay = frame.decay.floor;
@@ -833,12 +965,7 @@ pub fn substep(
                 frequency_tip,
                 damping_ratio,
             } => {
-                let f = if n > 1 {
-                    frequency_root + (frequency_tip - frequency_root) * i as f32 / (n - 1) as f32
-                } else {
-                    frequency_root
-                };
-                let omega = 2.0 * std::f32::consts::PI * f;
+                let omega = spring_omega(frequency_root, frequency_tip, i, n);
                 // SPEC §7: p̈ = ω²(T − p) − 2ζω ṗ + g, semi-implicit Euler.
                 let a = omega * omega * (target - p) - 2.0 * damping_ratio * omega * v
                     + frame.acceleration;
@@ -865,68 +992,22 @@ pub fn substep(
         }
 
         // Bend coupling and the elastic bend limit, in the shared anchor frame.
-        let coupling = params.bend_rate > 0.0 && n > 1;
-        let limiting = params.bend_limit < std::f32::consts::PI;
-        if coupling || limiting {
-            let d_anchor = anchor_inv * dir;
-            let mut q = crate::math::rotation_arc(rest[i], d_anchor);
-            if coupling {
-                let neighbour = if i == 0 {
-                    Quat::IDENTITY.slerp(bend[1], 0.5) // the hips support the base
-                } else if i == n - 1 {
-                    bend[i - 1] // a free tip has one neighbour
-                } else {
-                    bend[i - 1].slerp(bend[i + 1], 0.5)
-                };
-                // Coupling smooths positions; it never feeds back into
-                // velocity, and no velocity is removed against it either:
-                // SPEC §7 removes velocity only at the limit. (Removing it
-                // here too, as an earlier version did, cancelled the spring's
-                // return every substep near rest, and the tail crept into
-                // its resting shape over 40 s.)
-                q = q.slerp(neighbour, alpha);
-            }
-            // Where the link would be without the limit (None: within it).
-            let mut unlimited = None;
-            if limiting {
-                // DECISION: the limit applies between neighbouring links (the
-                // base against the anchor): the base stays supported, the tip
-                // accumulates freedom.
-                let relative = previous_bend.conjugate() * q;
-                let theta = 2.0 * relative.w.abs().clamp(0.0, 1.0).acos();
-                if theta > params.bend_limit {
-                    let limited = Quat::IDENTITY.slerp(relative, params.bend_limit / theta);
-                    unlimited =
-                        Some(head + (frame.anchor * (q * rest[i])).normalize_or(dir) * length);
-                    q = previous_bend * limited;
-                }
-            }
-            let new_dir = (frame.anchor * (q * rest[i])).normalize_or(dir);
-            p = head + new_dir * length;
-            // Remove the velocity that keeps pushing into the limit, so it
-            // cannot accumulate and release as a jolt (SPEC §7) — at most the
-            // velocity this correction undid (|c|/h). Never more: that would
-            // feed the correction back as velocity. And continuous: a
-            // vanishing correction removes nothing, so f32-level differences
-            // cannot switch a finite kick on or off (an on/off removal made
-            // 30/60/120 Hz runs differ by centimetres).
-            if let Some(before) = unlimited {
-                let correction = p - before;
-                let size = correction.length();
-                if size > 0.0 {
-                    let n_c = correction / size;
-                    let against = -v.dot(n_c);
-                    if against > 0.0 {
-                        v += n_c * against.min(size / h);
-                    }
-                }
-            }
-            dir = new_dir;
-            previous_bend = q;
-            bend_scratch[i] = q;
-        } else {
-            bend_scratch[i] = Quat::IDENTITY;
-        }
+        let mut link = Link {
+            head,
+            length,
+            p,
+            v,
+            dir,
+        };
+        bend_scratch[i] = bend_link(
+            &bend_context,
+            i,
+            rest[i],
+            bend,
+            &mut previous_bend,
+            &mut link,
+        );
+        (p, v, dir) = (link.p, link.v, link.dir);
 
         // Forward plane: never swing between the legs (SPEC §7).
         if params.forward_plane != 0 {
@@ -969,7 +1050,8 @@ pub fn substep(
             let mut touched = false;
             for _ in 0..2 {
                 let mut pushed = false;
-                for c in frame.colliders {
+                for &c in &setup.colliders {
+                    let c = &frame.colliders[c as usize];
                     if let Some((correction, normal)) = collide::resolve(head, p, radius, c) {
                         p += correction;
                         let approaching = v.dot(normal);
@@ -1050,8 +1132,9 @@ fn substep_vrm(
         let mut next = onto_sphere(start + velocity[i] * (h * keep) + axis_world * pull + external);
         if !setup.colliders.is_empty() {
             let radius = setup.radii[i] * frame.scale;
-            for c in frame.colliders {
-                if let Some(push) = collide::push_point(next, radius, c) {
+            for &c in &setup.colliders {
+                if let Some(push) = collide::push_point(next, radius, &frame.colliders[c as usize])
+                {
                     next = onto_sphere(next + push);
                     contacts[i] = 1;
                 }

@@ -14,6 +14,7 @@ use crate::solvers::chain::{
     self, ChainClock, ChainParams, ChainSetup, SubstepFrame, CHAIN_CATCH_UP, CHAIN_STEP,
 };
 use crate::solvers::collide::PlacedCollider;
+use crate::solvers::lanes::{self, ChainKernel};
 use crate::solvers::Pose;
 
 /// A chain frame's interpolation for one substep, shared by the chains that
@@ -203,6 +204,8 @@ pub(crate) struct Stage {
     pub(crate) current_colliders: Vec<Transform>,
     pub(crate) frames: FrameScratch,
     pub(crate) inputs: ChainInputs,
+    /// The chain kernel this character runs ([`ChainKernel::detect`]).
+    pub(crate) kernel: ChainKernel,
 }
 
 impl Stage {
@@ -242,14 +245,67 @@ impl Stage {
                 importance: 1.0,
                 wind: Vec3::ZERO,
             },
+            kernel: ChainKernel::detect(),
         }
     }
+}
+
+/// What every chain of one update reads.
+struct Update {
+    range: StateRange,
+    /// Uniform scale of the character, and rig units per metre at it.
+    scale: f32,
+    units: f32,
+    /// The character's world relative to the simulation origin, and back.
+    world: Affine3A,
+    world_inverse: Affine3A,
+    up: Vec3,
+    origin: Vec3,
+    wind: Vec3,
+    dt: f32,
+    teleport: bool,
+}
+
+/// A chain's input frames this update.
+#[derive(Clone, Copy)]
+struct Now {
+    anchor: Quat,
+    parent: Transform,
+    root: Vec3,
+    root_local: [f32; 3],
+    space: Transform,
+}
+
+/// One chain after its per-update bookkeeping: what its substeps and its
+/// writeback read.
+#[derive(Clone, Copy)]
+struct Prepared {
+    now: Now,
+    /// Whether substeps run this update (false: a half-rate LOD hold).
+    run: bool,
+    h: f64,
+    decay: chain::StepDecay,
+    t0: f64,
+    t1: f64,
+    previous_anchor: Quat,
+    previous_parent: Transform,
+    previous_root_local: Vec3,
+    gravity_direction: Vec3,
+    acceleration: Vec3,
+    substeps: u32,
+    /// Settle-phase repeats left this update.
+    extra_budget: u32,
 }
 
 /// SPEC §7/§8: every chain on the post-corrective pose, particles in world
 /// space (or their simulation frame), 120 substeps per second of input
 /// time, with the anchor, the chain root and the colliders interpolated
 /// between the previous and the current input at every substep.
+///
+/// Chains run in blocks of up to [`lanes::W`] consecutive chains that share
+/// an integrator and read no other chain's output: their substeps run in
+/// lockstep through the lane kernel ([`lanes`]), one chain per lane, and
+/// each chain's bookkeeping and writeback around them as before.
 pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, teleport: bool) {
     let Pose { local, component } = pose;
     let state_range = StateRange::new(rig.units_per_meter());
@@ -268,23 +324,12 @@ pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, telepo
     );
     let origin = stage.state.origin;
     let world = Affine3A::from_translation(-origin) * character_world;
-    let world_inverse = world.inverse();
-    let up = crate::rig::up_vector(rig.up_axis);
     for (k, c) in rig.colliders.iter().enumerate() {
         let m = world * component[c.bone as usize];
         stage.current_colliders[k] = math::decompose(&m, Vec3::ONE).transform;
     }
     // Each distinct anchor and root parent once, however many chains
-    // hang from it.
-    let frame_of = |component: &[Affine3A], bone: i32| {
-        let m = if bone >= 0 {
-            world * component[bone as usize]
-        } else {
-            world
-        };
-        math::decompose(&m, Vec3::ONE).transform
-    };
-    // (A frame on a chain joint is read per chain, below.)
+    // hang from it. (A frame on a chain joint is read per chain.)
     for ((now, &bone), &moves) in stage
         .frames
         .now
@@ -293,412 +338,46 @@ pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, telepo
         .zip(&rig.chain_frame_moves)
     {
         if !moves {
-            *now = frame_of(component, bone);
+            *now = frame_of(component, &world, bone);
         }
     }
-    for (ci, setup) in rig.chains.iter().enumerate() {
-        let params = stage.params[ci];
-        let n = setup.len();
-        let range = setup.first_particle..setup.first_particle + n;
-        // A frame on an earlier chain's joint has moved since (the
-        // chain hangs from that chain's output).
-        let mut frame_now = |slot: u32| {
-            let slot = slot as usize;
-            if rig.chain_frame_moves[slot] {
-                stage.frames.now[slot] = frame_of(component, rig.chain_frames[slot]);
-            }
-            stage.frames.now[slot]
-        };
-        let anchor_now = frame_now(setup.anchor_slot).rotation();
-        let parent_now = frame_now(setup.parent_slot);
-        let root_now = Vec3::from((world * component[setup.joints[0] as usize]).translation);
-        let root_joint = setup.joints[0] as usize;
-        let root_local_now = local[root_joint].translation;
-        let space_now = if params.simulation_space >= 0 {
-            let m = world * component[params.simulation_space as usize];
-            math::decompose(&m, Vec3::ONE).transform
+    let update = Update {
+        range: state_range,
+        scale,
+        units,
+        world,
+        world_inverse: world.inverse(),
+        up: crate::rig::up_vector(rig.up_axis),
+        origin,
+        wind: stage.inputs.wind,
+        dt,
+        teleport,
+    };
+    let mut first = 0;
+    while first < rig.chains.len() {
+        let end = if stage.kernel == ChainKernel::Scalar {
+            first + 1
         } else {
-            Transform::IDENTITY
+            block_end(rig, &stage.params, first)
         };
-        let ChainState {
-            position,
-            velocity,
-            bend,
-            previous,
-            clocks,
-            previous_colliders,
-            ..
-        } = &mut stage.state;
-        let clock = &mut clocks[ci];
-        // This chain's kept arrays, as one borrow.
-        macro_rules! kept {
-            () => {
-                Kept {
-                    position: &mut position[range.clone()],
-                    velocity: &mut velocity[range.clone()],
-                    bend: &mut bend[range.clone()],
-                    previous: &mut previous[range.clone()],
-                }
-            };
+        let mut prepared = [None; lanes::W];
+        for (slot, ci) in prepared.iter_mut().zip(first..end) {
+            *slot = prepare(rig, stage, &update, (local, component), ci);
         }
-        let seed = |clock: &mut ChainClock, kept: Kept<'_>| {
-            let Kept {
-                position,
-                velocity,
-                bend,
-                previous,
-            } = kept;
-            animated_tips(component, &world, setup, position);
-            previous.copy_from_slice(position);
-            velocity.fill(Vec3::ZERO);
-            bend.fill(Quat::IDENTITY);
-            clock.previous_anchor = anchor_now.to_array();
-            clock.previous_root = root_now.to_array();
-            clock.previous_space = space_now;
-            clock.previous_parent = parent_now;
-            clock.previous_root_local = root_local_now;
-        };
-        if clock.started == 0 {
-            // First update: particles start on the animated pose, nothing moves.
-            *clock = ChainClock {
-                started: 1,
-                ..ChainClock::default()
-            };
-            seed(clock, kept!());
-            for &c in &setup.colliders {
-                previous_colliders[c as usize] = stage.current_colliders[c as usize];
-            }
-            in_range_or_park(&state_range, clock, kept!());
-            continue;
-        }
-        clock.time += dt as f64;
-        clock.lod_counter = clock.lod_counter.wrapping_add(1);
-
-        // LOD: below the skip threshold the chain follows the animation,
-        // so it resumes from there with no pop.
-        if stage.inputs.importance < params.lod_skip_below {
-            // Follow the animation, carrying its velocity, so that the
-            // chain resumes in step with the body instead of from rest.
-            let tips = &mut stage.rest_targets[range.clone()];
-            animated_tips(component, &world, setup, tips);
-            for ((p, v), tip) in position[range.clone()]
-                .iter_mut()
-                .zip(&mut velocity[range.clone()])
-                .zip(tips.iter())
-            {
-                // Below a millisecond a frame defines no velocity (a dt
-                // of 1e-40 would make it infinite).
-                *v = if dt >= MIN_VELOCITY_DT {
-                    (*tip - *p) / dt
-                } else {
-                    Vec3::ZERO
-                };
-                *p = *tip;
-            }
-            previous[range.clone()].copy_from_slice(&position[range.clone()]);
-            bend[range.clone()].fill(Quat::IDENTITY);
-            clock.previous_anchor = anchor_now.to_array();
-            clock.previous_root = root_now.to_array();
-            clock.previous_space = space_now;
-            clock.previous_parent = parent_now;
-            clock.previous_root_local = root_local_now;
-            clock.simulated = clock.time;
-            clock.last_update = clock.time;
-            clock.still_since = clock.time;
-            clock.sleeping = 0;
-            in_range_or_park(&state_range, clock, kept!());
-            continue;
-        }
-
-        // Teleport: an explicit flag, or the root jumping or turning past
-        // the thresholds. Particles move rigidly with the root, keeping
-        // their offsets, and nothing is interpolated across the jump.
-        let previous_anchor = Quat::from_array(clock.previous_anchor);
-        let previous_root = Vec3::from_array(clock.previous_root);
-        let jumped = teleport
-            || (root_now - previous_root).length() > params.teleport_distance * scale
-            || previous_anchor.angle_between(anchor_now) > params.teleport_angle;
-        if jumped {
-            let turn = anchor_now * previous_anchor.conjugate();
-            for p in position[range.clone()]
-                .iter_mut()
-                .chain(&mut previous[range.clone()])
-            {
-                *p = root_now + turn * (*p - previous_root);
-            }
-            for v in &mut velocity[range.clone()] {
-                *v = turn * *v;
-            }
-            // Carried rigidly, but gravity may now pull another way.
-            clock.sleeping = 0;
-            clock.previous_anchor = anchor_now.to_array();
-            clock.previous_root = root_now.to_array();
-            clock.previous_parent = parent_now;
-            clock.previous_root_local = root_local_now;
-            for &c in &setup.colliders {
-                previous_colliders[c as usize] = stage.current_colliders[c as usize];
+        run_substeps(
+            rig,
+            stage,
+            &update,
+            local,
+            first,
+            &mut prepared[..end - first],
+        );
+        for (slot, ci) in prepared.iter().zip(first..end) {
+            if let Some(p) = slot {
+                finish(rig, stage, &update, (local, component), ci, p);
             }
         }
-
-        // The settle phase's clock (ChainParams::settle_speedup): any
-        // change of the chain's input restarts it and wakes the chain. A
-        // teleport, which carries the particles rigidly (above), only
-        // wakes it: it has already moved the previous frame onto this
-        // one. Exact comparisons: a held pose gives bit-identical frames.
-        let wind = stage.inputs.wind.to_array();
-        let input_changed = anchor_now.to_array() != clock.previous_anchor
-            || root_now.to_array() != clock.previous_root
-            || parent_now != clock.previous_parent
-            || (params.simulation_space >= 0 && space_now != clock.previous_space)
-            || wind != clock.previous_wind
-            || setup
-                .colliders
-                .iter()
-                .any(|&c| previous_colliders[c as usize] != stage.current_colliders[c as usize]);
-        if input_changed {
-            clock.still_since = clock.time;
-            clock.sleeping = 0;
-        }
-        clock.previous_wind = wind;
-
-        // Simulation space: particles ride along with a bone (a vehicle,
-        // a platform), keeping `inertia` of their world motion.
-        if params.simulation_space >= 0 {
-            let carried = 1.0 - params.inertia;
-            let delta = space_now.to_affine() * clock.previous_space.to_affine().inverse();
-            for p in position[range.clone()]
-                .iter_mut()
-                .chain(&mut previous[range.clone()])
-            {
-                *p = p.lerp(delta.transform_point3(*p), carried);
-            }
-            for v in &mut velocity[range.clone()] {
-                *v = v.lerp(delta.transform_vector3(*v), carried);
-            }
-            let root = Vec3::from_array(clock.previous_root);
-            clock.previous_root = root.lerp(delta.transform_point3(root), carried).to_array();
-            let parent = clock.previous_parent;
-            let moved = math::decompose(&(delta * parent.to_affine()), parent.scale()).transform;
-            clock.previous_parent = Transform::new(
-                parent.translation().lerp(moved.translation(), carried),
-                parent.rotation().slerp(moved.rotation(), carried),
-                parent.scale(),
-            );
-            clock.previous_space = space_now;
-        }
-
-        // LOD: half rate simulates every other update over both updates'
-        // time. On the held update the particles stay where they are and
-        // the output is written from them, as a half-rate simulation would
-        // show (holding local rotations instead welds the chain to the body
-        // for a frame and pops when updates resume).
-        let hold = stage.inputs.importance < params.lod_half_below && clock.lod_counter % 2 == 1;
-
-        if !hold {
-            let h = CHAIN_STEP * params.time_factor as f64;
-            let decay = chain::StepDecay::new(&params, h as f32, n);
-            let (t0, t1) = (clock.last_update, clock.time);
-            // A long pause costs at most 5 s of input time and at most
-            // MAX_CHAIN_SUBSTEPS substeps (a small time factor makes
-            // substeps short, not more numerous).
-            let backlog = (CHAIN_CATCH_UP).min(f64::from(MAX_CHAIN_SUBSTEPS) * h);
-            if t1 - clock.simulated > backlog {
-                clock.simulated = t1 - backlog;
-            }
-            let previous_anchor = Quat::from_array(clock.previous_anchor);
-            let previous_parent = clock.previous_parent;
-            let previous_root_local = Vec3::from_array(clock.previous_root_local);
-            let gravity_direction = params.gravity_direction().try_normalize().unwrap_or(-up);
-            let acceleration =
-                gravity_direction * params.gravity * scale + stage.inputs.wind * params.wind_factor;
-            let collider_count = setup.colliders.len();
-            let mut substeps = 0u32;
-            // Settle-phase repeats count against the same budget: one
-            // update never runs more than 2 × MAX_CHAIN_SUBSTEPS substeps,
-            // however long the pause before it (the extra ones only make
-            // a chain settle sooner, so they are the ones dropped).
-            let mut extra_budget = MAX_CHAIN_SUBSTEPS;
-            while clock.simulated + h <= t1 + 1e-9 && substeps < MAX_CHAIN_SUBSTEPS {
-                substeps += 1;
-                let end = clock.simulated + h;
-                let f = if t1 > t0 {
-                    ((end - t0) / (t1 - t0)).clamp(0.0, 1.0) as f32
-                } else {
-                    1.0
-                };
-                // Interpolated frames, shared with every chain that
-                // reads the same frame at the same fraction (FrameScratch).
-                let fk = [f];
-                for (slot, &c) in setup.colliders.iter().enumerate() {
-                    let a = previous_colliders[c as usize];
-                    let b = stage.current_colliders[c as usize];
-                    let key = key_of(&[
-                        bytemuck::cast_slice(core::slice::from_ref(&a)),
-                        bytemuck::cast_slice(core::slice::from_ref(&b)),
-                        &fk,
-                        &[scale],
-                    ]);
-                    stage.placed[slot] = stage.frames.colliders[c as usize].get(key, || {
-                        let m = Transform::new(
-                            a.translation().lerp(b.translation(), f),
-                            a.rotation().slerp(b.rotation(), f),
-                            a.scale().lerp(b.scale(), f),
-                        )
-                        .to_affine();
-                        rig.colliders[c as usize].place(&m, scale)
-                    });
-                }
-                let key = key_of(&[
-                    bytemuck::cast_slice(core::slice::from_ref(&previous_parent)),
-                    bytemuck::cast_slice(core::slice::from_ref(&parent_now)),
-                    &fk,
-                ]);
-                let (parent_affine, parent_rotation) =
-                    stage.frames.parents[setup.parent_slot as usize].get(key, || {
-                        let parent = Transform::new(
-                            previous_parent
-                                .translation()
-                                .lerp(parent_now.translation(), f),
-                            previous_parent.rotation().slerp(parent_now.rotation(), f),
-                            previous_parent.scale().lerp(parent_now.scale(), f),
-                        );
-                        (parent.to_affine(), parent.rotation())
-                    });
-                let key = key_of(&[&previous_anchor.to_array(), &anchor_now.to_array(), &fk]);
-                let anchor = stage.frames.anchors[setup.anchor_slot as usize]
-                    .get(key, || previous_anchor.slerp(anchor_now, f));
-                let frame = SubstepFrame {
-                    h: h as f32,
-                    anchor,
-                    root: {
-                        let local = previous_root_local.lerp(Vec3::from_array(root_local_now), f);
-                        parent_affine.transform_point3(local)
-                    },
-                    up,
-                    acceleration,
-                    scale,
-                    colliders: &stage.placed[..collider_count],
-                    parent: parent_rotation,
-                    pose: local,
-                    gravity_velocity: gravity_direction * params.vrm_gravity_power,
-                    wind: stage.inputs.wind * params.wind_factor,
-                    floor_shift: origin.dot(up),
-                    decay,
-                };
-                previous[range.clone()].copy_from_slice(&position[range.clone()]);
-                if clock.sleeping == 0 {
-                    // Once the input has rested, the same substeps run
-                    // faster (ChainParams::settle_speedup); the input is
-                    // still, so every one sees the same frame.
-                    let still = end - clock.still_since;
-                    let wanted = chain::settle_substeps(&params, still);
-                    let repeats = 1 + (wanted - 1).min(extra_budget);
-                    extra_budget -= repeats - 1;
-                    for _ in 0..repeats {
-                        chain::substep(
-                            setup,
-                            &params,
-                            &frame,
-                            &stage.rest[range.clone()],
-                            &mut chain::Particles {
-                                position: &mut position[range.clone()],
-                                velocity: &mut velocity[range.clone()],
-                                bend: &mut bend[range.clone()],
-                                bend_scratch: &mut stage.bend_scratch[..n],
-                                rest_targets: &mut stage.rest_targets[range.clone()],
-                                contacts: &mut stage.contacts[range.clone()],
-                            },
-                        );
-                    }
-                    if repeats > 1
-                        && repeats == wanted
-                        && chain::settle_engagement(still) >= 1.0
-                        && chain::at_rest(&position[range.clone()], &previous[range.clone()], units)
-                    {
-                        // Asleep, the state is kept exactly as it is
-                        // (velocities too: a spring held by the coupling
-                        // or a floor keeps pushing, and zeroing that made
-                        // a woken tail twitch 0.48°), so waking resumes
-                        // the same motion.
-                        clock.sleeping = 1;
-                    }
-                }
-                clock.simulated = end;
-            }
-            if clock.simulated + h <= t1 {
-                // Only where float64 lost the step (a clock near its
-                // horizon): drop the backlog rather than loop again.
-                clock.simulated = t1;
-            }
-            clock.last_update = t1;
-            clock.previous_anchor = anchor_now.to_array();
-            clock.previous_root = root_now.to_array();
-            clock.previous_parent = parent_now;
-            clock.previous_root_local = root_local_now;
-        }
-        // A chain whose state left the range (particles beyond 1e7 m,
-        // not finite, an unusable frame) is re-seeded on the animation,
-        // as a teleport would, instead of failing every later update; one
-        // whose animated pose itself lies beyond the range is parked on the
-        // animation. Speeds past the limit are clamped (docs/c-api.md).
-        // The stage changes the committed state in place, so it cannot
-        // fail: everything it keeps is in the range when it is done.
-        if !in_range(&state_range, clock, &mut kept!()) {
-            seed(clock, kept!());
-            clock.simulated = clock.time;
-            clock.last_update = clock.time;
-            if !in_range_or_park(&state_range, clock, kept!()) {
-                continue;
-            }
-        }
-
-        // Between substeps (input faster than 120 Hz, or an update that
-        // ran none) the output is the state carried forward along the
-        // last substep's motion by the fraction of a substep the clock
-        // is past it (at most one): every update moves, with no added
-        // latency.
-        // At input rates that divide 120 Hz the remainder is zero and
-        // the output is the state itself (docs/chains.md).
-        let step = CHAIN_STEP * f64::from(params.time_factor);
-        let ahead = ((clock.time - clock.simulated).clamp(0.0, step) / step) as f32;
-        // Output: each joint turns by the shortest swing from its current
-        // link direction to its particle (SPEC §7), written through the
-        // current parent (path B), blended by the chain and joint weights
-        // (authored tracks win, SPEC §8).
-        for (k, &joint) in setup.joints.iter().enumerate() {
-            let b = joint as usize;
-            let parent = math::parent_matrix(component, rig.parents[b]);
-            let local_affine = local[b].to_affine();
-            let current = parent * local_affine;
-            let child = if k + 1 < n {
-                local[setup.joints[k + 1] as usize].translation()
-            } else {
-                setup.end_offset
-            };
-            let particle = setup.first_particle + k;
-            let carried = position[particle] + (position[particle] - previous[particle]) * ahead;
-            let target = world_inverse.transform_point3(carried);
-            let to = target - Vec3::from(current.translation);
-            let w = params.weight * setup.weights[k];
-            if w <= 0.0 {
-                // Authored tracks win (SPEC §8): leave the joint exactly as animated.
-                component[b] = current;
-                continue;
-            }
-            if let Some(solved) = math::aim_local(&parent, &local[b], &local_affine, child, to) {
-                let rotation = if w >= 1.0 {
-                    solved
-                } else {
-                    local[b].rotation().normalize().slerp(solved, w)
-                };
-                // Never a non-finite output (the stage cannot fail): the
-                // joint keeps its animated rotation instead.
-                if rotation.is_finite() {
-                    local[b].rotation = rotation.to_array();
-                }
-            }
-            component[b] = parent * local[b].to_affine();
-        }
+        first = end;
     }
     // A collider frame beyond the state range is kept unset (the chains it
     // touches have been parked or re-seeded above).
@@ -708,7 +387,7 @@ pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, telepo
         .iter_mut()
         .zip(&stage.current_colliders)
     {
-        *kept = if state_range.transform(now) {
+        *kept = if update.range.transform(now) {
             *now
         } else {
             bytemuck::Zeroable::zeroed()
@@ -717,6 +396,733 @@ pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, telepo
     // The chain joints' component matrices are current (the writeback
     // keeps them so, for chains hanging from other chains); nothing after
     // this stage reads the others, and the next update starts with FK.
+}
+
+/// A bone's world frame (the character's world for −1), scale divided out.
+fn frame_of(component: &[Affine3A], world: &Affine3A, bone: i32) -> Transform {
+    let m = if bone >= 0 {
+        *world * component[bone as usize]
+    } else {
+        *world
+    };
+    math::decompose(&m, Vec3::ONE).transform
+}
+
+/// One past the last chain of the block that starts at `first`: the chains
+/// after it that share its integrator and read no frame another chain
+/// moves (their inputs do not depend on the block's own output), at most
+/// [`lanes::W`].
+fn block_end(rig: &Rig, params: &[ChainParams], first: usize) -> usize {
+    let integrator = params[first].integrator;
+    let mut end = first + 1;
+    while end < rig.chains.len() && end - first < lanes::W {
+        let c = &rig.chains[end];
+        let independent = !rig.chain_frame_moves[c.anchor_slot as usize]
+            && !rig.chain_frame_moves[c.parent_slot as usize]
+            && params[end].simulation_space < 0;
+        if !independent || params[end].integrator != integrator {
+            break;
+        }
+        end += 1;
+    }
+    end
+}
+
+/// A chain's per-update bookkeeping before its substeps: seeding, LOD,
+/// teleport, the settle clock, the simulation space. `None`: the chain is
+/// done for this update and keeps its animated pose.
+fn prepare(
+    rig: &Rig,
+    stage: &mut Stage,
+    update: &Update,
+    (local, component): (&[Transform], &[Affine3A]),
+    ci: usize,
+) -> Option<Prepared> {
+    let setup = &rig.chains[ci];
+    let params = stage.params[ci];
+    let (world, scale, dt) = (update.world, update.scale, update.dt);
+    let n = setup.len();
+    let range = setup.first_particle..setup.first_particle + n;
+    // A frame on an earlier chain's joint has moved since (the chain hangs
+    // from that chain's output).
+    let mut frame_now = |slot: u32| {
+        let slot = slot as usize;
+        if rig.chain_frame_moves[slot] {
+            stage.frames.now[slot] = frame_of(component, &world, rig.chain_frames[slot]);
+        }
+        stage.frames.now[slot]
+    };
+    let now = Now {
+        anchor: frame_now(setup.anchor_slot).rotation(),
+        parent: frame_now(setup.parent_slot),
+        root: Vec3::from((world * component[setup.joints[0] as usize]).translation),
+        root_local: local[setup.joints[0] as usize].translation,
+        space: if params.simulation_space >= 0 {
+            let m = world * component[params.simulation_space as usize];
+            math::decompose(&m, Vec3::ONE).transform
+        } else {
+            Transform::IDENTITY
+        },
+    };
+    let ChainState {
+        position,
+        velocity,
+        bend,
+        previous,
+        clocks,
+        previous_colliders,
+        ..
+    } = &mut stage.state;
+    let clock = &mut clocks[ci];
+    // This chain's kept arrays, as one borrow.
+    macro_rules! kept {
+        () => {
+            Kept {
+                position: &mut position[range.clone()],
+                velocity: &mut velocity[range.clone()],
+                bend: &mut bend[range.clone()],
+                previous: &mut previous[range.clone()],
+            }
+        };
+    }
+    if clock.started == 0 {
+        // First update: particles start on the animated pose, nothing moves.
+        *clock = ChainClock {
+            started: 1,
+            ..ChainClock::default()
+        };
+        seed(clock, kept!(), component, &world, setup, &now);
+        for &c in &setup.colliders {
+            previous_colliders[c as usize] = stage.current_colliders[c as usize];
+        }
+        in_range_or_park(&update.range, clock, kept!());
+        return None;
+    }
+    clock.time += dt as f64;
+    clock.lod_counter = clock.lod_counter.wrapping_add(1);
+
+    // LOD: below the skip threshold the chain follows the animation,
+    // so it resumes from there with no pop.
+    if stage.inputs.importance < params.lod_skip_below {
+        // Follow the animation, carrying its velocity, so that the
+        // chain resumes in step with the body instead of from rest.
+        let tips = &mut stage.rest_targets[range.clone()];
+        animated_tips(component, &world, setup, tips);
+        for ((p, v), tip) in position[range.clone()]
+            .iter_mut()
+            .zip(&mut velocity[range.clone()])
+            .zip(tips.iter())
+        {
+            // Below a millisecond a frame defines no velocity (a dt
+            // of 1e-40 would make it infinite).
+            *v = if dt >= MIN_VELOCITY_DT {
+                (*tip - *p) / dt
+            } else {
+                Vec3::ZERO
+            };
+            *p = *tip;
+        }
+        previous[range.clone()].copy_from_slice(&position[range.clone()]);
+        bend[range.clone()].fill(Quat::IDENTITY);
+        remember(clock, &now);
+        clock.previous_space = now.space;
+        clock.simulated = clock.time;
+        clock.last_update = clock.time;
+        clock.still_since = clock.time;
+        clock.sleeping = 0;
+        in_range_or_park(&update.range, clock, kept!());
+        return None;
+    }
+
+    // Teleport: an explicit flag, or the root jumping or turning past
+    // the thresholds. Particles move rigidly with the root, keeping
+    // their offsets, and nothing is interpolated across the jump.
+    let previous_anchor = Quat::from_array(clock.previous_anchor);
+    let previous_root = Vec3::from_array(clock.previous_root);
+    let jumped = update.teleport
+        || (now.root - previous_root).length() > params.teleport_distance * scale
+        || previous_anchor.angle_between(now.anchor) > params.teleport_angle;
+    if jumped {
+        let turn = now.anchor * previous_anchor.conjugate();
+        for p in position[range.clone()]
+            .iter_mut()
+            .chain(&mut previous[range.clone()])
+        {
+            *p = now.root + turn * (*p - previous_root);
+        }
+        for v in &mut velocity[range.clone()] {
+            *v = turn * *v;
+        }
+        // Carried rigidly, but gravity may now pull another way.
+        clock.sleeping = 0;
+        remember(clock, &now);
+        for &c in &setup.colliders {
+            previous_colliders[c as usize] = stage.current_colliders[c as usize];
+        }
+    }
+
+    // The settle phase's clock (ChainParams::settle_speedup): any
+    // change of the chain's input restarts it and wakes the chain. A
+    // teleport, which carries the particles rigidly (above), only
+    // wakes it: it has already moved the previous frame onto this
+    // one. Exact comparisons: a held pose gives bit-identical frames.
+    let wind = stage.inputs.wind.to_array();
+    let input_changed = now.anchor.to_array() != clock.previous_anchor
+        || now.root.to_array() != clock.previous_root
+        || now.parent != clock.previous_parent
+        || (params.simulation_space >= 0 && now.space != clock.previous_space)
+        || wind != clock.previous_wind
+        || setup
+            .colliders
+            .iter()
+            .any(|&c| previous_colliders[c as usize] != stage.current_colliders[c as usize]);
+    if input_changed {
+        clock.still_since = clock.time;
+        clock.sleeping = 0;
+    }
+    clock.previous_wind = wind;
+
+    // Simulation space: particles ride along with a bone (a vehicle,
+    // a platform), keeping `inertia` of their world motion.
+    if params.simulation_space >= 0 {
+        let carried = 1.0 - params.inertia;
+        let delta = now.space.to_affine() * clock.previous_space.to_affine().inverse();
+        for p in position[range.clone()]
+            .iter_mut()
+            .chain(&mut previous[range.clone()])
+        {
+            *p = p.lerp(delta.transform_point3(*p), carried);
+        }
+        for v in &mut velocity[range.clone()] {
+            *v = v.lerp(delta.transform_vector3(*v), carried);
+        }
+        let root = Vec3::from_array(clock.previous_root);
+        clock.previous_root = root.lerp(delta.transform_point3(root), carried).to_array();
+        let parent = clock.previous_parent;
+        let moved = math::decompose(&(delta * parent.to_affine()), parent.scale()).transform;
+        clock.previous_parent = Transform::new(
+            parent.translation().lerp(moved.translation(), carried),
+            parent.rotation().slerp(moved.rotation(), carried),
+            parent.scale(),
+        );
+        clock.previous_space = now.space;
+    }
+
+    // LOD: half rate simulates every other update over both updates'
+    // time. On the held update the particles stay where they are and
+    // the output is written from them, as a half-rate simulation would
+    // show (holding local rotations instead welds the chain to the body
+    // for a frame and pops when updates resume).
+    let hold = stage.inputs.importance < params.lod_half_below && clock.lod_counter % 2 == 1;
+    let h = CHAIN_STEP * params.time_factor as f64;
+    let (t0, t1) = (clock.last_update, clock.time);
+    if !hold {
+        // A long pause costs at most 5 s of input time and at most
+        // MAX_CHAIN_SUBSTEPS substeps (a small time factor makes
+        // substeps short, not more numerous).
+        let backlog = (CHAIN_CATCH_UP).min(f64::from(MAX_CHAIN_SUBSTEPS) * h);
+        if t1 - clock.simulated > backlog {
+            clock.simulated = t1 - backlog;
+        }
+    }
+    let gravity_direction = params
+        .gravity_direction()
+        .try_normalize()
+        .unwrap_or(-update.up);
+    Some(Prepared {
+        now,
+        run: !hold,
+        h,
+        decay: chain::StepDecay::new(&params, h as f32, n),
+        t0,
+        t1,
+        previous_anchor: Quat::from_array(clock.previous_anchor),
+        previous_parent: clock.previous_parent,
+        previous_root_local: Vec3::from_array(clock.previous_root_local),
+        gravity_direction,
+        acceleration: gravity_direction * params.gravity * scale
+            + stage.inputs.wind * params.wind_factor,
+        substeps: 0,
+        // Settle-phase repeats count against the same budget: one
+        // update never runs more than 2 × MAX_CHAIN_SUBSTEPS substeps,
+        // however long the pause before it (the extra ones only make
+        // a chain settle sooner, so they are the ones dropped).
+        extra_budget: MAX_CHAIN_SUBSTEPS,
+    })
+}
+
+/// Stores this update's frames as the next update's previous ones.
+fn remember(clock: &mut ChainClock, now: &Now) {
+    clock.previous_anchor = now.anchor.to_array();
+    clock.previous_root = now.root.to_array();
+    clock.previous_parent = now.parent;
+    clock.previous_root_local = now.root_local;
+}
+
+/// Places a chain's particles on its animated pose, at rest.
+fn seed(
+    clock: &mut ChainClock,
+    kept: Kept<'_>,
+    component: &[Affine3A],
+    world: &Affine3A,
+    setup: &ChainSetup,
+    now: &Now,
+) {
+    let Kept {
+        position,
+        velocity,
+        bend,
+        previous,
+    } = kept;
+    animated_tips(component, world, setup, position);
+    previous.copy_from_slice(position);
+    velocity.fill(Vec3::ZERO);
+    bend.fill(Quat::IDENTITY);
+    remember(clock, now);
+    clock.previous_space = now.space;
+}
+
+/// One substep's interpolated frame of a chain: the anchor, the root, the
+/// root's parent (the colliders it reads are placed in `Stage::placed`).
+#[derive(Clone, Copy)]
+struct Interpolated {
+    anchor: Quat,
+    root: Vec3,
+    parent: Quat,
+}
+
+/// Interpolates chain `ci`'s frames to fraction `f` of this update, and
+/// places its colliders there, each shared with every chain that reads
+/// the same frame at the same fraction (FrameScratch).
+fn interpolate(
+    rig: &Rig,
+    stage: &mut Stage,
+    update: &Update,
+    ci: usize,
+    p: &Prepared,
+    f: f32,
+) -> Interpolated {
+    let setup = &rig.chains[ci];
+    let scale = update.scale;
+    let fk = [f];
+    for &c in &setup.colliders {
+        let a = stage.state.previous_colliders[c as usize];
+        let b = stage.current_colliders[c as usize];
+        let key = key_of(&[
+            bytemuck::cast_slice(core::slice::from_ref(&a)),
+            bytemuck::cast_slice(core::slice::from_ref(&b)),
+            &fk,
+            &[scale],
+        ]);
+        stage.placed[c as usize] = stage.frames.colliders[c as usize].get(key, || {
+            let m = Transform::new(
+                a.translation().lerp(b.translation(), f),
+                a.rotation().slerp(b.rotation(), f),
+                a.scale().lerp(b.scale(), f),
+            )
+            .to_affine();
+            rig.colliders[c as usize].place(&m, scale)
+        });
+    }
+    let (previous_parent, parent_now) = (p.previous_parent, p.now.parent);
+    let key = key_of(&[
+        bytemuck::cast_slice(core::slice::from_ref(&previous_parent)),
+        bytemuck::cast_slice(core::slice::from_ref(&parent_now)),
+        &fk,
+    ]);
+    let (parent_affine, parent_rotation) =
+        stage.frames.parents[setup.parent_slot as usize].get(key, || {
+            let parent = Transform::new(
+                previous_parent
+                    .translation()
+                    .lerp(parent_now.translation(), f),
+                previous_parent.rotation().slerp(parent_now.rotation(), f),
+                previous_parent.scale().lerp(parent_now.scale(), f),
+            );
+            (parent.to_affine(), parent.rotation())
+        });
+    let (previous_anchor, anchor_now) = (p.previous_anchor, p.now.anchor);
+    let key = key_of(&[&previous_anchor.to_array(), &anchor_now.to_array(), &fk]);
+    let anchor = stage.frames.anchors[setup.anchor_slot as usize]
+        .get(key, || previous_anchor.slerp(anchor_now, f));
+    Interpolated {
+        anchor,
+        root: {
+            let local = p
+                .previous_root_local
+                .lerp(Vec3::from_array(p.now.root_local), f);
+            parent_affine.transform_point3(local)
+        },
+        parent: parent_rotation,
+    }
+}
+
+/// The kernel's view of one chain's substep.
+fn substep_frame<'a>(
+    params: &ChainParams,
+    update: &Update,
+    local: &'a [Transform],
+    p: &Prepared,
+    at: &Interpolated,
+    placed: &'a [PlacedCollider],
+) -> SubstepFrame<'a> {
+    SubstepFrame {
+        h: p.h as f32,
+        anchor: at.anchor,
+        root: at.root,
+        up: update.up,
+        acceleration: p.acceleration,
+        scale: update.scale,
+        colliders: placed,
+        parent: at.parent,
+        pose: local,
+        gravity_velocity: p.gravity_direction * params.vrm_gravity_power,
+        wind: update.wind * params.wind_factor,
+        floor_shift: update.origin.dot(update.up),
+        decay: p.decay,
+    }
+}
+
+/// `count` substeps of chain `ci` through the scalar kernel.
+#[allow(clippy::too_many_arguments)]
+fn run_chain(
+    rig: &Rig,
+    stage: &mut Stage,
+    update: &Update,
+    local: &[Transform],
+    ci: usize,
+    p: &Prepared,
+    at: &Interpolated,
+    count: u32,
+) {
+    let setup = &rig.chains[ci];
+    let n = setup.len();
+    let range = setup.first_particle..setup.first_particle + n;
+    let Stage {
+        state,
+        params,
+        rest,
+        rest_targets,
+        contacts,
+        bend_scratch,
+        placed,
+        ..
+    } = stage;
+    let frame = substep_frame(&params[ci], update, local, p, at, placed);
+    for _ in 0..count {
+        chain::substep(
+            setup,
+            &params[ci],
+            &frame,
+            &rest[range.clone()],
+            &mut chain::Particles {
+                position: &mut state.position[range.clone()],
+                velocity: &mut state.velocity[range.clone()],
+                bend: &mut state.bend[range.clone()],
+                bend_scratch: &mut bend_scratch[..n],
+                rest_targets: &mut rest_targets[range.clone()],
+                contacts: &mut contacts[range.clone()],
+            },
+        );
+    }
+}
+
+/// The substeps of a block of chains (`prepared[l]` is chain `first + l`).
+/// The awake chains that take a substep at the same time run it through
+/// the lane kernel; chains out of step with them, the settle phase's extra
+/// repeats and the scalar kernel run chain by chain. The chains are
+/// independent, so the order changes nothing.
+fn run_substeps(
+    rig: &Rig,
+    stage: &mut Stage,
+    update: &Update,
+    local: &[Transform],
+    first: usize,
+    prepared: &mut [Option<Prepared>],
+) {
+    let mut at = [Interpolated {
+        anchor: Quat::IDENTITY,
+        root: Vec3::ZERO,
+        parent: Quat::IDENTITY,
+    }; lanes::W];
+    loop {
+        // The chains that take a substep now: when it ends, at what
+        // fraction of the update.
+        let mut stepping = [None::<(f64, f32)>; lanes::W];
+        for (l, slot) in prepared.iter_mut().enumerate() {
+            let Some(p) = slot else { continue };
+            let clock = &stage.state.clocks[first + l];
+            if !p.run || clock.simulated + p.h > p.t1 + 1e-9 || p.substeps >= MAX_CHAIN_SUBSTEPS {
+                continue;
+            }
+            p.substeps += 1;
+            let end = clock.simulated + p.h;
+            let f = if p.t1 > p.t0 {
+                ((end - p.t0) / (p.t1 - p.t0)).clamp(0.0, 1.0) as f32
+            } else {
+                1.0
+            };
+            stepping[l] = Some((end, f));
+        }
+        if stepping.iter().all(Option::is_none) {
+            break;
+        }
+        // Each stepping chain's repeats of this substep: 0 asleep, more
+        // than 1 in the settle phase.
+        let mut repeats = [0u32; lanes::W];
+        let mut wanted = [0u32; lanes::W];
+        for (l, s) in stepping.iter().enumerate().take(prepared.len()) {
+            let (Some((end, _)), Some(p)) = (*s, prepared[l].as_mut()) else {
+                continue;
+            };
+            let ci = first + l;
+            let clock = &stage.state.clocks[ci];
+            if clock.sleeping == 0 {
+                // Once the input has rested, the same substeps run
+                // faster (ChainParams::settle_speedup); the input is
+                // still, so every one sees the same frame.
+                wanted[l] = chain::settle_substeps(&stage.params[ci], end - clock.still_since);
+                repeats[l] = 1 + (wanted[l] - 1).min(p.extra_budget);
+                p.extra_budget -= repeats[l] - 1;
+            }
+        }
+        // The lanes: the awake chains at the first awake chain's fraction
+        // and step (their colliders are then placed once for all), if
+        // there are two or more.
+        let mut in_lanes = [false; lanes::W];
+        if stage.kernel != ChainKernel::Scalar {
+            if let Some(l0) = (0..prepared.len()).find(|&l| repeats[l] > 0) {
+                let key = |l: usize| {
+                    (
+                        stepping[l].map_or(0, |s| s.1.to_bits()),
+                        prepared[l].map_or(0, |p| p.h.to_bits()),
+                    )
+                };
+                for l in 0..prepared.len() {
+                    in_lanes[l] = repeats[l] > 0 && key(l) == key(l0);
+                }
+                if in_lanes.iter().filter(|&&b| b).count() < 2 {
+                    in_lanes = [false; lanes::W];
+                }
+            }
+        }
+        // Chains outside the lanes first, each interpolated and stepped at
+        // once (another chain's fraction may place the same collider
+        // differently); then the lanes' frames, then the lane kernel.
+        for pass in [false, true] {
+            for (l, s) in stepping.iter().enumerate() {
+                let Some((_, f)) = *s else { continue };
+                if in_lanes[l] != pass {
+                    continue;
+                }
+                let ci = first + l;
+                let Some(p) = prepared[l] else { continue };
+                at[l] = interpolate(rig, stage, update, ci, &p, f);
+                let setup = &rig.chains[ci];
+                let range = setup.first_particle..setup.first_particle + setup.len();
+                let ChainState {
+                    position, previous, ..
+                } = &mut stage.state;
+                previous[range.clone()].copy_from_slice(&position[range]);
+                if !pass && repeats[l] > 0 {
+                    run_chain(rig, stage, update, local, ci, &p, &at[l], repeats[l]);
+                }
+            }
+        }
+        if in_lanes.iter().any(|&b| b) {
+            let mut members = [0usize; lanes::W];
+            let mut count = 0;
+            for (l, &member) in in_lanes.iter().enumerate() {
+                if member {
+                    members[count] = l;
+                    count += 1;
+                }
+            }
+            {
+                let Stage {
+                    state,
+                    params,
+                    rest,
+                    rest_targets,
+                    contacts,
+                    placed,
+                    kernel,
+                    ..
+                } = &mut *stage;
+                let block: [lanes::Lane<'_>; lanes::W] = core::array::from_fn(|k| {
+                    let l = members[k.min(count - 1)];
+                    let ci = first + l;
+                    let p = prepared[l].as_ref().expect("a member is prepared");
+                    lanes::Lane {
+                        setup: &rig.chains[ci],
+                        params: &params[ci],
+                        frame: substep_frame(&params[ci], update, local, p, &at[l], placed),
+                    }
+                });
+                lanes::substep(
+                    *kernel,
+                    &block[..count],
+                    &mut lanes::Arrays {
+                        rest,
+                        position: &mut state.position,
+                        velocity: &mut state.velocity,
+                        bend: &mut state.bend,
+                        rest_targets,
+                        contacts,
+                    },
+                );
+            }
+            // The settle phase's extra repeats, chain by chain.
+            for &l in &members[..count] {
+                if repeats[l] > 1 {
+                    let p = prepared[l].expect("a member is prepared");
+                    run_chain(
+                        rig,
+                        stage,
+                        update,
+                        local,
+                        first + l,
+                        &p,
+                        &at[l],
+                        repeats[l] - 1,
+                    );
+                }
+            }
+        }
+        for (l, s) in stepping.iter().enumerate() {
+            let Some((end, _)) = *s else { continue };
+            let ci = first + l;
+            let setup = &rig.chains[ci];
+            let range = setup.first_particle..setup.first_particle + setup.len();
+            let ChainState {
+                position,
+                previous,
+                clocks,
+                ..
+            } = &mut stage.state;
+            let clock = &mut clocks[ci];
+            if repeats[l] > 1
+                && repeats[l] == wanted[l]
+                && chain::settle_engagement(end - clock.still_since) >= 1.0
+                && chain::at_rest(&position[range.clone()], &previous[range], update.units)
+            {
+                // Asleep, the state is kept exactly as it is
+                // (velocities too: a spring held by the coupling
+                // or a floor keeps pushing, and zeroing that made
+                // a woken tail twitch 0.48°), so waking resumes
+                // the same motion.
+                clock.sleeping = 1;
+            }
+            clock.simulated = end;
+        }
+    }
+}
+
+/// A chain's clock after its substeps, the range check, and its output
+/// written into the pose.
+fn finish(
+    rig: &Rig,
+    stage: &mut Stage,
+    update: &Update,
+    (local, component): (&mut [Transform], &mut [Affine3A]),
+    ci: usize,
+    p: &Prepared,
+) {
+    let setup = &rig.chains[ci];
+    let params = stage.params[ci];
+    let n = setup.len();
+    let range = setup.first_particle..setup.first_particle + n;
+    let ChainState {
+        position,
+        velocity,
+        bend,
+        previous,
+        clocks,
+        ..
+    } = &mut stage.state;
+    let clock = &mut clocks[ci];
+    if p.run {
+        if clock.simulated + p.h <= p.t1 {
+            // Only where float64 lost the step (a clock near its
+            // horizon): drop the backlog rather than loop again.
+            clock.simulated = p.t1;
+        }
+        clock.last_update = p.t1;
+        remember(clock, &p.now);
+    }
+    macro_rules! kept {
+        () => {
+            Kept {
+                position: &mut position[range.clone()],
+                velocity: &mut velocity[range.clone()],
+                bend: &mut bend[range.clone()],
+                previous: &mut previous[range.clone()],
+            }
+        };
+    }
+    // A chain whose state left the range (particles beyond 1e7 m,
+    // not finite, an unusable frame) is re-seeded on the animation,
+    // as a teleport would, instead of failing every later update; one
+    // whose animated pose itself lies beyond the range is parked on the
+    // animation. Speeds past the limit are clamped (docs/c-api.md).
+    // The stage changes the committed state in place, so it cannot
+    // fail: everything it keeps is in the range when it is done.
+    if !in_range(&update.range, clock, &mut kept!()) {
+        seed(clock, kept!(), component, &update.world, setup, &p.now);
+        clock.simulated = clock.time;
+        clock.last_update = clock.time;
+        if !in_range_or_park(&update.range, clock, kept!()) {
+            return;
+        }
+    }
+
+    // Between substeps (input faster than 120 Hz, or an update that
+    // ran none) the output is the state carried forward along the
+    // last substep's motion by the fraction of a substep the clock
+    // is past it (at most one): every update moves, with no added
+    // latency.
+    // At input rates that divide 120 Hz the remainder is zero and
+    // the output is the state itself (docs/chains.md).
+    let step = CHAIN_STEP * f64::from(params.time_factor);
+    let ahead = ((clock.time - clock.simulated).clamp(0.0, step) / step) as f32;
+    // Output: each joint turns by the shortest swing from its current
+    // link direction to its particle (SPEC §7), written through the
+    // current parent (path B), blended by the chain and joint weights
+    // (authored tracks win, SPEC §8).
+    for (k, &joint) in setup.joints.iter().enumerate() {
+        let b = joint as usize;
+        let parent = math::parent_matrix(component, rig.parents[b]);
+        let local_affine = local[b].to_affine();
+        let current = parent * local_affine;
+        let child = if k + 1 < n {
+            local[setup.joints[k + 1] as usize].translation()
+        } else {
+            setup.end_offset
+        };
+        let particle = setup.first_particle + k;
+        let carried = position[particle] + (position[particle] - previous[particle]) * ahead;
+        let target = update.world_inverse.transform_point3(carried);
+        let to = target - Vec3::from(current.translation);
+        let w = params.weight * setup.weights[k];
+        if w <= 0.0 {
+            // Authored tracks win (SPEC §8): leave the joint exactly as animated.
+            component[b] = current;
+            continue;
+        }
+        if let Some(solved) = math::aim_local(&parent, &local[b], &local_affine, child, to) {
+            let rotation = if w >= 1.0 {
+                solved
+            } else {
+                local[b].rotation().normalize().slerp(solved, w)
+            };
+            // Never a non-finite output (the stage cannot fail): the
+            // joint keeps its animated rotation instead.
+            if rotation.is_finite() {
+                local[b].rotation = rotation.to_array();
+            }
+        }
+        component[b] = parent * local[b].to_affine();
+    }
 }
 
 /// One chain's kept arrays (slices of [`ChainState`]'s).

@@ -7,6 +7,7 @@ pub(crate) mod chain_stage;
 pub mod collide;
 pub mod constraint;
 pub mod corrective;
+pub mod lanes;
 pub mod node_constraint;
 pub mod spring;
 

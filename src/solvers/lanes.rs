@@ -1,0 +1,1010 @@
+//! The chain kernel over lanes (#14 item 2): up to [`W`] chains stepped
+//! together, link by link, with every lane's arithmetic in one vector
+//! register per value — a structure of arrays the compiler turns into
+//! AVX2 (8 × f32) on x86-64 CPUs that have it (detected at run time, no
+//! `-C target-cpu` needed), SSE2 (two 4-wide halves) on every other
+//! x86-64, and NEON or scalar code on other targets.
+//!
+//! The scalar kernel ([`chain::substep`]) is the reference. This one
+//! performs the same IEEE operations in the same order for every lane (no
+//! fused multiply-add, no reassociation, no approximate reciprocal), so it
+//! gives the same bits; `tests/lanes.rs` holds it to that over 10 s of
+//! motion with contacts. The parts that are quaternion algebra on one
+//! chain (the tail's bend coupling and limit, the VRM preset's joint
+//! frames) and the rare branches (plane and inside colliders, a link whose
+//! axis passes through a collider's) run lane by lane through the scalar
+//! functions, inside the same pass.
+
+// Index loops over the lanes are the form LLVM vectorises most reliably.
+#![allow(clippy::needless_range_loop)]
+
+use glam::{Quat, Vec3};
+
+use crate::solvers::chain::{
+    self, BendContext, ChainParams, ChainSetup, Integrator, Link, SubstepFrame,
+};
+use crate::solvers::collide::{self, ColliderShape, PlacedCollider};
+
+/// Lanes per block: one AVX2 register of f32.
+pub(crate) const W: usize = 8;
+
+/// Which chain kernel a character's chain stage runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChainKernel {
+    /// One chain at a time ([`chain::substep`]): the reference.
+    Scalar,
+    /// Chains in lanes, compiled for the target's baseline (SSE2 on
+    /// x86-64, NEON on aarch64).
+    Lanes,
+    /// Chains in lanes, compiled with AVX2 (x86-64 CPUs that have it).
+    LanesAvx2,
+}
+
+impl ChainKernel {
+    /// The fastest kernel this CPU runs.
+    #[must_use]
+    pub fn detect() -> Self {
+        #[cfg(target_arch = "x86_64")]
+        {
+            if std::is_x86_feature_detected!("avx2") {
+                return Self::LanesAvx2;
+            }
+        }
+        Self::Lanes
+    }
+
+    /// Whether this CPU can run `self`.
+    #[must_use]
+    pub fn supported(self) -> bool {
+        match self {
+            Self::Scalar | Self::Lanes => true,
+            #[cfg(target_arch = "x86_64")]
+            Self::LanesAvx2 => std::is_x86_feature_detected!("avx2"),
+            #[cfg(not(target_arch = "x86_64"))]
+            Self::LanesAvx2 => false,
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Lane values. Every operation is the scalar f32 operation per lane, written
+// as a loop over a fixed-size array that LLVM vectorises; `inline(always)` so
+// that each is compiled inside the kernel's target-feature context.
+
+#[derive(Clone, Copy)]
+#[repr(C, align(32))]
+pub(crate) struct F(pub(crate) [f32; W]);
+
+/// A lane mask: all ones (true) or zero per lane, so that a select is a
+/// bitwise blend.
+#[derive(Clone, Copy)]
+pub(crate) struct M(pub(crate) [u32; W]);
+
+const TRUE: u32 = u32::MAX;
+
+#[inline(always)]
+fn mask(b: bool) -> u32 {
+    if b {
+        TRUE
+    } else {
+        0
+    }
+}
+
+macro_rules! binop {
+    ($trait:ident, $method:ident, $op:tt) => {
+        impl core::ops::$trait for F {
+            type Output = F;
+            #[inline(always)]
+            fn $method(self, rhs: F) -> F {
+                let mut out = [0.0; W];
+                for i in 0..W {
+                    out[i] = self.0[i] $op rhs.0[i];
+                }
+                F(out)
+            }
+        }
+    };
+}
+binop!(Add, add, +);
+binop!(Sub, sub, -);
+binop!(Mul, mul, *);
+binop!(Div, div, /);
+
+impl core::ops::Neg for F {
+    type Output = F;
+    #[inline(always)]
+    fn neg(self) -> F {
+        let mut out = [0.0; W];
+        for i in 0..W {
+            out[i] = -self.0[i];
+        }
+        F(out)
+    }
+}
+
+macro_rules! cmp {
+    ($name:ident, $op:tt) => {
+        #[inline(always)]
+        pub(crate) fn $name(self, rhs: F) -> M {
+            let mut out = [0; W];
+            for i in 0..W {
+                out[i] = mask(self.0[i] $op rhs.0[i]);
+            }
+            M(out)
+        }
+    };
+}
+
+impl F {
+    #[inline(always)]
+    pub(crate) fn splat(v: f32) -> F {
+        F([v; W])
+    }
+    cmp!(lt, <);
+    cmp!(le, <=);
+    cmp!(gt, >);
+    #[inline(always)]
+    fn map(self, f: impl Fn(f32) -> f32) -> F {
+        let mut out = [0.0; W];
+        for i in 0..W {
+            out[i] = f(self.0[i]);
+        }
+        F(out)
+    }
+    #[inline(always)]
+    fn sqrt(self) -> F {
+        self.map(f32::sqrt)
+    }
+    #[inline(always)]
+    fn max(self, rhs: F) -> F {
+        let mut out = [0.0; W];
+        for i in 0..W {
+            out[i] = self.0[i].max(rhs.0[i]);
+        }
+        F(out)
+    }
+    /// `f32::clamp` per lane (NaN stays NaN).
+    #[inline(always)]
+    fn clamp(self, lo: f32, hi: f32) -> F {
+        self.map(|x| {
+            let mut x = x;
+            if x < lo {
+                x = lo;
+            }
+            if x > hi {
+                x = hi;
+            }
+            x
+        })
+    }
+    #[inline(always)]
+    fn finite_positive(self) -> M {
+        let mut out = [0; W];
+        for i in 0..W {
+            // Finite and > 0: above +0 and below +inf as an unsigned
+            // integer (NaN and negatives are above +inf's bits).
+            let bits = self.0[i].to_bits();
+            out[i] = mask(bits.wrapping_sub(1) < f32::INFINITY.to_bits() - 1);
+        }
+        M(out)
+    }
+}
+
+impl M {
+    #[inline(always)]
+    pub(crate) fn none() -> M {
+        M([0; W])
+    }
+    #[inline(always)]
+    pub(crate) fn any(self) -> bool {
+        self.0.iter().fold(0, |a, &b| a | b) != 0
+    }
+    #[inline(always)]
+    pub(crate) fn get(self, l: usize) -> bool {
+        self.0[l] != 0
+    }
+    #[inline(always)]
+    pub(crate) fn set(&mut self, l: usize, b: bool) {
+        self.0[l] = mask(b);
+    }
+    #[inline(always)]
+    fn and(self, o: M) -> M {
+        let mut out = [0; W];
+        for i in 0..W {
+            out[i] = self.0[i] & o.0[i];
+        }
+        M(out)
+    }
+    #[inline(always)]
+    fn or(self, o: M) -> M {
+        let mut out = [0; W];
+        for i in 0..W {
+            out[i] = self.0[i] | o.0[i];
+        }
+        M(out)
+    }
+    #[inline(always)]
+    fn not(self) -> M {
+        let mut out = [0; W];
+        for i in 0..W {
+            out[i] = !self.0[i];
+        }
+        M(out)
+    }
+}
+
+/// `if m { a } else { b }` per lane.
+#[inline(always)]
+fn sel(m: M, a: F, b: F) -> F {
+    let mut out = [0.0; W];
+    for i in 0..W {
+        out[i] = f32::from_bits((a.0[i].to_bits() & m.0[i]) | (b.0[i].to_bits() & !m.0[i]));
+    }
+    F(out)
+}
+
+/// A Vec3 per lane, with glam's `Vec3` operations (same order, same bits).
+#[derive(Clone, Copy)]
+pub(crate) struct V3 {
+    x: F,
+    y: F,
+    z: F,
+}
+
+impl core::ops::Add for V3 {
+    type Output = V3;
+    #[inline(always)]
+    fn add(self, r: V3) -> V3 {
+        V3 {
+            x: self.x + r.x,
+            y: self.y + r.y,
+            z: self.z + r.z,
+        }
+    }
+}
+
+impl core::ops::Sub for V3 {
+    type Output = V3;
+    #[inline(always)]
+    fn sub(self, r: V3) -> V3 {
+        V3 {
+            x: self.x - r.x,
+            y: self.y - r.y,
+            z: self.z - r.z,
+        }
+    }
+}
+
+/// `Vec3 * f32`.
+impl core::ops::Mul<F> for V3 {
+    type Output = V3;
+    #[inline(always)]
+    fn mul(self, s: F) -> V3 {
+        V3 {
+            x: self.x * s,
+            y: self.y * s,
+            z: self.z * s,
+        }
+    }
+}
+
+/// `f32 * Vec3`.
+impl core::ops::Mul<V3> for F {
+    type Output = V3;
+    #[inline(always)]
+    fn mul(self, v: V3) -> V3 {
+        V3 {
+            x: self * v.x,
+            y: self * v.y,
+            z: self * v.z,
+        }
+    }
+}
+
+/// `Vec3 / f32`.
+impl core::ops::Div<F> for V3 {
+    type Output = V3;
+    #[inline(always)]
+    fn div(self, s: F) -> V3 {
+        V3 {
+            x: self.x / s,
+            y: self.y / s,
+            z: self.z / s,
+        }
+    }
+}
+
+impl V3 {
+    #[inline(always)]
+    fn zero() -> V3 {
+        V3 {
+            x: F::splat(0.0),
+            y: F::splat(0.0),
+            z: F::splat(0.0),
+        }
+    }
+    #[inline(always)]
+    fn dot(self, r: V3) -> F {
+        (self.x * r.x) + (self.y * r.y) + (self.z * r.z)
+    }
+    #[inline(always)]
+    fn length(self) -> F {
+        self.dot(self).sqrt()
+    }
+    /// glam's `try_normalize`: the normalised vector and whether it exists.
+    #[inline(always)]
+    fn try_normalize(self) -> (V3, M) {
+        let rcp = F::splat(1.0) / self.length();
+        (self * rcp, rcp.finite_positive())
+    }
+    /// `try_normalize().unwrap_or(fallback)` (and glam's `normalize_or`).
+    #[inline(always)]
+    fn normalize_or(self, fallback: V3) -> V3 {
+        let (n, ok) = self.try_normalize();
+        vsel(ok, n, fallback)
+    }
+    #[inline(always)]
+    fn get(&self, l: usize) -> Vec3 {
+        Vec3::new(self.x.0[l], self.y.0[l], self.z.0[l])
+    }
+    #[inline(always)]
+    fn set(&mut self, l: usize, v: Vec3) {
+        self.x.0[l] = v.x;
+        self.y.0[l] = v.y;
+        self.z.0[l] = v.z;
+    }
+}
+
+#[inline(always)]
+fn vsel(m: M, a: V3, b: V3) -> V3 {
+    V3 {
+        x: sel(m, a.x, b.x),
+        y: sel(m, a.y, b.y),
+        z: sel(m, a.z, b.z),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// Collision, per lane (collide.rs's sphere and capsule branches).
+
+const EPS: f32 = 1e-12;
+
+/// [`collide::closest_segment_params`] per lane, every branch evaluated and
+/// the taken one selected.
+#[inline(always)]
+fn closest_segment_params(p0: V3, p1: V3, q0: V3, q1: V3) -> (F, F) {
+    let d1 = p1 - p0;
+    let d2 = q1 - q0;
+    let r = p0 - q0;
+    let a = d1.dot(d1);
+    let e = d2.dot(d2);
+    let f = d2.dot(r);
+    let c = d1.dot(r);
+    let b = d1.dot(d2);
+    let (zero, one) = (F::splat(0.0), F::splat(1.0));
+    let denom = a * e - b * b;
+    let s0 = sel(
+        denom.gt(F::splat(EPS) * a * e),
+        ((b * f - c * e) / denom).clamp(0.0, 1.0),
+        zero,
+    );
+    let t0 = (b * s0 + f) / e;
+    let below = t0.lt(zero);
+    let above = t0.gt(one);
+    let s_general = sel(
+        below,
+        (-c / a).clamp(0.0, 1.0),
+        sel(above, ((b - c) / a).clamp(0.0, 1.0), s0),
+    );
+    let t_general = sel(below, zero, sel(above, one, t0));
+    let a_small = a.le(F::splat(EPS));
+    let e_small = e.le(F::splat(EPS));
+    let s = sel(
+        a_small,
+        zero,
+        sel(e_small, (-c / a).clamp(0.0, 1.0), s_general),
+    );
+    let t = sel(
+        a_small,
+        sel(e_small, zero, (f / e).clamp(0.0, 1.0)),
+        sel(e_small, zero, t_general),
+    );
+    (s, t)
+}
+
+/// A collider per lane (sphere or capsule; `b == a` for a sphere).
+#[derive(Clone, Copy)]
+struct Capsules {
+    a: V3,
+    b: V3,
+    radius: F,
+    sphere: M,
+}
+
+/// The axis point of a sphere or capsule nearest `p` ([`collide::push_point`]).
+#[inline(always)]
+fn axis_point(p: V3, c: &Capsules) -> V3 {
+    let (_, v) = closest_segment_params(p, p, c.a, c.b);
+    vsel(c.sphere, c.a, c.a + (c.b - c.a) * v)
+}
+
+/// [`collide::push_point`] for spheres and capsules: (hit, push).
+#[inline(always)]
+fn push_point(point: V3, radius: F, c: &Capsules) -> (M, V3) {
+    let delta = point - axis_point(point, c);
+    let d = delta.length();
+    let depth = c.radius + radius - d;
+    let hit = depth.gt(F::splat(0.0));
+    let push = delta.normalize_or(unit_y()) * depth;
+    (hit, push)
+}
+
+#[inline(always)]
+fn unit_y() -> V3 {
+    V3 {
+        x: F::splat(0.0),
+        y: F::splat(1.0),
+        z: F::splat(0.0),
+    }
+}
+
+/// [`collide::resolve`]'s sphere and capsule branch for the lanes in
+/// `mask`: (hit, correction, normal, lanes to redo with the scalar function).
+#[inline(always)]
+fn resolve(head: V3, tip: V3, link_radius: F, c: &Capsules, mask: M) -> (M, V3, V3, M) {
+    let zero = F::splat(0.0);
+    // The cheap bound test: the link's bounding sphere against the axis.
+    let mid = (head + tip) * F::splat(0.5);
+    let reach = (tip - head).length() * F::splat(0.5) + link_radius + c.radius;
+    let to_axis = {
+        let ab = c.b - c.a;
+        let len2 = ab.dot(ab);
+        let t = sel(
+            len2.gt(F::splat(EPS)),
+            ((mid - c.a).dot(ab) / len2).clamp(0.0, 1.0),
+            zero,
+        );
+        let off = mid - (c.a + ab * t);
+        off.dot(off)
+    };
+    let near = mask.and(to_axis.gt(reach * reach).not());
+    if !near.any() {
+        return (M::none(), V3::zero(), V3::zero(), M::none());
+    }
+    // A head already inside: push the tip alone (never past the root).
+    let (_, vh) = closest_segment_params(head, head, c.a, c.b);
+    let head_in = (head - (c.a + (c.b - c.a) * vh))
+        .length()
+        .lt(c.radius + link_radius);
+    let (pp_hit, push) = push_point(tip, link_radius, c);
+    let pp_normal = push.normalize_or(unit_y());
+    // The whole link.
+    let (u, v) = closest_segment_params(head, tip, c.a, c.b);
+    let on_link = head + (tip - head) * u;
+    let on_axis = c.a + (c.b - c.a) * v;
+    let delta = on_link - on_axis;
+    let d = delta.length();
+    let overlap = c.radius + link_radius - d;
+    let g_hit = overlap.le(zero).not();
+    let clear = d.gt(F::splat(1e-6));
+    let n = delta / d;
+    let correction = n * (overlap / u.max(F::splat(0.2)));
+    // MIN_LEVER is collide.rs's 0.2.
+    let hit = near.and(vsel_m(head_in, pp_hit, g_hit));
+    // Axis through the link: the scalar function picks the normal.
+    let redo = near.and(head_in.not()).and(g_hit).and(clear.not());
+    (
+        hit,
+        vsel(head_in, push, correction),
+        vsel(head_in, pp_normal, n),
+        redo,
+    )
+}
+
+#[inline(always)]
+fn vsel_m(m: M, a: M, b: M) -> M {
+    let mut out = [0; W];
+    for i in 0..W {
+        out[i] = (a.0[i] & m.0[i]) | (b.0[i] & !m.0[i]);
+    }
+    M(out)
+}
+
+/// Lane `l`'s collider `j`, if it is a sphere or capsule (else the scalar
+/// path takes it).
+#[inline(always)]
+fn load_colliders(lanes: &[Lane<'_>], j: usize, mask: M) -> (Capsules, M, M) {
+    let mut c = Capsules {
+        a: V3::zero(),
+        b: V3::zero(),
+        radius: F::splat(0.0),
+        sphere: M::none(),
+    };
+    let mut vector = M::none();
+    let mut scalar = M::none();
+    for (l, lane) in lanes.iter().enumerate() {
+        if !mask.get(l) || j >= lane.setup.colliders.len() {
+            continue;
+        }
+        let pc = &lane.frame.colliders[lane.setup.colliders[j] as usize];
+        match pc.shape {
+            ColliderShape::Sphere | ColliderShape::Capsule => {
+                c.a.set(l, pc.a);
+                c.b.set(l, pc.b);
+                c.radius.0[l] = pc.radius;
+                c.sphere.set(l, pc.shape == ColliderShape::Sphere);
+                vector.set(l, true);
+            }
+            _ => scalar.set(l, true),
+        }
+    }
+    (c, vector, scalar)
+}
+
+#[inline(always)]
+fn placed<'a>(lane: &'a Lane<'_>, j: usize) -> &'a PlacedCollider {
+    &lane.frame.colliders[lane.setup.colliders[j] as usize]
+}
+
+// ---------------------------------------------------------------------------
+// The kernel.
+
+/// One chain of a block: its setup, parameters, substep frame and where its
+/// particles start in the character's arrays.
+pub(crate) struct Lane<'a> {
+    pub(crate) setup: &'a ChainSetup,
+    pub(crate) params: &'a ChainParams,
+    pub(crate) frame: SubstepFrame<'a>,
+}
+
+/// The character's flat chain arrays the lanes read and write.
+pub(crate) struct Arrays<'a> {
+    pub(crate) rest: &'a [Vec3],
+    pub(crate) position: &'a mut [Vec3],
+    pub(crate) velocity: &'a mut [Vec3],
+    pub(crate) bend: &'a mut [Quat],
+    pub(crate) rest_targets: &'a mut [Vec3],
+    pub(crate) contacts: &'a mut [u32],
+}
+
+/// One substep of up to [`W`] chains that share an integrator (SPEC §7/§8),
+/// each exactly as [`chain::substep`] steps it.
+pub(crate) fn substep(kernel: ChainKernel, lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
+    debug_assert!(!lanes.is_empty() && lanes.len() <= W);
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        ChainKernel::LanesAvx2 => {
+            // SAFETY: the stage selects LanesAvx2 only where
+            // `ChainKernel::supported` found AVX2 at run time.
+            unsafe { substep_avx2(lanes, arrays) }
+        }
+        _ => substep_lanes(lanes, arrays),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn substep_avx2(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
+    substep_lanes(lanes, arrays);
+}
+
+#[inline(always)]
+fn substep_lanes(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
+    if matches!(lanes[0].params.integrator(), Integrator::Vrm { .. }) {
+        substep_vrm(lanes, arrays);
+    } else {
+        substep_shaped(lanes, arrays);
+    }
+}
+
+/// Per-lane constants of one substep.
+struct Constants {
+    h: F,
+    root: V3,
+    acceleration: V3,
+    up: V3,
+    velocity_decay: F,
+    floor_decay: F,
+    /// Lanes whose velocity is rebuilt from positions (SPEC §8).
+    from_positions: M,
+    /// Forward plane on, and its normal in the world.
+    forward: M,
+    back: V3,
+    floor_on: M,
+    floor: F,
+    any_orthonormal_up: V3,
+    has_colliders: M,
+}
+
+fn constants(lanes: &[Lane<'_>], arrays: &Arrays<'_>) -> Constants {
+    let mut k = Constants {
+        h: F::splat(1.0),
+        root: V3::zero(),
+        acceleration: V3::zero(),
+        up: V3::zero(),
+        velocity_decay: F::splat(1.0),
+        floor_decay: F::splat(1.0),
+        from_positions: M::none(),
+        forward: M::none(),
+        back: V3::zero(),
+        floor_on: M::none(),
+        floor: F::splat(0.0),
+        any_orthonormal_up: V3::zero(),
+        has_colliders: M::none(),
+    };
+    for (l, lane) in lanes.iter().enumerate() {
+        let (frame, params) = (&lane.frame, lane.params);
+        k.h.0[l] = frame.h;
+        k.root.set(l, frame.root);
+        k.acceleration.set(l, frame.acceleration);
+        k.up.set(l, frame.up);
+        k.velocity_decay.0[l] = frame.decay.velocity;
+        k.floor_decay.0[l] = frame.decay.floor;
+        k.from_positions.set(l, params.velocity_from_positions != 0);
+        if params.forward_plane != 0 && !lane.setup.is_empty() {
+            let rest0 = arrays.rest[lane.setup.first_particle];
+            let up = frame.up;
+            if let Some(b) = (rest0 - up * rest0.dot(up)).try_normalize() {
+                k.forward.set(l, true);
+                k.back.set(l, frame.anchor * b);
+            }
+        }
+        k.floor_on.set(l, params.floor_enabled != 0);
+        k.floor.0[l] =
+            params.floor_height + params.floor_clearance * frame.scale - frame.floor_shift;
+        k.any_orthonormal_up
+            .set(l, frame.up.any_orthonormal_vector());
+        k.has_colliders.set(l, !lane.setup.colliders.is_empty());
+    }
+    k
+}
+
+/// The tail and hair presets (spring and exponential-damping integrators).
+#[inline(always)]
+fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
+    let k = constants(lanes, arrays);
+    let integrator = lanes[0].params.integrator();
+    let spring = matches!(integrator, Integrator::Spring { .. });
+    let n_max = lanes.iter().map(|l| l.setup.len()).max().unwrap_or(0);
+    let contexts: [Option<BendContext>; W] = core::array::from_fn(|l| {
+        lanes
+            .get(l)
+            .map(|lane| BendContext::new(lane.params, &lane.frame, lane.setup.len()))
+    });
+    // Without coupling or limit in any lane every new bend is the identity.
+    let any_bend = contexts.iter().flatten().any(|c| c.coupling || c.limiting);
+    let mut previous_bend = [Quat::IDENTITY; W];
+    // Each lane's new bend of the previous link, written once the current
+    // link has read that link's old bend (the scalar kernel keeps all new
+    // bends in a scratch array until the chain is done).
+    let mut pending = [Quat::IDENTITY; W];
+    let mut head = k.root;
+    let zero = F::splat(0.0);
+    for i in 0..n_max {
+        // Gather link i of every lane.
+        let mut live = M::none();
+        let mut length = zero;
+        let mut radius = zero;
+        let mut rest_world = V3::zero();
+        let mut p = V3::zero();
+        let mut v = V3::zero();
+        let mut gain = zero; // ω (spring) or k (exponential damping)
+        let mut damping = zero; // 2ζ·ω (spring)
+        for (l, lane) in lanes.iter().enumerate() {
+            let setup = lane.setup;
+            if i >= setup.len() {
+                continue;
+            }
+            live.set(l, true);
+            let idx = setup.first_particle + i;
+            length.0[l] = setup.lengths[i] * lane.frame.scale;
+            radius.0[l] = setup.radii[i] * lane.frame.scale;
+            rest_world.set(l, lane.frame.anchor * arrays.rest[idx]);
+            p.set(l, arrays.position[idx]);
+            v.set(l, arrays.velocity[idx]);
+            match lane.params.integrator() {
+                Integrator::Spring {
+                    frequency_root,
+                    frequency_tip,
+                    damping_ratio,
+                } => {
+                    let omega = chain::spring_omega(frequency_root, frequency_tip, i, setup.len());
+                    gain.0[l] = omega;
+                    damping.0[l] = 2.0 * damping_ratio * omega;
+                }
+                Integrator::ExponentialDamping { stiffness, .. } => gain.0[l] = stiffness,
+                Integrator::Vrm { .. } => {}
+            }
+        }
+        // Zero-length links (and absent lanes): the particle sits on its head.
+        let zero_length = length.le(F::splat(1e-6));
+        let moving = live.and(zero_length.not());
+        let target = head + rest_world * length;
+        let start = p;
+
+        // Integrate toward the rest target.
+        if spring {
+            // SPEC §7: p̈ = ω²(T − p) − 2ζω ṗ + g, semi-implicit Euler.
+            let a = (gain * gain) * (target - p) - damping * v + k.acceleration;
+            v = v + a * k.h;
+            p = p + v * k.h;
+        } else {
+            // SPEC §8: u = e^{−ch}[v + h(k(r − x) + g)], y = x + h·u.
+            let force = gain * (target - p) + k.acceleration;
+            v = k.velocity_decay * (v + k.h * force);
+            p = p + k.h * v;
+        }
+
+        // Length (rope) projection; a degenerate candidate takes the rest direction.
+        let mut dir = (p - head).normalize_or(rest_world);
+        p = head + dir * length;
+        v = vsel(k.from_positions, (p - start) / k.h, v - dir * v.dot(dir));
+
+        // Bend coupling and limit: quaternion work per lane, through the
+        // scalar kernel's own function.
+        for (l, lane) in lanes.iter().enumerate().filter(|_| any_bend) {
+            if !live.get(l) {
+                continue;
+            }
+            let idx = lane.setup.first_particle;
+            let q = if moving.get(l) {
+                let ctx = contexts[l].as_ref().expect("a context per lane");
+                let mut link = Link {
+                    head: head.get(l),
+                    length: length.0[l],
+                    p: p.get(l),
+                    v: v.get(l),
+                    dir: dir.get(l),
+                };
+                let old = &arrays.bend[idx..idx + lane.setup.len()];
+                let q = chain::bend_link(
+                    ctx,
+                    i,
+                    arrays.rest[idx + i],
+                    old,
+                    &mut previous_bend[l],
+                    &mut link,
+                );
+                p.set(l, link.p);
+                v.set(l, link.v);
+                dir.set(l, link.dir);
+                q
+            } else {
+                Quat::IDENTITY
+            };
+            if i > 0 {
+                arrays.bend[idx + i - 1] = pending[l];
+            }
+            pending[l] = q;
+        }
+
+        // Forward plane: never swing between the legs (SPEC §7).
+        let side = (p - k.root).dot(k.back);
+        let behind = moving.and(k.forward).and(side.lt(zero));
+        if behind.any() {
+            let q = p - k.back * side;
+            let d = (q - head).normalize_or(dir);
+            let q = head + d * length;
+            let toward = v.dot(k.back);
+            let w = vsel(toward.lt(zero), v - k.back * toward, v);
+            p = vsel(behind, q, p);
+            dir = vsel(behind, d, dir);
+            v = vsel(behind, w, v);
+        }
+
+        // Floor contact (SPEC §7).
+        let mut contact = M::none();
+        let under = moving.and(k.floor_on).and(p.dot(k.up).lt(k.floor));
+        if under.any() {
+            let up = k.up;
+            let u = ((k.floor - head.dot(up)) / length).clamp(-1.0, 1.0);
+            let horizontal = |d: V3| (d - up * d.dot(up)).try_normalize();
+            let (t1, ok1) = horizontal(p - head);
+            let (t2, ok2) = horizontal(rest_world);
+            let t = vsel(ok1, t1, vsel(ok2, t2, k.any_orthonormal_up));
+            let s = (F::splat(1.0) - u * u).max(zero).sqrt();
+            let q = head + length * (s * t + u * up);
+            let d = (q - head) / length;
+            let vertical = v.dot(up);
+            let w = k.floor_decay * (v - up * vertical + up * vertical.max(zero));
+            p = vsel(under, q, p);
+            dir = vsel(under, d, dir);
+            v = vsel(under, w, v);
+            contact = under;
+        }
+
+        // Colliders along the whole link (SPEC §8).
+        let colliding = moving.and(k.has_colliders);
+        if colliding.any() {
+            let count = lanes
+                .iter()
+                .map(|l| l.setup.colliders.len())
+                .max()
+                .unwrap_or(0);
+            let mut pass = colliding;
+            let mut touched = M::none();
+            for _ in 0..2 {
+                let mut pushed = M::none();
+                for j in 0..count {
+                    let (c, vector, scalar) = load_colliders(lanes, j, pass);
+                    let (mut hit, mut correction, mut normal, redo) =
+                        resolve(head, p, radius, &c, vector);
+                    for (l, lane) in lanes.iter().enumerate() {
+                        if scalar.get(l) || redo.get(l) {
+                            let r = collide::resolve(
+                                head.get(l),
+                                p.get(l),
+                                radius.0[l],
+                                placed(lane, j),
+                            );
+                            hit.set(l, r.is_some());
+                            if let Some((c, n)) = r {
+                                correction.set(l, c);
+                                normal.set(l, n);
+                            }
+                        }
+                    }
+                    if hit.any() {
+                        p = vsel(hit, p + correction, p);
+                        let approaching = v.dot(normal);
+                        let slowed = hit.and(approaching.lt(zero));
+                        v = vsel(slowed, v - normal * approaching, v);
+                        pushed = pushed.or(hit);
+                    }
+                }
+                dir = vsel(pass, (p - head).normalize_or(dir), dir);
+                p = vsel(pass, head + dir * length, p);
+                touched = touched.or(pushed);
+                pass = pass.and(pushed);
+                if !pass.any() {
+                    break;
+                }
+            }
+            v = vsel(touched, v - dir * v.dot(dir), v);
+            contact = contact.or(touched);
+        }
+
+        // Scatter.
+        p = vsel(zero_length, head, p);
+        v = vsel(zero_length, V3::zero(), v);
+        let target = vsel(zero_length, head, target);
+        for (l, lane) in lanes.iter().enumerate() {
+            if !live.get(l) {
+                continue;
+            }
+            let idx = lane.setup.first_particle + i;
+            arrays.position[idx] = p.get(l);
+            arrays.velocity[idx] = v.get(l);
+            arrays.rest_targets[idx] = target.get(l);
+            arrays.contacts[idx] = u32::from(contact.get(l));
+        }
+        head = p;
+    }
+    for (l, lane) in lanes.iter().enumerate() {
+        let (first, n) = (lane.setup.first_particle, lane.setup.len());
+        if !any_bend {
+            arrays.bend[first..first + n].fill(Quat::IDENTITY);
+        } else if n > 0 {
+            arrays.bend[first + n - 1] = pending[l];
+        }
+    }
+}
+
+/// The VRM preset: [`chain::substep`]'s VRMC_springBone verlet, the joint
+/// frames per lane, the verlet step, sphere projection and colliders in lanes.
+#[inline(always)]
+fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
+    let zero = F::splat(0.0);
+    let mut head = V3::zero();
+    let mut parent = [Quat::IDENTITY; W];
+    let mut h = F::splat(1.0);
+    let mut carry = zero; // h·(1 − drag)
+    let mut pull = zero; // stiffness·scale·h
+    let mut external = V3::zero();
+    for (l, lane) in lanes.iter().enumerate() {
+        let frame = &lane.frame;
+        let Integrator::Vrm {
+            stiffness,
+            drag_force,
+            ..
+        } = lane.params.integrator()
+        else {
+            unreachable!("a block shares its integrator");
+        };
+        head.set(l, frame.root);
+        parent[l] = frame.parent;
+        h.0[l] = frame.h;
+        carry.0[l] = frame.h * (1.0 - drag_force);
+        pull.0[l] = stiffness * frame.scale * frame.h;
+        external.set(
+            l,
+            frame.gravity_velocity * (frame.scale * frame.h) + frame.wind * (frame.h * frame.h),
+        );
+    }
+    let n_max = lanes.iter().map(|l| l.setup.len()).max().unwrap_or(0);
+    let count = lanes
+        .iter()
+        .map(|l| l.setup.colliders.len())
+        .max()
+        .unwrap_or(0);
+    let mut bind = [Quat::IDENTITY; W];
+    for i in 0..n_max {
+        let mut live = M::none();
+        let mut length = zero;
+        let mut radius = zero;
+        let mut axis_world = V3::zero();
+        let mut start = V3::zero();
+        let mut velocity = V3::zero();
+        for (l, lane) in lanes.iter().enumerate() {
+            let setup = lane.setup;
+            if i >= setup.len() {
+                continue;
+            }
+            live.set(l, true);
+            let idx = setup.first_particle + i;
+            length.0[l] = setup.lengths[i] * lane.frame.scale;
+            radius.0[l] = setup.radii[i] * lane.frame.scale;
+            bind[l] = parent[l]
+                * lane.frame.pose[setup.joints[i] as usize]
+                    .rotation()
+                    .normalize();
+            axis_world.set(l, bind[l] * setup.axes[i]);
+            start.set(l, arrays.position[idx]);
+            velocity.set(l, arrays.velocity[idx]);
+        }
+        let zero_length = length.le(F::splat(1e-6));
+        let moving = live.and(zero_length.not());
+        let onto_sphere = |p: V3| head + (p - head).normalize_or(axis_world) * length;
+        let mut next = onto_sphere(start + velocity * carry + axis_world * pull + external);
+        let mut contact = M::none();
+        for j in 0..count {
+            let (c, vector, scalar) = load_colliders(lanes, j, moving);
+            let (mut hit, mut push) = push_point(next, radius, &c);
+            hit = hit.and(vector);
+            for (l, lane) in lanes.iter().enumerate() {
+                if scalar.get(l) {
+                    let r = collide::push_point(next.get(l), radius.0[l], placed(lane, j));
+                    hit.set(l, r.is_some());
+                    if let Some(r) = r {
+                        push.set(l, r);
+                    }
+                }
+            }
+            if hit.any() {
+                next = vsel(hit, onto_sphere(next + push), next);
+                contact = contact.or(hit);
+            }
+        }
+        let new_velocity = (next - start) / h;
+        let rest_target = head + axis_world * length;
+        for (l, lane) in lanes.iter().enumerate() {
+            if !live.get(l) {
+                continue;
+            }
+            let setup = lane.setup;
+            let idx = setup.first_particle + i;
+            let hd = head.get(l);
+            if zero_length.get(l) {
+                arrays.position[idx] = hd;
+                arrays.velocity[idx] = Vec3::ZERO;
+                arrays.rest_targets[idx] = hd;
+                arrays.contacts[idx] = 0;
+                parent[l] = bind[l];
+                continue;
+            }
+            let nx = next.get(l);
+            arrays.position[idx] = nx;
+            arrays.velocity[idx] = new_velocity.get(l);
+            arrays.rest_targets[idx] = rest_target.get(l);
+            arrays.contacts[idx] = u32::from(contact.get(l));
+            let local_dir = bind[l].conjugate() * ((nx - hd) / length.0[l]);
+            parent[l] = bind[l] * crate::math::rotation_arc(setup.axes[i], local_dir);
+            head.set(l, nx);
+        }
+    }
+    for lane in lanes {
+        let first = lane.setup.first_particle;
+        arrays.bend[first..first + lane.setup.len()].fill(Quat::IDENTITY);
+    }
+}

@@ -1,0 +1,285 @@
+//! #14 item 2: the lane kernel against the scalar reference. Every chain
+//! preset (tail, hair, VRM) with every collider shape, mixed chain lengths,
+//! a teleport, a half-rate LOD chain, a slow-motion chain (out of step with
+//! its block) and a settle phase, over 10 s: every kernel this CPU runs must
+//! stay within 1e-5 of chain length of the scalar kernel. It gives the same
+//! bits (the lane kernel performs the same IEEE operations in the same
+//! order), and the test prints the difference it saw.
+
+use std::sync::Arc;
+
+use glam::{Quat, Vec3};
+use secmo::{
+    BoneDesc, ChainDesc, ChainKernel, ChainParams, Character, Collider, ColliderShape, FrameInput,
+    Rig, RigDesc, Transform,
+};
+
+fn t(x: f32, y: f32, z: f32) -> Transform {
+    Transform::from_translation(Vec3::new(x, y, z))
+}
+
+const HIPS: usize = 1;
+const HEAD: usize = 4;
+
+/// A body with hair strands (3 to 7 joints) around the head, three tails of
+/// different lengths on the hips and four VRM strands, and a collider of
+/// every shape.
+fn rig() -> Arc<Rig> {
+    let mut bones = vec![
+        BoneDesc::new("root", -1, Transform::IDENTITY),
+        BoneDesc::new("hips", 0, t(0.0, 1.0, 0.0)),
+        BoneDesc::new("chest", 1, t(0.0, 0.35, 0.0)),
+        BoneDesc::new("neck", 2, t(0.0, 0.2, 0.0)),
+        BoneDesc::new("head", 3, t(0.0, 0.1, 0.0)),
+    ];
+    let mut chains = Vec::new();
+    let mut strand = |bones: &mut Vec<BoneDesc>,
+                      name: &str,
+                      anchor: usize,
+                      joints: usize,
+                      first: Transform,
+                      step: Transform,
+                      params: ChainParams,
+                      colliders: Vec<u32>| {
+        let start = bones.len() as u32;
+        for j in 0..joints {
+            let (parent, offset) = if j == 0 {
+                (anchor, first)
+            } else {
+                (bones.len() - 1, step)
+            };
+            bones.push(BoneDesc::new(format!("{name}_{j}"), parent as i32, offset));
+        }
+        let mut chain = ChainDesc::new(
+            (start..start + joints as u32).collect(),
+            anchor as u32,
+            params,
+        );
+        chain.colliders = colliders;
+        chains.push(chain);
+    };
+    // Hair: the first five in one block; the sixth in slow motion, so it
+    // steps out of its block's time; the seventh at half rate.
+    for c in 0..7 {
+        let a = std::f32::consts::TAU * c as f32 / 7.0;
+        let (s, co) = a.sin_cos();
+        let mut params = ChainParams::hair(1.0);
+        if c == 5 {
+            params.time_factor = 0.5;
+        }
+        if c == 6 {
+            params.lod_half_below = 2.0;
+        }
+        strand(
+            &mut bones,
+            &format!("hair{c}"),
+            HEAD,
+            3 + c % 5,
+            t(0.08 * s, 0.06, 0.08 * co),
+            t(0.012 * s, -0.05, 0.012 * co),
+            params,
+            vec![0, 1, 2],
+        );
+    }
+    // Tails: floor, forward plane, bend coupling and limit, the legs.
+    for (c, joints) in [4, 5, 6].into_iter().enumerate() {
+        let link = 0.8 / joints as f32;
+        let x = 0.06 * (c as f32 - 1.0);
+        strand(
+            &mut bones,
+            &format!("tail{c}"),
+            HIPS,
+            joints,
+            t(x, -0.05, -0.1),
+            t(0.0, -0.35 * link, -0.94 * link),
+            ChainParams::tail(1.0),
+            vec![3, 4],
+        );
+    }
+    // VRM strands: sphere, capsule, plane and inside colliders.
+    for c in 0..4 {
+        let a = std::f32::consts::TAU * (c as f32 + 0.5) / 4.0;
+        let (s, co) = a.sin_cos();
+        let mut params = ChainParams::vrm(1.0);
+        params.vrm_stiffness = 0.5 + 0.5 * c as f32;
+        params.vrm_drag_force = 0.2 + 0.2 * c as f32;
+        params.vrm_gravity_power = 0.3 * c as f32;
+        params.radius = 0.015;
+        strand(
+            &mut bones,
+            &format!("vrm{c}"),
+            HEAD,
+            4 + c,
+            t(0.09 * s, 0.02, 0.09 * co),
+            t(0.01 * s, -0.05, 0.01 * co),
+            params,
+            vec![0, 2, 5, 6],
+        );
+    }
+    let collider = |bone, shape, a, b, radius| Collider {
+        bone,
+        shape,
+        a,
+        b,
+        radius,
+    };
+    let colliders = vec![
+        collider(
+            4,
+            ColliderShape::Sphere,
+            Vec3::new(0.0, 0.08, 0.0),
+            Vec3::ZERO,
+            0.09,
+        ),
+        collider(3, ColliderShape::Sphere, Vec3::ZERO, Vec3::ZERO, 0.06),
+        collider(
+            2,
+            ColliderShape::Capsule,
+            Vec3::new(-0.18, 0.15, 0.0),
+            Vec3::new(0.18, 0.15, 0.0),
+            0.06,
+        ),
+        collider(
+            1,
+            ColliderShape::Capsule,
+            Vec3::new(-0.1, -0.1, 0.0),
+            Vec3::new(-0.1, -0.9, 0.0),
+            0.07,
+        ),
+        collider(
+            1,
+            ColliderShape::Capsule,
+            Vec3::new(0.1, -0.1, 0.0),
+            Vec3::new(0.1, -0.9, 0.0),
+            0.07,
+        ),
+        collider(
+            2,
+            ColliderShape::Plane,
+            Vec3::new(0.0, 0.0, 0.1),
+            Vec3::Z,
+            0.0,
+        ),
+        collider(4, ColliderShape::InsideSphere, Vec3::ZERO, Vec3::ZERO, 0.45),
+    ];
+    Arc::new(
+        Rig::new(RigDesc {
+            bones,
+            units_per_meter: 1.0,
+            colliders,
+            chains,
+            ..Default::default()
+        })
+        .expect("valid rig"),
+    )
+}
+
+/// A body that walks, crouches (the tails reach the floor), turns its head
+/// hard (hair on the head and shoulders), and stands still for the last
+/// three seconds (the settle phase and sleep).
+fn pose(rig: &Rig, time: f32) -> Vec<Transform> {
+    let mut p = rig.reference_pose().to_vec();
+    let t = time.min(7.0);
+    let crouch = 0.9 * (0.5 - 0.5 * (1.3 * t).cos());
+    p[HIPS].translation = [
+        0.4 * (1.1 * t).sin(),
+        1.0 - crouch,
+        0.5 * t + 0.05 * (5.0 * t).sin(),
+    ];
+    p[HIPS].rotation = (Quat::from_rotation_y(0.9 * (2.1 * t).sin())
+        * Quat::from_rotation_x(1.2 * (2.9 * t).sin()))
+    .to_array();
+    p[HEAD].rotation = (Quat::from_rotation_y(1.2 * (2.3 * t).sin())
+        * Quat::from_rotation_x(0.5 * (3.7 * t).sin()))
+    .to_array();
+    p
+}
+
+/// Runs 10 s at 60 Hz with `kernel`; every frame's particle positions and
+/// output pose, and how many link contacts there were.
+fn run(rig: &Arc<Rig>, kernel: ChainKernel) -> (Vec<Vec<Vec3>>, Vec<Vec<Transform>>, usize) {
+    let mut c = Character::new(Arc::clone(rig), Default::default());
+    c.set_chain_kernel(kernel).expect("a kernel this CPU runs");
+    assert_eq!(c.chain_kernel(), kernel);
+    let mut out = rig.reference_pose().to_vec();
+    let (mut positions, mut outputs, mut contacts) = (Vec::new(), Vec::new(), 0);
+    for frame in 0..600 {
+        let time = frame as f32 / 60.0;
+        let input = pose(rig, time);
+        c.update(
+            &FrameInput {
+                dt: 1.0 / 60.0,
+                pose: &input,
+                // A teleport of the whole body at 4 s.
+                teleport: frame == 240,
+            },
+            &mut out,
+        )
+        .expect("update");
+        positions.push(c.particle_positions());
+        outputs.push(out.clone());
+        contacts += c.contacts().iter().filter(|&&k| k != 0).count();
+    }
+    (positions, outputs, contacts)
+}
+
+#[test]
+fn every_kernel_stays_within_1e_5_of_chain_length_of_the_scalar_kernel() {
+    let rig = rig();
+    let (reference, reference_out, contacts) = run(&rig, ChainKernel::Scalar);
+    assert!(
+        contacts > 500,
+        "the run must touch colliders and the floor: {contacts}"
+    );
+    // Each particle's chain length, for the relative bound.
+    let mut chain_length = vec![0.0f32; reference[0].len()];
+    for chain in rig.chains() {
+        let length: f32 = chain.lengths.iter().sum();
+        for k in 0..chain.len() {
+            chain_length[chain.first_particle + k] = length;
+        }
+    }
+    let mut kernels = vec![ChainKernel::Lanes];
+    if ChainKernel::LanesAvx2.supported() {
+        kernels.push(ChainKernel::LanesAvx2);
+    }
+    for kernel in kernels {
+        let (positions, outputs, lane_contacts) = run(&rig, kernel);
+        let mut worst = 0.0f32;
+        for (a, b) in reference.iter().zip(&positions) {
+            for (k, (p, q)) in a.iter().zip(b).enumerate() {
+                worst = worst.max((*p - *q).length() / chain_length[k]);
+            }
+        }
+        let mut worst_rotation = 0.0f32;
+        for (a, b) in reference_out.iter().zip(&outputs) {
+            for (p, q) in a.iter().zip(b) {
+                // Componentwise (angle_between reads 1e-3 rad between a
+                // quaternion and itself when its norm is 1 − 1e-6).
+                let (p, q) = (p.rotation(), q.rotation());
+                let d = (p - q).length().min((p + q).length());
+                worst_rotation = worst_rotation.max(d);
+            }
+        }
+        println!(
+            "{kernel:?} against Scalar over 10 s: particles {worst:e} of chain length, \
+             output rotations {worst_rotation:e} (quaternion distance), {contacts} link contacts"
+        );
+        assert!(worst <= 1e-5, "{kernel:?}: {worst:e} of chain length");
+        assert_eq!(lane_contacts, contacts, "{kernel:?}: contacts differ");
+        assert!(worst_rotation <= 1e-5, "{kernel:?}: {worst_rotation:e}");
+    }
+}
+
+#[test]
+fn a_kernel_the_cpu_lacks_is_refused() {
+    let mut c = Character::new(rig(), Default::default());
+    let detected = ChainKernel::detect();
+    assert!(detected.supported());
+    assert_eq!(c.chain_kernel(), detected);
+    c.set_chain_kernel(ChainKernel::Scalar).unwrap();
+    if !ChainKernel::LanesAvx2.supported() {
+        assert!(c.set_chain_kernel(ChainKernel::LanesAvx2).is_err());
+        assert_eq!(c.chain_kernel(), ChainKernel::Scalar);
+    }
+}
