@@ -1008,3 +1008,115 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
         arrays.bend[first..first + lane.setup.len()].fill(Quat::IDENTITY);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finite_positive_is_glams_try_normalize_test() {
+        let values = [
+            0.0,
+            -0.0,
+            f32::from_bits(1),
+            f32::MIN_POSITIVE,
+            1.0,
+            f32::MAX,
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -f32::NAN,
+            -1.0,
+            -f32::from_bits(1),
+            f32::from_bits(0x7f7f_ffff),
+            f32::from_bits(0x7f80_0001),
+        ];
+        for chunk in values.chunks(W) {
+            let mut lanes = F::splat(0.0);
+            lanes.0[..chunk.len()].copy_from_slice(chunk);
+            let m = lanes.finite_positive();
+            for (l, &v) in chunk.iter().enumerate() {
+                assert_eq!(
+                    m.get(l),
+                    v.is_finite() && v > 0.0,
+                    "{v:e} ({:#x})",
+                    v.to_bits()
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn select_and_clamp_keep_scalar_semantics() {
+        let a = F([1.0, -2.0, f32::NAN, 0.5, 3.0, -0.0, 1e-40, f32::INFINITY]);
+        let c = a.clamp(0.0, 1.0);
+        for l in 0..W {
+            let s = a.0[l].clamp(0.0, 1.0);
+            assert_eq!(c.0[l].to_bits(), s.to_bits(), "lane {l}");
+        }
+        let b = F::splat(7.0);
+        let m = a.gt(F::splat(0.0));
+        let picked = sel(m, a, b);
+        for l in 0..W {
+            let s = if a.0[l] > 0.0 { a.0[l] } else { 7.0 };
+            assert_eq!(picked.0[l].to_bits(), s.to_bits(), "lane {l}");
+        }
+    }
+
+    #[test]
+    fn closest_segment_params_match_the_scalar_function_bit_for_bit() {
+        // Crossing, parallel, degenerate (points) and far segments, in
+        // every lane combination.
+        let cases = [
+            (
+                Vec3::new(-1.0, 0.0, 0.0),
+                Vec3::new(1.0, 0.0, 0.0),
+                Vec3::new(0.0, -1.0, 1.0),
+                Vec3::new(0.0, 1.0, 1.0),
+            ),
+            (Vec3::ZERO, Vec3::X, Vec3::Y, Vec3::Y + Vec3::X),
+            (Vec3::ZERO, Vec3::ZERO, Vec3::X, Vec3::X),
+            (Vec3::ZERO, Vec3::ZERO, Vec3::X, Vec3::new(2.0, 1.0, 0.0)),
+            (
+                Vec3::new(0.3, 0.2, 0.1),
+                Vec3::new(0.9, -0.4, 0.2),
+                Vec3::ZERO,
+                Vec3::ZERO,
+            ),
+            (
+                Vec3::new(5.0, 0.0, 0.0),
+                Vec3::new(6.0, 0.1, 0.0),
+                Vec3::ZERO,
+                Vec3::Y,
+            ),
+            (
+                Vec3::new(-3.0, 2.0, 1.0),
+                Vec3::new(-3.0, -2.0, 1.0),
+                Vec3::new(0.0, 0.0, 0.0),
+                Vec3::new(0.0, 3.0, 0.0),
+            ),
+            (
+                Vec3::new(0.1, 0.1, 0.1),
+                Vec3::new(0.1, 0.1, 0.1 + 1e-7),
+                Vec3::Z,
+                -Vec3::Z,
+            ),
+        ];
+        let mut v = [V3::zero(), V3::zero(), V3::zero(), V3::zero()];
+        for (l, c) in cases.iter().enumerate() {
+            v[0].set(l, c.0);
+            v[1].set(l, c.1);
+            v[2].set(l, c.2);
+            v[3].set(l, c.3);
+        }
+        let (s, t) = closest_segment_params(v[0], v[1], v[2], v[3]);
+        for (l, c) in cases.iter().enumerate() {
+            let (ss, tt) = collide::closest_segment_params(c.0, c.1, c.2, c.3);
+            assert_eq!(
+                (s.0[l].to_bits(), t.0[l].to_bits()),
+                (ss.to_bits(), tt.to_bits()),
+                "case {l}"
+            );
+        }
+    }
+}
