@@ -464,38 +464,18 @@ fn prepare(
             Transform::IDENTITY
         },
     };
-    let ChainState {
-        position,
-        velocity,
-        bend,
-        previous,
-        clocks,
-        previous_colliders,
-        ..
-    } = &mut stage.state;
-    let clock = &mut clocks[ci];
-    // This chain's kept arrays, as one borrow.
-    macro_rules! kept {
-        () => {
-            Kept {
-                position: &mut position[range.clone()],
-                velocity: &mut velocity[range.clone()],
-                bend: &mut bend[range.clone()],
-                previous: &mut previous[range.clone()],
-            }
-        };
-    }
+    let (clock, mut kept, previous_colliders) = split(&mut stage.state, ci, range);
     if clock.started == 0 {
         // First update: particles start on the animated pose, nothing moves.
         *clock = ChainClock {
             started: 1,
             ..ChainClock::default()
         };
-        seed(clock, kept!(), component, &world, setup, &now);
+        seed(clock, kept.reborrow(), component, &world, setup, &now);
         for &c in &setup.colliders {
             previous_colliders[c as usize] = stage.current_colliders[c as usize];
         }
-        in_range_or_park(&update.range, clock, kept!());
+        in_range_or_park(&update.range, clock, kept);
         return None;
     }
     clock.time += dt as f64;
@@ -506,11 +486,12 @@ fn prepare(
     if stage.inputs.importance < params.lod_skip_below {
         // Follow the animation, carrying its velocity, so that the
         // chain resumes in step with the body instead of from rest.
-        let tips = &mut stage.rest_targets[range.clone()];
+        let tips = &mut stage.rest_targets[setup.first_particle..setup.first_particle + n];
         animated_tips(component, &world, setup, tips);
-        for ((p, v), tip) in position[range.clone()]
+        for ((p, v), tip) in kept
+            .position
             .iter_mut()
-            .zip(&mut velocity[range.clone()])
+            .zip(kept.velocity.iter_mut())
             .zip(tips.iter())
         {
             // Below a millisecond a frame defines no velocity (a dt
@@ -522,15 +503,15 @@ fn prepare(
             };
             *p = *tip;
         }
-        previous[range.clone()].copy_from_slice(&position[range.clone()]);
-        bend[range.clone()].fill(Quat::IDENTITY);
+        kept.previous.copy_from_slice(kept.position);
+        kept.bend.fill(Quat::IDENTITY);
         remember(clock, &now);
         clock.previous_space = now.space;
         clock.simulated = clock.time;
         clock.last_update = clock.time;
         clock.still_since = clock.time;
         clock.sleeping = 0;
-        in_range_or_park(&update.range, clock, kept!());
+        in_range_or_park(&update.range, clock, kept);
         return None;
     }
 
@@ -544,13 +525,10 @@ fn prepare(
         || previous_anchor.angle_between(now.anchor) > params.teleport_angle;
     if jumped {
         let turn = now.anchor * previous_anchor.conjugate();
-        for p in position[range.clone()]
-            .iter_mut()
-            .chain(&mut previous[range.clone()])
-        {
+        for p in kept.position.iter_mut().chain(kept.previous.iter_mut()) {
             *p = now.root + turn * (*p - previous_root);
         }
-        for v in &mut velocity[range.clone()] {
+        for v in kept.velocity.iter_mut() {
             *v = turn * *v;
         }
         // Carried rigidly, but gravity may now pull another way.
@@ -587,13 +565,10 @@ fn prepare(
     if params.simulation_space >= 0 {
         let carried = 1.0 - params.inertia;
         let delta = now.space.to_affine() * clock.previous_space.to_affine().inverse();
-        for p in position[range.clone()]
-            .iter_mut()
-            .chain(&mut previous[range.clone()])
-        {
+        for p in kept.position.iter_mut().chain(kept.previous.iter_mut()) {
             *p = p.lerp(delta.transform_point3(*p), carried);
         }
-        for v in &mut velocity[range.clone()] {
+        for v in kept.velocity.iter_mut() {
             *v = v.lerp(delta.transform_vector3(*v), carried);
         }
         let root = Vec3::from_array(clock.previous_root);
@@ -1032,15 +1007,7 @@ fn finish(
     let params = stage.params[ci];
     let n = setup.len();
     let range = setup.first_particle..setup.first_particle + n;
-    let ChainState {
-        position,
-        velocity,
-        bend,
-        previous,
-        clocks,
-        ..
-    } = &mut stage.state;
-    let clock = &mut clocks[ci];
+    let (clock, mut kept, _) = split(&mut stage.state, ci, range);
     if p.run {
         if clock.simulated + p.h <= p.t1 {
             // Only where float64 lost the step (a clock near its
@@ -1050,16 +1017,6 @@ fn finish(
         clock.last_update = p.t1;
         remember(clock, &p.now);
     }
-    macro_rules! kept {
-        () => {
-            Kept {
-                position: &mut position[range.clone()],
-                velocity: &mut velocity[range.clone()],
-                bend: &mut bend[range.clone()],
-                previous: &mut previous[range.clone()],
-            }
-        };
-    }
     // A chain whose state left the range (particles beyond 1e7 m,
     // not finite, an unusable frame) is re-seeded on the animation,
     // as a teleport would, instead of failing every later update; one
@@ -1067,11 +1024,18 @@ fn finish(
     // animation. Speeds past the limit are clamped (docs/c-api.md).
     // The stage changes the committed state in place, so it cannot
     // fail: everything it keeps is in the range when it is done.
-    if !in_range(&update.range, clock, &mut kept!()) {
-        seed(clock, kept!(), component, &update.world, setup, &p.now);
+    if !in_range(&update.range, clock, &mut kept) {
+        seed(
+            clock,
+            kept.reborrow(),
+            component,
+            &update.world,
+            setup,
+            &p.now,
+        );
         clock.simulated = clock.time;
         clock.last_update = clock.time;
-        if !in_range_or_park(&update.range, clock, kept!()) {
+        if !in_range_or_park(&update.range, clock, kept.reborrow()) {
             return;
         }
     }
@@ -1099,8 +1063,7 @@ fn finish(
         } else {
             setup.end_offset
         };
-        let particle = setup.first_particle + k;
-        let carried = position[particle] + (position[particle] - previous[particle]) * ahead;
+        let carried = kept.position[k] + (kept.position[k] - kept.previous[k]) * ahead;
         let target = update.world_inverse.transform_point3(carried);
         let to = target - Vec3::from(current.translation);
         let w = params.weight * setup.weights[k];
@@ -1131,6 +1094,46 @@ struct Kept<'a> {
     velocity: &'a mut [Vec3],
     bend: &'a mut [Quat],
     previous: &'a mut [Vec3],
+}
+
+impl Kept<'_> {
+    /// The same arrays for a shorter borrow.
+    fn reborrow(&mut self) -> Kept<'_> {
+        Kept {
+            position: self.position,
+            velocity: self.velocity,
+            bend: self.bend,
+            previous: self.previous,
+        }
+    }
+}
+
+/// Chain `ci`'s clock, its kept arrays (`range`) and the colliders'
+/// previous frames, as one split borrow of the state.
+fn split(
+    state: &mut ChainState,
+    ci: usize,
+    range: core::ops::Range<usize>,
+) -> (&mut ChainClock, Kept<'_>, &mut [Transform]) {
+    let ChainState {
+        position,
+        velocity,
+        bend,
+        previous,
+        clocks,
+        previous_colliders,
+        ..
+    } = state;
+    (
+        &mut clocks[ci],
+        Kept {
+            position: &mut position[range.clone()],
+            velocity: &mut velocity[range.clone()],
+            bend: &mut bend[range.clone()],
+            previous: &mut previous[range],
+        },
+        previous_colliders,
+    )
 }
 
 /// Clamps a chain's speeds to the limit and says whether everything it

@@ -598,6 +598,29 @@ fn substep_lanes(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
     }
 }
 
+/// Link `i` of every lane: which lanes have one, its length and its link
+/// radius at the lane's scale; `each(lane index, lane, particle index)`
+/// gathers the rest.
+#[inline(always)]
+fn gather(
+    lanes: &[Lane<'_>],
+    i: usize,
+    mut each: impl FnMut(usize, &Lane<'_>, usize),
+) -> (M, F, F) {
+    let (mut live, mut length, mut radius) = (M::none(), F::splat(0.0), F::splat(0.0));
+    for (l, lane) in lanes.iter().enumerate() {
+        let setup = lane.setup;
+        if i >= setup.len() {
+            continue;
+        }
+        live.set(l, true);
+        length.0[l] = setup.lengths[i] * lane.frame.scale;
+        radius.0[l] = setup.radii[i] * lane.frame.scale;
+        each(l, lane, setup.first_particle + i);
+    }
+    (live, length, radius)
+}
+
 /// Per-lane constants of one substep.
 struct Constants {
     h: F,
@@ -683,23 +706,12 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
     let zero = F::splat(0.0);
     for i in 0..n_max {
         // Gather link i of every lane.
-        let mut live = M::none();
-        let mut length = zero;
-        let mut radius = zero;
         let mut rest_world = V3::zero();
         let mut p = V3::zero();
         let mut v = V3::zero();
         let mut gain = zero; // ω (spring) or k (exponential damping)
         let mut damping = zero; // 2ζ·ω (spring)
-        for (l, lane) in lanes.iter().enumerate() {
-            let setup = lane.setup;
-            if i >= setup.len() {
-                continue;
-            }
-            live.set(l, true);
-            let idx = setup.first_particle + i;
-            length.0[l] = setup.lengths[i] * lane.frame.scale;
-            radius.0[l] = setup.radii[i] * lane.frame.scale;
+        let (live, length, radius) = gather(lanes, i, |l, lane, idx| {
             rest_world.set(l, lane.frame.anchor * arrays.rest[idx]);
             p.set(l, arrays.position[idx]);
             v.set(l, arrays.velocity[idx]);
@@ -709,14 +721,15 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
                     frequency_tip,
                     damping_ratio,
                 } => {
-                    let omega = chain::spring_omega(frequency_root, frequency_tip, i, setup.len());
+                    let n = lane.setup.len();
+                    let omega = chain::spring_omega(frequency_root, frequency_tip, i, n);
                     gain.0[l] = omega;
                     damping.0[l] = 2.0 * damping_ratio * omega;
                 }
                 Integrator::ExponentialDamping { stiffness, .. } => gain.0[l] = stiffness,
                 Integrator::Vrm { .. } => {}
             }
-        }
+        });
         // Zero-length links (and absent lanes): the particle sits on its head.
         let zero_length = length.le(F::splat(1e-6));
         let moving = live.and(zero_length.not());
@@ -930,21 +943,11 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
         .unwrap_or(0);
     let mut bind = [Quat::IDENTITY; W];
     for i in 0..n_max {
-        let mut live = M::none();
-        let mut length = zero;
-        let mut radius = zero;
         let mut axis_world = V3::zero();
         let mut start = V3::zero();
         let mut velocity = V3::zero();
-        for (l, lane) in lanes.iter().enumerate() {
+        let (live, length, radius) = gather(lanes, i, |l, lane, idx| {
             let setup = lane.setup;
-            if i >= setup.len() {
-                continue;
-            }
-            live.set(l, true);
-            let idx = setup.first_particle + i;
-            length.0[l] = setup.lengths[i] * lane.frame.scale;
-            radius.0[l] = setup.radii[i] * lane.frame.scale;
             bind[l] = parent[l]
                 * lane.frame.pose[setup.joints[i] as usize]
                     .rotation()
@@ -952,7 +955,7 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
             axis_world.set(l, bind[l] * setup.axes[i]);
             start.set(l, arrays.position[idx]);
             velocity.set(l, arrays.velocity[idx]);
-        }
+        });
         let zero_length = length.le(F::splat(1e-6));
         let moving = live.and(zero_length.not());
         let onto_sphere = |p: V3| head + (p - head).normalize_or(axis_world) * length;
