@@ -195,11 +195,29 @@ fn pose(rig: &Rig, time: f32) -> Vec<Transform> {
     p
 }
 
+/// The character's world scale and wind.
+#[derive(Clone, Copy, Debug)]
+struct Scene {
+    scale: f32,
+    wind: Vec3,
+}
+
 /// Runs 10 s at 60 Hz with `kernel`; every frame's particle positions and
 /// output pose, and how many link contacts there were.
-fn run(rig: &Arc<Rig>, kernel: ChainKernel) -> (Vec<Vec<Vec3>>, Vec<Vec<Transform>>, usize) {
+fn run(
+    rig: &Arc<Rig>,
+    kernel: ChainKernel,
+    scene: Scene,
+) -> (Vec<Vec<Vec3>>, Vec<Vec<Transform>>, usize) {
     let mut c = Character::new(Arc::clone(rig), Default::default());
     c.set_chain_kernel(kernel).expect("a kernel this CPU runs");
+    c.set_world_transform(Transform::new(
+        Vec3::new(3.0, 0.0, -2.0),
+        Quat::from_rotation_y(0.7),
+        Vec3::splat(scene.scale),
+    ))
+    .expect("world");
+    c.set_wind(scene.wind).expect("wind");
     assert_eq!(c.chain_kernel(), kernel);
     let mut out = rig.reference_pose().to_vec();
     let (mut positions, mut outputs, mut contacts) = (Vec::new(), Vec::new(), 0);
@@ -223,18 +241,15 @@ fn run(rig: &Arc<Rig>, kernel: ChainKernel) -> (Vec<Vec<Vec3>>, Vec<Vec<Transfor
     (positions, outputs, contacts)
 }
 
-#[test]
-fn every_kernel_stays_within_1e_5_of_chain_length_of_the_scalar_kernel() {
-    let rig = rig();
-    let (reference, reference_out, contacts) = run(&rig, ChainKernel::Scalar);
-    assert!(
-        contacts > 500,
-        "the run must touch colliders and the floor: {contacts}"
-    );
-    // Each particle's chain length, for the relative bound.
+/// Every lane kernel this CPU runs against the scalar kernel in `scene`:
+/// the worst particle difference (fraction of chain length) and output
+/// rotation difference, and the contacts.
+fn compare(rig: &Arc<Rig>, scene: Scene) -> usize {
+    let (reference, reference_out, contacts) = run(rig, ChainKernel::Scalar, scene);
+    // Each particle's chain length (at the world scale), for the relative bound.
     let mut chain_length = vec![0.0f32; reference[0].len()];
     for chain in rig.chains() {
-        let length: f32 = chain.lengths.iter().sum();
+        let length: f32 = chain.lengths.iter().sum::<f32>() * scene.scale;
         for k in 0..chain.len() {
             chain_length[chain.first_particle + k] = length;
         }
@@ -244,7 +259,7 @@ fn every_kernel_stays_within_1e_5_of_chain_length_of_the_scalar_kernel() {
         kernels.push(ChainKernel::LanesAvx2);
     }
     for kernel in kernels {
-        let (positions, outputs, lane_contacts) = run(&rig, kernel);
+        let (positions, outputs, lane_contacts) = run(rig, kernel, scene);
         let mut worst = 0.0f32;
         for (a, b) in reference.iter().zip(&positions) {
             for (k, (p, q)) in a.iter().zip(b).enumerate() {
@@ -262,13 +277,61 @@ fn every_kernel_stays_within_1e_5_of_chain_length_of_the_scalar_kernel() {
             }
         }
         println!(
-            "{kernel:?} against Scalar over 10 s: particles {worst:e} of chain length, \
-             output rotations {worst_rotation:e} (quaternion distance), {contacts} link contacts"
+            "{kernel:?} against Scalar over 10 s, {scene:?}: particles {worst:e} of chain \
+             length, output rotations {worst_rotation:e} (quaternion distance), {contacts} link \
+             contacts"
         );
-        assert!(worst <= 1e-5, "{kernel:?}: {worst:e} of chain length");
-        assert_eq!(lane_contacts, contacts, "{kernel:?}: contacts differ");
-        assert!(worst_rotation <= 1e-5, "{kernel:?}: {worst_rotation:e}");
+        assert!(
+            worst <= 1e-5,
+            "{kernel:?}, {scene:?}: {worst:e} of chain length"
+        );
+        assert!(
+            worst_rotation <= 1e-5,
+            "{kernel:?}, {scene:?}: {worst_rotation:e}"
+        );
+        assert_eq!(
+            lane_contacts, contacts,
+            "{kernel:?}, {scene:?}: contacts differ"
+        );
     }
+    contacts
+}
+
+#[test]
+fn every_kernel_stays_within_1e_5_of_chain_length_of_the_scalar_kernel() {
+    let rig = rig();
+    let contacts = compare(
+        &rig,
+        Scene {
+            scale: 1.0,
+            wind: Vec3::ZERO,
+        },
+    );
+    assert!(
+        contacts > 500,
+        "the run must touch colliders and the floor: {contacts}"
+    );
+}
+
+#[test]
+fn the_kernels_agree_at_extreme_scales_and_in_wind() {
+    let rig = rig();
+    // Links of 5e-8 units: every link takes the zero-length path.
+    compare(
+        &rig,
+        Scene {
+            scale: 1e-6,
+            wind: Vec3::ZERO,
+        },
+    );
+    // A giant in a gale.
+    compare(
+        &rig,
+        Scene {
+            scale: 1e3,
+            wind: Vec3::new(4e3, 0.0, 2e3),
+        },
+    );
 }
 
 #[test]
