@@ -992,22 +992,27 @@ pub fn substep(
         }
 
         // Bend coupling and the elastic bend limit, in the shared anchor frame.
-        let mut link = Link {
-            head,
-            length,
-            p,
-            v,
-            dir,
+        bend_scratch[i] = if bend_context.coupling || bend_context.limiting {
+            let mut link = Link {
+                head,
+                length,
+                p,
+                v,
+                dir,
+            };
+            let q = bend_link(
+                &bend_context,
+                i,
+                rest[i],
+                bend,
+                &mut previous_bend,
+                &mut link,
+            );
+            (p, v, dir) = (link.p, link.v, link.dir);
+            q
+        } else {
+            Quat::IDENTITY
         };
-        bend_scratch[i] = bend_link(
-            &bend_context,
-            i,
-            rest[i],
-            bend,
-            &mut previous_bend,
-            &mut link,
-        );
-        (p, v, dir) = (link.p, link.v, link.dir);
 
         // Forward plane: never swing between the legs (SPEC §7).
         if params.forward_plane != 0 {

@@ -815,6 +815,7 @@ fn run_substeps(
     first: usize,
     prepared: &mut [Option<Prepared>],
 ) {
+    let len = prepared.len();
     let mut at = [Interpolated {
         anchor: Quat::IDENTITY,
         root: Vec3::ZERO,
@@ -839,14 +840,14 @@ fn run_substeps(
             };
             stepping[l] = Some((end, f));
         }
-        if stepping.iter().all(Option::is_none) {
+        if stepping[..len].iter().all(Option::is_none) {
             break;
         }
         // Each stepping chain's repeats of this substep: 0 asleep, more
         // than 1 in the settle phase.
         let mut repeats = [0u32; lanes::W];
         let mut wanted = [0u32; lanes::W];
-        for (l, s) in stepping.iter().enumerate().take(prepared.len()) {
+        for (l, s) in stepping.iter().enumerate().take(len) {
             let (Some((end, _)), Some(p)) = (*s, prepared[l].as_mut()) else {
                 continue;
             };
@@ -866,14 +867,14 @@ fn run_substeps(
         // there are two or more.
         let mut in_lanes = [false; lanes::W];
         if stage.kernel != ChainKernel::Scalar {
-            if let Some(l0) = (0..prepared.len()).find(|&l| repeats[l] > 0) {
+            if let Some(l0) = (0..len).find(|&l| repeats[l] > 0) {
                 let key = |l: usize| {
                     (
                         stepping[l].map_or(0, |s| s.1.to_bits()),
                         prepared[l].map_or(0, |p| p.h.to_bits()),
                     )
                 };
-                for l in 0..prepared.len() {
+                for l in 0..len {
                     in_lanes[l] = repeats[l] > 0 && key(l) == key(l0);
                 }
                 if in_lanes.iter().filter(|&&b| b).count() < 2 {
@@ -885,7 +886,7 @@ fn run_substeps(
         // once (another chain's fraction may place the same collider
         // differently); then the lanes' frames, then the lane kernel.
         for pass in [false, true] {
-            for (l, s) in stepping.iter().enumerate() {
+            for (l, s) in stepping.iter().enumerate().take(len) {
                 let Some((_, f)) = *s else { continue };
                 if in_lanes[l] != pass {
                     continue;
@@ -904,10 +905,10 @@ fn run_substeps(
                 }
             }
         }
-        if in_lanes.iter().any(|&b| b) {
+        if in_lanes[..len].iter().any(|&b| b) {
             let mut members = [0usize; lanes::W];
             let mut count = 0;
-            for (l, &member) in in_lanes.iter().enumerate() {
+            for (l, &member) in in_lanes.iter().enumerate().take(len) {
                 if member {
                     members[count] = l;
                     count += 1;
@@ -964,7 +965,7 @@ fn run_substeps(
                 }
             }
         }
-        for (l, s) in stepping.iter().enumerate() {
+        for (l, s) in stepping.iter().enumerate().take(len) {
             let Some((end, _)) = *s else { continue };
             let ci = first + l;
             let setup = &rig.chains[ci];
