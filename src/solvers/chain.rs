@@ -802,7 +802,7 @@ pub(crate) struct Link {
 /// shared anchor frame; `old` are the chain's bends before this substep.
 /// Returns the link's new bend (identity when neither is on). Shared by the
 /// scalar kernel and the lane kernel, so both give the same bits.
-#[inline]
+#[inline(never)]
 pub(crate) fn bend_link(
     ctx: &BendContext,
     i: usize,
