@@ -801,7 +801,7 @@ impl Character {
                 "simulation_space must be -1 or a bone index",
             ));
         }
-        let range = setup.first_particle..setup.first_particle + setup.len();
+        let range = setup.particles();
         chain::rest_directions(setup, &params, &mut self.chain.rest[range]);
         self.chain.params[chain] = params;
         // New parameters are a change of input: the chain wakes and runs at

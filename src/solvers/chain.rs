@@ -608,6 +608,12 @@ impl ChainSetup {
     pub fn is_empty(&self) -> bool {
         self.joints.is_empty()
     }
+
+    /// This chain's particles in the character's flat arrays.
+    #[must_use]
+    pub fn particles(&self) -> core::ops::Range<usize> {
+        self.first_particle..self.first_particle + self.joints.len()
+    }
 }
 
 /// Rest directions in the anchor frame for the current parameters (SPEC §7

@@ -218,7 +218,7 @@ impl Stage {
             rest: {
                 let mut rest = vec![Vec3::ZERO; particles];
                 for c in &rig.chains {
-                    let range = c.first_particle..c.first_particle + c.len();
+                    let range = c.particles();
                     chain::rest_directions(c, &c.params, &mut rest[range]);
                 }
                 rest
@@ -260,7 +260,8 @@ struct Update {
     world: Affine3A,
     world_inverse: Affine3A,
     up: Vec3,
-    origin: Vec3,
+    /// Height of the simulation origin along `up` ([`SubstepFrame::floor_shift`]).
+    floor_shift: f32,
     wind: Vec3,
     dt: f32,
     teleport: bool,
@@ -341,14 +342,15 @@ pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, telepo
             *now = frame_of(component, &world, bone);
         }
     }
+    let up = crate::rig::up_vector(rig.up_axis);
     let update = Update {
         range: state_range,
         scale,
         units,
         world,
         world_inverse: world.inverse(),
-        up: crate::rig::up_vector(rig.up_axis),
-        origin,
+        up,
+        floor_shift: origin.dot(up),
         wind: stage.inputs.wind,
         dt,
         teleport,
@@ -442,7 +444,7 @@ fn prepare(
     let params = stage.params[ci];
     let (world, scale, dt) = (update.world, update.scale, update.dt);
     let n = setup.len();
-    let range = setup.first_particle..setup.first_particle + n;
+    let range = setup.particles();
     // A frame on an earlier chain's joint has moved since (the chain hangs
     // from that chain's output).
     let mut frame_now = |slot: u32| {
@@ -486,7 +488,7 @@ fn prepare(
     if stage.inputs.importance < params.lod_skip_below {
         // Follow the animation, carrying its velocity, so that the
         // chain resumes in step with the body instead of from rest.
-        let tips = &mut stage.rest_targets[setup.first_particle..setup.first_particle + n];
+        let tips = &mut stage.rest_targets[setup.particles()];
         animated_tips(component, &world, setup, tips);
         for ((p, v), tip) in kept
             .position
@@ -753,7 +755,7 @@ fn substep_frame<'a>(
         pose: local,
         gravity_velocity: p.gravity_direction * params.vrm_gravity_power,
         wind: update.wind * params.wind_factor,
-        floor_shift: update.origin.dot(update.up),
+        floor_shift: update.floor_shift,
         decay: p.decay,
     }
 }
@@ -772,7 +774,7 @@ fn run_chain(
 ) {
     let setup = &rig.chains[ci];
     let n = setup.len();
-    let range = setup.first_particle..setup.first_particle + n;
+    let range = setup.particles();
     let Stage {
         state,
         params,
@@ -892,16 +894,18 @@ fn run_substeps(
                     continue;
                 }
                 let ci = first + l;
-                let Some(p) = prepared[l] else { continue };
-                at[l] = interpolate(rig, stage, update, ci, &p, f);
+                let Some(p) = prepared[l].as_ref() else {
+                    continue;
+                };
+                at[l] = interpolate(rig, stage, update, ci, p, f);
                 let setup = &rig.chains[ci];
-                let range = setup.first_particle..setup.first_particle + setup.len();
+                let range = setup.particles();
                 let ChainState {
                     position, previous, ..
                 } = &mut stage.state;
                 previous[range.clone()].copy_from_slice(&position[range]);
                 if !pass && repeats[l] > 0 {
-                    run_chain(rig, stage, update, local, ci, &p, &at[l], repeats[l]);
+                    run_chain(rig, stage, update, local, ci, p, &at[l], repeats[l]);
                 }
             }
         }
@@ -951,14 +955,14 @@ fn run_substeps(
             // The settle phase's extra repeats, chain by chain.
             for &l in &members[..count] {
                 if repeats[l] > 1 {
-                    let p = prepared[l].expect("a member is prepared");
+                    let p = prepared[l].as_ref().expect("a member is prepared");
                     run_chain(
                         rig,
                         stage,
                         update,
                         local,
                         first + l,
-                        &p,
+                        p,
                         &at[l],
                         repeats[l] - 1,
                     );
@@ -969,7 +973,7 @@ fn run_substeps(
             let Some((end, _)) = *s else { continue };
             let ci = first + l;
             let setup = &rig.chains[ci];
-            let range = setup.first_particle..setup.first_particle + setup.len();
+            let range = setup.particles();
             let ChainState {
                 position,
                 previous,
@@ -1007,7 +1011,7 @@ fn finish(
     let setup = &rig.chains[ci];
     let params = stage.params[ci];
     let n = setup.len();
-    let range = setup.first_particle..setup.first_particle + n;
+    let range = setup.particles();
     let (clock, mut kept, _) = split(&mut stage.state, ci, range);
     if p.run {
         if clock.simulated + p.h <= p.t1 {

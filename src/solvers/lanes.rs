@@ -527,7 +527,7 @@ fn load_colliders(lanes: &[Lane<'_>], j: usize, mask: M) -> (Capsules, M, M) {
         if !mask.get(l) || j >= lane.setup.colliders.len() {
             continue;
         }
-        let pc = &lane.frame.colliders[lane.setup.colliders[j] as usize];
+        let pc = placed(lane, j);
         match pc.shape {
             ColliderShape::Sphere | ColliderShape::Capsule => {
                 c.a.set(l, pc.a);
@@ -895,11 +895,11 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
         head = p;
     }
     for (l, lane) in lanes.iter().enumerate() {
-        let (first, n) = (lane.setup.first_particle, lane.setup.len());
+        let range = lane.setup.particles();
         if !any_bend {
-            arrays.bend[first..first + n].fill(Quat::IDENTITY);
-        } else if n > 0 {
-            arrays.bend[first + n - 1] = pending[l];
+            arrays.bend[range].fill(Quat::IDENTITY);
+        } else if let Some(last) = range.last() {
+            arrays.bend[last] = pending[l];
         }
     }
 }
@@ -1007,8 +1007,7 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
         }
     }
     for lane in lanes {
-        let first = lane.setup.first_particle;
-        arrays.bend[first..first + lane.setup.len()].fill(Quat::IDENTITY);
+        arrays.bend[lane.setup.particles()].fill(Quat::IDENTITY);
     }
 }
 
