@@ -1127,7 +1127,20 @@ impl Character {
 
         // Translation springs (SPEC §3); their pass is also the FK the
         // correctives read. A spring stage that is off leaves its state alone.
-        if self.enabled[Stage::Springs as usize] {
+        let correctives_ran =
+            self.enabled[Stage::Correctives as usize] && !self.rig.correctives.is_empty();
+        let springs_ran = self.enabled[Stage::Springs as usize] && !self.rig.springs.is_empty();
+        if !springs_ran && !correctives_ran && chains_run && !self.chain.any_simulation_space() {
+            // Only the chains read the component matrices: FK leaves the
+            // chain joints after each root to the chain writeback, which
+            // composes them from their parents (Rig::fk_before_chains).
+            math::forward_kinematics_of(
+                &self.rig.parents,
+                &self.local,
+                &mut self.component,
+                &self.rig.fk_before_chains,
+            );
+        } else if self.enabled[Stage::Springs as usize] {
             let springs = spring::step(
                 &self.rig,
                 spring::Stage {
@@ -1151,8 +1164,6 @@ impl Character {
         }
 
         // Proximity correctives (SPEC §5), on post-spring component positions.
-        let correctives_ran =
-            self.enabled[Stage::Correctives as usize] && !self.rig.correctives.is_empty();
         if correctives_ran {
             corrective::step(
                 &self.rig,

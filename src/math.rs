@@ -227,6 +227,38 @@ pub fn aim_local(
     Some((rotation_arc(from_p, to_p) * local.rotation().normalize()).normalize())
 }
 
+/// [`aim_local`] through a parent already known to be a similarity (the
+/// chain writeback checks the chain's root parent once and carries the
+/// property down a chain of uniformly scaled joints): the joint's rotation
+/// `rotation` (unit) and scale `scale` turn `child` without building the
+/// joint's matrix, and `parent_inverse_to` is `to` seen from the parent
+/// (`parent.matrix3.transpose() · to`, any length). `None` when either
+/// direction is degenerate.
+#[inline]
+#[must_use]
+pub fn aim_local_similar(
+    rotation: Quat,
+    scale: Vec3,
+    child: Vec3,
+    parent_inverse_to: Vec3,
+) -> Option<Quat> {
+    let from_p = (rotation * (scale * child)).try_normalize()?;
+    let to_p = parent_inverse_to.try_normalize()?;
+    Some((rotation_arc(from_p, to_p) * rotation).normalize())
+}
+
+/// A positive scale equal on the three axes to a relative 1e-6: a joint
+/// with it, under a similarity parent, is a similarity parent to its child
+/// (the chain writeback's fast path carries [`is_similarity`] down a chain
+/// with it instead of testing every joint's matrix).
+#[inline]
+#[must_use]
+pub fn is_uniform_scale(s: Vec3) -> bool {
+    const TOLERANCE: f32 = 1e-6;
+    let tol = TOLERANCE * s.x;
+    s.x > f32::MIN_POSITIVE && (s.x - s.y).abs() <= tol && (s.x - s.z).abs() <= tol
+}
+
 /// [`aim_local`] for any parent: the swing applied in component space and
 /// the joint's local transform recovered by decomposition (path B).
 #[must_use]
@@ -276,6 +308,24 @@ pub fn forward_kinematics(parents: &[i32], local: &[Transform], component: &mut 
     debug_assert_eq!(parents.len(), local.len());
     debug_assert_eq!(parents.len(), component.len());
     for i in 0..parents.len() {
+        let l = local[i].to_affine();
+        component[i] = match parents[i] {
+            p if p >= 0 => component[p as usize] * l,
+            _ => l,
+        };
+    }
+}
+
+/// [`forward_kinematics`] over the bones `bones` only (parents first; every
+/// listed bone's parent is listed too, or is a root).
+pub fn forward_kinematics_of(
+    parents: &[i32],
+    local: &[Transform],
+    component: &mut [Affine3A],
+    bones: &[u32],
+) {
+    for &b in bones {
+        let i = b as usize;
         let l = local[i].to_affine();
         component[i] = match parents[i] {
             p if p >= 0 => component[p as usize] * l,

@@ -278,6 +278,12 @@ pub struct Rig {
     pub(crate) chain_frames: Vec<i32>,
     /// Whether each chain frame is another chain's joint.
     pub(crate) chain_frame_moves: Vec<bool>,
+    /// The bones, parents first, whose component matrices the chain stage
+    /// reads before writing them: all but the chain joints after each
+    /// chain's root, which the writeback composes from their parent. FK
+    /// before the chains computes only these when nothing else reads the
+    /// rest (`Character::solve`).
+    pub(crate) fk_before_chains: Vec<u32>,
     pub(crate) particle_count: usize,
     /// One past the last descendant of each bone: bones are parents first,
     /// so every descendant of `b` lies in `b + 1..subtree_end[b]` and FK
@@ -463,6 +469,34 @@ impl Rig {
             .map(|&b| b >= 0 && joint_owner[b as usize])
             .collect();
 
+        // The bones whose component matrices the chain stage reads before
+        // it writes them itself: every bone but the chain joints after each
+        // chain's root (their writeback composes them from their parent),
+        // unless a chain frame or a collider sits on one, and then every
+        // ancestor of a bone kept. Parents first.
+        let fk_before_chains = {
+            let mut needed = vec![true; n];
+            for setup in &chains {
+                for &j in &setup.joints[1..] {
+                    needed[j as usize] = false;
+                }
+            }
+            for &b in &chain_frames {
+                if let Ok(b) = usize::try_from(b) {
+                    needed[b] = true;
+                }
+            }
+            for c in &desc.colliders {
+                needed[c.bone as usize] = true;
+            }
+            for i in (0..n).rev() {
+                if let (true, Ok(p)) = (needed[i], usize::try_from(parents[i])) {
+                    needed[p] = true;
+                }
+            }
+            (0..n as u32).filter(|&b| needed[b as usize]).collect()
+        };
+
         let mut subtree_end: Vec<u32> = (1..=n as u32).collect();
         for i in (0..n).rev() {
             if let Ok(p) = usize::try_from(parents[i]) {
@@ -505,6 +539,7 @@ impl Rig {
             chains,
             chain_frames,
             chain_frame_moves,
+            fk_before_chains,
             particle_count,
             subtree_end,
             stage_bones,

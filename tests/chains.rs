@@ -438,3 +438,122 @@ fn a_swing_of_1e_5_rad_moves_the_output() {
     let lag = angle(out[FIRST_TAIL].rotation, still[FIRST_TAIL].rotation);
     assert!(lag > 1e-7 && lag < 1e-4, "output lag {lag} rad");
 }
+
+/// FK before the chain stage leaves the chain joints after each root to the
+/// chain writeback (`Rig::fk_before_chains`) when no spring or corrective
+/// reads them. That shortcut must change no bit of any output: a spring on
+/// an unrelated prop bone (which makes FK run over every bone) leaves every
+/// other bone exactly as without it, through chains hanging from chain
+/// joints, a collider and an anchor on chain joints, LOD follow (the
+/// animated tips), a teleport and the settle phase.
+#[test]
+fn skipping_fk_of_chain_joints_changes_no_output_bit() {
+    use secmo::{BoneDesc, ChainDesc, Collider, ColliderShape, RigDesc, SpringParams};
+    let t = |x: f32, y: f32, z: f32| Transform::from_translation(Vec3::new(x, y, z));
+    let lod = |p: ChainParams| ChainParams {
+        lod_skip_below: 0.5,
+        ..p
+    };
+    let desc = |spring: bool| {
+        let mut bones = vec![
+            BoneDesc::new("root", -1, Transform::IDENTITY),
+            BoneDesc::new("hips", 0, t(0.0, 1.0, 0.0)),
+        ];
+        // Chain A: bones 2..6 behind the hips.
+        for i in 0..4 {
+            let parent = if i == 0 { 1 } else { 1 + i };
+            bones.push(BoneDesc::new(format!("a{i}"), parent, t(0.0, -0.05, -0.15)));
+        }
+        // Chain B: bones 6..9 from A's second joint (bone 3).
+        for i in 0..3 {
+            let parent = if i == 0 { 3 } else { 5 + i };
+            bones.push(BoneDesc::new(format!("b{i}"), parent, t(0.1, -0.1, 0.0)));
+        }
+        // A ribbon bone on A's last joint (bone 9), chain C (10..12) below it.
+        bones.push(BoneDesc::new("ribbon", 5, t(0.0, 0.0, -0.05)));
+        for i in 0..2 {
+            let parent = if i == 0 { 9 } else { 10 };
+            bones.push(BoneDesc::new(format!("c{i}"), parent, t(-0.1, -0.1, 0.0)));
+        }
+        // The prop (bone 12), a child of the root: nothing hangs from it.
+        bones.push(BoneDesc::new("prop", 0, t(0.5, 1.0, 0.0)));
+        let b = ChainDesc::new(vec![6, 7, 8], 3, lod(ChainParams::hair(1.0)));
+        // C's anchor is B's second joint (bone 7), and C collides with a
+        // sphere on B's last joint (bone 8): chain joints after their root,
+        // whose matrices must still be the animated ones when C reads them.
+        let mut c = ChainDesc::new(vec![10, 11], 7, lod(ChainParams::hair(1.0)));
+        c.colliders = vec![0];
+        RigDesc {
+            bones,
+            units_per_meter: 1.0,
+            colliders: vec![Collider {
+                bone: 8,
+                shape: ColliderShape::Sphere,
+                a: Vec3::ZERO,
+                b: Vec3::ZERO,
+                radius: 0.5,
+            }],
+            springs: if spring {
+                vec![SpringParams::hip(12, 1.0)]
+            } else {
+                Vec::new()
+            },
+            chains: vec![
+                ChainDesc::new(vec![2, 3, 4, 5], 1, lod(ChainParams::tail(1.0))),
+                b,
+                c,
+            ],
+            ..Default::default()
+        }
+    };
+    let plain = rig(desc(false));
+    let sprung = rig(desc(true));
+    let mut a = Character::new(plain.clone(), CharacterOptions::default());
+    let mut b = Character::new(sprung.clone(), CharacterOptions::default());
+    let n = plain.bone_count();
+    let (mut out_a, mut out_b) = (vec![Transform::IDENTITY; n], vec![Transform::IDENTITY; n]);
+    let (mut moved, mut touched) = (0f32, false);
+    for i in 0..600 {
+        let time = i as f32 / 60.0;
+        let dt = if i == 0 { 0.0 } else { 1.0 / 60.0 };
+        let active = (time * 1.7).sin() * f32::from(u8::from(time < 6.0));
+        let mut pose = hip_pose(
+            &plain,
+            0.8 * active,
+            Vec3::new(0.3 * (time * 2.3).sin(), 0.0, 0.0) * f32::from(u8::from(time < 6.0)),
+        );
+        // A's joints are animated too, so their local rotations matter.
+        for k in 2..6 {
+            pose[k].rotation =
+                Quat::from_rotation_x(0.2 * (time * 3.0 + k as f32).sin()).to_array();
+        }
+        let importance = if (150..170).contains(&i) { 0.0 } else { 1.0 };
+        let teleport = i == 300;
+        for (c, out) in [(&mut a, &mut out_a), (&mut b, &mut out_b)] {
+            c.set_importance(importance).unwrap();
+            c.update(
+                &secmo::FrameInput {
+                    dt,
+                    pose: &pose,
+                    teleport,
+                },
+                out,
+            )
+            .unwrap();
+        }
+        // Chain C's particles are the last two.
+        touched |= a.contacts()[7..].iter().any(|&c| c != 0);
+        for bone in 0..n - 1 {
+            assert_eq!(
+                out_a[bone], out_b[bone],
+                "bone {bone} at update {i}: the FK shortcut changed the output"
+            );
+            moved = moved.max(
+                Quat::from_array(out_a[bone].rotation)
+                    .angle_between(Quat::from_array(pose[bone].rotation)),
+            );
+        }
+    }
+    assert!(moved > 0.2, "the chains swing ({moved} rad)");
+    assert!(touched, "chain C touches the collider");
+}

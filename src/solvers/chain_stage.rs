@@ -250,6 +250,14 @@ impl Stage {
     }
 }
 
+impl Stage {
+    /// Whether a chain simulates in a bone's space (that bone's component
+    /// matrix is read, whichever it is).
+    pub(crate) fn any_simulation_space(&self) -> bool {
+        self.params.iter().any(|p| p.simulation_space >= 0)
+    }
+}
+
 /// What every chain of one update reads.
 struct Update {
     range: StateRange,
@@ -473,7 +481,14 @@ fn prepare(
             started: 1,
             ..ChainClock::default()
         };
-        seed(clock, kept.reborrow(), component, &world, setup, &now);
+        seed(
+            clock,
+            kept.reborrow(),
+            (local, component),
+            &world,
+            setup,
+            &now,
+        );
         for &c in &setup.colliders {
             previous_colliders[c as usize] = stage.current_colliders[c as usize];
         }
@@ -489,7 +504,7 @@ fn prepare(
         // Follow the animation, carrying its velocity, so that the
         // chain resumes in step with the body instead of from rest.
         let tips = &mut stage.rest_targets[setup.particles()];
-        animated_tips(component, &world, setup, tips);
+        animated_tips((local, component), &world, setup, tips);
         for ((p, v), tip) in kept
             .position
             .iter_mut()
@@ -640,7 +655,7 @@ fn remember(clock: &mut ChainClock, now: &Now) {
 fn seed(
     clock: &mut ChainClock,
     kept: Kept<'_>,
-    component: &[Affine3A],
+    pose: (&[Transform], &[Affine3A]),
     world: &Affine3A,
     setup: &ChainSetup,
     now: &Now,
@@ -651,7 +666,7 @@ fn seed(
         bend,
         previous,
     } = kept;
-    animated_tips(component, world, setup, position);
+    animated_tips(pose, world, setup, position);
     previous.copy_from_slice(position);
     velocity.fill(Vec3::ZERO);
     bend.fill(Quat::IDENTITY);
@@ -1033,7 +1048,7 @@ fn finish(
         seed(
             clock,
             kept.reborrow(),
-            component,
+            (local, component),
             &update.world,
             setup,
             &p.now,
@@ -1058,11 +1073,28 @@ fn finish(
     // link direction to its particle (SPEC §7), written through the
     // current parent (path B), blended by the chain and joint weights
     // (authored tracks win, SPEC §8).
+    //
+    // Each joint is its successor's parent (rig validation), so when the
+    // chain's root parent is a rotation times a uniform scale and the
+    // joints are uniformly scaled, every joint's parent is one: the swing
+    // is then taken in the parent's frame with no matrix built for the
+    // joint or decomposed ([`math::aim_local_similar`]); otherwise each
+    // joint goes through [`math::aim_local`], which tests its parent.
+    let mut similar = false;
     for (k, &joint) in setup.joints.iter().enumerate() {
         let b = joint as usize;
         let parent = math::parent_matrix(component, rig.parents[b]);
-        let local_affine = local[b].to_affine();
-        let current = parent * local_affine;
+        let joint_local = local[b];
+        similar = if k == 0 {
+            math::is_similarity(&parent.matrix3)
+        } else {
+            similar && math::is_uniform_scale(local[setup.joints[k - 1] as usize].scale())
+        };
+        let rotation = joint_local.rotation().normalize();
+        let scale = joint_local.scale();
+        // The joint's head in component space: `parent · local` moves
+        // the origin there.
+        let head = parent.transform_point3(joint_local.translation());
         let child = if k + 1 < n {
             local[setup.joints[k + 1] as usize].translation()
         } else {
@@ -1070,26 +1102,39 @@ fn finish(
         };
         let carried = kept.position[k] + (kept.position[k] - kept.previous[k]) * ahead;
         let target = update.world_inverse.transform_point3(carried);
-        let to = target - Vec3::from(current.translation);
+        let to = target - head;
         let w = params.weight * setup.weights[k];
-        if w <= 0.0 {
+        let solved = if w <= 0.0 {
             // Authored tracks win (SPEC §8): leave the joint exactly as animated.
-            component[b] = current;
-            continue;
-        }
-        if let Some(solved) = math::aim_local(&parent, &local[b], &local_affine, child, to) {
-            let rotation = if w >= 1.0 {
+            None
+        } else if similar {
+            math::aim_local_similar(rotation, scale, child, parent.matrix3.transpose() * to)
+        } else {
+            math::aim_local(&parent, &joint_local, &joint_local.to_affine(), child, to)
+        };
+        if let Some(solved) = solved {
+            let blended = if w >= 1.0 {
                 solved
             } else {
-                local[b].rotation().normalize().slerp(solved, w)
+                rotation.slerp(solved, w)
             };
             // Never a non-finite output (the stage cannot fail): the
             // joint keeps its animated rotation instead.
-            if rotation.is_finite() {
-                local[b].rotation = rotation.to_array();
+            if blended.is_finite() {
+                local[b].rotation = blended.to_array();
             }
         }
-        component[b] = parent * local[b].to_affine();
+        // `parent · local`, its translation (the head) already known.
+        let r = glam::Mat3A::from_quat(local[b].rotation().normalize());
+        component[b] = Affine3A {
+            matrix3: parent.matrix3
+                * glam::Mat3A::from_cols(
+                    r.x_axis * scale.x,
+                    r.y_axis * scale.y,
+                    r.z_axis * scale.z,
+                ),
+            translation: head.into(),
+        };
     }
 }
 
@@ -1145,14 +1190,19 @@ fn split(
 /// keeps is inside the state range.
 fn in_range(range: &StateRange, clock: &mut ChainClock, kept: &mut Kept<'_>) -> bool {
     rebase_clock(clock);
-    for v in kept.velocity.iter_mut() {
+    // One pass, no early exit: the checks nearly always pass.
+    let mut ok = range.clock(clock);
+    for (((p, v), bend), previous) in kept
+        .position
+        .iter()
+        .zip(kept.velocity.iter_mut())
+        .zip(kept.bend.iter())
+        .zip(kept.previous.iter())
+    {
         range.clamp_speed(v);
+        ok &= range.particle(*p, *v, *bend) & range.place(*previous);
     }
-    range.clock(clock)
-        && (0..kept.position.len()).all(|i| {
-            range.particle(kept.position[i], kept.velocity[i], kept.bend[i])
-                & range.place(kept.previous[i])
-        })
+    ok
 }
 
 /// [`in_range`], and when it is not, the chain is parked: its animated pose
@@ -1172,20 +1222,24 @@ fn in_range_or_park(range: &StateRange, clock: &mut ChainClock, mut kept: Kept<'
 }
 
 /// World positions of a chain's link tips in the current (animated) pose:
-/// joint `k+1` for link `k`, the end point for the last link.
+/// joint `k+1` for link `k`, the end point for the last link. Composed down
+/// the chain from its root's component matrix (FK before the chain stage
+/// leaves the joints after the root to the writeback, `Rig::fk_before_chains`);
+/// the same products FK forms.
 pub(crate) fn animated_tips(
-    component: &[Affine3A],
+    (local, component): (&[Transform], &[Affine3A]),
     world: &Affine3A,
     setup: &ChainSetup,
     out: &mut [Vec3],
 ) {
     let n = setup.len();
+    let mut joint = component[setup.joints[0] as usize];
     for k in 0..n {
         out[k] = if k + 1 < n {
-            world.transform_point3(component[setup.joints[k + 1] as usize].translation.into())
+            joint = joint * local[setup.joints[k + 1] as usize].to_affine();
+            world.transform_point3(joint.translation.into())
         } else {
-            let last = component[setup.joints[n - 1] as usize];
-            world.transform_point3(last.transform_point3(setup.end_offset))
+            world.transform_point3(joint.transform_point3(setup.end_offset))
         };
     }
 }
