@@ -1236,7 +1236,7 @@ pub(crate) fn animated_tips(
     let mut joint = component[setup.joints[0] as usize];
     for k in 0..n {
         out[k] = if k + 1 < n {
-            joint = joint * local[setup.joints[k + 1] as usize].to_affine();
+            joint *= local[setup.joints[k + 1] as usize].to_affine();
             world.transform_point3(joint.translation.into())
         } else {
             world.transform_point3(joint.transform_point3(setup.end_offset))
