@@ -523,9 +523,8 @@ fn skipping_fk_of_chain_joints_changes_no_output_bit() {
             Vec3::new(0.3 * (time * 2.3).sin(), 0.0, 0.0) * f32::from(u8::from(time < 6.0)),
         );
         // A's joints are animated too, so their local rotations matter.
-        for k in 2..6 {
-            pose[k].rotation =
-                Quat::from_rotation_x(0.2 * (time * 3.0 + k as f32).sin()).to_array();
+        for (k, joint) in pose.iter_mut().enumerate().take(6).skip(2) {
+            joint.rotation = Quat::from_rotation_x(0.2 * (time * 3.0 + k as f32).sin()).to_array();
         }
         let importance = if (150..170).contains(&i) { 0.0 } else { 1.0 };
         let teleport = i == 300;
