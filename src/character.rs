@@ -1107,9 +1107,9 @@ impl Character {
         let mut info = UpdateInfo::default();
 
         // Rotation constraints (SPEC §4), before the springs.
-        if self.enabled[Stage::Constraints as usize]
-            && !(self.rig.constraints.is_empty() && self.rig.node_constraints.is_empty())
-        {
+        let constraints_ran = self.enabled[Stage::Constraints as usize]
+            && !(self.rig.constraints.is_empty() && self.rig.node_constraints.is_empty());
+        if constraints_ran {
             let sheared = constraint::step(
                 &self.rig,
                 Pose {
@@ -1187,7 +1187,11 @@ impl Character {
         // state committed. Here for everything but the chains, whose stage
         // keeps its own state in range (re-seeding or parking a chain that
         // leaves it) and never writes a non-finite rotation.
-        self.check_finite()?;
+        // When no helper stage ran, the pose is the validated input and
+        // the helper state the committed one (or reset): nothing to check.
+        if constraints_ran || springs_ran || correctives_ran {
+            self.check_finite()?;
+        }
 
         // Chains (SPEC §7, §8): tails and hair, last. A teleport carries the
         // particles instead of resetting them, so the frame's time still counts.
