@@ -164,4 +164,26 @@ impl Crowd {
         }
         black_box(&self.outs);
     }
+
+    /// [`Crowd::step`] on one thread with one `Character::update` per
+    /// character instead of the batch (no chains of different characters
+    /// share lanes).
+    pub fn step_each(&mut self) {
+        self.frame = (self.frame + 1) % 120;
+        let frame = self.frame;
+        for ((c, out), poses) in self
+            .characters
+            .iter_mut()
+            .zip(&mut self.outs)
+            .zip(&self.poses)
+        {
+            let input = FrameInput {
+                dt: 1.0 / 60.0,
+                pose: &poses[frame],
+                teleport: false,
+            };
+            c.update(&input, out).expect("a valid update");
+        }
+        black_box(&self.outs);
+    }
 }

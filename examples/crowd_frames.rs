@@ -12,7 +12,11 @@
 //! ```
 //!
 //! Arguments: `colliders` or `none`, then the number of frames (default 200),
-//! then the chain kernel: `detected` (default), `scalar`, `lanes` or `avx2`.
+//! then the chain kernel: `detected` (default), `scalar`, `lanes` or `avx2`,
+//! then the strands per character (default 12; the crowd keeps 7,200 joints:
+//! 1,200 / strands characters, so the divisor above stays), then `batch`
+//! (default, `update_batch`) or `each` (one `Character::update` per
+//! character: no chains of different characters share lanes).
 
 #[path = "../benches/crowd_workload.rs"]
 mod workload;
@@ -48,12 +52,32 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let rig = workload::hair_rig(12, 6, colliders);
-    let mut crowd = workload::Crowd::new(&rig, 100);
+    let strands: usize = match args.next().map(|a| a.parse()) {
+        None => 12,
+        Some(Ok(n)) if n > 0 && 1200 % n == 0 => n,
+        Some(_) => {
+            eprintln!("crowd_frames: the strands per character must divide 1,200");
+            std::process::exit(2);
+        }
+    };
+    let batch = match args.next().as_deref() {
+        None | Some("batch") => true,
+        Some("each") => false,
+        Some(other) => {
+            eprintln!("crowd_frames: the last argument must be `batch` or `each`, not `{other}`");
+            std::process::exit(2);
+        }
+    };
+    let rig = workload::hair_rig(strands, 6, colliders);
+    let mut crowd = workload::Crowd::new(&rig, 1200 / strands);
     crowd.set_kernel(kernel);
     let start = std::time::Instant::now();
     for _ in 0..frames {
-        crowd.step(1);
+        if batch {
+            crowd.step(1);
+        } else {
+            crowd.step_each();
+        }
     }
     let joint_substeps = frames as f64 * 100.0 * 72.0 * 2.0;
     if frames > 0 {

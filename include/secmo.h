@@ -1066,8 +1066,11 @@ SecmoResult secmo_character_update(struct SecmoCharacter *character,
                                    struct SecmoUpdateInfo *out_info);
 
 /**
- * Updates `items[first..end)`, each as `secmo_character_update` would, one
- * after the other, and writes each item's result into its `result`. Many
+ * Updates `items[first..end)`, each as `secmo_character_update` would, and
+ * writes each item's result into its `result`. Up to 8 consecutive items
+ * run their chain stages together (the chains of different characters
+ * share the lane kernel's lanes), so ranges of at least 8 characters give
+ * the fastest updates. Many
  * characters in one call; an engine's job system splits the array into
  * ranges and runs each range on its own worker (docs/c-api.md, "Batches"):
  * ranges that do not overlap, over characters that appear once, may run

@@ -278,6 +278,8 @@ pub struct Character {
     stages: StageScratch,
     local: Vec<Transform>,
     component: Vec<Affine3A>,
+    /// [`update_batch`]: the chain stage is still to run this update.
+    chains_pending: bool,
 }
 
 /// Largest wind acceleration, metres per second squared (scaled by the
@@ -323,14 +325,46 @@ impl<'a> BatchItem<'a> {
 /// splits the slice (`chunks_mut`) and runs the pieces on its workers: the
 /// borrow checker already guarantees that no character is in two pieces.
 /// No locks, no atomics, no allocation.
+///
+/// Up to [`BATCH_CHAINS_TOGETHER`] consecutive items run their chain stages
+/// together, so that chains of different characters (of one rig or several)
+/// share the lane kernel's lanes: a crowd of one-tail characters fills them
+/// as well as one character with many strands. Each item's result and
+/// output are exactly those of [`Character::update`].
 pub fn update_batch(items: &mut [BatchItem<'_>]) -> usize {
     let mut failed = 0;
-    for item in items {
-        item.result = item.character.update(&item.input, item.output);
-        failed += usize::from(item.result.is_err());
+    for window in items.chunks_mut(chain_stage::JOBS) {
+        let count = window.len();
+        let mut ok = [false; chain_stage::JOBS];
+        for (item, ok) in window.iter_mut().zip(&mut ok) {
+            item.result = item.character.begin_update(&item.input, item.output.len());
+            *ok = item.result.is_ok();
+        }
+        {
+            let mut jobs: [Option<chain_stage::Job<'_>>; chain_stage::JOBS] =
+                [const { None }; chain_stage::JOBS];
+            for ((item, job), &ok) in window.iter_mut().zip(&mut jobs).zip(&ok) {
+                if ok {
+                    let (dt, teleport) = (item.input.dt, item.input.teleport);
+                    *job = item.character.chain_job_if_pending(dt, teleport);
+                }
+            }
+            chain_stage::step_jobs(&mut jobs[..count]);
+        }
+        for item in window.iter_mut() {
+            if item.result.is_ok() {
+                item.character.finish_update(item.output);
+            } else {
+                failed += 1;
+            }
+        }
     }
     failed
 }
+
+/// How many consecutive items of [`update_batch`] run their chain stages
+/// together (their chains share the lane kernel's lanes).
+pub const BATCH_CHAINS_TOGETHER: usize = chain_stage::JOBS;
 
 /// Forward kinematics from bone `start` on (parents precede children, so
 /// every later bone reads its parent's fresh matrix).
@@ -580,6 +614,7 @@ impl Character {
             chain: chain_stage::Stage::new(&rig),
             correctives: vec![CorrectiveState::default(); k],
             started: 0,
+            chains_pending: false,
             work_springs: vec![SpringState::default(); s],
             work_correctives: vec![CorrectiveState::default(); k],
             work_spring_records: spring_records.clone(),
@@ -1034,6 +1069,21 @@ impl Character {
         self.update_with_sink(input, output, Some(&mut sink))
     }
 
+    /// [`Character::update_with_sink`] without records up to the chain stage
+    /// ([`update_batch`] runs the chain stages of several characters
+    /// together, then [`Character::commit`]s each).
+    pub(crate) fn begin_update(
+        &mut self,
+        input: &FrameInput<'_>,
+        output_len: usize,
+    ) -> Result<UpdateInfo, Error> {
+        self.validate_input(input, output_len)?;
+        self.local.copy_from_slice(input.pose);
+        let (info, chains) = self.solve_before_chains(input.dt, input.teleport, false)?;
+        self.chains_pending = chains;
+        Ok(info)
+    }
+
     pub(crate) fn update_with_sink(
         &mut self,
         input: &FrameInput<'_>,
@@ -1093,6 +1143,22 @@ impl Character {
     /// state in place. So the state is committed only when the update
     /// succeeds, without a second copy of the chain state.
     fn solve(&mut self, dt: f32, teleport: bool, recording: bool) -> Result<UpdateInfo, Error> {
+        let (info, chains_run) = self.solve_before_chains(dt, teleport, recording)?;
+        if chains_run {
+            chain_stage::step_jobs(&mut [Some(self.chain_job(dt, teleport))]);
+        }
+        self.commit();
+        Ok(info)
+    }
+
+    /// [`Character::solve`] up to the chain stage: the helper-bone stages on
+    /// scratch state, checked. Returns whether the chain stage runs.
+    fn solve_before_chains(
+        &mut self,
+        dt: f32,
+        teleport: bool,
+        recording: bool,
+    ) -> Result<(UpdateInfo, bool), Error> {
         self.work_springs.copy_from_slice(&self.springs);
         self.work_correctives.copy_from_slice(&self.correctives);
         let chains_run = self.enabled[Stage::Chains as usize] && !self.rig.chains.is_empty();
@@ -1193,24 +1259,51 @@ impl Character {
             self.check_finite()?;
         }
 
-        // Chains (SPEC §7, §8): tails and hair, last. A teleport carries the
-        // particles instead of resetting them, so the frame's time still counts.
-        if chains_run {
-            let chain_dt = if self.started == 0 { 0.0 } else { dt };
-            chain_stage::step(
-                &self.rig,
-                &mut self.chain,
-                Pose {
-                    local: &mut self.local,
-                    component: &mut self.component,
-                },
-                chain_dt,
-                teleport,
-            );
-        }
+        Ok((info, chains_run))
+    }
 
-        // Commit by swapping scratch and state: the next update copies the
-        // state into scratch again, and a stage that ran rewrote every record.
+    /// The chain stage of this update (SPEC §7, §8): tails and hair, last.
+    /// A teleport carries the particles instead of resetting them, so the
+    /// frame's time still counts.
+    fn chain_job(&mut self, dt: f32, teleport: bool) -> chain_stage::Job<'_> {
+        chain_stage::Job {
+            rig: &self.rig,
+            stage: &mut self.chain,
+            local: &mut self.local,
+            component: &mut self.component,
+            dt: if self.started == 0 { 0.0 } else { dt },
+            teleport,
+        }
+    }
+
+    /// [`Character::chain_job`] after [`Character::begin_update`], if the
+    /// chain stage runs this update.
+    pub(crate) fn chain_job_if_pending(
+        &mut self,
+        dt: f32,
+        teleport: bool,
+    ) -> Option<chain_stage::Job<'_>> {
+        if self.chains_pending {
+            Some(self.chain_job(dt, teleport))
+        } else {
+            None
+        }
+    }
+
+    /// Ends an update begun with [`Character::begin_update`] (its chain
+    /// stage run): commits it and writes its pose into `output`.
+    pub(crate) fn finish_update(&mut self, output: &mut [Transform]) {
+        self.chains_pending = false;
+        self.commit();
+        output.copy_from_slice(&self.local);
+    }
+
+    /// Commits a successful update by swapping scratch and state: the next
+    /// update copies the state into scratch again, and a stage that ran
+    /// rewrote every record.
+    fn commit(&mut self) {
+        let correctives_ran =
+            self.enabled[Stage::Correctives as usize] && !self.rig.correctives.is_empty();
         std::mem::swap(&mut self.springs, &mut self.work_springs);
         std::mem::swap(&mut self.correctives, &mut self.work_correctives);
         if self.enabled[Stage::Springs as usize] {
@@ -1224,7 +1317,6 @@ impl Character {
             std::mem::swap(&mut self.probe_distances, &mut self.work_distances);
         }
         self.started = 1;
-        Ok(info)
     }
 
     /// Holds the pose and the helper-bone state about to be committed to

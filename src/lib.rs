@@ -43,8 +43,9 @@ pub mod vrm;
 pub use character::{
     reseal_snapshot, snapshot_limits, update_batch, BatchItem, Character, CharacterOptions,
     DebugLine, DebugSphere, FrameInput, SpringRecord, Stage, StageRecords, SubstepTarget,
-    UpdateInfo, DEBUG_COLLIDER, DEBUG_CONTACT, DEBUG_LINK, DEBUG_PARTICLE, DEBUG_REST_LINK,
-    DEBUG_REST_TARGET, MAX_CHAIN_SUBSTEPS, MAX_WIND_M_PER_S2, SNAPSHOT_HEADER_SIZE, WARNING_SHEAR,
+    UpdateInfo, BATCH_CHAINS_TOGETHER, DEBUG_COLLIDER, DEBUG_CONTACT, DEBUG_LINK, DEBUG_PARTICLE,
+    DEBUG_REST_LINK, DEBUG_REST_TARGET, MAX_CHAIN_SUBSTEPS, MAX_WIND_M_PER_S2,
+    SNAPSHOT_HEADER_SIZE, WARNING_SHEAR,
 };
 pub use error::Error;
 pub use math::Transform;

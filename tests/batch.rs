@@ -149,3 +149,196 @@ fn the_c_batch_writes_each_result_and_refuses_bad_arguments() {
         secmo_rig_destroy(rig);
     }
 }
+
+/// Chains of different characters share the lane kernel's lanes in a batch
+/// (`update_batch` runs the chain stages of up to BATCH_CHAINS_TOGETHER
+/// items together). That must change no output bit against one
+/// `Character::update` each on the scalar kernel, whatever mix the batch
+/// holds: three rigs (a one-chain tail, three VRM strands, ten hair strands
+/// with a collider, so in two blocks), more characters than run together,
+/// one at 30 Hz beside 60 Hz ones (out of step), one on the scalar kernel,
+/// one at half rate (LOD), one with its chain stage off, one failing an
+/// update and one teleporting, each in its own place, size and wind.
+#[test]
+fn chains_of_different_characters_in_lanes_change_no_output_bit() {
+    use secmo::{BoneDesc, ChainDesc, ChainKernel, Collider, ColliderShape, RigDesc, Stage};
+    assert_eq!(secmo::BATCH_CHAINS_TOGETHER, 8);
+    let strands = |count: usize, params: ChainParams, collider: bool| {
+        let mut bones = vec![
+            BoneDesc::new("root", -1, Transform::IDENTITY),
+            BoneDesc::new(
+                "head",
+                0,
+                Transform::from_translation(glam::Vec3::new(0.0, 1.6, 0.0)),
+            ),
+        ];
+        let mut chains = Vec::new();
+        for c in 0..count {
+            let first = bones.len() as u32;
+            let a = c as f32 * 1.3;
+            for j in 0..3 + c % 3 {
+                let offset = if j == 0 {
+                    glam::Vec3::new(0.08 * a.sin(), 0.05, 0.08 * a.cos())
+                } else {
+                    glam::Vec3::new(0.0, -0.06, 0.01)
+                };
+                let parent = if j == 0 { 1 } else { bones.len() - 1 };
+                bones.push(BoneDesc::new(
+                    format!("s{c}_{j}"),
+                    parent as i32,
+                    Transform::from_translation(offset),
+                ));
+            }
+            let mut chain = ChainDesc::new((first..bones.len() as u32).collect(), 1, params);
+            if collider {
+                chain.colliders = vec![0];
+            }
+            chains.push(chain);
+        }
+        common::shared(RigDesc {
+            bones,
+            units_per_meter: 1.0,
+            colliders: if collider {
+                vec![Collider {
+                    bone: 1,
+                    shape: ColliderShape::Sphere,
+                    a: glam::Vec3::new(0.0, -0.05, 0.0),
+                    b: glam::Vec3::ZERO,
+                    radius: 0.12,
+                }]
+            } else {
+                Vec::new()
+            },
+            chains,
+            ..Default::default()
+        })
+    };
+    let rigs = [
+        common::shared(common::tail_desc(4, ChainParams::tail(1.0))),
+        strands(3, ChainParams::vrm(1.0), false),
+        strands(10, ChainParams::hair(1.0), true),
+    ];
+    const COUNT: usize = 11;
+    // Four tails, four VRM characters, three with hair: neighbours share a
+    // rig, so their chains share lanes.
+    let rig_of = |k: usize| &rigs[k / 4];
+    // The reference runs every character alone on the scalar kernel, which
+    // the lane kernel matches bit for bit (tests/lanes.rs).
+    let make = |reference: bool| -> Vec<Character> {
+        (0..COUNT)
+            .map(|k| {
+                let mut c = Character::new(Arc::clone(rig_of(k)), Default::default());
+                if k == 4 || reference {
+                    c.set_chain_kernel(ChainKernel::Scalar).unwrap();
+                }
+                // Each in its own place, size and wind.
+                c.set_world_transform(Transform::new(
+                    glam::Vec3::new(3.0 * k as f32, 0.0, -2.0),
+                    Quat::from_rotation_y(0.4 * k as f32),
+                    glam::Vec3::splat(0.8 + 0.05 * k as f32),
+                ))
+                .unwrap();
+                c.set_wind(glam::Vec3::new(0.5 * k as f32, 0.0, 0.2))
+                    .unwrap();
+                if k == 5 {
+                    for ci in 0..rig_of(k).chains().len() {
+                        let mut p = *c.chain_params(ci).unwrap();
+                        p.lod_half_below = 0.5;
+                        c.set_chain_params(ci, p).unwrap();
+                    }
+                    c.set_importance(0.3).unwrap();
+                }
+                if k == 7 {
+                    c.set_stage_enabled(Stage::Chains, false);
+                }
+                c
+            })
+            .collect()
+    };
+    let (mut one_by_one, mut batched) = (make(true), make(false));
+    let pose = |k: usize, frame: usize| {
+        let rig = rig_of(k);
+        let mut p = rig.reference_pose().to_vec();
+        let t = frame as f32 / 60.0 + 0.3 * k as f32;
+        p[1].rotation = Quat::from_rotation_y(0.9 * (3.0 * t).sin()).to_array();
+        p[1].translation[0] += 0.2 * (2.0 * t).sin();
+        if k == 9 && frame == 50 {
+            p[1].rotation = [f32::NAN; 4]; // character 9 fails this update
+        }
+        p
+    };
+    let mut moved = 0f32;
+    for frame in 0..180 {
+        let inputs: Vec<(Vec<Transform>, f32, bool)> = (0..COUNT)
+            .map(|k| {
+                let dt = match (frame, k) {
+                    (0, _) => 0.0,
+                    (_, 2) => 1.0 / 30.0,
+                    _ => 1.0 / 60.0,
+                };
+                (pose(k, frame), dt, k == 6 && frame == 90)
+            })
+            .collect();
+        let mut expected: Vec<Vec<Transform>> = (0..COUNT)
+            .map(|k| vec![Transform::IDENTITY; rig_of(k).bone_count()])
+            .collect();
+        let mut expected_ok = Vec::new();
+        for (c, (out, (p, dt, teleport))) in
+            one_by_one.iter_mut().zip(expected.iter_mut().zip(&inputs))
+        {
+            let input = FrameInput {
+                dt: *dt,
+                pose: p,
+                teleport: *teleport,
+            };
+            expected_ok.push(c.update(&input, out).is_ok());
+        }
+        let mut outs = expected
+            .iter()
+            .map(|e| vec![Transform::IDENTITY; e.len()])
+            .collect::<Vec<_>>();
+        let mut items: Vec<BatchItem<'_>> = batched
+            .iter_mut()
+            .zip(&mut outs)
+            .zip(&inputs)
+            .map(|((c, out), (p, dt, teleport))| {
+                BatchItem::new(
+                    c,
+                    FrameInput {
+                        dt: *dt,
+                        pose: p,
+                        teleport: *teleport,
+                    },
+                    out,
+                )
+            })
+            .collect();
+        let failed = update_batch(&mut items);
+        let ok: Vec<bool> = items.iter().map(|i| i.result.is_ok()).collect();
+        drop(items);
+        assert_eq!(ok, expected_ok, "update {frame}");
+        assert_eq!(failed, usize::from(frame == 50), "update {frame}");
+        for k in 0..COUNT {
+            if !ok[k] {
+                continue;
+            }
+            assert_eq!(outs[k], expected[k], "update {frame}, character {k}");
+            let rest = rig_of(k).reference_pose();
+            for (o, r) in outs[k].iter().zip(rest) {
+                moved = moved
+                    .max(Quat::from_array(o.rotation).angle_between(Quat::from_array(r.rotation)));
+            }
+        }
+    }
+    // And the states match too: one more update of each from a snapshot.
+    for (a, b) in one_by_one.iter().zip(&batched) {
+        let (mut sa, mut sb) = (vec![0u8; a.snapshot_size()], vec![0u8; b.snapshot_size()]);
+        a.snapshot(&mut sa).unwrap();
+        b.snapshot(&mut sb).unwrap();
+        assert_eq!(
+            sa, sb,
+            "the batched character's state is the one-by-one one's"
+        );
+    }
+    assert!(moved > 0.3, "the chains swing ({moved} rad)");
+}

@@ -15,7 +15,6 @@ use crate::solvers::chain::{
 };
 use crate::solvers::collide::PlacedCollider;
 use crate::solvers::lanes::{self, ChainKernel};
-use crate::solvers::Pose;
 
 /// A chain frame's interpolation for one substep, shared by the chains that
 /// read the same frame: reused only when the exact bits of every input
@@ -306,17 +305,111 @@ struct Prepared {
     extra_budget: u32,
 }
 
+/// One character's part of a chain-stage run ([`step_jobs`]).
+pub(crate) struct Job<'a> {
+    pub(crate) rig: &'a Rig,
+    pub(crate) stage: &'a mut Stage,
+    pub(crate) local: &'a mut [Transform],
+    pub(crate) component: &'a mut [Affine3A],
+    pub(crate) dt: f32,
+    pub(crate) teleport: bool,
+}
+
+/// Most characters whose chains one [`step_jobs`] call runs together.
+pub(crate) const JOBS: usize = lanes::W;
+
 /// SPEC §7/§8: every chain on the post-corrective pose, particles in world
 /// space (or their simulation frame), 120 substeps per second of input
 /// time, with the anchor, the chain root and the colliders interpolated
-/// between the previous and the current input at every substep.
+/// between the previous and the current input at every substep; for up to
+/// [`JOBS`] characters at once (`None`: no chain stage for that one), of
+/// one rig or several.
 ///
-/// Chains run in blocks of up to [`lanes::W`] consecutive chains that share
-/// an integrator and read no other chain's output: their substeps run in
-/// lockstep through the lane kernel ([`lanes`]), one chain per lane, and
-/// each chain's bookkeeping and writeback around them as before.
-pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, teleport: bool) {
-    let Pose { local, component } = pose;
+/// Chains run in blocks of up to [`lanes::W`]: a character's consecutive
+/// chains that share an integrator and read no other chain's output
+/// ([`block_end`]), and blocks of different characters together while they
+/// fit (any two characters are independent). A block's substeps run in
+/// lockstep through the lane kernel ([`lanes`]), one chain per lane, with
+/// each chain's bookkeeping and writeback around them. Each character's
+/// blocks run in its chain order, so every chain reads its frames after the
+/// chains it hangs from have written them.
+pub(crate) fn step_jobs(jobs: &mut [Option<Job<'_>>]) {
+    debug_assert!(jobs.len() <= JOBS);
+    let mut updates: [Option<Update>; JOBS] = [const { None }; JOBS];
+    for (job, update) in jobs.iter_mut().zip(&mut updates) {
+        if let Some(job) = job {
+            *update = Some(begin(job));
+        }
+    }
+    // Each character's next chain; a pass takes one block of each.
+    let mut next = [0usize; JOBS];
+    loop {
+        let mut block = Block::default();
+        let mut any = false;
+        for j in 0..jobs.len() {
+            let Some(job) = jobs[j].as_ref() else {
+                continue;
+            };
+            let first = next[j];
+            if first >= job.rig.chains.len() {
+                continue;
+            }
+            any = true;
+            let kernel = job.stage.kernel;
+            let end = if kernel == ChainKernel::Scalar {
+                first + 1
+            } else {
+                block_end(job.rig, &job.stage.params, first)
+            };
+            let key = (kernel, job.stage.params[first].integrator);
+            let fits = block.count + (end - first) <= lanes::W
+                && block.key == Some(key)
+                && kernel != ChainKernel::Scalar;
+            if block.count > 0 && !fits {
+                run_block(jobs, &updates, &block);
+                block = Block::default();
+            }
+            block.key = Some(key);
+            for ci in first..end {
+                block.members[block.count] = Member { job: j, ci };
+                block.count += 1;
+            }
+            next[j] = end;
+        }
+        if block.count > 0 {
+            run_block(jobs, &updates, &block);
+        }
+        if !any {
+            break;
+        }
+    }
+    for (job, update) in jobs.iter_mut().zip(&updates) {
+        if let (Some(job), Some(update)) = (job, update) {
+            end(job.stage, update);
+        }
+    }
+}
+
+/// A chain of a block: its character (index into the jobs) and its index.
+#[derive(Clone, Copy, Default)]
+struct Member {
+    job: usize,
+    ci: usize,
+}
+
+/// Chains stepped together: up to [`lanes::W`], each character's in chain
+/// order, all with one kernel and one integrator.
+#[derive(Default)]
+struct Block {
+    members: [Member; lanes::W],
+    count: usize,
+    key: Option<(ChainKernel, u32)>,
+}
+
+/// A character's per-update setup of the chain stage: the simulation
+/// origin, the colliders and chain frames placed, what every chain reads.
+fn begin(job: &mut Job<'_>) -> Update {
+    let (rig, stage, component) = (job.rig, &mut *job.stage, &*job.component);
     let state_range = StateRange::new(rig.units_per_meter());
     // Everything the stage keeps is relative to the simulation origin: its
     // "world" is the character's world moved by −origin.
@@ -351,7 +444,7 @@ pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, telepo
         }
     }
     let up = crate::rig::up_vector(rig.up_axis);
-    let update = Update {
+    Update {
         range: state_range,
         scale,
         units,
@@ -360,35 +453,14 @@ pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, telepo
         up,
         floor_shift: origin.dot(up),
         wind: stage.inputs.wind,
-        dt,
-        teleport,
-    };
-    let mut first = 0;
-    while first < rig.chains.len() {
-        let end = if stage.kernel == ChainKernel::Scalar {
-            first + 1
-        } else {
-            block_end(rig, &stage.params, first)
-        };
-        let mut prepared = [None; lanes::W];
-        for (slot, ci) in prepared.iter_mut().zip(first..end) {
-            *slot = prepare(rig, stage, &update, (local, component), ci);
-        }
-        run_substeps(
-            rig,
-            stage,
-            &update,
-            local,
-            first,
-            &mut prepared[..end - first],
-        );
-        for (slot, ci) in prepared.iter().zip(first..end) {
-            if let Some(p) = slot {
-                finish(rig, stage, &update, (local, component), ci, p);
-            }
-        }
-        first = end;
+        dt: job.dt,
+        teleport: job.teleport,
     }
+}
+
+/// After every chain of a character: the colliders' frames kept for the
+/// next update's interpolation.
+fn end(stage: &mut Stage, update: &Update) {
     // A collider frame beyond the state range is kept unset (the chains it
     // touches have been parked or re-seeded above).
     for (kept, now) in stage
@@ -406,6 +478,39 @@ pub(crate) fn step(rig: &Rig, stage: &mut Stage, pose: Pose<'_>, dt: f32, telepo
     // The chain joints' component matrices are current (the writeback
     // keeps them so, for chains hanging from other chains); nothing after
     // this stage reads the others, and the next update starts with FK.
+}
+
+/// One block: each chain's bookkeeping, the substeps, each chain's output.
+fn run_block(jobs: &mut [Option<Job<'_>>], updates: &[Option<Update>; JOBS], block: &Block) {
+    let members = &block.members[..block.count];
+    let kernel = block.key.map_or(ChainKernel::Scalar, |k| k.0);
+    let mut prepared = [None; lanes::W];
+    for (slot, m) in prepared.iter_mut().zip(members) {
+        let job = jobs[m.job].as_mut().expect("a member's job");
+        let update = updates[m.job].as_ref().expect("a member's update");
+        *slot = prepare(job.rig, job.stage, update, (job.local, job.component), m.ci);
+    }
+    run_substeps(
+        jobs,
+        updates,
+        members,
+        kernel,
+        &mut prepared[..members.len()],
+    );
+    for (slot, m) in prepared.iter().zip(members) {
+        if let Some(p) = slot {
+            let job = jobs[m.job].as_mut().expect("a member's job");
+            let update = updates[m.job].as_ref().expect("a member's update");
+            finish(
+                job.rig,
+                job.stage,
+                update,
+                (job.local, job.component),
+                m.ci,
+                p,
+            );
+        }
+    }
 }
 
 /// A bone's world frame (the character's world for −1), scale divided out.
@@ -819,17 +924,16 @@ fn run_chain(
     }
 }
 
-/// The substeps of a block of chains (`prepared[l]` is chain `first + l`).
-/// The awake chains that take a substep at the same time run it through
-/// the lane kernel; chains out of step with them, the settle phase's extra
-/// repeats and the scalar kernel run chain by chain. The chains are
-/// independent, so the order changes nothing.
+/// The substeps of a block (`prepared[l]` is `members[l]`'s). The awake
+/// chains that take a substep at the same time run it through the lane
+/// kernel; chains out of step with them, the settle phase's extra repeats
+/// and the scalar kernel run chain by chain. The chains are independent,
+/// so the order changes nothing.
 fn run_substeps(
-    rig: &Rig,
-    stage: &mut Stage,
-    update: &Update,
-    local: &[Transform],
-    first: usize,
+    jobs: &mut [Option<Job<'_>>],
+    updates: &[Option<Update>; JOBS],
+    members: &[Member],
+    kernel: ChainKernel,
     prepared: &mut [Option<Prepared>],
 ) {
     let len = prepared.len();
@@ -844,7 +948,9 @@ fn run_substeps(
         let mut stepping = [None::<(f64, f32)>; lanes::W];
         for (l, slot) in prepared.iter_mut().enumerate() {
             let Some(p) = slot else { continue };
-            let clock = &stage.state.clocks[first + l];
+            let m = members[l];
+            let job = jobs[m.job].as_ref().expect("a member's job");
+            let clock = &job.stage.state.clocks[m.ci];
             if !p.run || clock.simulated + p.h > p.t1 + 1e-9 || p.substeps >= MAX_CHAIN_SUBSTEPS {
                 continue;
             }
@@ -868,22 +974,24 @@ fn run_substeps(
             let (Some((end, _)), Some(p)) = (*s, prepared[l].as_mut()) else {
                 continue;
             };
-            let ci = first + l;
-            let clock = &stage.state.clocks[ci];
+            let m = members[l];
+            let job = jobs[m.job].as_ref().expect("a member's job");
+            let clock = &job.stage.state.clocks[m.ci];
             if clock.sleeping == 0 {
                 // Once the input has rested, the same substeps run
                 // faster (ChainParams::settle_speedup); the input is
                 // still, so every one sees the same frame.
-                wanted[l] = chain::settle_substeps(&stage.params[ci], end - clock.still_since);
+                wanted[l] =
+                    chain::settle_substeps(&job.stage.params[m.ci], end - clock.still_since);
                 repeats[l] = 1 + (wanted[l] - 1).min(p.extra_budget);
                 p.extra_budget -= repeats[l] - 1;
             }
         }
         // The lanes: the awake chains at the first awake chain's fraction
-        // and step (their colliders are then placed once for all), if
-        // there are two or more.
+        // and step (a character's colliders are then placed once for all
+        // its lanes), if there are two or more.
         let mut in_lanes = [false; lanes::W];
-        if stage.kernel != ChainKernel::Scalar {
+        if kernel != ChainKernel::Scalar {
             if let Some(l0) = (0..len).find(|&l| repeats[l] > 0) {
                 let key = |l: usize| {
                     (
@@ -908,75 +1016,54 @@ fn run_substeps(
                 if in_lanes[l] != pass {
                     continue;
                 }
-                let ci = first + l;
                 let Some(p) = prepared[l].as_ref() else {
                     continue;
                 };
-                at[l] = interpolate(rig, stage, update, ci, p, f);
-                let setup = &rig.chains[ci];
-                let range = setup.particles();
+                let m = members[l];
+                let job = jobs[m.job].as_mut().expect("a member's job");
+                let update = updates[m.job].as_ref().expect("a member's update");
+                at[l] = interpolate(job.rig, job.stage, update, m.ci, p, f);
+                let range = job.rig.chains[m.ci].particles();
                 let ChainState {
                     position, previous, ..
-                } = &mut stage.state;
+                } = &mut job.stage.state;
                 previous[range.clone()].copy_from_slice(&position[range]);
                 if !pass && repeats[l] > 0 {
-                    run_chain(rig, stage, update, local, ci, p, &at[l], repeats[l]);
+                    run_chain(
+                        job.rig, job.stage, update, job.local, m.ci, p, &at[l], repeats[l],
+                    );
                 }
             }
         }
         if in_lanes[..len].iter().any(|&b| b) {
-            let mut members = [0usize; lanes::W];
+            let mut lane_of = [0usize; lanes::W];
             let mut count = 0;
             for (l, &member) in in_lanes.iter().enumerate().take(len) {
                 if member {
-                    members[count] = l;
+                    lane_of[count] = l;
                     count += 1;
                 }
             }
-            {
-                let Stage {
-                    state,
-                    params,
-                    rest,
-                    rest_targets,
-                    contacts,
-                    placed,
-                    kernel,
-                    ..
-                } = &mut *stage;
-                let block: [lanes::Lane<'_>; lanes::W] = core::array::from_fn(|k| {
-                    let l = members[k.min(count - 1)];
-                    let ci = first + l;
-                    let p = prepared[l].as_ref().expect("a member is prepared");
-                    lanes::Lane {
-                        setup: &rig.chains[ci],
-                        params: &params[ci],
-                        frame: substep_frame(&params[ci], update, local, p, &at[l], placed),
-                    }
-                });
-                lanes::substep(
-                    *kernel,
-                    &block[..count],
-                    &mut lanes::Arrays {
-                        rest,
-                        position: &mut state.position,
-                        velocity: &mut state.velocity,
-                        bend: &mut state.bend,
-                        rest_targets,
-                        contacts,
-                    },
-                );
-            }
+            step_lanes(
+                jobs,
+                updates,
+                members,
+                kernel,
+                (&lane_of[..count], prepared, &at),
+            );
             // The settle phase's extra repeats, chain by chain.
-            for &l in &members[..count] {
+            for &l in &lane_of[..count] {
                 if repeats[l] > 1 {
-                    let p = prepared[l].as_ref().expect("a member is prepared");
+                    let p = prepared[l].as_ref().expect("a lane is prepared");
+                    let m = members[l];
+                    let job = jobs[m.job].as_mut().expect("a member's job");
+                    let update = updates[m.job].as_ref().expect("a member's update");
                     run_chain(
-                        rig,
-                        stage,
+                        job.rig,
+                        job.stage,
                         update,
-                        local,
-                        first + l,
+                        job.local,
+                        m.ci,
                         p,
                         &at[l],
                         repeats[l] - 1,
@@ -986,16 +1073,17 @@ fn run_substeps(
         }
         for (l, s) in stepping.iter().enumerate().take(len) {
             let Some((end, _)) = *s else { continue };
-            let ci = first + l;
-            let setup = &rig.chains[ci];
-            let range = setup.particles();
+            let m = members[l];
+            let job = jobs[m.job].as_mut().expect("a member's job");
+            let update = updates[m.job].as_ref().expect("a member's update");
+            let range = job.rig.chains[m.ci].particles();
             let ChainState {
                 position,
                 previous,
                 clocks,
                 ..
-            } = &mut stage.state;
-            let clock = &mut clocks[ci];
+            } = &mut job.stage.state;
+            let clock = &mut clocks[m.ci];
             if repeats[l] > 1
                 && repeats[l] == wanted[l]
                 && chain::settle_engagement(end - clock.still_since) >= 1.0
@@ -1011,6 +1099,104 @@ fn run_substeps(
             clock.simulated = end;
         }
     }
+}
+
+/// What a character's lanes read: its rig, chain parameters, placed
+/// colliders and pose.
+type LaneInputs<'a> = (
+    &'a Rig,
+    &'a [ChainParams],
+    &'a [PlacedCollider],
+    &'a [Transform],
+);
+
+/// One substep of the chains `lanes` (indices into `members`, ascending)
+/// through the lane kernel, each character's particle arrays split into
+/// its lanes' chains.
+fn step_lanes(
+    jobs: &mut [Option<Job<'_>>],
+    updates: &[Option<Update>; JOBS],
+    members: &[Member],
+    kernel: ChainKernel,
+    (lane_of, prepared, at): (&[usize], &[Option<Prepared>], &[Interpolated; lanes::W]),
+) {
+    let count = lane_of.len();
+    // Each character's fields, borrowed apart: what the lanes read, and
+    // its particle arrays, which its lanes split among them.
+    let mut shared: [Option<LaneInputs<'_>>; JOBS] = [None; JOBS];
+    let mut arrays: [lanes::Arrays<'_>; lanes::W] = Default::default();
+    {
+        let mut rest_of: [lanes::Arrays<'_>; JOBS] = Default::default();
+        let mut rest_start = [0usize; JOBS];
+        for (j, job) in jobs.iter_mut().enumerate() {
+            let Some(job) = job else { continue };
+            let Stage {
+                state,
+                params,
+                rest,
+                rest_targets,
+                contacts,
+                placed,
+                ..
+            } = &mut *job.stage;
+            shared[j] = Some((job.rig, &params[..], &placed[..], &job.local[..]));
+            rest_of[j] = lanes::Arrays {
+                rest,
+                position: &mut state.position,
+                velocity: &mut state.velocity,
+                bend: &mut state.bend,
+                rest_targets,
+                contacts,
+            };
+        }
+        // A character's lanes come in chain order: each takes its chain's
+        // particles off the front of what is left of the arrays.
+        for (k, &l) in lane_of.iter().enumerate() {
+            let m = members[l];
+            let (rig, ..) = shared[m.job].expect("a member's job");
+            let range = rig.chains[m.ci].particles();
+            let left = &mut rest_of[m.job];
+            let skip = range.start - rest_start[m.job];
+            let take = range.len();
+            arrays[k] = lanes::Arrays {
+                rest: split_front(&mut left.rest, skip, take),
+                position: split_front_mut(&mut left.position, skip, take),
+                velocity: split_front_mut(&mut left.velocity, skip, take),
+                bend: split_front_mut(&mut left.bend, skip, take),
+                rest_targets: split_front_mut(&mut left.rest_targets, skip, take),
+                contacts: split_front_mut(&mut left.contacts, skip, take),
+            };
+            rest_start[m.job] = range.end;
+        }
+    }
+    let block: [lanes::Lane<'_>; lanes::W] = core::array::from_fn(|k| {
+        let l = lane_of[k.min(count - 1)];
+        let m = members[l];
+        let (rig, params, placed, local) = shared[m.job].expect("a member's job");
+        let update = updates[m.job].as_ref().expect("a member's update");
+        let p = prepared[l].as_ref().expect("a lane is prepared");
+        lanes::Lane {
+            setup: &rig.chains[m.ci],
+            params: &params[m.ci],
+            frame: substep_frame(&params[m.ci], update, local, p, &at[l], placed),
+        }
+    });
+    lanes::substep(kernel, &block[..count], &mut arrays[..count]);
+}
+
+/// Drops `skip` items off the front of `slice` and returns the next `take`
+/// (the slice keeps what follows).
+fn split_front<'a, T>(slice: &mut &'a [T], skip: usize, take: usize) -> &'a [T] {
+    let (front, back) = slice[skip..].split_at(take);
+    *slice = back;
+    front
+}
+
+/// [`split_front`] for a mutable slice.
+fn split_front_mut<'a, T>(slice: &mut &'a mut [T], skip: usize, take: usize) -> &'a mut [T] {
+    let (front, back) = core::mem::take(slice)[skip..].split_at_mut(take);
+    *slice = back;
+    front
 }
 
 /// A chain's clock after its substeps, the range check, and its output

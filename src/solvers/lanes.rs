@@ -550,15 +550,18 @@ fn placed<'a>(lane: &'a Lane<'_>, j: usize) -> &'a PlacedCollider {
 // ---------------------------------------------------------------------------
 // The kernel.
 
-/// One chain of a block: its setup, parameters, substep frame and where its
-/// particles start in the character's arrays.
+/// One chain of a block: its setup, parameters and substep frame. Its
+/// particles are the [`Arrays`] of the same index; lanes may come from
+/// different characters.
 pub(crate) struct Lane<'a> {
     pub(crate) setup: &'a ChainSetup,
     pub(crate) params: &'a ChainParams,
     pub(crate) frame: SubstepFrame<'a>,
 }
 
-/// The character's flat chain arrays the lanes read and write.
+/// One lane's chain arrays (its particles' slices of its character's flat
+/// arrays, indexed by link), read and written by the kernel.
+#[derive(Default)]
 pub(crate) struct Arrays<'a> {
     pub(crate) rest: &'a [Vec3],
     pub(crate) position: &'a mut [Vec3],
@@ -570,8 +573,8 @@ pub(crate) struct Arrays<'a> {
 
 /// One substep of up to [`W`] chains that share an integrator (SPEC §7/§8),
 /// each exactly as [`chain::substep`] steps it.
-pub(crate) fn substep(kernel: ChainKernel, lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
-    debug_assert!(!lanes.is_empty() && lanes.len() <= W);
+pub(crate) fn substep(kernel: ChainKernel, lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
+    debug_assert!(!lanes.is_empty() && lanes.len() <= W && arrays.len() == lanes.len());
     match kernel {
         #[cfg(target_arch = "x86_64")]
         ChainKernel::LanesAvx2 => {
@@ -585,12 +588,12 @@ pub(crate) fn substep(kernel: ChainKernel, lanes: &[Lane<'_>], arrays: &mut Arra
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn substep_avx2(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
+unsafe fn substep_avx2(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     substep_lanes(lanes, arrays);
 }
 
 #[inline(always)]
-fn substep_lanes(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
+fn substep_lanes(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     if matches!(lanes[0].params.integrator(), Integrator::Vrm { .. }) {
         substep_vrm(lanes, arrays);
     } else {
@@ -599,14 +602,9 @@ fn substep_lanes(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
 }
 
 /// Link `i` of every lane: which lanes have one, its length and its link
-/// radius at the lane's scale; `each(lane index, lane, particle index)`
-/// gathers the rest.
+/// radius at the lane's scale; `each(lane index, lane)` gathers the rest.
 #[inline(always)]
-fn gather(
-    lanes: &[Lane<'_>],
-    i: usize,
-    mut each: impl FnMut(usize, &Lane<'_>, usize),
-) -> (M, F, F) {
+fn gather(lanes: &[Lane<'_>], i: usize, mut each: impl FnMut(usize, &Lane<'_>)) -> (M, F, F) {
     let (mut live, mut length, mut radius) = (M::none(), F::splat(0.0), F::splat(0.0));
     for (l, lane) in lanes.iter().enumerate() {
         let setup = lane.setup;
@@ -616,7 +614,7 @@ fn gather(
         live.set(l, true);
         length.0[l] = setup.lengths[i] * lane.frame.scale;
         radius.0[l] = setup.radii[i] * lane.frame.scale;
-        each(l, lane, setup.first_particle + i);
+        each(l, lane);
     }
     (live, length, radius)
 }
@@ -640,7 +638,7 @@ struct Constants {
     has_colliders: M,
 }
 
-fn constants(lanes: &[Lane<'_>], arrays: &Arrays<'_>) -> Constants {
+fn constants(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Constants {
     let mut k = Constants {
         h: F::splat(1.0),
         root: V3::zero(),
@@ -666,7 +664,7 @@ fn constants(lanes: &[Lane<'_>], arrays: &Arrays<'_>) -> Constants {
         k.floor_decay.0[l] = frame.decay.floor;
         k.from_positions.set(l, params.velocity_from_positions != 0);
         if params.forward_plane != 0 && !lane.setup.is_empty() {
-            let rest0 = arrays.rest[lane.setup.first_particle];
+            let rest0 = arrays[l].rest[0];
             let up = frame.up;
             if let Some(b) = (rest0 - up * rest0.dot(up)).try_normalize() {
                 k.forward.set(l, true);
@@ -685,7 +683,7 @@ fn constants(lanes: &[Lane<'_>], arrays: &Arrays<'_>) -> Constants {
 
 /// The tail and hair presets (spring and exponential-damping integrators).
 #[inline(always)]
-fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
+fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     let k = constants(lanes, arrays);
     let integrator = lanes[0].params.integrator();
     let spring = matches!(integrator, Integrator::Spring { .. });
@@ -711,10 +709,11 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
         let mut v = V3::zero();
         let mut gain = zero; // ω (spring) or k (exponential damping)
         let mut damping = zero; // 2ζ·ω (spring)
-        let (live, length, radius) = gather(lanes, i, |l, lane, idx| {
-            rest_world.set(l, lane.frame.anchor * arrays.rest[idx]);
-            p.set(l, arrays.position[idx]);
-            v.set(l, arrays.velocity[idx]);
+        let (live, length, radius) = gather(lanes, i, |l, lane| {
+            let a = &arrays[l];
+            rest_world.set(l, lane.frame.anchor * a.rest[i]);
+            p.set(l, a.position[i]);
+            v.set(l, a.velocity[i]);
             match lane.params.integrator() {
                 Integrator::Spring {
                     frequency_root,
@@ -756,11 +755,10 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
 
         // Bend coupling and limit: quaternion work per lane, through the
         // scalar kernel's own function.
-        for (l, lane) in lanes.iter().enumerate().filter(|_| any_bend) {
+        for (l, a) in arrays.iter_mut().enumerate().filter(|_| any_bend) {
             if !live.get(l) {
                 continue;
             }
-            let idx = lane.setup.first_particle;
             let q = if moving.get(l) {
                 let ctx = contexts[l].as_ref().expect("a context per lane");
                 let mut link = Link {
@@ -770,15 +768,8 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
                     v: v.get(l),
                     dir: dir.get(l),
                 };
-                let old = &arrays.bend[idx..idx + lane.setup.len()];
-                let q = chain::bend_link(
-                    ctx,
-                    i,
-                    arrays.rest[idx + i],
-                    old,
-                    &mut previous_bend[l],
-                    &mut link,
-                );
+                let q =
+                    chain::bend_link(ctx, i, a.rest[i], a.bend, &mut previous_bend[l], &mut link);
                 p.set(l, link.p);
                 v.set(l, link.v);
                 dir.set(l, link.dir);
@@ -787,7 +778,7 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
                 Quat::IDENTITY
             };
             if i > 0 {
-                arrays.bend[idx + i - 1] = pending[l];
+                a.bend[i - 1] = pending[l];
             }
             pending[l] = q;
         }
@@ -882,24 +873,22 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
         p = vsel(zero_length, head, p);
         v = vsel(zero_length, V3::zero(), v);
         let target = vsel(zero_length, head, target);
-        for (l, lane) in lanes.iter().enumerate() {
+        for (l, a) in arrays.iter_mut().enumerate() {
             if !live.get(l) {
                 continue;
             }
-            let idx = lane.setup.first_particle + i;
-            arrays.position[idx] = p.get(l);
-            arrays.velocity[idx] = v.get(l);
-            arrays.rest_targets[idx] = target.get(l);
-            arrays.contacts[idx] = u32::from(contact.get(l));
+            a.position[i] = p.get(l);
+            a.velocity[i] = v.get(l);
+            a.rest_targets[i] = target.get(l);
+            a.contacts[i] = u32::from(contact.get(l));
         }
         head = p;
     }
-    for (l, lane) in lanes.iter().enumerate() {
-        let range = lane.setup.particles();
+    for (l, a) in arrays.iter_mut().enumerate() {
         if !any_bend {
-            arrays.bend[range].fill(Quat::IDENTITY);
-        } else if let Some(last) = range.last() {
-            arrays.bend[last] = pending[l];
+            a.bend.fill(Quat::IDENTITY);
+        } else if let Some(last) = a.bend.last_mut() {
+            *last = pending[l];
         }
     }
 }
@@ -907,7 +896,7 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
 /// The VRM preset: [`chain::substep`]'s VRMC_springBone verlet, the joint
 /// frames per lane, the verlet step, sphere projection and colliders in lanes.
 #[inline(always)]
-fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
+fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     let zero = F::splat(0.0);
     let mut head = V3::zero();
     let mut parent = [Quat::IDENTITY; W];
@@ -946,15 +935,15 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
         let mut axis_world = V3::zero();
         let mut start = V3::zero();
         let mut velocity = V3::zero();
-        let (live, length, radius) = gather(lanes, i, |l, lane, idx| {
+        let (live, length, radius) = gather(lanes, i, |l, lane| {
             let setup = lane.setup;
             bind[l] = parent[l]
                 * lane.frame.pose[setup.joints[i] as usize]
                     .rotation()
                     .normalize();
             axis_world.set(l, bind[l] * setup.axes[i]);
-            start.set(l, arrays.position[idx]);
-            velocity.set(l, arrays.velocity[idx]);
+            start.set(l, arrays[l].position[i]);
+            velocity.set(l, arrays[l].velocity[i]);
         });
         let zero_length = length.le(F::splat(1e-6));
         let moving = live.and(zero_length.not());
@@ -981,33 +970,32 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut Arrays<'_>) {
         }
         let new_velocity = (next - start) / h;
         let rest_target = head + axis_world * length;
-        for (l, lane) in lanes.iter().enumerate() {
+        for (l, (lane, a)) in lanes.iter().zip(arrays.iter_mut()).enumerate() {
             if !live.get(l) {
                 continue;
             }
             let setup = lane.setup;
-            let idx = setup.first_particle + i;
             let hd = head.get(l);
             if zero_length.get(l) {
-                arrays.position[idx] = hd;
-                arrays.velocity[idx] = Vec3::ZERO;
-                arrays.rest_targets[idx] = hd;
-                arrays.contacts[idx] = 0;
+                a.position[i] = hd;
+                a.velocity[i] = Vec3::ZERO;
+                a.rest_targets[i] = hd;
+                a.contacts[i] = 0;
                 parent[l] = bind[l];
                 continue;
             }
             let nx = next.get(l);
-            arrays.position[idx] = nx;
-            arrays.velocity[idx] = new_velocity.get(l);
-            arrays.rest_targets[idx] = rest_target.get(l);
-            arrays.contacts[idx] = u32::from(contact.get(l));
+            a.position[i] = nx;
+            a.velocity[i] = new_velocity.get(l);
+            a.rest_targets[i] = rest_target.get(l);
+            a.contacts[i] = u32::from(contact.get(l));
             let local_dir = bind[l].conjugate() * ((nx - hd) / length.0[l]);
             parent[l] = bind[l] * crate::math::rotation_arc(setup.axes[i], local_dir);
             head.set(l, nx);
         }
     }
-    for lane in lanes {
-        arrays.bend[lane.setup.particles()].fill(Quat::IDENTITY);
+    for a in arrays.iter_mut() {
+        a.bend.fill(Quat::IDENTITY);
     }
 }
 
