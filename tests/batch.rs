@@ -342,3 +342,174 @@ fn chains_of_different_characters_in_lanes_change_no_output_bit() {
     }
     assert!(moved > 0.3, "the chains swing ({moved} rad)");
 }
+
+/// `secmo_update_batch` runs the chain stages of up to 8 consecutive items
+/// together too: through the C ABI, a batch of 11 tailed characters (one
+/// updated in place, one with its own world each frame, one failing an
+/// update, one item of a wrong struct size) gives every output, info and
+/// result bit of one `secmo_character_update` per character.
+#[test]
+fn the_c_batch_shares_lanes_and_gives_what_one_call_each_gives() {
+    const COUNT: usize = 11;
+    let bones = common::tail_desc(4, ChainParams::tail(1.0)).bones;
+    let parents: Vec<i32> = bones.iter().map(|b| b.parent).collect();
+    let reference: Vec<Transform> = bones.iter().map(|b| b.reference).collect();
+    let n = bones.len();
+    let joints = [2u32, 3, 4, 5];
+    let chain = SecmoChainDesc {
+        struct_size: std::mem::size_of::<SecmoChainDesc>() as u32,
+        anchor: 1,
+        joints: joints.as_ptr(),
+        joint_count: 4,
+        preset: SECMO_CHAIN_TAIL,
+        params: std::ptr::null(),
+        radii: std::ptr::null(),
+        weights: std::ptr::null(),
+        colliders: std::ptr::null(),
+        collider_count: 0,
+        has_end_offset: 0,
+        end_offset: [0.0; 3],
+    };
+    let desc = SecmoRigDesc {
+        bone_count: n as u32,
+        parents: parents.as_ptr(),
+        reference_pose: reference.as_ptr(),
+        chains: &chain,
+        chain_count: 1,
+        ..Default::default()
+    };
+    let mut rig = std::ptr::null_mut();
+    let (mut alone, mut batched) = ([std::ptr::null_mut(); COUNT], [std::ptr::null_mut(); COUNT]);
+    // SAFETY: valid descriptors and out-pointers; handles destroyed below.
+    unsafe {
+        assert_eq!(secmo_rig_create(&desc, &mut rig), SECMO_OK);
+        for c in alone.iter_mut().chain(batched.iter_mut()) {
+            assert_eq!(secmo_character_create(rig, std::ptr::null(), c), SECMO_OK);
+        }
+    }
+    let info = || SecmoUpdateInfo {
+        struct_size: std::mem::size_of::<SecmoUpdateInfo>() as u32,
+        max_substeps: u32::MAX,
+        snapped_springs: u32::MAX,
+        warnings: u32::MAX,
+    };
+    let pose_rig = secmo::Rig::new(common::tail_desc(4, ChainParams::tail(1.0))).unwrap();
+    let mut swing = 0f32;
+    for frame in 0..150 {
+        let poses: Vec<Vec<Transform>> = (0..COUNT)
+            .map(|k| {
+                let mut p = pose_at(&pose_rig, k, frame);
+                if k == 5 && frame == 70 {
+                    p[1].translation[0] = f32::NAN; // fails this update
+                }
+                p
+            })
+            .collect();
+        let inputs: Vec<SecmoFrameInput> = (0..COUNT)
+            .map(|k| {
+                let mut input = common::c_frame_input(&poses[k]);
+                input.dt = if frame == 0 { 0.0 } else { 1.0 / 60.0 };
+                if k == 3 {
+                    input.flags |= SECMO_FRAME_HAS_WORLD;
+                    input.world = Transform::new(
+                        glam::Vec3::new(0.02 * frame as f32, 0.0, 1.0),
+                        Quat::from_rotation_y(0.01 * frame as f32),
+                        glam::Vec3::splat(1.5),
+                    );
+                }
+                input
+            })
+            .collect();
+        // One call each; character 7 in place.
+        let mut expected = poses.clone();
+        let mut expected_info: Vec<SecmoUpdateInfo> = (0..COUNT).map(|_| info()).collect();
+        let mut expected_result = Vec::new();
+        for k in 0..COUNT {
+            // SAFETY: valid handles, inputs and buffers of the rig's length.
+            expected_result.push(unsafe {
+                secmo_character_update(
+                    alone[k],
+                    &inputs[k],
+                    expected[k].as_mut_ptr(),
+                    n,
+                    &mut expected_info[k],
+                )
+            });
+        }
+        let mut in_place = poses[7].clone();
+        let mut in_place_input = inputs[7];
+        in_place_input.pose = in_place.as_ptr();
+        let mut outs = vec![vec![Transform::IDENTITY; n]; COUNT];
+        let mut infos: Vec<SecmoUpdateInfo> = (0..COUNT).map(|_| info()).collect();
+        let mut items: Vec<SecmoBatchItem> = (0..COUNT)
+            .map(|k| SecmoBatchItem {
+                struct_size: std::mem::size_of::<SecmoBatchItem>() as u32,
+                result: u32::MAX,
+                character: batched[k],
+                input: if k == 7 { &in_place_input } else { &inputs[k] },
+                out_pose: if k == 7 {
+                    in_place.as_mut_ptr()
+                } else {
+                    outs[k].as_mut_ptr()
+                },
+                out_pose_len: n,
+                out_info: &mut infos[k],
+            })
+            .collect();
+        let wrong_size = frame == 40;
+        if wrong_size {
+            items[9].struct_size = 12;
+        }
+        // SAFETY: `items` holds COUNT valid items.
+        let status = unsafe { secmo_update_batch(items.as_mut_ptr(), 0, COUNT) };
+        for k in 0..COUNT {
+            let result = items[k].result;
+            if k == 9 && wrong_size {
+                assert_eq!(result, SECMO_ERROR_STRUCT_SIZE);
+                // The character was not updated: run it alone to stay in step.
+                // SAFETY: as above.
+                unsafe {
+                    secmo_character_update(
+                        batched[9],
+                        &inputs[9],
+                        outs[9].as_mut_ptr(),
+                        n,
+                        &mut infos[9],
+                    );
+                }
+                continue;
+            }
+            assert_eq!(result, expected_result[k], "update {frame}, item {k}");
+            if result != SECMO_OK {
+                continue;
+            }
+            let out = if k == 7 { &in_place } else { &outs[k] };
+            assert_eq!(out, &expected[k], "update {frame}, item {k}");
+            assert_eq!(infos[k].warnings, expected_info[k].warnings);
+            assert_eq!(infos[k].max_substeps, expected_info[k].max_substeps);
+            for (o, r) in out.iter().zip(&reference) {
+                swing = swing
+                    .max(Quat::from_array(o.rotation).angle_between(Quat::from_array(r.rotation)));
+            }
+        }
+        let first_failure = items
+            .iter()
+            .map(|i| i.result)
+            .find(|&r| r != SECMO_OK)
+            .unwrap_or(SECMO_OK);
+        assert_eq!(status, first_failure, "update {frame}");
+        assert_eq!(
+            status != SECMO_OK,
+            frame == 40 || frame == 70,
+            "update {frame}"
+        );
+    }
+    assert!(swing > 0.2, "the tails swing ({swing} rad)");
+    // SAFETY: handles made above, destroyed once.
+    unsafe {
+        for c in alone.into_iter().chain(batched) {
+            secmo_character_destroy(c);
+        }
+        secmo_rig_destroy(rig);
+    }
+}
