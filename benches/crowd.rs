@@ -7,6 +7,11 @@
 //!   joint-substeps, so criterion's elem/s gives ns per joint-substep
 //!   (1e9 / elem_per_s), with and without the colliders, on the detected
 //!   chain kernel and on the scalar reference (`…_scalar_kernel`).
+//! - `one_strand_crowd/…`: 1,200 characters with one 6-joint strand and the
+//!   three colliders each (the same 7,200 joints): through `update_batch`,
+//!   whose chain stages of 8 consecutive characters share the lanes, and
+//!   with one `Character::update` per character (`…_each`), whose lanes hold
+//!   one chain. Throughput as above.
 //! - `crowd_frame/…`: 1,000 characters × 80 chain joints (10 chains × 8),
 //!   60 Hz input, one frame of the whole crowd per iteration, on 1 and 2
 //!   threads (the batch split in two ranges under `std::thread::scope`).
@@ -32,6 +37,14 @@ fn bench(c: &mut Criterion) {
             b.iter(|| crowd.step(1))
         });
     }
+    group.finish();
+
+    let mut group = c.benchmark_group("one_strand_crowd");
+    let rig = hair_rig(1, 6, true);
+    let mut crowd = Crowd::new(&rig, 1200);
+    group.throughput(Throughput::Elements(1200 * 6 * 2));
+    group.bench_function("1200x1x6_3_colliders_batch", |b| b.iter(|| crowd.step(1)));
+    group.bench_function("1200x1x6_3_colliders_each", |b| b.iter(|| crowd.step_each()));
     group.finish();
 
     let mut group = c.benchmark_group("crowd_frame");
