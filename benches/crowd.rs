@@ -44,7 +44,9 @@ fn bench(c: &mut Criterion) {
     let mut crowd = Crowd::new(&rig, 1200);
     group.throughput(Throughput::Elements(1200 * 6 * 2));
     group.bench_function("1200x1x6_3_colliders_batch", |b| b.iter(|| crowd.step(1)));
-    group.bench_function("1200x1x6_3_colliders_each", |b| b.iter(|| crowd.step_each()));
+    group.bench_function("1200x1x6_3_colliders_each", |b| {
+        b.iter(|| crowd.step_each())
+    });
     group.finish();
 
     let mut group = c.benchmark_group("crowd_frame");
