@@ -513,3 +513,101 @@ fn the_c_batch_shares_lanes_and_gives_what_one_call_each_gives() {
         secmo_rig_destroy(rig);
     }
 }
+
+/// A C array that lists one character twice breaks the once-per-batch rule
+/// but stays defined: the character is updated twice, one update after the
+/// other, exactly as two `secmo_character_update` calls would (the window of
+/// items whose chains run together ends before a character it holds).
+#[test]
+fn a_character_listed_twice_in_a_c_batch_is_updated_twice_in_order() {
+    let bones = common::tail_desc(4, ChainParams::tail(1.0)).bones;
+    let parents: Vec<i32> = bones.iter().map(|b| b.parent).collect();
+    let reference: Vec<Transform> = bones.iter().map(|b| b.reference).collect();
+    let n = bones.len();
+    let joints = [2u32, 3, 4, 5];
+    let chain = SecmoChainDesc {
+        struct_size: std::mem::size_of::<SecmoChainDesc>() as u32,
+        anchor: 1,
+        joints: joints.as_ptr(),
+        joint_count: 4,
+        preset: SECMO_CHAIN_TAIL,
+        params: std::ptr::null(),
+        radii: std::ptr::null(),
+        weights: std::ptr::null(),
+        colliders: std::ptr::null(),
+        collider_count: 0,
+        has_end_offset: 0,
+        end_offset: [0.0; 3],
+    };
+    let desc = SecmoRigDesc {
+        bone_count: n as u32,
+        parents: parents.as_ptr(),
+        reference_pose: reference.as_ptr(),
+        chains: &chain,
+        chain_count: 1,
+        ..Default::default()
+    };
+    let pose_rig = secmo::Rig::new(common::tail_desc(4, ChainParams::tail(1.0))).unwrap();
+    let (mut rig, mut a, mut b, mut other) = (
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+        std::ptr::null_mut(),
+    );
+    // SAFETY: valid descriptors and out-pointers; handles destroyed below.
+    unsafe {
+        assert_eq!(secmo_rig_create(&desc, &mut rig), SECMO_OK);
+        for c in [&mut a, &mut b, &mut other] {
+            assert_eq!(secmo_character_create(rig, std::ptr::null(), c), SECMO_OK);
+        }
+    }
+    for frame in 0..60 {
+        // `a` alone: two calls; `b` in a batch listing it twice, around
+        // another character.
+        let first = pose_at(&pose_rig, 0, 2 * frame);
+        let second = pose_at(&pose_rig, 0, 2 * frame + 1);
+        let (in1, in2) = (
+            common::c_frame_input(&first),
+            common::c_frame_input(&second),
+        );
+        let mut expected = [vec![Transform::IDENTITY; n], vec![Transform::IDENTITY; n]];
+        let mut outs = [
+            vec![Transform::IDENTITY; n],
+            vec![Transform::IDENTITY; n],
+            vec![Transform::IDENTITY; n],
+        ];
+        let item = |character, input: &SecmoFrameInput, out: &mut Vec<Transform>| SecmoBatchItem {
+            struct_size: std::mem::size_of::<SecmoBatchItem>() as u32,
+            result: u32::MAX,
+            character,
+            input,
+            out_pose: out.as_mut_ptr(),
+            out_pose_len: n,
+            out_info: std::ptr::null_mut(),
+        };
+        let [o0, o1, o2] = &mut outs;
+        let mut items = [item(b, &in1, o0), item(other, &in1, o1), item(b, &in2, o2)];
+        // SAFETY: valid handles, inputs and buffers.
+        unsafe {
+            let [e0, e1] = &mut expected;
+            for (input, out) in [(&in1, e0), (&in2, e1)] {
+                let r = secmo_character_update(a, input, out.as_mut_ptr(), n, std::ptr::null_mut());
+                assert_eq!(r, SECMO_OK);
+            }
+            assert_eq!(secmo_update_batch(items.as_mut_ptr(), 0, 3), SECMO_OK);
+        }
+        assert!(items.iter().all(|i| i.result == SECMO_OK));
+        assert_eq!(outs[0], expected[0], "update {frame}: the first of the two");
+        assert_eq!(
+            outs[2], expected[1],
+            "update {frame}: the second of the two"
+        );
+    }
+    // SAFETY: handles made above, destroyed once.
+    unsafe {
+        for c in [a, b, other] {
+            secmo_character_destroy(c);
+        }
+        secmo_rig_destroy(rig);
+    }
+}

@@ -454,7 +454,24 @@ pub unsafe extern "C" fn secmo_update_batch(
     let mut status = SECMO_OK;
     let mut start = first;
     while start < end {
-        let stop = end.min(start + JOBS);
+        // A window ends before a character it already holds: an array
+        // that breaks the once-per-batch rule still updates that character
+        // twice, one update after the other, as one call per item would.
+        let mut stop = start;
+        let mut held = [std::ptr::null_mut::<SecmoCharacter>(); JOBS];
+        while stop < end && stop - start < JOBS {
+            // SAFETY: the caller promises `end` readable items; only the
+            // pointer is read (and compared) here.
+            let item = unsafe { &*items.add(stop) };
+            let sized = item.struct_size as usize == core::mem::size_of::<SecmoBatchItem>();
+            if sized && !item.character.is_null() {
+                if held[..stop - start].contains(&item.character) {
+                    break;
+                }
+                held[stop - start] = item.character;
+            }
+            stop += 1;
+        }
         let mut begun = [None; JOBS];
         for (k, i) in (start..stop).enumerate() {
             // SAFETY: the caller promises `end` readable and writable items.
