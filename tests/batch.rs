@@ -351,38 +351,11 @@ fn chains_of_different_characters_in_lanes_change_no_output_bit() {
 #[test]
 fn the_c_batch_shares_lanes_and_gives_what_one_call_each_gives() {
     const COUNT: usize = 11;
-    let bones = common::tail_desc(4, ChainParams::tail(1.0)).bones;
-    let parents: Vec<i32> = bones.iter().map(|b| b.parent).collect();
-    let reference: Vec<Transform> = bones.iter().map(|b| b.reference).collect();
-    let n = bones.len();
-    let joints = [2u32, 3, 4, 5];
-    let chain = SecmoChainDesc {
-        struct_size: std::mem::size_of::<SecmoChainDesc>() as u32,
-        anchor: 1,
-        joints: joints.as_ptr(),
-        joint_count: 4,
-        preset: SECMO_CHAIN_TAIL,
-        params: std::ptr::null(),
-        radii: std::ptr::null(),
-        weights: std::ptr::null(),
-        colliders: std::ptr::null(),
-        collider_count: 0,
-        has_end_offset: 0,
-        end_offset: [0.0; 3],
-    };
-    let desc = SecmoRigDesc {
-        bone_count: n as u32,
-        parents: parents.as_ptr(),
-        reference_pose: reference.as_ptr(),
-        chains: &chain,
-        chain_count: 1,
-        ..Default::default()
-    };
-    let mut rig = std::ptr::null_mut();
+    let (reference, n) = tail_reference();
+    let rig = c_tail_rig();
     let (mut alone, mut batched) = ([std::ptr::null_mut(); COUNT], [std::ptr::null_mut(); COUNT]);
-    // SAFETY: valid descriptors and out-pointers; handles destroyed below.
+    // SAFETY: a valid rig and out-pointers; handles destroyed below.
     unsafe {
-        assert_eq!(secmo_rig_create(&desc, &mut rig), SECMO_OK);
         for c in alone.iter_mut().chain(batched.iter_mut()) {
             assert_eq!(secmo_character_create(rig, std::ptr::null(), c), SECMO_OK);
         }
@@ -520,43 +493,16 @@ fn the_c_batch_shares_lanes_and_gives_what_one_call_each_gives() {
 /// items whose chains run together ends before a character it holds).
 #[test]
 fn a_character_listed_twice_in_a_c_batch_is_updated_twice_in_order() {
-    let bones = common::tail_desc(4, ChainParams::tail(1.0)).bones;
-    let parents: Vec<i32> = bones.iter().map(|b| b.parent).collect();
-    let reference: Vec<Transform> = bones.iter().map(|b| b.reference).collect();
-    let n = bones.len();
-    let joints = [2u32, 3, 4, 5];
-    let chain = SecmoChainDesc {
-        struct_size: std::mem::size_of::<SecmoChainDesc>() as u32,
-        anchor: 1,
-        joints: joints.as_ptr(),
-        joint_count: 4,
-        preset: SECMO_CHAIN_TAIL,
-        params: std::ptr::null(),
-        radii: std::ptr::null(),
-        weights: std::ptr::null(),
-        colliders: std::ptr::null(),
-        collider_count: 0,
-        has_end_offset: 0,
-        end_offset: [0.0; 3],
-    };
-    let desc = SecmoRigDesc {
-        bone_count: n as u32,
-        parents: parents.as_ptr(),
-        reference_pose: reference.as_ptr(),
-        chains: &chain,
-        chain_count: 1,
-        ..Default::default()
-    };
+    let (_, n) = tail_reference();
     let pose_rig = secmo::Rig::new(common::tail_desc(4, ChainParams::tail(1.0))).unwrap();
-    let (mut rig, mut a, mut b, mut other) = (
-        std::ptr::null_mut(),
+    let rig = c_tail_rig();
+    let (mut a, mut b, mut other) = (
         std::ptr::null_mut(),
         std::ptr::null_mut(),
         std::ptr::null_mut(),
     );
-    // SAFETY: valid descriptors and out-pointers; handles destroyed below.
+    // SAFETY: a valid rig and out-pointers; handles destroyed below.
     unsafe {
-        assert_eq!(secmo_rig_create(&desc, &mut rig), SECMO_OK);
         for c in [&mut a, &mut b, &mut other] {
             assert_eq!(secmo_character_create(rig, std::ptr::null(), c), SECMO_OK);
         }
@@ -610,4 +556,46 @@ fn a_character_listed_twice_in_a_c_batch_is_updated_twice_in_order() {
         }
         secmo_rig_destroy(rig);
     }
+}
+
+/// The 4-joint tail rig's reference pose and bone count.
+fn tail_reference() -> (Vec<Transform>, usize) {
+    let bones = common::tail_desc(4, ChainParams::tail(1.0)).bones;
+    let reference: Vec<Transform> = bones.iter().map(|b| b.reference).collect();
+    let n = reference.len();
+    (reference, n)
+}
+
+/// The 4-joint tail rig through the C ABI (`secmo_rig_destroy` it).
+fn c_tail_rig() -> *mut SecmoRig {
+    let bones = common::tail_desc(4, ChainParams::tail(1.0)).bones;
+    let parents: Vec<i32> = bones.iter().map(|b| b.parent).collect();
+    let reference: Vec<Transform> = bones.iter().map(|b| b.reference).collect();
+    let joints = [2u32, 3, 4, 5];
+    let chain = SecmoChainDesc {
+        struct_size: std::mem::size_of::<SecmoChainDesc>() as u32,
+        anchor: 1,
+        joints: joints.as_ptr(),
+        joint_count: 4,
+        preset: SECMO_CHAIN_TAIL,
+        params: std::ptr::null(),
+        radii: std::ptr::null(),
+        weights: std::ptr::null(),
+        colliders: std::ptr::null(),
+        collider_count: 0,
+        has_end_offset: 0,
+        end_offset: [0.0; 3],
+    };
+    let desc = SecmoRigDesc {
+        bone_count: bones.len() as u32,
+        parents: parents.as_ptr(),
+        reference_pose: reference.as_ptr(),
+        chains: &chain,
+        chain_count: 1,
+        ..Default::default()
+    };
+    let mut rig = std::ptr::null_mut();
+    // SAFETY: a valid descriptor whose arrays outlive the call.
+    assert_eq!(unsafe { secmo_rig_create(&desc, &mut rig) }, SECMO_OK);
+    rig
 }

@@ -480,14 +480,25 @@ fn end(stage: &mut Stage, update: &Update) {
     // this stage reads the others, and the next update starts with FK.
 }
 
+/// A member's job and that job's update.
+fn job_of<'j, 'a>(
+    jobs: &'j mut [Option<Job<'a>>],
+    updates: &'j [Option<Update>; JOBS],
+    m: Member,
+) -> (&'j mut Job<'a>, &'j Update) {
+    (
+        jobs[m.job].as_mut().expect("a member's job"),
+        updates[m.job].as_ref().expect("a member's update"),
+    )
+}
+
 /// One block: each chain's bookkeeping, the substeps, each chain's output.
 fn run_block(jobs: &mut [Option<Job<'_>>], updates: &[Option<Update>; JOBS], block: &Block) {
     let members = &block.members[..block.count];
     let kernel = block.key.map_or(ChainKernel::Scalar, |k| k.0);
     let mut prepared = [None; lanes::W];
     for (slot, m) in prepared.iter_mut().zip(members) {
-        let job = jobs[m.job].as_mut().expect("a member's job");
-        let update = updates[m.job].as_ref().expect("a member's update");
+        let (job, update) = job_of(jobs, updates, *m);
         *slot = prepare(job.rig, job.stage, update, (job.local, job.component), m.ci);
     }
     run_substeps(
@@ -499,8 +510,7 @@ fn run_block(jobs: &mut [Option<Job<'_>>], updates: &[Option<Update>; JOBS], blo
     );
     for (slot, m) in prepared.iter().zip(members) {
         if let Some(p) = slot {
-            let job = jobs[m.job].as_mut().expect("a member's job");
-            let update = updates[m.job].as_ref().expect("a member's update");
+            let (job, update) = job_of(jobs, updates, *m);
             finish(
                 job.rig,
                 job.stage,
@@ -1020,8 +1030,7 @@ fn run_substeps(
                     continue;
                 };
                 let m = members[l];
-                let job = jobs[m.job].as_mut().expect("a member's job");
-                let update = updates[m.job].as_ref().expect("a member's update");
+                let (job, update) = job_of(jobs, updates, m);
                 at[l] = interpolate(job.rig, job.stage, update, m.ci, p, f);
                 let range = job.rig.chains[m.ci].particles();
                 let ChainState {
@@ -1056,8 +1065,7 @@ fn run_substeps(
                 if repeats[l] > 1 {
                     let p = prepared[l].as_ref().expect("a lane is prepared");
                     let m = members[l];
-                    let job = jobs[m.job].as_mut().expect("a member's job");
-                    let update = updates[m.job].as_ref().expect("a member's update");
+                    let (job, update) = job_of(jobs, updates, m);
                     run_chain(
                         job.rig,
                         job.stage,
@@ -1074,8 +1082,7 @@ fn run_substeps(
         for (l, s) in stepping.iter().enumerate().take(len) {
             let Some((end, _)) = *s else { continue };
             let m = members[l];
-            let job = jobs[m.job].as_mut().expect("a member's job");
-            let update = updates[m.job].as_ref().expect("a member's update");
+            let (job, update) = job_of(jobs, updates, m);
             let range = job.rig.chains[m.ci].particles();
             let ChainState {
                 position,
