@@ -572,20 +572,7 @@ fn c_tail_rig() -> *mut SecmoRig {
     let parents: Vec<i32> = bones.iter().map(|b| b.parent).collect();
     let reference: Vec<Transform> = bones.iter().map(|b| b.reference).collect();
     let joints = [2u32, 3, 4, 5];
-    let chain = SecmoChainDesc {
-        struct_size: std::mem::size_of::<SecmoChainDesc>() as u32,
-        anchor: 1,
-        joints: joints.as_ptr(),
-        joint_count: 4,
-        preset: SECMO_CHAIN_TAIL,
-        params: std::ptr::null(),
-        radii: std::ptr::null(),
-        weights: std::ptr::null(),
-        colliders: std::ptr::null(),
-        collider_count: 0,
-        has_end_offset: 0,
-        end_offset: [0.0; 3],
-    };
+    let chain = common::c_chain_desc(1, &joints, SECMO_CHAIN_TAIL, std::ptr::null());
     let desc = SecmoRigDesc {
         bone_count: bones.len() as u32,
         parents: parents.as_ptr(),

@@ -229,20 +229,7 @@ fn a_caller_built_against_the_136_byte_chain_params_gets_the_preset_settle_speed
         settle_speedup: 1e9,
         ..ChainParams::tail(1.0)
     };
-    let chain = SecmoChainDesc {
-        struct_size: std::mem::size_of::<SecmoChainDesc>() as u32,
-        anchor: 1,
-        joints: joints.as_ptr(),
-        joint_count: 4,
-        preset: SECMO_CHAIN_TAIL,
-        params: &old,
-        radii: std::ptr::null(),
-        weights: std::ptr::null(),
-        colliders: std::ptr::null(),
-        collider_count: 0,
-        has_end_offset: 0,
-        end_offset: [0.0; 3],
-    };
+    let chain = common::c_chain_desc(1, &joints, SECMO_CHAIN_TAIL, &old);
     let desc = SecmoRigDesc {
         bone_count: bones.len() as u32,
         parents: parents.as_ptr(),

@@ -396,3 +396,27 @@ pub fn c_frame_input(pose: &[Transform]) -> secmo::ffi::SecmoFrameInput {
         importance: 1.0,
     }
 }
+
+/// A C chain description: `joints` from `anchor`, the preset's defaults or
+/// `params`, no radii, weights, colliders or end offset.
+pub fn c_chain_desc(
+    anchor: u32,
+    joints: &[u32],
+    preset: u32,
+    params: *const secmo::ChainParams,
+) -> secmo::ffi::SecmoChainDesc {
+    secmo::ffi::SecmoChainDesc {
+        struct_size: std::mem::size_of::<secmo::ffi::SecmoChainDesc>() as u32,
+        anchor,
+        joints: joints.as_ptr(),
+        joint_count: joints.len() as u32,
+        preset,
+        params,
+        radii: std::ptr::null(),
+        weights: std::ptr::null(),
+        colliders: std::ptr::null(),
+        collider_count: 0,
+        has_end_offset: 0,
+        end_offset: [0.0; 3],
+    }
+}
