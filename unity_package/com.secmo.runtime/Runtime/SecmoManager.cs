@@ -12,6 +12,8 @@
 //     every driven bone's local pose into one NativeArray, one
 //     secmo_update_batch call runs every character, and a WriteJob writes
 //     the results back (with each character's weight).
+// Inside that call the chains of up to 8 neighbouring characters share the
+// native chain kernel's lanes (docs/c-api.md, "Batches").
 // The results are the ones each character computes alone, bit for bit. The
 // transform array and buffers are rebuilt only when characters are enabled
 // or disabled; a frame allocates nothing.
