@@ -50,6 +50,43 @@ fn error(path: impl Into<String>, message: impl Into<String>) -> SettingsError {
     }
 }
 
+/// Refuses any number in `value` beyond the float32 range (`path` is the
+/// JSON path so far, e.g. `chains[0].radii[3]`).
+fn check_float32_range(value: &serde_json::Value, path: &mut String) -> Result<(), SettingsError> {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) => match n.as_f64() {
+            Some(x) if x.abs() <= f64::from(f32::MAX) => Ok(()),
+            _ => Err(error(
+                path.clone(),
+                format!("{n} is beyond the float32 range (±3.4e38)"),
+            )),
+        },
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                check_float32_range(item, path)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        Value::Object(map) => {
+            for (key, item) in map {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(key);
+                check_float32_range(item, path)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        _ => Ok(()),
+    }
+}
+
 /// The whole file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -279,6 +316,13 @@ impl RigSettings {
                 e.to_string(),
             )
         })?;
+        // Every value is read as float32 (or a smaller integer): a number
+        // beyond its range would become an infinity that no file can hold,
+        // so it is refused with its path. (The text parsed above, so it
+        // parses again.)
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
+            check_float32_range(&value, &mut String::new())?;
+        }
         if s.format != SETTINGS_FORMAT {
             return Err(error(
                 "format",
@@ -1037,6 +1081,42 @@ mod tests {
         assert_eq!(chain.params.simulation_space, 1);
         assert_eq!(chain.colliders, vec![0]);
         assert!(Rig::new(desc).is_ok());
+    }
+
+    #[test]
+    fn a_number_beyond_float32_is_refused_with_its_path() {
+        // Found by fuzz/settings: 6.7e82 read as a float32 is infinite,
+        // which the expanded file then wrote as `null`.
+        for (from, to, path) in [
+            (
+                r#""radius": 9"#,
+                r#""radius": 6.7e82"#,
+                "colliders[0].radius",
+            ),
+            (
+                r#""carry_angle_degrees": 40"#,
+                r#""carry_angle_degrees": -1e39"#,
+                "chains[0].params.carry_angle_degrees",
+            ),
+            (
+                r#""damping": 30"#,
+                r#""damping": 1e400"#,
+                "springs[0].damping",
+            ),
+        ] {
+            let text = EXAMPLE.replace(from, to);
+            let e = RigSettings::from_json(&text).unwrap_err();
+            if path == "springs[0].damping" {
+                // JSON's own reader already refuses a number past f64.
+                assert!(e.path.starts_with("line "), "{e:?}");
+            } else {
+                assert_eq!(e.path, path, "{e:?}");
+                assert!(e.message.contains("float32 range"), "{e:?}");
+            }
+        }
+        // The largest float32 itself is read.
+        let text = EXAMPLE.replace(r#""radius": 9"#, r#""radius": 3.4028234e38"#);
+        assert!(RigSettings::from_json(&text).is_ok());
     }
 
     #[test]
