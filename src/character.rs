@@ -278,8 +278,6 @@ pub struct Character {
     stages: StageScratch,
     local: Vec<Transform>,
     component: Vec<Affine3A>,
-    /// [`update_batch`]: the chain stage is still to run this update.
-    chains_pending: bool,
 }
 
 /// Largest wind acceleration, metres per second squared (scaled by the
@@ -335,18 +333,24 @@ pub fn update_batch(items: &mut [BatchItem<'_>]) -> usize {
     let mut failed = 0;
     for window in items.chunks_mut(chain_stage::JOBS) {
         let count = window.len();
-        let mut ok = [false; chain_stage::JOBS];
-        for (item, ok) in window.iter_mut().zip(&mut ok) {
-            item.result = item.character.begin_update(&item.input, item.output.len());
-            *ok = item.result.is_ok();
+        // Whether each item's chain stage is still to run.
+        let mut chains = [false; chain_stage::JOBS];
+        for (item, chains) in window.iter_mut().zip(&mut chains) {
+            item.result = item
+                .character
+                .begin_update(&item.input, item.output.len())
+                .map(|(info, run)| {
+                    *chains = run;
+                    info
+                });
         }
         {
             let mut jobs: [Option<chain_stage::Job<'_>>; chain_stage::JOBS] =
                 [const { None }; chain_stage::JOBS];
-            for ((item, job), &ok) in window.iter_mut().zip(&mut jobs).zip(&ok) {
-                if ok {
+            for ((item, job), &run) in window.iter_mut().zip(&mut jobs).zip(&chains) {
+                if run {
                     let (dt, teleport) = (item.input.dt, item.input.teleport);
-                    *job = item.character.chain_job_if_pending(dt, teleport);
+                    *job = Some(item.character.chain_job(dt, teleport));
                 }
             }
             chain_stage::step_jobs(&mut jobs[..count]);
@@ -614,7 +618,6 @@ impl Character {
             chain: chain_stage::Stage::new(&rig),
             correctives: vec![CorrectiveState::default(); k],
             started: 0,
-            chains_pending: false,
             work_springs: vec![SpringState::default(); s],
             work_correctives: vec![CorrectiveState::default(); k],
             work_spring_records: spring_records.clone(),
@@ -1071,17 +1074,16 @@ impl Character {
 
     /// [`Character::update_with_sink`] without records up to the chain stage
     /// ([`update_batch`] runs the chain stages of several characters
-    /// together, then [`Character::commit`]s each).
+    /// together, then [`Character::finish_update`]s each). Also returns
+    /// whether the chain stage runs ([`Character::chain_job`]).
     pub(crate) fn begin_update(
         &mut self,
         input: &FrameInput<'_>,
         output_len: usize,
-    ) -> Result<UpdateInfo, Error> {
+    ) -> Result<(UpdateInfo, bool), Error> {
         self.validate_input(input, output_len)?;
         self.local.copy_from_slice(input.pose);
-        let (info, chains) = self.solve_before_chains(input.dt, input.teleport, false)?;
-        self.chains_pending = chains;
-        Ok(info)
+        self.solve_before_chains(input.dt, input.teleport, false)
     }
 
     pub(crate) fn update_with_sink(
@@ -1193,8 +1195,7 @@ impl Character {
 
         // Translation springs (SPEC §3); their pass is also the FK the
         // correctives read. A spring stage that is off leaves its state alone.
-        let correctives_ran =
-            self.enabled[Stage::Correctives as usize] && !self.rig.correctives.is_empty();
+        let correctives_ran = self.correctives_run();
         let springs_ran = self.enabled[Stage::Springs as usize] && !self.rig.springs.is_empty();
         if !springs_ran && !correctives_ran && chains_run && !self.chain.any_simulation_space() {
             // Only the chains read the component matrices: FK leaves the
@@ -1265,7 +1266,7 @@ impl Character {
     /// The chain stage of this update (SPEC §7, §8): tails and hair, last.
     /// A teleport carries the particles instead of resetting them, so the
     /// frame's time still counts.
-    fn chain_job(&mut self, dt: f32, teleport: bool) -> chain_stage::Job<'_> {
+    pub(crate) fn chain_job(&mut self, dt: f32, teleport: bool) -> chain_stage::Job<'_> {
         chain_stage::Job {
             rig: &self.rig,
             stage: &mut self.chain,
@@ -1276,34 +1277,23 @@ impl Character {
         }
     }
 
-    /// [`Character::chain_job`] after [`Character::begin_update`], if the
-    /// chain stage runs this update.
-    pub(crate) fn chain_job_if_pending(
-        &mut self,
-        dt: f32,
-        teleport: bool,
-    ) -> Option<chain_stage::Job<'_>> {
-        if self.chains_pending {
-            Some(self.chain_job(dt, teleport))
-        } else {
-            None
-        }
-    }
-
     /// Ends an update begun with [`Character::begin_update`] (its chain
     /// stage run): commits it and writes its pose into `output`.
     pub(crate) fn finish_update(&mut self, output: &mut [Transform]) {
-        self.chains_pending = false;
         self.commit();
         output.copy_from_slice(&self.local);
+    }
+
+    /// Whether the corrective stage runs (it is on and the rig has some).
+    fn correctives_run(&self) -> bool {
+        self.enabled[Stage::Correctives as usize] && !self.rig.correctives.is_empty()
     }
 
     /// Commits a successful update by swapping scratch and state: the next
     /// update copies the state into scratch again, and a stage that ran
     /// rewrote every record.
     fn commit(&mut self) {
-        let correctives_ran =
-            self.enabled[Stage::Correctives as usize] && !self.rig.correctives.is_empty();
+        let correctives_ran = self.correctives_run();
         std::mem::swap(&mut self.springs, &mut self.work_springs);
         std::mem::swap(&mut self.correctives, &mut self.work_correctives);
         if self.enabled[Stage::Springs as usize] {

@@ -308,12 +308,23 @@ pub fn forward_kinematics(parents: &[i32], local: &[Transform], component: &mut 
     debug_assert_eq!(parents.len(), local.len());
     debug_assert_eq!(parents.len(), component.len());
     for i in 0..parents.len() {
-        let l = local[i].to_affine();
-        component[i] = match parents[i] {
-            p if p >= 0 => component[p as usize] * l,
-            _ => l,
-        };
+        forward_kinematics_bone(parents, local, component, i);
     }
+}
+
+/// One bone of [`forward_kinematics`], its parent's matrix already current.
+#[inline]
+fn forward_kinematics_bone(
+    parents: &[i32],
+    local: &[Transform],
+    component: &mut [Affine3A],
+    i: usize,
+) {
+    let l = local[i].to_affine();
+    component[i] = match parents[i] {
+        p if p >= 0 => component[p as usize] * l,
+        _ => l,
+    };
 }
 
 /// [`forward_kinematics`] over the bones `bones` only (parents first; every
@@ -325,12 +336,7 @@ pub fn forward_kinematics_of(
     bones: &[u32],
 ) {
     for &b in bones {
-        let i = b as usize;
-        let l = local[i].to_affine();
-        component[i] = match parents[i] {
-            p if p >= 0 => component[p as usize] * l,
-            _ => l,
-        };
+        forward_kinematics_bone(parents, local, component, b as usize);
     }
 }
 

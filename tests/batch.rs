@@ -352,7 +352,7 @@ fn chains_of_different_characters_in_lanes_change_no_output_bit() {
 fn the_c_batch_shares_lanes_and_gives_what_one_call_each_gives() {
     const COUNT: usize = 11;
     let (reference, n) = tail_reference();
-    let rig = c_tail_rig();
+    let rig = common::c_tail_rig(std::ptr::null());
     let (mut alone, mut batched) = ([std::ptr::null_mut(); COUNT], [std::ptr::null_mut(); COUNT]);
     // SAFETY: a valid rig and out-pointers; handles destroyed below.
     unsafe {
@@ -495,7 +495,7 @@ fn the_c_batch_shares_lanes_and_gives_what_one_call_each_gives() {
 fn a_character_listed_twice_in_a_c_batch_is_updated_twice_in_order() {
     let (_, n) = tail_reference();
     let pose_rig = secmo::Rig::new(common::tail_desc(4, ChainParams::tail(1.0))).unwrap();
-    let rig = c_tail_rig();
+    let rig = common::c_tail_rig(std::ptr::null());
     let (mut a, mut b, mut other) = (
         std::ptr::null_mut(),
         std::ptr::null_mut(),
@@ -564,25 +564,4 @@ fn tail_reference() -> (Vec<Transform>, usize) {
     let reference: Vec<Transform> = bones.iter().map(|b| b.reference).collect();
     let n = reference.len();
     (reference, n)
-}
-
-/// The 4-joint tail rig through the C ABI (`secmo_rig_destroy` it).
-fn c_tail_rig() -> *mut SecmoRig {
-    let bones = common::tail_desc(4, ChainParams::tail(1.0)).bones;
-    let parents: Vec<i32> = bones.iter().map(|b| b.parent).collect();
-    let reference: Vec<Transform> = bones.iter().map(|b| b.reference).collect();
-    let joints = [2u32, 3, 4, 5];
-    let chain = common::c_chain_desc(1, &joints, SECMO_CHAIN_TAIL, std::ptr::null());
-    let desc = SecmoRigDesc {
-        bone_count: bones.len() as u32,
-        parents: parents.as_ptr(),
-        reference_pose: reference.as_ptr(),
-        chains: &chain,
-        chain_count: 1,
-        ..Default::default()
-    };
-    let mut rig = std::ptr::null_mut();
-    // SAFETY: a valid descriptor whose arrays outlive the call.
-    assert_eq!(unsafe { secmo_rig_create(&desc, &mut rig) }, SECMO_OK);
-    rig
 }

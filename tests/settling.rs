@@ -217,10 +217,6 @@ fn godette_hair_on_the_hair_preset_settles_within_two_seconds_of_a_head_turn() {
 #[test]
 fn a_caller_built_against_the_136_byte_chain_params_gets_the_preset_settle_speedup() {
     use secmo::ffi::*;
-    let bones = common::tail_desc(4, ChainParams::tail(1.0)).bones;
-    let parents: Vec<i32> = bones.iter().map(|b| b.parent).collect();
-    let reference: Vec<Transform> = bones.iter().map(|b| b.reference).collect();
-    let joints = [2u32, 3, 4, 5];
     // ABI 1's struct: 136 bytes, so `settle_speedup` is not the caller's
     // (an out-of-range value there proves it is never read).
     let old = ChainParams {
@@ -229,20 +225,11 @@ fn a_caller_built_against_the_136_byte_chain_params_gets_the_preset_settle_speed
         settle_speedup: 1e9,
         ..ChainParams::tail(1.0)
     };
-    let chain = common::c_chain_desc(1, &joints, SECMO_CHAIN_TAIL, &old);
-    let desc = SecmoRigDesc {
-        bone_count: bones.len() as u32,
-        parents: parents.as_ptr(),
-        reference_pose: reference.as_ptr(),
-        chains: &chain,
-        chain_count: 1,
-        ..Default::default()
-    };
-    let (mut rig, mut character) = (std::ptr::null_mut(), std::ptr::null_mut());
+    let rig = common::c_tail_rig(&old);
+    let mut character = std::ptr::null_mut();
     let mut read = ChainParams::hair(1.0);
     // SAFETY: valid descriptors and out-pointers; handles destroyed below.
     unsafe {
-        assert_eq!(secmo_rig_create(&desc, &mut rig), SECMO_OK);
         assert_eq!(
             secmo_character_create(rig, std::ptr::null(), &mut character),
             SECMO_OK

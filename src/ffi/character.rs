@@ -463,8 +463,7 @@ pub unsafe extern "C" fn secmo_update_batch(
             // SAFETY: the caller promises `end` readable items; only the
             // pointer is read (and compared) here.
             let item = unsafe { &*items.add(stop) };
-            let sized = item.struct_size as usize == core::mem::size_of::<SecmoBatchItem>();
-            if sized && !item.character.is_null() {
+            if item_sized(item) && !item.character.is_null() {
                 if held[..stop - start].contains(&item.character) {
                     break;
                 }
@@ -476,7 +475,7 @@ pub unsafe extern "C" fn secmo_update_batch(
         for (k, i) in (start..stop).enumerate() {
             // SAFETY: the caller promises `end` readable and writable items.
             let item = unsafe { &mut *items.add(i) };
-            item.result = if item.struct_size as usize != core::mem::size_of::<SecmoBatchItem>() {
+            item.result = if !item_sized(item) {
                 guard("secmo_update_batch", || {
                     Err(FfiError::new(
                         SECMO_ERROR_STRUCT_SIZE,
@@ -503,11 +502,11 @@ pub unsafe extern "C" fn secmo_update_batch(
             let mut jobs: [Option<crate::solvers::chain_stage::Job<'_>>; JOBS] =
                 [const { None }; JOBS];
             for ((job, begun), i) in jobs.iter_mut().zip(&begun).zip(start..stop) {
-                if let Some((_, dt, teleport)) = *begun {
+                if let Some((_, dt, teleport, true)) = *begun {
                     // SAFETY: begin_item checked the item's character, and
-                    // a character appears once per batch.
+                    // the window holds each character once.
                     let character = unsafe { &mut (*(*items.add(i)).character).character };
-                    *job = character.chain_job_if_pending(dt, teleport);
+                    *job = Some(character.chain_job(dt, teleport));
                 }
             }
             crate::solvers::chain_stage::step_jobs(&mut jobs[..stop - start]);
@@ -533,27 +532,33 @@ pub unsafe extern "C" fn secmo_update_batch(
     status
 }
 
+/// Whether a batch item carries this library's `struct_size`.
+fn item_sized(item: &SecmoBatchItem) -> bool {
+    item.struct_size as usize == core::mem::size_of::<SecmoBatchItem>()
+}
+
 /// A batch item's update up to its chain stage (`secmo_character_update`'s
-/// checks, the helper stages): its info, dt and teleport flag. On error
-/// nothing of the character has changed.
+/// checks, the helper stages): its info, dt, teleport flag and whether its
+/// chain stage runs. On error nothing of the character has changed.
 unsafe fn begin_item(
     item: &SecmoBatchItem,
-) -> Result<(crate::character::UpdateInfo, f32, bool), FfiError> {
+) -> Result<(crate::character::UpdateInfo, f32, bool, bool), FfiError> {
     let character = &mut non_null_mut(item.character, "character")?.character;
     // SAFETY: the item's pointers follow secmo_character_update's contract.
     let frame = unsafe { read_frame(character, item.input, item.out_info)? };
     // SAFETY: as above.
     unsafe { check_pose_buffers(character, &frame, item.out_pose, item.out_pose_len)? };
     let teleport = frame.flags & SECMO_FRAME_TELEPORT != 0;
-    let saved_inputs = apply_frame(character, &frame)?;
     let pose = slice(frame.pose, frame.pose_len, "input->pose")?;
     let input = FrameInput {
         dt: frame.dt,
         pose,
         teleport,
     };
+    // Applied last: only the update itself can fail after it.
+    let saved_inputs = apply_frame(character, &frame)?;
     match character.begin_update(&input, item.out_pose_len) {
-        Ok(info) => Ok((info, frame.dt, teleport)),
+        Ok((info, chains)) => Ok((info, frame.dt, teleport, chains)),
         Err(e) => {
             character.restore_chain_inputs(saved_inputs);
             Err(e.into())

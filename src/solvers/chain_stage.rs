@@ -247,9 +247,7 @@ impl Stage {
             kernel: ChainKernel::detect(),
         }
     }
-}
 
-impl Stage {
     /// Whether a chain simulates in a bone's space (that bone's component
     /// matrix is read, whichever it is).
     pub(crate) fn any_simulation_space(&self) -> bool {
@@ -1162,17 +1160,8 @@ fn step_lanes(
             let m = members[l];
             let (rig, ..) = shared[m.job].expect("a member's job");
             let range = rig.chains[m.ci].particles();
-            let left = &mut rest_of[m.job];
             let skip = range.start - rest_start[m.job];
-            let take = range.len();
-            arrays[k] = lanes::Arrays {
-                rest: split_front(&mut left.rest, skip, take),
-                position: split_front_mut(&mut left.position, skip, take),
-                velocity: split_front_mut(&mut left.velocity, skip, take),
-                bend: split_front_mut(&mut left.bend, skip, take),
-                rest_targets: split_front_mut(&mut left.rest_targets, skip, take),
-                contacts: split_front_mut(&mut left.contacts, skip, take),
-            };
+            arrays[k] = rest_of[m.job].take_front(skip, range.len());
             rest_start[m.job] = range.end;
         }
     }
@@ -1189,21 +1178,6 @@ fn step_lanes(
         }
     });
     lanes::substep(kernel, &block[..count], &mut arrays[..count]);
-}
-
-/// Drops `skip` items off the front of `slice` and returns the next `take`
-/// (the slice keeps what follows).
-fn split_front<'a, T>(slice: &mut &'a [T], skip: usize, take: usize) -> &'a [T] {
-    let (front, back) = slice[skip..].split_at(take);
-    *slice = back;
-    front
-}
-
-/// [`split_front`] for a mutable slice.
-fn split_front_mut<'a, T>(slice: &mut &'a mut [T], skip: usize, take: usize) -> &'a mut [T] {
-    let (front, back) = core::mem::take(slice)[skip..].split_at_mut(take);
-    *slice = back;
-    front
 }
 
 /// A chain's clock after its substeps, the range check, and its output

@@ -571,6 +571,30 @@ pub(crate) struct Arrays<'a> {
     pub(crate) contacts: &'a mut [u32],
 }
 
+impl<'a> Arrays<'a> {
+    /// Drops `skip` particles off the front of every array and returns the
+    /// next `take` as their own arrays (these keep what follows): a
+    /// character's arrays split among its chains, in chain order.
+    #[inline]
+    pub(crate) fn take_front(&mut self, skip: usize, take: usize) -> Arrays<'a> {
+        fn front<'a, T>(slice: &mut &'a mut [T], skip: usize, take: usize) -> &'a mut [T] {
+            let (front, back) = core::mem::take(slice)[skip..].split_at_mut(take);
+            *slice = back;
+            front
+        }
+        let (rest, rest_back) = self.rest[skip..].split_at(take);
+        self.rest = rest_back;
+        Arrays {
+            rest,
+            position: front(&mut self.position, skip, take),
+            velocity: front(&mut self.velocity, skip, take),
+            bend: front(&mut self.bend, skip, take),
+            rest_targets: front(&mut self.rest_targets, skip, take),
+            contacts: front(&mut self.contacts, skip, take),
+        }
+    }
+}
+
 /// One substep of up to [`W`] chains that share an integrator (SPEC §7/§8),
 /// each exactly as [`chain::substep`] steps it.
 pub(crate) fn substep(kernel: ChainKernel, lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {

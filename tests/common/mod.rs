@@ -397,20 +397,20 @@ pub fn c_frame_input(pose: &[Transform]) -> secmo::ffi::SecmoFrameInput {
     }
 }
 
-/// A C chain description: `joints` from `anchor`, the preset's defaults or
-/// `params`, no radii, weights, colliders or end offset.
-pub fn c_chain_desc(
-    anchor: u32,
-    joints: &[u32],
-    preset: u32,
-    params: *const secmo::ChainParams,
-) -> secmo::ffi::SecmoChainDesc {
-    secmo::ffi::SecmoChainDesc {
-        struct_size: std::mem::size_of::<secmo::ffi::SecmoChainDesc>() as u32,
-        anchor,
+/// [`tail_desc`]`(4, …)` through the C ABI: its tail as a `SECMO_CHAIN_TAIL`
+/// chain with `params` (NULL: the preset's). `secmo_rig_destroy` it.
+pub fn c_tail_rig(params: *const secmo::ChainParams) -> *mut secmo::ffi::SecmoRig {
+    use secmo::ffi::*;
+    let bones = tail_desc(4, ChainParams::tail(1.0)).bones;
+    let parents: Vec<i32> = bones.iter().map(|b| b.parent).collect();
+    let reference: Vec<Transform> = bones.iter().map(|b| b.reference).collect();
+    let joints = [2u32, 3, 4, 5];
+    let chain = SecmoChainDesc {
+        struct_size: std::mem::size_of::<SecmoChainDesc>() as u32,
+        anchor: 1,
         joints: joints.as_ptr(),
         joint_count: joints.len() as u32,
-        preset,
+        preset: SECMO_CHAIN_TAIL,
         params,
         radii: std::ptr::null(),
         weights: std::ptr::null(),
@@ -418,5 +418,17 @@ pub fn c_chain_desc(
         collider_count: 0,
         has_end_offset: 0,
         end_offset: [0.0; 3],
-    }
+    };
+    let desc = SecmoRigDesc {
+        bone_count: bones.len() as u32,
+        parents: parents.as_ptr(),
+        reference_pose: reference.as_ptr(),
+        chains: &chain,
+        chain_count: 1,
+        ..Default::default()
+    };
+    let mut rig = std::ptr::null_mut();
+    // SAFETY: a valid descriptor whose arrays outlive the call.
+    assert_eq!(unsafe { secmo_rig_create(&desc, &mut rig) }, SECMO_OK);
+    rig
 }
