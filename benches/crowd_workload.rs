@@ -165,6 +165,12 @@ impl Crowd {
         black_box(&self.outs);
     }
 
+    /// Every character's output pose after the last step.
+    #[allow(dead_code)] // read by crowd_frames and tests/aarch64.rs only
+    pub fn outputs(&self) -> &[Vec<Transform>] {
+        &self.outs
+    }
+
     /// [`Crowd::step`] on one thread with one `Character::update` per
     /// character instead of the batch (no chains of different characters
     /// share lanes).

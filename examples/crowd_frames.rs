@@ -16,7 +16,11 @@
 //! then the strands per character (default 12; the crowd keeps 7,200 joints:
 //! 1,200 / strands characters, so the divisor above stays), then `batch`
 //! (default, `update_batch`) or `each` (one `Character::update` per
-//! character: no chains of different characters share lanes).
+//! character: no chains of different characters share lanes), then
+//! optionally `dump PATH`: write the output poses after the frames to PATH
+//! (every character's transforms as little-endian f32: translation,
+//! rotation, scale) instead of printing the time; tests/aarch64.rs compares
+//! an aarch64 run's against the host's.
 
 #[path = "../benches/crowd_workload.rs"]
 mod workload;
@@ -68,6 +72,20 @@ fn main() {
             std::process::exit(2);
         }
     };
+    let dump = match args.next().as_deref() {
+        None => None,
+        Some("dump") => match args.next() {
+            Some(path) => Some(path),
+            None => {
+                eprintln!("crowd_frames: `dump` needs the path to write the poses to");
+                std::process::exit(2);
+            }
+        },
+        Some(other) => {
+            eprintln!("crowd_frames: the optional last argument is `dump PATH`, not `{other}`");
+            std::process::exit(2);
+        }
+    };
     let rig = workload::hair_rig(strands, 6, colliders);
     let mut crowd = workload::Crowd::new(&rig, 1200 / strands);
     crowd.set_kernel(kernel);
@@ -80,7 +98,19 @@ fn main() {
         }
     }
     let joint_substeps = frames as f64 * 100.0 * 72.0 * 2.0;
-    if frames > 0 {
+    if let Some(path) = dump {
+        let bytes: Vec<u8> = crowd
+            .outputs()
+            .iter()
+            .flatten()
+            .flat_map(|t| t.translation.iter().chain(&t.rotation).chain(&t.scale))
+            .flat_map(|x| x.to_le_bytes())
+            .collect();
+        if let Err(e) = std::fs::write(&path, bytes) {
+            eprintln!("crowd_frames: cannot write {path}: {e}");
+            std::process::exit(1);
+        }
+    } else if frames > 0 {
         println!(
             "{:.1} ns per joint-substep (wall, {frames} frames, colliders: {colliders}, {kernel:?})",
             start.elapsed().as_secs_f64() * 1e9 / joint_substeps
