@@ -166,7 +166,6 @@ impl Crowd {
     }
 
     /// Every character's output pose after the last step.
-    #[allow(dead_code)] // read by crowd_frames and tests/aarch64.rs only
     pub fn outputs(&self) -> &[Vec<Transform>] {
         &self.outs
     }

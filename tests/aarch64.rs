@@ -23,7 +23,6 @@
 //! test is reported as ignored.
 
 #[path = "../benches/crowd_workload.rs"]
-#[allow(dead_code)]
 mod workload;
 
 use std::process::Command;
