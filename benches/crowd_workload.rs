@@ -1,6 +1,7 @@
 //! Issue #14's crowd workload, shared by `benches/crowd.rs` (criterion) and
 //! `examples/crowd_frames.rs` (a fixed number of frames, for instruction
-//! counts under cachegrind).
+//! counts under cachegrind) and tests/aarch64.rs (the same crowd on two
+//! targets).
 #![allow(dead_code)]
 
 use std::sync::Arc;

@@ -276,8 +276,15 @@ pub struct Rig {
     /// Bones (or -1, the world frame) whose world frame the chain stage
     /// reads; [`ChainSetup::anchor_slot`] and `parent_slot` index it.
     pub(crate) chain_frames: Vec<i32>,
-    /// Whether each chain frame is another chain's joint.
+    /// Whether each chain frame is another chain's joint or lies below
+    /// one (it moves when that chain writes its output).
     pub(crate) chain_frame_moves: Vec<bool>,
+    /// For a moving chain frame that is no chain joint: the nearest chain
+    /// joint above it, then the bones from there down to the frame's own,
+    /// whose local transforms compose its component matrix after that
+    /// chain has written (FK before the chains saw the animated joint).
+    /// Empty otherwise.
+    pub(crate) chain_frame_paths: Vec<Vec<u32>>,
     /// The bones, parents first, whose component matrices the chain stage
     /// reads before writing them: all but the chain joints after each
     /// chain's root, which the writeback composes from their parent. FK
@@ -462,11 +469,37 @@ impl Rig {
             setup.anchor_slot = slot_of(setup.anchor as i32);
             setup.parent_slot = slot_of(parents[setup.joints[0] as usize]);
         }
-        // A frame on another chain's joint moves when that chain writes its
-        // output, so it is read afresh for each chain.
+        // A frame on another chain's joint, or below one, moves when that
+        // chain writes its output, so it is read afresh for each chain;
+        // one below a joint is composed down from it (a VRM spring whose
+        // next joint is a grandchild continues as a chain hanging from the
+        // node in between).
+        let chain_frame_paths: Vec<Vec<u32>> = chain_frames
+            .iter()
+            .map(|&b| {
+                let Ok(bone) = usize::try_from(b) else {
+                    return Vec::new();
+                };
+                if joint_owner[bone] {
+                    return Vec::new();
+                }
+                let mut path = vec![bone as u32];
+                let mut cur = parents[bone];
+                while let Ok(p) = usize::try_from(cur) {
+                    path.push(p as u32);
+                    if joint_owner[p] {
+                        path.reverse();
+                        return path;
+                    }
+                    cur = parents[p];
+                }
+                Vec::new()
+            })
+            .collect();
         let chain_frame_moves = chain_frames
             .iter()
-            .map(|&b| b >= 0 && joint_owner[b as usize])
+            .zip(&chain_frame_paths)
+            .map(|(&b, path)| b >= 0 && (joint_owner[b as usize] || !path.is_empty()))
             .collect();
 
         // The bones whose component matrices the chain stage reads before
@@ -539,6 +572,7 @@ impl Rig {
             chains,
             chain_frames,
             chain_frame_moves,
+            chain_frame_paths,
             fk_before_chains,
             particle_count,
             subtree_end,

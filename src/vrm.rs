@@ -292,6 +292,44 @@ pub const SCENE_ROOT: &str = "secmo_scene_root";
 
 /// The chain anchor for a chain starting at `node`: its parent, or
 /// [`SCENE_ROOT`] (noted in `scene_root`) for a scene root.
+/// Whether `node` lies below `ancestor`.
+fn below(nodes: &Nodes, node: usize, ancestor: usize) -> bool {
+    let mut cur = nodes.parents[node];
+    // At most one step per node: parents form no cycle (read_nodes).
+    while cur >= 0 {
+        if cur as usize == ancestor {
+            return true;
+        }
+        cur = nodes.parents[cur as usize];
+    }
+    false
+}
+
+/// Where node `to` sits in node `from`'s frame in the rest pose: its own
+/// translation when it is `from`'s child, otherwise through the nodes in
+/// between (or the two world transforms, when `to` is not below `from`).
+fn rest_offset(nodes: &Nodes, from: usize, to: usize) -> [f32; 3] {
+    if nodes.parents[to] == from as i32 {
+        return nodes.local[to].translation;
+    }
+    let world = |mut node: usize| {
+        let mut m = nodes.local[node].to_affine();
+        while nodes.parents[node] >= 0 {
+            node = nodes.parents[node] as usize;
+            m = nodes.local[node].to_affine() * m;
+        }
+        m
+    };
+    let offset = world(from)
+        .inverse()
+        .transform_point3(world(to).translation.into());
+    if offset.is_finite() {
+        offset.to_array()
+    } else {
+        nodes.local[to].translation
+    }
+}
+
 fn anchor_of(nodes: &Nodes, node: usize, scene_root: &mut bool) -> String {
     match nodes.parents[node] {
         p if p >= 0 => nodes.names[p as usize].clone(),
@@ -565,6 +603,32 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 let joint_path = format!("{path}.joints[{k}] ({})", nodes.names[indices[k]]);
                 note_ignored(j, &joint_path, JOINT_FIELDS, &mut notes);
             }
+            // VRMC_springBone 1.0 asks only that each joint lie below the
+            // one before, not right below it: the nodes between move with
+            // the joint above them, which aims at the next joint's rest
+            // position (its tail). secmo's chains are runs of direct
+            // children, so a spring continues as a new chain after a skip.
+            let direct: Vec<bool> = indices
+                .windows(2)
+                .map(|w| nodes.parents[w[1]] == w[0] as i32)
+                .collect();
+            for (k, w) in indices.windows(2).enumerate() {
+                if !direct[k] {
+                    let below = below(&nodes, w[1], w[0]);
+                    notes.push(format!(
+                        "{path}.joints[{}] ({}) is {} joints[{k}] ({}): {}",
+                        k + 1,
+                        nodes.names[w[1]],
+                        if below { "not a child of" } else { "not below" },
+                        nodes.names[w[0]],
+                        if below {
+                            "the nodes between move with the joint above them"
+                        } else {
+                            "VRMC_springBone asks for a descendant; the joint aims at its rest position"
+                        }
+                    ));
+                }
+            }
             // secmo holds one set of numbers per chain: where they change
             // along a spring it continues as a new chain hanging from the
             // joint before (each VRM joint reads only its parent anyway).
@@ -573,7 +637,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
             while start < simulated {
                 let first = joint(&js[start]);
                 let mut end = start + 1;
-                while end < simulated && joint(&js[end]) == first {
+                while end < simulated && direct[end - 1] && joint(&js[end]) == first {
                     end += 1;
                 }
                 let anchor = anchor_of(&nodes, indices[start], &mut scene_root);
@@ -590,7 +654,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                         .map(|j| num(j.get("hitRadius"), 0.0))
                         .collect(),
                     weights: Vec::new(),
-                    end_offset: Some(nodes.local[indices[end]].translation),
+                    end_offset: Some(rest_offset(&nodes, indices[end - 1], indices[end])),
                     colliders: colliders.clone(),
                 });
                 start = end;

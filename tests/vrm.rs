@@ -10,7 +10,7 @@ use glam::{Quat, Vec3};
 use secmo::math::{forward_kinematics, Transform};
 use secmo::rig::{Rig, UpAxis};
 use secmo::vrm::{self, VrmImport, SCENE_ROOT};
-use secmo::{Character, CharacterOptions};
+use secmo::{Character, CharacterOptions, FrameInput};
 
 fn asset(name: &str) -> Vec<u8> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -583,4 +583,62 @@ fn godette_hair_agrees_across_30_60_and_120_hz_input() {
     // 1.13e-5; they are now kept relative to the chains' simulation origin
     // at the head. The dead zone this guards against gave 1.6e-3.
     assert!(worst <= 1e-5, "30/60/120 Hz differ by {worst:e} rad");
+}
+
+/// VRMC_springBone 1.0 asks only that each joint lie below the one before:
+/// a spring that skips a node (strand_1, rotated and offset) opens, as two
+/// chains, the first aiming at the next joint's true rest position, with a
+/// note naming both joints. (tests/vrm_parity.rs runs such a spring
+/// against three-vrm.)
+#[test]
+fn a_spring_that_skips_a_node_opens_as_two_chains() {
+    let file = r#"{
+      "asset": {"version": "2.0"}, "scene": 0, "scenes": [{"nodes": [0]}],
+      "nodes": [
+        {"name": "head", "translation": [0, 1.5, 0], "children": [1]},
+        {"name": "strand_0", "translation": [0, 0.08, -0.09], "children": [2]},
+        {"name": "strand_1", "translation": [0, -0.06, -0.05],
+         "rotation": [0, 0, 0.0871557, 0.9961947], "children": [3]},
+        {"name": "strand_2", "translation": [0, -0.08, -0.02], "children": [4]},
+        {"name": "strand_end", "translation": [0, -0.07, 0]}
+      ],
+      "extensionsUsed": ["VRMC_springBone"],
+      "extensions": {"VRMC_springBone": {"specVersion": "1.0", "springs": [
+        {"joints": [{"node": 1}, {"node": 3}, {"node": 4}]}]}}
+    }"#;
+    let import = vrm::import(file.as_bytes()).unwrap();
+    let chains = &import.settings.chains;
+    assert_eq!(chains.len(), 2);
+    assert_eq!(chains[0].joints, ["strand_0"]);
+    assert_eq!(chains[1].joints, ["strand_2"]);
+    assert_eq!(chains[1].anchor, "strand_1");
+    // strand_2's head in strand_0's frame: strand_1's offset plus its
+    // rotation (10° about z) applied to strand_2's.
+    let r = Quat::from_xyzw(0.0, 0.0, 0.0871557, 0.9961947);
+    let expected = Vec3::new(0.0, -0.06, -0.05) + r * Vec3::new(0.0, -0.08, -0.02);
+    let got = Vec3::from(chains[0].end_offset.unwrap());
+    assert!((got - expected).length() < 1e-6, "{got} vs {expected}");
+    assert!(
+        import
+            .notes
+            .iter()
+            .any(|n| n.contains("joints[1] (strand_2)")
+                && n.contains("not a child of joints[0] (strand_0)")),
+        "{:#?}",
+        import.notes
+    );
+    // It builds a rig and runs.
+    let rig = rig_of(&import);
+    let mut c = Character::new(rig.clone(), Default::default());
+    let pose = bind_pose(&import);
+    let mut out = pose.clone();
+    for k in 0..30 {
+        let input = FrameInput {
+            dt: if k == 0 { 0.0 } else { 1.0 / 60.0 },
+            pose: &pose,
+            teleport: false,
+        };
+        c.update(&input, &mut out).unwrap();
+    }
+    assert!(out.iter().all(|t| t.rotation().is_finite()));
 }

@@ -531,6 +531,18 @@ fn frame_of(component: &[Affine3A], world: &Affine3A, bone: i32) -> Transform {
     math::decompose(&m, Vec3::ONE).transform
 }
 
+/// The component matrix of the last bone of `path` (`Rig::chain_frame_paths`:
+/// a chain joint, then the bones down from it), composed from the joint's
+/// as the chain that owns it wrote it; `None` for an empty path.
+fn composed((local, component): (&[Transform], &[Affine3A]), path: &[u32]) -> Option<Affine3A> {
+    let (&joint, below) = path.split_first()?;
+    let mut m = component[joint as usize];
+    for &b in below {
+        m *= local[b as usize].to_affine();
+    }
+    Some(m)
+}
+
 /// One past the last chain of the block that starts at `first`: the chains
 /// after it that share its integrator and read no frame another chain
 /// moves (their inputs do not depend on the block's own output), at most
@@ -566,12 +578,16 @@ fn prepare(
     let (world, scale, dt) = (update.world, update.scale, update.dt);
     let n = setup.len();
     let range = setup.particles();
-    // A frame on an earlier chain's joint has moved since (the chain hangs
-    // from that chain's output).
+    // A frame on an earlier chain's joint, or below one, has moved since
+    // (the chain hangs from that chain's output).
     let mut frame_now = |slot: u32| {
         let slot = slot as usize;
         if rig.chain_frame_moves[slot] {
-            stage.frames.now[slot] = frame_of(component, &world, rig.chain_frames[slot]);
+            stage.frames.now[slot] =
+                match composed((local, component), &rig.chain_frame_paths[slot]) {
+                    None => frame_of(component, &world, rig.chain_frames[slot]),
+                    Some(m) => math::decompose(&(world * m), Vec3::ONE).transform,
+                };
         }
         stage.frames.now[slot]
     };
@@ -1247,6 +1263,14 @@ fn finish(
     // is then taken in the parent's frame with no matrix built for the
     // joint or decomposed ([`math::aim_local_similar`]); otherwise each
     // joint goes through [`math::aim_local`], which tests its parent.
+    // A root parent below another chain's joint is written through its
+    // matrix as that chain left it, not as FK saw the animation.
+    if let Some(m) = composed(
+        (local, component),
+        &rig.chain_frame_paths[setup.parent_slot as usize],
+    ) {
+        component[rig.parents[setup.joints[0] as usize] as usize] = m;
+    }
     let mut similar = false;
     for (k, &joint) in setup.joints.iter().enumerate() {
         let b = joint as usize;
