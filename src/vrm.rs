@@ -292,6 +292,82 @@ pub const SCENE_ROOT: &str = "secmo_scene_root";
 
 /// The chain anchor for a chain starting at `node`: its parent, or
 /// [`SCENE_ROOT`] (noted in `scene_root`) for a scene root.
+/// A node that two springs (VRM 1.0) or bone groups (0.x) list is moved by
+/// the first chain that lists it: secmo's chains own their joints (three-vrm
+/// and UniVRM simulate such a node once per listing, the last one setting
+/// its rotation). A later chain leaves it out and goes on below it as a new
+/// chain hanging from it.
+fn drop_shared_joints(
+    nodes: &Nodes,
+    chains: Vec<ChainSettings>,
+    sources: &[String],
+    notes: &mut Vec<String>,
+) -> Vec<ChainSettings> {
+    let index: HashMap<&str, usize> = nodes
+        .names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let mut owner: HashMap<String, &str> = HashMap::new();
+    let mut out = Vec::with_capacity(chains.len());
+    for (chain, source) in chains.into_iter().zip(sources) {
+        let shared: Vec<bool> = chain.joints.iter().map(|j| owner.contains_key(j)).collect();
+        // One note per earlier chain's source, naming the joints.
+        let mut by_owner: Vec<(&str, Vec<&str>)> = Vec::new();
+        for (j, _) in chain.joints.iter().zip(&shared).filter(|(_, s)| **s) {
+            match by_owner.iter_mut().find(|(o, _)| *o == owner[j]) {
+                Some((_, js)) => js.push(j),
+                None => by_owner.push((owner[j], vec![j])),
+            }
+        }
+        for (first, js) in by_owner {
+            notes.push(format!(
+                "{source}: {} {} already moved by {first}; this one leaves {} out",
+                js.join(", "),
+                if js.len() == 1 { "is" } else { "are" },
+                if js.len() == 1 { "it" } else { "them" },
+            ));
+        }
+        // Each run of joints no earlier chain moves.
+        let mut k = 0;
+        while k < chain.joints.len() {
+            if shared[k] {
+                k += 1;
+                continue;
+            }
+            let start = k;
+            while k < chain.joints.len() && !shared[k] {
+                k += 1;
+            }
+            let slice = |v: &[f32]| v.get(start..k).map_or_else(Vec::new, <[f32]>::to_vec);
+            let run = ChainSettings {
+                anchor: match start {
+                    0 => chain.anchor.clone(),
+                    _ => chain.joints[start - 1].clone(),
+                },
+                joints: chain.joints[start..k].to_vec(),
+                radii: slice(&chain.radii),
+                weights: slice(&chain.weights),
+                end_offset: match chain.joints.get(k) {
+                    Some(next) => Some(rest_offset(
+                        nodes,
+                        index[chain.joints[k - 1].as_str()],
+                        index[next.as_str()],
+                    )),
+                    None => chain.end_offset,
+                },
+                ..chain.clone()
+            };
+            for j in &run.joints {
+                owner.insert(j.clone(), source);
+            }
+            out.push(run);
+        }
+    }
+    out
+}
+
 /// Whether `node` lies below `ancestor`.
 fn below(nodes: &Nodes, node: usize, ancestor: usize) -> bool {
     let mut cur = nodes.parents[node];
@@ -500,6 +576,8 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         ..RigSettings::new()
     };
     let mut scene_root = false;
+    // The spring or bone group each chain comes from (for notes).
+    let mut sources: Vec<String> = Vec::new();
     let mut collider_shapes = Vec::new();
     let mut notes = Vec::new();
     settings.node_constraints = node_constraints(&json, &nodes, &mut notes)?;
@@ -657,6 +735,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                     end_offset: Some(rest_offset(&nodes, indices[end - 1], indices[end])),
                     colliders: colliders.clone(),
                 });
+                sources.push(path.clone());
                 start = end;
             }
             total += simulated;
@@ -766,6 +845,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                         end_offset,
                         colliders: colliders.clone(),
                     });
+                    sources.push(path.clone());
                 }
             }
         }
@@ -784,6 +864,17 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
             "no VRMC_springBone (VRM 1.0) or VRM.secondaryAnimation (VRM 0.x)",
         ));
     }
+    settings.chains = drop_shared_joints(
+        &nodes,
+        std::mem::take(&mut settings.chains),
+        &sources,
+        &mut notes,
+    );
+    let joints = if settings.chains.is_empty() {
+        joints
+    } else {
+        settings.chains.iter().map(|c| c.joints.len()).sum()
+    };
     if version == 0 {
         notes.push(
             "VRM 0.x has no node constraints (VRMC_node_constraint is VRM 1.0): \

@@ -642,3 +642,66 @@ fn a_spring_that_skips_a_node_opens_as_two_chains() {
     }
     assert!(out.iter().all(|t| t.rotation().is_finite()));
 }
+
+/// A node that two springs (1.0) or bone groups (0.x) list is moved by the
+/// first; the later one continues after it as a chain hanging from it, and
+/// a note names the node. (Chains own their joints: before, the rig was
+/// refused, "shares a joint with an earlier chain".)
+#[test]
+fn a_node_in_two_springs_is_moved_by_the_first() {
+    let vrm1 = BRANCHED.replace(
+        r#""extensions": {"VRM": {"secondaryAnimation": {
+    "boneGroups": [{"bones": [2], "stiffiness": 1, "dragForce": 0.4,
+                    "gravityPower": 0.2, "hitRadius": 0.01, "center": -1}],
+    "colliderGroups": []
+  }}}"#,
+        r#""extensionsUsed": ["VRMC_springBone"],
+  "extensions": {"VRMC_springBone": {"specVersion": "1.0", "springs": [
+    {"joints": [{"node": 2}, {"node": 3}, {"node": 4}]},
+    {"joints": [{"node": 2}, {"node": 5}, {"node": 6}]}]}}"#,
+    );
+    let import = vrm::import(vrm1.as_bytes()).unwrap();
+    let chains = &import.settings.chains;
+    let joints: Vec<&[String]> = chains.iter().map(|c| &c.joints[..]).collect();
+    assert_eq!(joints, [&["Hair", "A1"][..], &["B1"][..]]);
+    assert_eq!(chains[1].anchor, "Hair");
+    assert_eq!(import.joints, 3);
+    assert!(
+        import
+            .notes
+            .iter()
+            .any(|n| n.contains("Hair") && n.contains("springs[1]")),
+        "{:#?}",
+        import.notes
+    );
+    rig_of(&import);
+
+    // VRM 0.x: the second group's root lies inside the first group's
+    // subtree, the third repeats the first.
+    let vrm0 = BRANCHED.replace(
+        r#""boneGroups": [{"bones": [2], "stiffiness": 1, "dragForce": 0.4,
+                    "gravityPower": 0.2, "hitRadius": 0.01, "center": -1}],"#,
+        r#""boneGroups": [{"bones": [2], "stiffiness": 1, "dragForce": 0.4,
+                    "gravityPower": 0.2, "hitRadius": 0.01, "center": -1},
+                   {"bones": [5], "stiffiness": 0.5},
+                   {"bones": [2], "stiffiness": 2}],"#,
+    );
+    assert_ne!(vrm0, BRANCHED);
+    let import = vrm::import(vrm0.as_bytes()).unwrap();
+    let joints: Vec<&[String]> = import
+        .settings
+        .chains
+        .iter()
+        .map(|c| &c.joints[..])
+        .collect();
+    assert_eq!(joints, [&["Hair", "A1", "A2"][..], &["B1", "B2"][..]]);
+    assert_eq!(import.joints, 5);
+    for bone in ["B1", "Hair"] {
+        assert!(
+            import.notes.iter().any(|n| n.contains(bone)),
+            "{bone}: {:#?}",
+            import.notes
+        );
+    }
+    rig_of(&import);
+}
