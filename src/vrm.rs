@@ -290,8 +290,6 @@ fn read_nodes(json: &Value) -> Result<Nodes, SettingsError> {
 /// a chain needs a parent frame to hold its rest arc in.
 pub const SCENE_ROOT: &str = "secmo_scene_root";
 
-/// The chain anchor for a chain starting at `node`: its parent, or
-/// [`SCENE_ROOT`] (noted in `scene_root`) for a scene root.
 /// A node that two springs (VRM 1.0) or bone groups (0.x) list is moved by
 /// the first chain that lists it: secmo's chains own their joints (three-vrm
 /// and UniVRM simulate such a node once per listing, the last one setting
@@ -406,6 +404,8 @@ fn rest_offset(nodes: &Nodes, from: usize, to: usize) -> [f32; 3] {
     }
 }
 
+/// The chain anchor for a chain starting at `node`: its parent, or
+/// [`SCENE_ROOT`] (noted in `scene_root`) for a scene root.
 fn anchor_of(nodes: &Nodes, node: usize, scene_root: &mut bool) -> String {
     match nodes.parents[node] {
         p if p >= 0 => nodes.names[p as usize].clone(),
@@ -581,7 +581,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
     let mut collider_shapes = Vec::new();
     let mut notes = Vec::new();
     settings.node_constraints = node_constraints(&json, &nodes, &mut notes)?;
-    let (version, groups, roots, joints);
+    let (version, groups, roots);
     if let Some(spring) = ext.and_then(|e| e.get("VRMC_springBone")) {
         version = 1;
         for (i, c) in array(spring.get("colliders")).iter().enumerate() {
@@ -646,7 +646,6 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
             })
             .collect();
         let springs = array(spring.get("springs"));
-        let mut total = 0;
         for (s, sp) in springs.iter().enumerate() {
             let path = format!("VRMC_springBone.springs[{s}]");
             let js = array(sp.get("joints"));
@@ -738,11 +737,9 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 sources.push(path.clone());
                 start = end;
             }
-            total += simulated;
         }
         groups = springs.len();
         roots = springs.len();
-        joints = total;
     } else if let Some(secondary) = ext
         .and_then(|e| e.get("VRM"))
         .and_then(|v| v.get("secondaryAnimation"))
@@ -775,7 +772,6 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         }
         let bone_groups = array(secondary.get("boneGroups"));
         let mut root_count = 0;
-        let mut total = 0;
         for (g, bg) in bone_groups.iter().enumerate() {
             let path = format!("VRM.secondaryAnimation.boneGroups[{g}]");
             let center = match bg.get("center").and_then(Value::as_i64) {
@@ -827,7 +823,6 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                             None => break,
                         }
                     }
-                    total += joints.len();
                     let mut p = params.clone();
                     p.insert("radius".into(), radius.into());
                     // A leaf's tail is 7 cm out along its own offset
@@ -851,13 +846,11 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         }
         groups = bone_groups.len();
         roots = root_count;
-        joints = total;
     } else if !settings.node_constraints.is_empty() {
         // Node constraints and no spring bones.
         version = 1;
         groups = 0;
         roots = 0;
-        joints = 0;
     } else {
         return Err(err(
             "extensions",
@@ -870,11 +863,8 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         &sources,
         &mut notes,
     );
-    let joints = if settings.chains.is_empty() {
-        joints
-    } else {
-        settings.chains.iter().map(|c| c.joints.len()).sum()
-    };
+    // Simulated joints, after the shared ones are left out.
+    let joints = settings.chains.iter().map(|c| c.joints.len()).sum();
     if version == 0 {
         notes.push(
             "VRM 0.x has no node constraints (VRMC_node_constraint is VRM 1.0): \

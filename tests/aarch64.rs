@@ -53,39 +53,11 @@ const TESTS: &[&str] = &[
               aarch64-linux-gnu-gcc and qemu-aarch64 (.ci/run installs them)"
 )]
 fn the_library_and_its_rust_tests_pass_on_aarch64() {
-    let rustc = option_env!("SECMO_AARCH64_RUSTC").unwrap_or("rustc");
-    let target_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("aarch64");
-    let mut cmd = Command::new(option_env!("CARGO").unwrap_or("cargo"));
-    cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args([
-            "test",
-            "--release",
-            "--target",
-            "aarch64-unknown-linux-gnu",
-            "-p",
-            "secmo",
-            "--lib",
-        ])
+    let out = cross_cargo("test")
+        .arg("--lib")
         .args(TESTS.iter().flat_map(|t| ["--test", t]))
-        .env("RUSTC", rustc)
-        .env("CARGO_TARGET_DIR", &target_dir)
-        .env(
-            "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER",
-            "aarch64-linux-gnu-gcc",
-        )
-        .env(
-            "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUSTFLAGS",
-            "-C target-feature=+crt-static",
-        )
-        .env(
-            "CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_RUNNER",
-            "qemu-aarch64",
-        )
-        // The host build's flags are not the cross build's.
-        .env_remove("RUSTFLAGS")
-        .env_remove("CARGO_ENCODED_RUSTFLAGS")
-        .env_remove("CARGO_BUILD_TARGET");
-    let out = cmd.output().expect("cargo runs");
+        .output()
+        .expect("cargo runs");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
