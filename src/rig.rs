@@ -281,10 +281,13 @@ pub struct Rig {
     pub(crate) chain_frame_moves: Vec<bool>,
     /// For a moving chain frame that is no chain joint: the nearest chain
     /// joint above it, then the bones from there down to the frame's own,
-    /// whose local transforms compose its component matrix after that
-    /// chain has written (FK before the chains saw the animated joint).
+    /// whose component matrices the chain owning that joint recomposes
+    /// after its writeback (FK before the chains saw the animated joint).
     /// Empty otherwise.
     pub(crate) chain_frame_paths: Vec<Vec<u32>>,
+    /// Per chain, the chain frames (slots of `chain_frame_paths`) below
+    /// one of its joints.
+    pub(crate) chain_frames_below: Vec<Vec<u32>>,
     /// The bones, parents first, whose component matrices the chain stage
     /// reads before writing them: all but the chain joints after each
     /// chain's root, which the writeback composes from their parent. FK
@@ -496,6 +499,18 @@ impl Rig {
                 Vec::new()
             })
             .collect();
+        let chain_frames_below: Vec<Vec<u32>> = chains
+            .iter()
+            .map(|setup| {
+                (0..chain_frame_paths.len() as u32)
+                    .filter(|&slot| {
+                        chain_frame_paths[slot as usize]
+                            .first()
+                            .is_some_and(|j| setup.joints.contains(j))
+                    })
+                    .collect()
+            })
+            .collect();
         let chain_frame_moves = chain_frames
             .iter()
             .zip(&chain_frame_paths)
@@ -573,6 +588,7 @@ impl Rig {
             chain_frames,
             chain_frame_moves,
             chain_frame_paths,
+            chain_frames_below,
             fk_before_chains,
             particle_count,
             subtree_end,

@@ -531,18 +531,6 @@ fn frame_of(component: &[Affine3A], world: &Affine3A, bone: i32) -> Transform {
     math::decompose(&m, Vec3::ONE).transform
 }
 
-/// The component matrix of the last bone of `path` (`Rig::chain_frame_paths`:
-/// a chain joint, then the bones down from it), composed from the joint's
-/// as the chain that owns it wrote it; `None` for an empty path.
-fn composed((local, component): (&[Transform], &[Affine3A]), path: &[u32]) -> Option<Affine3A> {
-    let (&joint, below) = path.split_first()?;
-    let mut m = component[joint as usize];
-    for &b in below {
-        m *= local[b as usize].to_affine();
-    }
-    Some(m)
-}
-
 /// One past the last chain of the block that starts at `first`: the chains
 /// after it that share its integrator and read no frame another chain
 /// moves (their inputs do not depend on the block's own output), at most
@@ -583,11 +571,7 @@ fn prepare(
     let mut frame_now = |slot: u32| {
         let slot = slot as usize;
         if rig.chain_frame_moves[slot] {
-            stage.frames.now[slot] =
-                match composed((local, component), &rig.chain_frame_paths[slot]) {
-                    None => frame_of(component, &world, rig.chain_frames[slot]),
-                    Some(m) => math::decompose(&(world * m), Vec3::ONE).transform,
-                };
+            stage.frames.now[slot] = frame_of(component, &world, rig.chain_frames[slot]);
         }
         stage.frames.now[slot]
     };
@@ -1263,14 +1247,6 @@ fn finish(
     // is then taken in the parent's frame with no matrix built for the
     // joint or decomposed ([`math::aim_local_similar`]); otherwise each
     // joint goes through [`math::aim_local`], which tests its parent.
-    // A root parent below another chain's joint is written through its
-    // matrix as that chain left it, not as FK saw the animation.
-    if let Some(m) = composed(
-        (local, component),
-        &rig.chain_frame_paths[setup.parent_slot as usize],
-    ) {
-        component[rig.parents[setup.joints[0] as usize] as usize] = m;
-    }
     let mut similar = false;
     for (k, &joint) in setup.joints.iter().enumerate() {
         let b = joint as usize;
@@ -1326,6 +1302,14 @@ fn finish(
                 ),
             translation: head.into(),
         };
+    }
+    // The chain frames below its joints (another chain hangs from a bone
+    // there), composed down from the matrices just written.
+    for &slot in &rig.chain_frames_below[ci] {
+        for w in rig.chain_frame_paths[slot as usize].windows(2) {
+            let (parent, bone) = (w[0] as usize, w[1] as usize);
+            component[bone] = component[parent] * local[bone].to_affine();
+        }
     }
 }
 
