@@ -967,6 +967,16 @@ fn build_chain(
     if d.weights.iter().any(|w| !(0.0..=1.0).contains(w)) {
         return Err("a joint weight is outside [0, 1]");
     }
+    if !(d.vrm_offsets.is_empty() || d.vrm_offsets.len() == count) {
+        return Err("vrm_offsets must be empty or have one value per joint");
+    }
+    if d.vrm_offsets
+        .iter()
+        .flatten()
+        .any(|o| !(o.is_finite() && o.abs() <= crate::solvers::chain::VRM_MAX))
+    {
+        return Err("a VRM joint offset is not finite or above 1e7");
+    }
     if d.colliders.iter().any(|&c| c as usize >= collider_count) {
         return Err("a collider index is out of range");
     }
@@ -1055,6 +1065,12 @@ fn build_chain(
         first_particle,
         anchor_slot: 0,
         parent_slot: 0,
+        // All zero is the same as none.
+        vrm_offsets: if d.vrm_offsets.iter().flatten().all(|&o| o == 0.0) {
+            Vec::new()
+        } else {
+            d.vrm_offsets.clone()
+        },
     })
 }
 
@@ -1299,6 +1315,45 @@ mod tests {
             Rig::new(d).unwrap_err(),
             RigError::InvalidSpring { spring: 0, .. }
         ));
+    }
+
+    #[test]
+    fn rejects_bad_vrm_offsets() {
+        use crate::solvers::chain::ChainParams;
+        let mut d = desc(vec![
+            bone(-1, Vec3::ZERO),
+            bone(0, Vec3::X),
+            bone(1, Vec3::X),
+        ]);
+        let mut chain = ChainDesc::new(vec![1, 2], 0, ChainParams::vrm(1.0));
+        for (offsets, ok) in [
+            (vec![], true),
+            (vec![[0.0, 0.0, 0.0], [1.0, -0.2, 0.5]], true),
+            (vec![[0.0; 3]], false),
+            (vec![[0.0; 3], [f32::NAN, 0.0, 0.0]], false),
+            (vec![[0.0; 3], [0.0, 0.0, f32::INFINITY]], false),
+            (vec![[0.0; 3], [2e7, 0.0, 0.0]], false),
+        ] {
+            chain.vrm_offsets = offsets.clone();
+            d.chains = vec![chain.clone()];
+            match Rig::new(d.clone()) {
+                Ok(_) => assert!(ok, "{offsets:?} accepted"),
+                Err(e) => {
+                    assert!(!ok, "{offsets:?}: {e}");
+                    assert!(
+                        matches!(e, RigError::InvalidChain { chain: 0, .. }),
+                        "{offsets:?}: {e:?}"
+                    );
+                }
+            }
+        }
+        // Offsets move a joint's numbers within their ranges.
+        chain.vrm_offsets = vec![[0.0; 3], [-5.0, 2.0, -1.0]];
+        d.chains = vec![chain];
+        let rig = Rig::new(d).unwrap();
+        let values = (1.0, 0.5, 0.3);
+        assert_eq!(rig.chains()[0].vrm_joint(0, values), values);
+        assert_eq!(rig.chains()[0].vrm_joint(1, values), (0.0, 1.0, 0.0));
     }
 
     #[test]

@@ -258,6 +258,12 @@ pub struct ChainSettings {
     /// Collider names.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub colliders: Vec<String>,
+    /// Per-joint `[stiffness, drag force, gravity power]` of a VRM spring
+    /// whose numbers change along it, as offsets from the chain's
+    /// `vrm_stiffness`, `vrm_drag_force` and `vrm_gravity_power`
+    /// ([`crate::ChainDesc::vrm_offsets`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub vrm_offsets: Vec<[f32; 3]>,
 }
 
 fn parse_side(path: &str, s: &str) -> Result<Side, SettingsError> {
@@ -656,6 +662,7 @@ impl RigSettings {
                 weights: c.weights.clone(),
                 end_offset: c.end_offset.map(Vec3::from_array),
                 colliders,
+                vrm_offsets: c.vrm_offsets.clone(),
             });
         }
 
@@ -770,6 +777,7 @@ impl RigSettings {
                     .iter()
                     .map(|&i| format!("collider{i}"))
                     .collect(),
+                vrm_offsets: c.vrm_offsets.clone(),
             });
         }
         s
@@ -929,6 +937,11 @@ impl RigSettings {
                 }
             }
             c.radii.iter_mut().for_each(|r| *r *= k);
+            for o in &mut c.vrm_offsets {
+                // Stiffness and gravity power are speeds; drag is a fraction.
+                o[0] *= k;
+                o[2] *= k;
+            }
             if let Some(e) = &mut c.end_offset {
                 v3(e);
             }
@@ -1230,11 +1243,19 @@ mod tests {
         let vrm = RigSettings::from_json(
             r#"{"format": "secmo-rig-settings", "version": 1, "units_per_meter": 1,
                 "chains": [{"preset": "vrm", "anchor": "hips", "joints": ["tail_1", "tail_2", "tail_3"],
-                            "params": {"vrm_stiffness": 0.5, "radius": 0.02}}]}"#,
+                            "params": {"vrm_stiffness": 0.5, "radius": 0.02},
+                            "vrm_offsets": [[0, 0, 0], [0.5, -0.1, 0.2], [1, -0.2, 0.4]]}]}"#,
         )
         .unwrap();
         let desc = vrm.to_rig_desc(skeleton(), 100.0, UpAxis::Y).unwrap();
         assert!((desc.chains[0].params.vrm_stiffness - 50.0).abs() < 1e-4);
+        // Per-joint stiffness and gravity power are speeds; drag is not.
+        let o = desc.chains[0].vrm_offsets[2];
+        assert!(
+            (o[0] - 100.0).abs() < 1e-3 && (o[1] + 0.2).abs() < 1e-6,
+            "{o:?}"
+        );
+        assert!((o[2] - 40.0).abs() < 1e-3, "{o:?}");
         assert!((desc.chains[0].params.radius - 2.0).abs() < 1e-5);
         let bad = r#"{"format": "secmo-rig-settings", "version": 1, "units_per_meter": 0}"#;
         assert_eq!(

@@ -339,6 +339,12 @@ fn drop_shared_joints(
                 k += 1;
             }
             let slice = |v: &[f32]| v.get(start..k).map_or_else(Vec::new, <[f32]>::to_vec);
+            // A run that starts past the chain's first joint keeps its
+            // joints' own numbers: its first joint's become the run's.
+            let vrm_offsets = chain
+                .vrm_offsets
+                .get(start..k)
+                .map_or_else(Vec::new, relative_to_first);
             let run = ChainSettings {
                 anchor: match start {
                     0 => chain.anchor.clone(),
@@ -355,12 +361,49 @@ fn drop_shared_joints(
                     )),
                     None => chain.end_offset,
                 },
+                params: shifted_params(&chain.params, chain.vrm_offsets.get(start)),
+                vrm_offsets,
                 ..chain.clone()
             };
             for j in &run.joints {
                 owner.insert(j.clone(), source);
             }
             out.push(run);
+        }
+    }
+    out
+}
+
+/// Per-joint `[stiffness, drag, gravity power]` as offsets from the first
+/// joint's ([`crate::ChainDesc::vrm_offsets`]); empty when none differs.
+fn relative_to_first(numbers: &[[f32; 3]]) -> Vec<[f32; 3]> {
+    let Some(&base) = numbers.first() else {
+        return Vec::new();
+    };
+    if numbers.iter().all(|v| *v == base) {
+        return Vec::new();
+    }
+    numbers
+        .iter()
+        .map(|v| [v[0] - base[0], v[1] - base[1], v[2] - base[2]])
+        .collect()
+}
+
+/// A chain's VRM parameters moved by a joint's offsets: the numbers of a
+/// run that starts at that joint.
+fn shifted_params(
+    params: &serde_json::Map<String, Value>,
+    offset: Option<&[f32; 3]>,
+) -> serde_json::Map<String, Value> {
+    let mut out = params.clone();
+    if let Some(o) = offset {
+        for (key, d, max) in [
+            ("vrm_stiffness", o[0], f32::MAX),
+            ("vrm_drag_force", o[1], 1.0),
+            ("vrm_gravity_power", o[2], f32::MAX),
+        ] {
+            let v = params.get(key).and_then(Value::as_f64).unwrap_or(0.0) as f32;
+            out.insert(key.into(), (v + d).clamp(0.0, max).into());
         }
     }
     out
@@ -706,17 +749,32 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                     ));
                 }
             }
-            // secmo holds one set of numbers per chain: where they change
-            // along a spring it continues as a new chain hanging from the
-            // joint before (each VRM joint reads only its parent anyway).
+            // A chain runs while the joints are direct children and share
+            // a gravity direction; stiffness, drag and gravity power may
+            // change along it (per-joint offsets from its first joint's, so
+            // the chain steps as one, every joint reading its parent's new
+            // position in the same substep, as three-vrm does).
             let simulated = indices.len() - 1;
             let mut start = 0;
             while start < simulated {
                 let first = joint(&js[start]);
                 let mut end = start + 1;
-                while end < simulated && direct[end - 1] && joint(&js[end]) == first {
+                while end < simulated
+                    && direct[end - 1]
+                    && joint(&js[end]).gravity_dir == first.gravity_dir
+                {
                     end += 1;
                 }
+                let values = |j: VrmJoint| {
+                    [
+                        j.stiffness.max(0.0),
+                        j.drag.clamp(0.0, 1.0),
+                        j.gravity_power.max(0.0),
+                    ]
+                };
+                let numbers: Vec<[f32; 3]> =
+                    js[start..end].iter().map(|j| values(joint(j))).collect();
+                let vrm_offsets = relative_to_first(&numbers);
                 let anchor = anchor_of(&nodes, indices[start], &mut scene_root);
                 settings.chains.push(ChainSettings {
                     preset: "vrm".into(),
@@ -733,6 +791,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                     weights: Vec::new(),
                     end_offset: Some(rest_offset(&nodes, indices[end - 1], indices[end])),
                     colliders: colliders.clone(),
+                    vrm_offsets,
                 });
                 sources.push(path.clone());
                 start = end;
@@ -839,6 +898,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                         weights: Vec::new(),
                         end_offset,
                         colliders: colliders.clone(),
+                        vrm_offsets: Vec::new(),
                     });
                     sources.push(path.clone());
                 }

@@ -58,6 +58,13 @@ fn rig() -> Arc<Rig> {
         chain.colliders = colliders;
         chains.push(chain);
     };
+    // Per-joint VRM numbers (a spring that tapers), on two of the four VRM
+    // strands: a block mixes tapered and uniform lanes.
+    let taper = |chain: &mut ChainDesc| {
+        chain.vrm_offsets = (0..chain.joints.len())
+            .map(|k| [0.6 * k as f32, -0.05 * k as f32, 0.2 * k as f32])
+            .collect();
+    };
     // Hair: the first five in one block; the sixth in slow motion, so it
     // steps out of its block's time; the seventh at half rate.
     for c in 0..7 {
@@ -116,6 +123,10 @@ fn rig() -> Arc<Rig> {
             vec![0, 2, 5, 6],
         );
     }
+    // The VRM strands are the last four chains.
+    let n = chains.len();
+    taper(&mut chains[n - 3]);
+    taper(&mut chains[n - 1]);
     let collider = |bone, shape, a, b, radius| Collider {
         bone,
         shape,

@@ -705,3 +705,97 @@ fn a_node_in_two_springs_is_moved_by_the_first() {
     }
     rig_of(&import);
 }
+
+/// VRMC_springBone 1.0 settings are per joint: a spring whose stiffness,
+/// drag and gravity power change along it is one chain, the changes kept
+/// as per-joint offsets from its first joint's numbers, so the whole
+/// spring steps together (each joint reads its parent's new position in
+/// the same substep, as three-vrm does). A change of gravity direction
+/// still starts a new chain. A run after a joint another spring owns
+/// takes its own first joint's numbers.
+#[test]
+fn a_spring_whose_numbers_change_along_it_is_one_chain() {
+    let nodes = r#"
+      "nodes": [
+        {"name": "head", "translation": [0, 1.5, 0], "children": [1]},
+        {"name": "s0", "translation": [0, 0.08, -0.09], "children": [2]},
+        {"name": "s1", "translation": [0, -0.06, -0.05], "children": [3]},
+        {"name": "s2", "translation": [0, -0.08, -0.02], "children": [4]},
+        {"name": "s3", "translation": [0, -0.08, 0], "children": [5]},
+        {"name": "end", "translation": [0, -0.07, 0]}
+      ],"#;
+    let joint = |node: u32, stiffness: f32, drag: f32, gravity: f32, dir: [f32; 3]| {
+        format!(
+            r#"{{"node": {node}, "stiffness": {stiffness}, "dragForce": {drag},
+                "gravityPower": {gravity}, "gravityDir": {dir:?}}}"#
+        )
+    };
+    let down = [0.0, -1.0, 0.0];
+    let file = |springs: &[Vec<String>]| {
+        let springs: Vec<String> = springs
+            .iter()
+            .map(|js| format!(r#"{{"joints": [{}]}}"#, js.join(",")))
+            .collect();
+        format!(
+            r#"{{"asset": {{"version": "2.0"}}, "scene": 0, "scenes": [{{"nodes": [0]}}], {nodes}
+              "extensionsUsed": ["VRMC_springBone"],
+              "extensions": {{"VRMC_springBone": {{"specVersion": "1.0",
+                "springs": [{}]}}}}}}"#,
+            springs.join(",")
+        )
+    };
+    let tapered = vec![
+        joint(1, 1.0, 0.5, 0.0, down),
+        joint(2, 2.0, 0.4, 0.1, down),
+        joint(3, 3.0, 0.3, 0.2, down),
+        joint(4, 4.0, 0.2, 0.3, down),
+        r#"{"node": 5}"#.to_string(),
+    ];
+    let import = vrm::import(file(std::slice::from_ref(&tapered)).as_bytes()).unwrap();
+    let chains = &import.settings.chains;
+    assert_eq!(chains.len(), 1, "{chains:#?}");
+    assert_eq!(chains[0].joints, ["s0", "s1", "s2", "s3"]);
+    assert_eq!(chains[0].params["vrm_stiffness"].as_f64(), Some(1.0));
+    let offsets = &chains[0].vrm_offsets;
+    assert_eq!(offsets.len(), 4);
+    for (k, o) in offsets.iter().enumerate() {
+        let want = [k as f32, -0.1 * k as f32, 0.1 * k as f32];
+        for (a, b) in o.iter().zip(want) {
+            assert!((a - b).abs() < 1e-6, "joint {k}: {o:?} vs {want:?}");
+        }
+    }
+    // The rig keeps them; the settings it writes carry them back.
+    let rig = rig_of(&import);
+    assert_eq!(rig.chains()[0].vrm_offsets.len(), 4);
+    let written = secmo::RigSettings::from_rig(&rig);
+    assert_eq!(written.chains[0].vrm_offsets, rig.chains()[0].vrm_offsets);
+    // Another gravity direction from s2 on: two chains, the second with
+    // s2's numbers and s3's offset from them.
+    let mut turned = tapered.clone();
+    turned[2] = joint(3, 3.0, 0.3, 0.2, [0.0, 0.0, 1.0]);
+    turned[3] = joint(4, 4.0, 0.2, 0.3, [0.0, 0.0, 1.0]);
+    let import = vrm::import(file(&[turned]).as_bytes()).unwrap();
+    let chains = &import.settings.chains;
+    assert_eq!(chains.len(), 2, "{chains:#?}");
+    assert_eq!(chains[1].joints, ["s2", "s3"]);
+    assert_eq!(chains[1].anchor, "s1");
+    assert_eq!(chains[1].params["vrm_stiffness"].as_f64(), Some(3.0));
+    assert!((chains[1].vrm_offsets[1][0] - 1.0).abs() < 1e-6);
+    // s1 listed first by another spring: the tapered one moves s0, then
+    // s2 and s3 from s1, with s2's numbers.
+    let other = vec![joint(2, 9.0, 0.9, 0.0, down), r#"{"node": 3}"#.to_string()];
+    let import = vrm::import(file(&[other, tapered]).as_bytes()).unwrap();
+    let chains = &import.settings.chains;
+    assert_eq!(chains.len(), 3, "{chains:#?}");
+    assert_eq!(chains[2].joints, ["s2", "s3"]);
+    let p = &chains[2].params;
+    assert_eq!(p["vrm_stiffness"].as_f64(), Some(3.0));
+    assert!((p["vrm_drag_force"].as_f64().unwrap() - 0.3).abs() < 1e-6);
+    assert!((p["vrm_gravity_power"].as_f64().unwrap() - 0.2).abs() < 1e-6);
+    let o = chains[2].vrm_offsets[1];
+    assert!(
+        (o[0] - 1.0).abs() < 1e-6 && (o[1] + 0.1).abs() < 1e-6,
+        "{o:?}"
+    );
+    assert!(chains[1].vrm_offsets.is_empty(), "{:?}", chains[1]);
+}

@@ -1059,6 +1059,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
                     weights: Vec::new(),
                     end_offset: None,
                     colliders: Vec::new(),
+                    vrm_offsets: Vec::new(),
                 });
             }
             Fate::Untouched(_) => {}

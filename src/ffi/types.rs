@@ -600,5 +600,8 @@ pub(crate) fn chain_from_c(
         weights: optional(c.weights, "weights")?,
         end_offset: (c.has_end_offset != 0).then(|| Vec3::from_array(c.end_offset)),
         colliders: slice(c.colliders, c.collider_count as usize, &what("colliders"))?.to_vec(),
+        // Per-joint VRM numbers come with VRM settings
+        // (`secmo_rig_create_from_settings`), not through this struct.
+        vrm_offsets: Vec::new(),
     })
 }

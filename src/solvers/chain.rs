@@ -398,7 +398,7 @@ impl ChainParams {
         if !(0.0..=1.0).contains(&self.vrm_drag_force) {
             return Err("vrm_drag_force must be in [0, 1]");
         }
-        if self.vrm_stiffness > 1e7 || self.vrm_gravity_power > 1e7 {
+        if self.vrm_stiffness > VRM_MAX || self.vrm_gravity_power > VRM_MAX {
             return Err("vrm_stiffness and vrm_gravity_power must be <= 1e7 units/s");
         }
         if !(1.0..=MAX_SETTLE_SPEEDUP).contains(&self.settle_speedup) {
@@ -548,6 +548,15 @@ pub struct ChainDesc {
     pub end_offset: Option<Vec3>,
     /// Indices into `RigDesc::colliders` this chain collides with.
     pub colliders: Vec<u32>,
+    /// Per-joint VRM settings where they change along a VRMC_springBone
+    /// spring (a stiffness that tapers toward the tip): each joint's
+    /// `[stiffness, drag force, gravity power]` minus the chain's
+    /// `vrm_stiffness`, `vrm_drag_force` and `vrm_gravity_power`. The VRM
+    /// integrator adds them to the chain's values per joint (clamped to
+    /// their ranges), so a change of the chain's parameters moves every
+    /// joint by the same amount. Empty = every joint takes the chain's.
+    /// Other integrators do not read them.
+    pub vrm_offsets: Vec<[f32; 3]>,
 }
 
 impl ChainDesc {
@@ -562,6 +571,7 @@ impl ChainDesc {
             weights: Vec::new(),
             end_offset: None,
             colliders: Vec::new(),
+            vrm_offsets: Vec::new(),
         }
     }
 }
@@ -596,6 +606,8 @@ pub struct ChainSetup {
     /// frame's world decomposition and its per-substep interpolation.
     pub anchor_slot: u32,
     pub parent_slot: u32,
+    /// [`ChainDesc::vrm_offsets`]: empty, or one per joint.
+    pub vrm_offsets: Vec<[f32; 3]>,
 }
 
 impl ChainSetup {
@@ -614,7 +626,27 @@ impl ChainSetup {
     pub fn particles(&self) -> core::ops::Range<usize> {
         self.first_particle..self.first_particle + self.joints.len()
     }
+
+    /// Joint `i`'s VRM stiffness, drag force and gravity power: the chain's
+    /// `values` plus the joint's [`ChainDesc::vrm_offsets`], kept in the
+    /// ranges [`ChainParams::validate`] allows.
+    #[inline]
+    #[must_use]
+    pub fn vrm_joint(&self, i: usize, values: (f32, f32, f32)) -> (f32, f32, f32) {
+        let (stiffness, drag_force, gravity_power) = values;
+        match self.vrm_offsets.get(i) {
+            Some(o) => (
+                (stiffness + o[0]).clamp(0.0, VRM_MAX),
+                (drag_force + o[1]).clamp(0.0, 1.0),
+                (gravity_power + o[2]).clamp(0.0, VRM_MAX),
+            ),
+            None => values,
+        }
+    }
 }
+
+/// Largest VRM stiffness and gravity power, units/s ([`ChainParams::validate`]).
+pub(crate) const VRM_MAX: f32 = 1e7;
 
 /// Rest directions in the anchor frame for the current parameters (SPEC §7
 /// carry angle and rest curve; hair keeps the authored arc).
@@ -714,6 +746,8 @@ pub struct SubstepFrame<'a> {
     pub pose: &'a [Transform],
     /// VRM integrator: `gravityDir · gravityPower`, units/s.
     pub gravity_velocity: Vec3,
+    /// VRM integrator: `gravityDir` (a joint's own gravity power scales it).
+    pub gravity_direction: Vec3,
     /// VRM integrator: wind and external forces, units/s².
     pub wind: Vec3,
     /// Height of the simulation origin along `up`: positions here are
@@ -919,13 +953,13 @@ pub fn substep(
     if let Integrator::Vrm {
         stiffness,
         drag_force,
-        ..
+        gravity_power,
     } = params.integrator()
     {
         substep_vrm(
             setup,
             frame,
-            (stiffness, drag_force),
+            (stiffness, drag_force, gravity_power),
             position,
             velocity,
             rest_targets,
@@ -1094,6 +1128,25 @@ pub fn substep(
     bend.copy_from_slice(&bend_scratch[..n]);
 }
 
+/// Joint `i`'s `(1 − drag, stiffness·scale·h, gravity·scale·h + wind·h²)`
+/// for the VRM verlet from the chain's `(stiffness, drag, gravity power)`
+/// and the joint's [`ChainSetup::vrm_joint`] numbers.
+#[inline]
+pub(crate) fn vrm_joint_terms(
+    setup: &ChainSetup,
+    frame: &SubstepFrame<'_>,
+    chain_values: (f32, f32, f32),
+    i: usize,
+) -> (f32, f32, Vec3) {
+    let h = frame.h;
+    let (stiffness, drag_force, gravity_power) = setup.vrm_joint(i, chain_values);
+    (
+        1.0 - drag_force,
+        stiffness * frame.scale * h,
+        frame.gravity_direction * (gravity_power * frame.scale * h) + frame.wind * (h * h),
+    )
+}
+
 /// One substep of the VRMC_springBone 1.0 verlet (three-vrm's
 /// `VRMSpringBoneJoint.update`, UniVRM's `SpringBoneJoint`), joint by joint
 /// from the root, each reading the parent it has just moved:
@@ -1111,19 +1164,24 @@ pub fn substep(
 fn substep_vrm(
     setup: &ChainSetup,
     frame: &SubstepFrame<'_>,
-    (stiffness, drag_force): (f32, f32),
+    chain_values: (f32, f32, f32),
     position: &mut [Vec3],
     velocity: &mut [Vec3],
     rest_targets: &mut [Vec3],
     contacts: &mut [u32],
 ) {
     let h = frame.h;
-    let keep = 1.0 - drag_force;
-    let pull = stiffness * frame.scale * h;
-    let external = frame.gravity_velocity * (frame.scale * h) + frame.wind * (h * h);
+    let (stiffness, drag_force, _) = chain_values;
+    let mut keep = 1.0 - drag_force;
+    let mut pull = stiffness * frame.scale * h;
+    let mut external = frame.gravity_velocity * (frame.scale * h) + frame.wind * (h * h);
     let mut head = frame.root;
     let mut parent = frame.parent;
     for i in 0..setup.len() {
+        if !setup.vrm_offsets.is_empty() {
+            // This joint's own numbers (a spring that tapers).
+            (keep, pull, external) = vrm_joint_terms(setup, frame, chain_values, i);
+        }
         let length = setup.lengths[i] * frame.scale;
         let bind = parent * frame.pose[setup.joints[i] as usize].rotation().normalize();
         let axis = setup.axes[i];

@@ -882,6 +882,7 @@ fn substep_frame<'a>(
         parent: at.parent,
         pose: local,
         gravity_velocity: p.gravity_direction * params.vrm_gravity_power,
+        gravity_direction: p.gravity_direction,
         wind: update.wind * params.wind_factor,
         floor_shift: update.floor_shift,
         decay: p.decay,

@@ -928,16 +928,21 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     let mut carry = zero; // h·(1 − drag)
     let mut pull = zero; // stiffness·scale·h
     let mut external = V3::zero();
+    // Each lane's chain (stiffness, drag, gravity power), for the lanes
+    // whose joints have their own (ChainSetup::vrm_offsets).
+    let mut chain_values = [(0.0f32, 0.0f32, 0.0f32); W];
+    let tapered = lanes.iter().any(|l| !l.setup.vrm_offsets.is_empty());
     for (l, lane) in lanes.iter().enumerate() {
         let frame = &lane.frame;
         let Integrator::Vrm {
             stiffness,
             drag_force,
-            ..
+            gravity_power,
         } = lane.params.integrator()
         else {
             unreachable!("a block shares its integrator");
         };
+        chain_values[l] = (stiffness, drag_force, gravity_power);
         head.set(l, frame.root);
         parent[l] = frame.parent;
         h.0[l] = frame.h;
@@ -961,6 +966,12 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         let mut velocity = V3::zero();
         let (live, length, radius) = gather(lanes, i, |l, lane| {
             let setup = lane.setup;
+            if tapered && !setup.vrm_offsets.is_empty() {
+                let (keep, p, e) = chain::vrm_joint_terms(setup, &lane.frame, chain_values[l], i);
+                carry.0[l] = lane.frame.h * keep;
+                pull.0[l] = p;
+                external.set(l, e);
+            }
             bind[l] = parent[l]
                 * lane.frame.pose[setup.joints[i] as usize]
                     .rotation()
