@@ -288,6 +288,11 @@ pub struct Rig {
     /// Per chain, the chain frames (slots of `chain_frame_paths`) below
     /// one of its joints.
     pub(crate) chain_frames_below: Vec<Vec<u32>>,
+    /// Per chain, the chain frames on its joints or below one, with the
+    /// joint's index in the chain: a chain hanging there reads the frame
+    /// as the owning chain moved it at each substep (`chain_stage`'s
+    /// records).
+    pub(crate) chain_frames_on: Vec<Vec<(u32, u32)>>,
     /// The bones, parents first, whose component matrices the chain stage
     /// reads before writing them: all but the chain joints after each
     /// chain's root, which the writeback composes from their parent. FK
@@ -511,6 +516,22 @@ impl Rig {
                     .collect()
             })
             .collect();
+        let chain_frames_on: Vec<Vec<(u32, u32)>> = chains
+            .iter()
+            .map(|setup| {
+                chain_frames
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(slot, &b)| {
+                        // The joint itself, or the joint the path below
+                        // starts from.
+                        let joint = chain_frame_paths[slot].first().map_or(b, |&j| j as i32);
+                        let k = setup.joints.iter().position(|&j| j as i32 == joint)?;
+                        Some((slot as u32, k as u32))
+                    })
+                    .collect()
+            })
+            .collect();
         let chain_frame_moves = chain_frames
             .iter()
             .zip(&chain_frame_paths)
@@ -589,6 +610,7 @@ impl Rig {
             chain_frame_moves,
             chain_frame_paths,
             chain_frames_below,
+            chain_frames_on,
             fk_before_chains,
             particle_count,
             subtree_end,

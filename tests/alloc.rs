@@ -345,6 +345,65 @@ fn chains_allocate_nothing() {
     assert!(c.particle_positions().iter().all(|p| p.is_finite()));
 }
 
+/// VRM chains hanging from another VRM chain's joint (a VRM 0.x branch)
+/// and below one (a spring that skips a node), with per-joint numbers, at
+/// 30 Hz input: the joint frames recorded at each substep for the chains
+/// hanging there fit the space made at creation.
+#[test]
+fn dependent_vrm_chains_allocate_nothing() {
+    use glam::{Quat, Vec3};
+    use secmo::{BoneDesc, ChainDesc, ChainParams, Character, RigDesc};
+    let t = |x: f32, y: f32, z: f32| Transform::from_translation(Vec3::new(x, y, z));
+    let bones = vec![
+        BoneDesc::new("root", -1, Transform::IDENTITY),
+        BoneDesc::new("head", 0, t(0.0, 1.5, 0.0)),
+        BoneDesc::new("hair", 1, t(0.0, 0.1, -0.08)),
+        BoneDesc::new("a1", 2, t(0.03, -0.08, -0.02)),
+        BoneDesc::new("a2", 3, t(0.0, -0.08, -0.02)),
+        BoneDesc::new("b1", 2, t(-0.03, -0.08, -0.02)),
+        BoneDesc::new("helper", 5, Transform::IDENTITY),
+        BoneDesc::new("b2", 6, t(0.0, -0.08, -0.02)),
+    ];
+    let mut first = ChainDesc::new(vec![2, 3, 4], 1, ChainParams::vrm(1.0));
+    first.vrm_offsets = vec![[0.0; 3], [0.5, -0.1, 0.1], [1.0, -0.2, 0.2]];
+    let chains = vec![
+        first,
+        ChainDesc::new(vec![5], 2, ChainParams::vrm(1.0)),
+        ChainDesc::new(vec![7], 6, ChainParams::vrm(1.0)),
+    ];
+    let rig = std::sync::Arc::new(
+        secmo::Rig::new(RigDesc {
+            bones,
+            units_per_meter: 1.0,
+            chains,
+            ..Default::default()
+        })
+        .unwrap(),
+    );
+    let mut c = Character::new(rig.clone(), Default::default());
+    let poses: Vec<Vec<Transform>> = (0..300)
+        .map(|i| {
+            let mut p = rig.reference_pose().to_vec();
+            p[1].rotation = Quat::from_rotation_x(0.8 * (i as f32 / 5.0).sin()).to_array();
+            p
+        })
+        .collect();
+    let mut out = vec![Transform::IDENTITY; rig.bone_count()];
+    let n = count_allocations(|| {
+        for (i, pose) in poses.iter().enumerate() {
+            let input = FrameInput {
+                // 30 Hz, then a pause longer than the recorded substeps.
+                dt: if i == 150 { 0.5 } else { 1.0 / 30.0 },
+                pose,
+                teleport: false,
+            };
+            c.update(&input, &mut out).unwrap();
+        }
+    });
+    assert_eq!(n, 0, "{n} allocations in 300 updates");
+    assert!(c.particle_positions().iter().all(|p| p.is_finite()));
+}
+
 #[test]
 fn batches_allocate_nothing_with_every_chain_option() {
     use glam::{Quat, Vec3};

@@ -74,6 +74,21 @@ pub(crate) struct FrameScratch {
     pub(crate) colliders: Vec<Memo<22, PlacedCollider>>,
 }
 
+/// Substeps per update for which a chain records the frames of its joints
+/// that other chains hang from (input down to 7.5 Hz at 120 substeps per
+/// second); later substeps of a longer update interpolate, as before.
+pub(crate) const RECORDED_SUBSTEPS: usize = 16;
+
+/// A chain joint's world frame after one substep of the chain that owns it,
+/// for a chain that hangs from the joint ([`Stage::records`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct JointRecord {
+    /// The substep's end time on the owning chain's clock.
+    pub(crate) end: f64,
+    pub(crate) rotation: Quat,
+    pub(crate) head: Vec3,
+}
+
 /// Chain state (SPEC §7, §8): flat arrays over all chains, one entry per
 /// particle (structure of arrays), so that a SIMD pass needs no redesign.
 #[derive(Clone, Debug, Default)]
@@ -205,6 +220,15 @@ pub(crate) struct Stage {
     pub(crate) inputs: ChainInputs,
     /// The chain kernel this character runs ([`ChainKernel::detect`]).
     pub(crate) kernel: ChainKernel,
+    /// Per chain frame on a chain joint ([`Rig::chain_frames_on`]): the
+    /// joint's frame at each substep of this update, recorded by the VRM
+    /// chain that owns it, so that a chain hanging from it (a VRM 0.x
+    /// branch, a spring whose gravity direction turns) reads it substep by
+    /// substep, as three-vrm steps a spring's joints in order, instead of
+    /// interpolating the owner's output between updates. Capacity
+    /// [`RECORDED_SUBSTEPS`] there, none elsewhere (and no list at all when
+    /// no chain hangs from another); cleared every update.
+    pub(crate) records: Vec<Vec<JointRecord>>,
 }
 
 impl Stage {
@@ -245,6 +269,17 @@ impl Stage {
                 wind: Vec3::ZERO,
             },
             kernel: ChainKernel::detect(),
+            records: {
+                // Nothing at all for a rig with no chain hanging from another.
+                let mut records: Vec<Vec<JointRecord>> = Vec::new();
+                for &(slot, _) in rig.chain_frames_on.iter().flatten() {
+                    if records.is_empty() {
+                        records = (0..rig.chain_frames.len()).map(|_| Vec::new()).collect();
+                    }
+                    records[slot as usize] = Vec::with_capacity(RECORDED_SUBSTEPS);
+                }
+                records
+            },
         }
     }
 
@@ -440,6 +475,9 @@ fn begin(job: &mut Job<'_>) -> Update {
         if !moves {
             *now = frame_of(component, &world, bone);
         }
+    }
+    for r in &mut stage.records {
+        r.clear();
     }
     let up = crate::rig::up_vector(rig.up_axis);
     Update {
@@ -805,7 +843,7 @@ fn interpolate(
     update: &Update,
     ci: usize,
     p: &Prepared,
-    f: f32,
+    (end, f): (f64, f32),
 ) -> Interpolated {
     let setup = &rig.chains[ci];
     let scale = update.scale;
@@ -835,7 +873,19 @@ fn interpolate(
         bytemuck::cast_slice(core::slice::from_ref(&parent_now)),
         &fk,
     ]);
-    let (parent_affine, parent_rotation) =
+    // The root's parent is another chain's joint that recorded this
+    // substep: its frame as that chain left it (Stage::records).
+    let recorded = stage
+        .records
+        .get(setup.parent_slot as usize)
+        .and_then(|r| r.iter().find(|r| r.end.to_bits() == end.to_bits()));
+    let (parent_affine, parent_rotation) = if let Some(r) = recorded {
+        let scale = previous_parent.scale().lerp(parent_now.scale(), f);
+        (
+            Transform::new(r.head, r.rotation, scale).to_affine(),
+            r.rotation,
+        )
+    } else {
         stage.frames.parents[setup.parent_slot as usize].get(key, || {
             let parent = Transform::new(
                 previous_parent
@@ -845,7 +895,8 @@ fn interpolate(
                 previous_parent.scale().lerp(parent_now.scale(), f),
             );
             (parent.to_affine(), parent.rotation())
-        });
+        })
+    };
     let (previous_anchor, anchor_now) = (p.previous_anchor, p.now.anchor);
     let key = key_of(&[&previous_anchor.to_array(), &anchor_now.to_array(), &fk]);
     let anchor = stage.frames.anchors[setup.anchor_slot as usize]
@@ -1021,7 +1072,7 @@ fn run_substeps(
         // differently); then the lanes' frames, then the lane kernel.
         for pass in [false, true] {
             for (l, s) in stepping.iter().enumerate().take(len) {
-                let Some((_, f)) = *s else { continue };
+                let Some((end, f)) = *s else { continue };
                 if in_lanes[l] != pass {
                     continue;
                 }
@@ -1030,7 +1081,7 @@ fn run_substeps(
                 };
                 let m = members[l];
                 let (job, update) = job_of(jobs, updates, m);
-                at[l] = interpolate(job.rig, job.stage, update, m.ci, p, f);
+                at[l] = interpolate(job.rig, job.stage, update, m.ci, p, (end, f));
                 let range = job.rig.chains[m.ci].particles();
                 let ChainState {
                     position, previous, ..
@@ -1103,6 +1154,84 @@ fn run_substeps(
                 clock.sleeping = 1;
             }
             clock.simulated = end;
+            if !job.rig.chain_frames_on[m.ci].is_empty() {
+                record_joints(job.rig, job.stage, update, job.local, m.ci, (&at[l], end));
+            }
+        }
+    }
+}
+
+/// After a substep of VRM chain `ci`: the world frame of each of its joints
+/// that another chain hangs from ([`Stage::records`]), walked from the
+/// chain's frame at the substep (`at`) and its new particles exactly as
+/// the VRM kernel walks them. Nothing for other integrators or a weighted
+/// chain (its output is not the kernel's frame): a chain hanging there
+/// interpolates.
+fn record_joints(
+    rig: &Rig,
+    stage: &mut Stage,
+    update: &Update,
+    local: &[Transform],
+    ci: usize,
+    (at, end): (&Interpolated, f64),
+) {
+    let setup = &rig.chains[ci];
+    let params = &stage.params[ci];
+    if params.integrator != ChainParams::VRM
+        || params.weight < 1.0
+        || setup.weights.iter().any(|&w| w < 1.0)
+    {
+        return;
+    }
+    let on = &rig.chain_frames_on[ci];
+    let deepest = on.iter().map(|&(_, k)| k as usize).max().unwrap_or(0);
+    let position = &stage.state.position[setup.particles()];
+    let (mut head, mut parent) = (at.root, at.parent);
+    for k in 0..=deepest.min(setup.len() - 1) {
+        let bind = parent * local[setup.joints[k] as usize].rotation().normalize();
+        let joint_head = head;
+        let length = setup.lengths[k] * update.scale;
+        if length <= 1e-6 {
+            parent = bind;
+        } else {
+            let next = position[k];
+            let local_dir = bind.conjugate() * ((next - head) / length);
+            parent = bind * math::rotation_arc(setup.axes[k], local_dir);
+            head = next;
+        }
+        for &(slot, _) in on.iter().filter(|&&(_, j)| j as usize == k) {
+            let path = &rig.chain_frame_paths[slot as usize];
+            let (rotation, head) = if path.is_empty() {
+                (parent, joint_head)
+            } else {
+                // A frame below the joint: the bones down to it, as the
+                // writeback composes them. Only through unscaled bones (the
+                // joint's scale is then the frame's own, known from the
+                // last update); otherwise the frame interpolates.
+                let bones = &path[1..];
+                if bones
+                    .iter()
+                    .any(|&b| local[b as usize].scale() != Vec3::ONE)
+                {
+                    continue;
+                }
+                let scale = stage.frames.now[slot as usize].scale();
+                let mut m = Affine3A::from_scale_rotation_translation(scale, parent, joint_head);
+                for &b in bones {
+                    m *= local[b as usize].to_affine();
+                }
+                let t = math::decompose(&m, Vec3::ONE).transform;
+                (t.rotation(), t.translation())
+            };
+            let records = &mut stage.records[slot as usize];
+            // Within capacity: never allocates.
+            if records.len() < records.capacity() {
+                records.push(JointRecord {
+                    end,
+                    rotation,
+                    head,
+                });
+            }
         }
     }
 }
