@@ -441,7 +441,7 @@ impl Rig {
             let setup = build_chain(
                 c,
                 &parents,
-                &reference_component,
+                (&reference, &reference_component),
                 desc.up_axis,
                 desc.colliders.len(),
                 particle_count,
@@ -951,7 +951,7 @@ fn build_constraints(
 fn build_chain(
     d: &ChainDesc,
     parents: &[i32],
-    reference_component: &[Affine3A],
+    (reference, reference_component): (&[Transform], &[Affine3A]),
     up_axis: UpAxis,
     collider_count: usize,
     first_particle: usize,
@@ -1041,6 +1041,18 @@ fn build_chain(
     let mut authored = Vec::with_capacity(count);
     let mut axes = Vec::with_capacity(count);
     let mut previous_dir = -up_world;
+    // The VRM kernel's frame at each joint: the root parent's rotation
+    // (decomposed, as the stage reads it) times the joints' local
+    // rotations; it composes rotations only. Each bone axis is the bind
+    // link in that frame, so the bind pose is the kernel's rest under any
+    // scale above or along the chain (a non-uniform one included, where
+    // the joint's own matrix is no rotation of it).
+    let mut kernel_frame = match parents[d.joints[0] as usize] {
+        p if p >= 0 => math::decompose(&reference_component[p as usize], Vec3::ONE)
+            .transform
+            .rotation(),
+        _ => glam::Quat::IDENTITY,
+    };
     for k in 0..count {
         let head = position(d.joints[k] as usize);
         let tip = if k + 1 < count {
@@ -1058,10 +1070,13 @@ fn build_chain(
         previous_dir = dir;
         lengths.push(length);
         authored.push(to_anchor * dir);
-        // The link in the joint's own bind frame (VRM's bone axis).
-        let own = reference_component[d.joints[k] as usize];
-        let local = own.matrix3.inverse().mul_vec3(link);
-        axes.push(local.try_normalize().unwrap_or(Vec3::Y));
+        // The link in the joint's bind frame (VRM's bone axis).
+        kernel_frame *= reference[d.joints[k] as usize].rotation().normalize();
+        axes.push(
+            (kernel_frame.conjugate() * link)
+                .try_normalize()
+                .unwrap_or(Vec3::Y),
+        );
     }
     Ok(ChainSetup {
         joints: d.joints.clone(),

@@ -187,6 +187,8 @@ struct Spec {
     /// runs the spring as two chains, the second hanging from the first's
     /// strand_1 joint.
     turn_gravity: bool,
+    /// Uniform scale of the scene root (an armature in other units).
+    root_scale: f32,
 }
 
 impl Default for Spec {
@@ -204,6 +206,7 @@ impl Default for Spec {
             skip: false,
             taper: false,
             turn_gravity: false,
+            root_scale: 1.0,
         }
     }
 }
@@ -225,6 +228,9 @@ fn synthetic(spec: &Spec, dir: &Path) -> Fixture {
         {"name": "center", "translation": [0.0, 0.2, 0.0]}
     ]);
     let mut nodes = nodes;
+    if spec.root_scale != 1.0 {
+        nodes[0]["scale"] = json!([spec.root_scale, spec.root_scale, spec.root_scale]);
+    }
     if spec.skip {
         nodes[4]["rotation"] = json!([0.0, 0.0, 0.0, 1.0]);
         nodes[4]["translation"] = json!([0.0, 0.0, 0.0]);
@@ -411,6 +417,13 @@ fn synthetic_specs() -> Vec<Spec> {
             name: "turned_gravity",
             gravity_power: 0.8,
             turn_gravity: true,
+            ..Spec::default()
+        },
+        Spec {
+            name: "scaled_root",
+            collider: Some(sphere([0.0, 0.05, 0.0], 0.12)),
+            gravity_power: 0.3,
+            root_scale: 0.4,
             ..Spec::default()
         },
         Spec {

@@ -591,8 +591,10 @@ pub struct ChainSetup {
     pub lengths: Vec<f32>,
     /// Bind direction of each link in the anchor's bind frame (authored curve).
     pub authored: Vec<Vec3>,
-    /// Bind direction of each link in its own joint's bind frame (the VRM
-    /// integrator's bone axis).
+    /// Bind direction of each link in its joint's bind frame as the VRM
+    /// integrator composes it (the root parent's rotation times the joints'
+    /// local rotations): the VRM bone axis, and the bind pose its rest
+    /// under any scale.
     pub axes: Vec<Vec3>,
     /// World up in the anchor's bind frame.
     pub up_in_anchor: Vec3,
