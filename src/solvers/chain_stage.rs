@@ -76,7 +76,8 @@ pub(crate) struct FrameScratch {
 
 /// Substeps per update for which a chain records the frames of its joints
 /// that other chains hang from (input down to 7.5 Hz at 120 substeps per
-/// second); later substeps of a longer update interpolate, as before.
+/// second); in a longer update (a hitch) the chains hanging there
+/// interpolate at every substep, as before.
 pub(crate) const RECORDED_SUBSTEPS: usize = 16;
 
 /// A chain joint's world frame after one substep of the chain that owns it,
@@ -1154,8 +1155,17 @@ fn run_substeps(
                 clock.sleeping = 1;
             }
             clock.simulated = end;
-            if !job.rig.chain_frames_on[m.ci].is_empty() {
-                record_joints(job.rig, job.stage, update, job.local, m.ci, (&at[l], end));
+            if let (false, Some(p)) = (
+                job.rig.chain_frames_on[m.ci].is_empty(),
+                prepared[l].as_ref(),
+            ) {
+                // All of the update's substeps or none: a chain hanging
+                // here reads the records at every substep or interpolates
+                // at every one, never switching mid-update.
+                let left = ((p.t1 + 1e-9 - end) / p.h).floor().max(0.0) as usize;
+                if p.substeps as usize + left <= RECORDED_SUBSTEPS {
+                    record_joints(job.rig, job.stage, update, job.local, m.ci, (&at[l], end));
+                }
             }
         }
     }
