@@ -403,7 +403,7 @@ fn shifted_params(
             ("vrm_gravity_power", o[2], f32::MAX),
         ] {
             let v = params.get(key).and_then(Value::as_f64).unwrap_or(0.0) as f32;
-            out.insert(key.into(), (v + d).clamp(0.0, max).into());
+            out.insert(key.into(), json_f32((v + d).clamp(0.0, max)));
         }
     }
     out
@@ -514,19 +514,32 @@ struct VrmJoint {
     gravity_dir: [f32; 3],
 }
 
+/// An f32 as a JSON number with its shortest decimal form (0.4, not
+/// 0.4000000059604645), which reads back as the same f32.
+fn json_f32(x: f32) -> Value {
+    x.to_string()
+        .parse::<f64>()
+        .ok()
+        .and_then(serde_json::Number::from_f64)
+        .map_or(Value::Null, Value::Number)
+}
+
 /// VRM's spring parameters in secmo's VRM preset (docs/vrm-mapping.md):
 /// the numbers are VRM's own, run by the VRMC_springBone verlet.
 fn vrm_params(joint: VrmJoint, center: Option<&str>) -> serde_json::Map<String, Value> {
     let mut params = serde_json::Map::new();
-    params.insert("vrm_stiffness".into(), joint.stiffness.max(0.0).into());
-    params.insert("vrm_drag_force".into(), joint.drag.clamp(0.0, 1.0).into());
+    params.insert("vrm_stiffness".into(), json_f32(joint.stiffness.max(0.0)));
+    params.insert(
+        "vrm_drag_force".into(),
+        json_f32(joint.drag.clamp(0.0, 1.0)),
+    );
     params.insert(
         "vrm_gravity_power".into(),
-        joint.gravity_power.max(0.0).into(),
+        json_f32(joint.gravity_power.max(0.0)),
     );
     params.insert(
         "gravity_direction".into(),
-        joint.gravity_dir.to_vec().into(),
+        joint.gravity_dir.map(json_f32).to_vec().into(),
     );
     if let Some(center) = center {
         params.insert("simulation_space".into(), center.into());
@@ -883,7 +896,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                         }
                     }
                     let mut p = params.clone();
-                    p.insert("radius".into(), radius.into());
+                    p.insert("radius".into(), json_f32(radius));
                     // A leaf's tail is 7 cm out along its own offset
                     // (UniVRM and three-vrm for VRM 0.x).
                     let end_offset = Vec3::from_array(nodes.local[node].translation)

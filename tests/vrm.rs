@@ -837,6 +837,9 @@ fn a_spring_whose_numbers_change_along_it_is_one_chain() {
     assert_eq!(chains[1].joints, ["s2", "s3"]);
     assert_eq!(chains[1].anchor, "s1");
     assert_eq!(chains[1].params["vrm_stiffness"].as_f64(), Some(3.0));
+    // Numbers as the file wrote them, not as their f32's exact value
+    // (0.30000001192092896).
+    assert_eq!(chains[1].params["vrm_drag_force"].to_string(), "0.3");
     assert!((chains[1].vrm_offsets[1][0] - 1.0).abs() < 1e-6);
     // s1 listed first by another spring: the tapered one moves s0, then
     // s2 and s3 from s1, with s2's numbers.
@@ -847,7 +850,7 @@ fn a_spring_whose_numbers_change_along_it_is_one_chain() {
     assert_eq!(chains[2].joints, ["s2", "s3"]);
     let p = &chains[2].params;
     assert_eq!(p["vrm_stiffness"].as_f64(), Some(3.0));
-    assert!((p["vrm_drag_force"].as_f64().unwrap() - 0.3).abs() < 1e-6);
+    assert_eq!(p["vrm_drag_force"].to_string(), "0.3");
     assert!((p["vrm_gravity_power"].as_f64().unwrap() - 0.2).abs() < 1e-6);
     let o = chains[2].vrm_offsets[1];
     assert!(
