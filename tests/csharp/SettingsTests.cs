@@ -59,7 +59,7 @@ static class SettingsTests
       ""params"": { ""integrator"": ""spring"", ""bend_limit_degrees"": 45 },
       ""end_offset"": [0, -0.05, 0], ""colliders"": [""head"", ""shoulders"", ""hood"", ""tube""] },
     { ""preset"": ""vrm"", ""anchor"": ""spine"", ""joints"": [""ribbon_1"", ""ribbon_2""],
-      ""params"": { ""vrm_drag_force"": 0.3 } } ]
+      ""params"": { ""vrm_drag_force"": 0.3 }, ""vrm_offsets"": [[0, 0, 0], [0.5, -0.1, 0.2]] } ]
 }";
 
     // The skeleton the file names (metres, Y up).
@@ -125,6 +125,8 @@ static class SettingsTests
               && asset.correctives[1].probes[0].same.translation.x == 0.1f, "correctives: BtoB, rate and probe gains");
         Check(asset.colliders[4].shape == SecmoColliderShape.InsideCapsule && asset.chains[1].hasEndOffset
               && asset.chains[1].colliders.Count == 4, "colliders and chain extras");
+        Check(asset.chains[2].vrmOffsets.Count == 2 && asset.chains[2].vrmOffsets[1].x == 0.5f
+              && asset.chains[2].vrmOffsets[1].z == 0.2f, "a VRM chain's per-joint numbers");
 
         // Every native parameter key has a field: FromJson refuses a key no field holds.
         var probe = ScriptableObject.CreateInstance<SecmoRigSettings>();

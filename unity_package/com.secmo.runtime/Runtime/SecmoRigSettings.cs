@@ -251,6 +251,8 @@ namespace Secmo.Unity
         public Vector3 endOffset;
         [Tooltip("Collider names the chain collides with.")]
         public List<string> colliders = new List<string>();
+        [Tooltip("VRM preset: per-joint (stiffness, drag force, gravity power) added to the chain's, where a VRM spring's numbers change along it (empty: the chain's for every joint).")]
+        public List<Vector3> vrmOffsets = new List<Vector3>();
         [HideInInspector] public string filledFrom = "";
     }
 
@@ -439,6 +441,7 @@ namespace Secmo.Unity
                     if (c.weights.Count > 0) o["weights"] = Floats(c.weights);
                     if (c.hasEndOffset) o["end_offset"] = Vector(c.endOffset);
                     if (c.colliders.Count > 0) o["colliders"] = Strings(c.colliders);
+                    if (c.vrmOffsets.Count > 0) o["vrm_offsets"] = c.vrmOffsets.ConvertAll(v => (object)Vector(v));
                     list.Add(o);
                 }
                 root["chains"] = list;
@@ -579,7 +582,7 @@ namespace Secmo.Unity
                 foreach (var o in Entries(root, "chains"))
                 {
                     string path = "chains[" + i++ + "]";
-                    Known(o, path, "preset", "anchor", "joints", "params", "radii", "weights", "end_offset", "colliders");
+                    Known(o, path, "preset", "anchor", "joints", "params", "radii", "weights", "end_offset", "colliders", "vrm_offsets");
                     var c = new SecmoChainSetting
                     {
                         preset = EnumValue<SecmoChainPreset>(o["preset"], path + ".preset"),
@@ -588,6 +591,7 @@ namespace Secmo.Unity
                         radii = FloatList(o, "radii", path),
                         weights = FloatList(o, "weights", path),
                         colliders = StringList(o, "colliders", path),
+                        vrmOffsets = VectorList(o, "vrm_offsets", path),
                     };
                     if (o.TryGetValue("end_offset", out object end) && end != null)
                     {
@@ -811,6 +815,16 @@ namespace Secmo.Unity
             var l = v as List<object>;
             if (l == null) throw new FormatException(path + "." + key + ": a list of numbers was expected");
             foreach (var e in l) list.Add(Float(e, path + "." + key));
+            return list;
+        }
+
+        static List<Vector3> VectorList(Dictionary<string, object> o, string key, string path)
+        {
+            var list = new List<Vector3>();
+            if (!o.TryGetValue(key, out object v) || v == null) return list;
+            var l = v as List<object>;
+            if (l == null) throw new FormatException(path + "." + key + ": a list of [a, b, c] was expected");
+            for (int k = 0; k < l.Count; k++) list.Add(Vec(l[k], path + "." + key + "[" + k + "]"));
             return list;
         }
 

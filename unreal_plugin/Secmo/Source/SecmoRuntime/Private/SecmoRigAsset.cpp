@@ -117,6 +117,16 @@ FString Vector(const FVector& V)
 	return TEXT("[") + Number(V.X) + TEXT(", ") + Number(V.Y) + TEXT(", ") + Number(V.Z) + TEXT("]");
 }
 
+FString Vectors(const TArray<FVector>& Values)
+{
+	TArray<FString> Parts;
+	for (const FVector& V : Values)
+	{
+		Parts.Add(Vector(V));
+	}
+	return TEXT("[") + FString::Join(Parts, TEXT(", ")) + TEXT("]");
+}
+
 FString Names(const TArray<FName>& Values)
 {
 	TArray<FString> Parts;
@@ -262,6 +272,26 @@ struct FReader
 				return Fail(Key, TEXT("a list of names was expected"));
 			}
 			Out.Add(FName(*Text));
+		}
+		return true;
+	}
+	bool VectorList(const TCHAR* Key, TArray<FVector>& Out) const
+	{
+		const TArray<TSharedPtr<FJsonValue>>* Items = nullptr;
+		if (!Object.TryGetArrayField(Key, Items))
+		{
+			return !Object.HasField(Key) || Fail(Key, TEXT("a list of [a, b, c] was expected"));
+		}
+		for (const TSharedPtr<FJsonValue>& Item : *Items)
+		{
+			const TArray<TSharedPtr<FJsonValue>>* Parts = nullptr;
+			double X = 0.0, Y = 0.0, Z = 0.0;
+			if (!Item->TryGetArray(Parts) || Parts->Num() != 3 || !(*Parts)[0]->TryGetNumber(X)
+				|| !(*Parts)[1]->TryGetNumber(Y) || !(*Parts)[2]->TryGetNumber(Z))
+			{
+				return Fail(Key, TEXT("a list of [a, b, c] was expected"));
+			}
+			Out.Add(FVector(X, Y, Z));
 		}
 		return true;
 	}
@@ -566,6 +596,10 @@ FString USecmoRigAsset::ToJson() const
 		{
 			O.Add(TEXT("colliders"), Names(C.Colliders));
 		}
+		if (C.VrmOffsets.Num() > 0)
+		{
+			O.Add(TEXT("vrm_offsets"), Vectors(C.VrmOffsets));
+		}
 		Items.Add(O.Text());
 	}
 	if (Items.Num() > 0)
@@ -737,10 +771,11 @@ bool USecmoRigAsset::FromJson(const FString& Text, FString& OutError)
 		const FReader R{*List[Index], At(TEXT("chains"), Index), OutError};
 		FSecmoChainSetting C;
 		const TCHAR* const ChainKeys[] = {TEXT("preset"), TEXT("anchor"), TEXT("joints"), TEXT("params"), TEXT("radii"),
-			TEXT("weights"), TEXT("end_offset"), TEXT("colliders")};
+			TEXT("weights"), TEXT("end_offset"), TEXT("colliders"), TEXT("vrm_offsets")};
 		if (!R.OnlyKeys(ChainKeys) || !R.Enum(TEXT("preset"), ChainPresetNames, C.Preset) || !R.Name(TEXT("anchor"), C.Anchor)
 			|| !R.NameList(TEXT("joints"), C.Joints) || !R.NumberList(TEXT("radii"), C.Radii)
-			|| !R.NumberList(TEXT("weights"), C.Weights) || !R.NameList(TEXT("colliders"), C.Colliders))
+			|| !R.NumberList(TEXT("weights"), C.Weights) || !R.NameList(TEXT("colliders"), C.Colliders)
+			|| !R.VectorList(TEXT("vrm_offsets"), C.VrmOffsets))
 		{
 			return false;
 		}

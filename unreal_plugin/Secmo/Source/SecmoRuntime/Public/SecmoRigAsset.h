@@ -383,6 +383,10 @@ struct SECMORUNTIME_API FSecmoChainSetting
 	/** Collider names the chain collides with. */
 	UPROPERTY(EditAnywhere, Category = "Chain")
 	TArray<FName> Colliders;
+	/** VRM preset: per-joint (stiffness, drag force, gravity power) added to the chain's, where a VRM
+	 *  spring's numbers change along it (empty: the chain's for every joint). */
+	UPROPERTY(EditAnywhere, Category = "Chain")
+	TArray<FVector> VrmOffsets;
 	/** The preset the numbers were filled from (a changed preset refills them). */
 	UPROPERTY()
 	FString FilledFrom;
