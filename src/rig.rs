@@ -504,18 +504,8 @@ impl Rig {
                 Vec::new()
             })
             .collect();
-        let chain_frames_below: Vec<Vec<u32>> = chains
-            .iter()
-            .map(|setup| {
-                (0..chain_frame_paths.len() as u32)
-                    .filter(|&slot| {
-                        chain_frame_paths[slot as usize]
-                            .first()
-                            .is_some_and(|j| setup.joints.contains(j))
-                    })
-                    .collect()
-            })
-            .collect();
+        // Per chain, the frames on its joints or below one, with the
+        // joint's index in the chain.
         let chain_frames_on: Vec<Vec<(u32, u32)>> = chains
             .iter()
             .map(|setup| {
@@ -529,6 +519,16 @@ impl Rig {
                         let k = setup.joints.iter().position(|&j| j as i32 == joint)?;
                         Some((slot as u32, k as u32))
                     })
+                    .collect()
+            })
+            .collect();
+        // Of those, the ones below a joint (a path to recompose).
+        let chain_frames_below: Vec<Vec<u32>> = chain_frames_on
+            .iter()
+            .map(|on| {
+                on.iter()
+                    .map(|&(slot, _)| slot)
+                    .filter(|&slot| !chain_frame_paths[slot as usize].is_empty())
                     .collect()
             })
             .collect();

@@ -514,6 +514,18 @@ struct VrmJoint {
     gravity_dir: [f32; 3],
 }
 
+impl VrmJoint {
+    /// Stiffness, drag force and gravity power as the preset takes them
+    /// (clamped to their ranges).
+    fn numbers(self) -> [f32; 3] {
+        [
+            self.stiffness.max(0.0),
+            self.drag.clamp(0.0, 1.0),
+            self.gravity_power.max(0.0),
+        ]
+    }
+}
+
 /// An f32 as a JSON number with its shortest decimal form (0.4, not
 /// 0.4000000059604645), which reads back as the same f32.
 fn json_f32(x: f32) -> Value {
@@ -528,15 +540,10 @@ fn json_f32(x: f32) -> Value {
 /// the numbers are VRM's own, run by the VRMC_springBone verlet.
 fn vrm_params(joint: VrmJoint, center: Option<&str>) -> serde_json::Map<String, Value> {
     let mut params = serde_json::Map::new();
-    params.insert("vrm_stiffness".into(), json_f32(joint.stiffness.max(0.0)));
-    params.insert(
-        "vrm_drag_force".into(),
-        json_f32(joint.drag.clamp(0.0, 1.0)),
-    );
-    params.insert(
-        "vrm_gravity_power".into(),
-        json_f32(joint.gravity_power.max(0.0)),
-    );
+    let [stiffness, drag, gravity_power] = joint.numbers();
+    params.insert("vrm_stiffness".into(), json_f32(stiffness));
+    params.insert("vrm_drag_force".into(), json_f32(drag));
+    params.insert("vrm_gravity_power".into(), json_f32(gravity_power));
     params.insert(
         "gravity_direction".into(),
         joint.gravity_dir.map(json_f32).to_vec().into(),
@@ -778,15 +785,8 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 {
                     end += 1;
                 }
-                let values = |j: VrmJoint| {
-                    [
-                        j.stiffness.max(0.0),
-                        j.drag.clamp(0.0, 1.0),
-                        j.gravity_power.max(0.0),
-                    ]
-                };
                 let numbers: Vec<[f32; 3]> =
-                    js[start..end].iter().map(|j| values(joint(j))).collect();
+                    js[start..end].iter().map(|j| joint(j).numbers()).collect();
                 let vrm_offsets = relative_to_first(&numbers);
                 let anchor = anchor_of(&nodes, indices[start], &mut scene_root);
                 settings.chains.push(ChainSettings {
