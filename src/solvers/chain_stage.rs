@@ -15,6 +15,7 @@ use crate::solvers::chain::{
 };
 use crate::solvers::collide::PlacedCollider;
 use crate::solvers::lanes::{self, ChainKernel};
+use crate::solvers::writeback;
 
 /// A chain frame's interpolation for one substep, shared by the chains that
 /// read the same frame: reused only when the exact bits of every input
@@ -377,6 +378,8 @@ pub(crate) fn step_jobs(jobs: &mut [Option<Job<'_>>]) {
     }
     // Each character's next chain; a pass takes one block of each.
     let mut next = [0usize; JOBS];
+    // The writeback's output, one for every block.
+    let mut out = writeback::Out::new();
     loop {
         let mut block = Block::default();
         let mut any = false;
@@ -400,7 +403,7 @@ pub(crate) fn step_jobs(jobs: &mut [Option<Job<'_>>]) {
                 && block.key == Some(key)
                 && kernel != ChainKernel::Scalar;
             if block.count > 0 && !fits {
-                run_block(jobs, &updates, &block);
+                run_block(jobs, &updates, &block, &mut out);
                 block = Block::default();
             }
             block.key = Some(key);
@@ -411,7 +414,7 @@ pub(crate) fn step_jobs(jobs: &mut [Option<Job<'_>>]) {
             next[j] = end;
         }
         if block.count > 0 {
-            run_block(jobs, &updates, &block);
+            run_block(jobs, &updates, &block, &mut out);
         }
         if !any {
             break;
@@ -530,7 +533,12 @@ fn job_of<'j, 'a>(
 }
 
 /// One block: each chain's bookkeeping, the substeps, each chain's output.
-fn run_block(jobs: &mut [Option<Job<'_>>], updates: &[Option<Update>; JOBS], block: &Block) {
+fn run_block(
+    jobs: &mut [Option<Job<'_>>],
+    updates: &[Option<Update>; JOBS],
+    block: &Block,
+    out: &mut writeback::Out,
+) {
     let members = &block.members[..block.count];
     let kernel = block.key.map_or(ChainKernel::Scalar, |k| k.0);
     let mut prepared = [None; lanes::W];
@@ -545,10 +553,11 @@ fn run_block(jobs: &mut [Option<Job<'_>>], updates: &[Option<Update>; JOBS], blo
         kernel,
         &mut prepared[..members.len()],
     );
-    for (slot, m) in prepared.iter().zip(members) {
+    let mut ahead = [None; lanes::W];
+    for ((slot, m), ahead) in prepared.iter().zip(members).zip(&mut ahead) {
         if let Some(p) = slot {
             let (job, update) = job_of(jobs, updates, *m);
-            finish(
+            *ahead = finish(
                 job.rig,
                 job.stage,
                 update,
@@ -558,6 +567,7 @@ fn run_block(jobs: &mut [Option<Job<'_>>], updates: &[Option<Update>; JOBS], blo
             );
         }
     }
+    write_back(jobs, updates, members, kernel, (&ahead, out));
 }
 
 /// A bone's world frame (the character's world for −1), scale divided out.
@@ -1320,19 +1330,20 @@ fn step_lanes(
     lanes::substep(kernel, &block[..count], &mut arrays[..count]);
 }
 
-/// A chain's clock after its substeps, the range check, and its output
-/// written into the pose.
+/// A chain's clock after its substeps and the range check. Returns the
+/// fraction of a substep its output is carried forward by
+/// ([`write_back`]), or `None` when the chain was parked (its joints stay
+/// on the animation).
 fn finish(
     rig: &Rig,
     stage: &mut Stage,
     update: &Update,
-    (local, component): (&mut [Transform], &mut [Affine3A]),
+    (local, component): (&[Transform], &[Affine3A]),
     ci: usize,
     p: &Prepared,
-) {
+) -> Option<f32> {
     let setup = &rig.chains[ci];
     let params = stage.params[ci];
-    let n = setup.len();
     let range = setup.particles();
     let (clock, mut kept, _) = split(&mut stage.state, ci, range);
     if p.run {
@@ -1363,7 +1374,7 @@ fn finish(
         clock.simulated = clock.time;
         clock.last_update = clock.time;
         if !in_range_or_park(&update.range, clock, kept.reborrow()) {
-            return;
+            return None;
         }
     }
 
@@ -1375,18 +1386,134 @@ fn finish(
     // At input rates that divide 120 Hz the remainder is zero and
     // the output is the state itself (docs/chains.md).
     let step = CHAIN_STEP * f64::from(params.time_factor);
-    let ahead = ((clock.time - clock.simulated).clamp(0.0, step) / step) as f32;
-    // Output: each joint turns by the shortest swing from its current
-    // link direction to its particle (SPEC §7), written through the
-    // current parent (path B), blended by the chain and joint weights
-    // (authored tracks win, SPEC §8).
-    //
-    // Each joint is its successor's parent (rig validation), so when the
-    // chain's root parent is a rotation times a uniform scale and the
-    // joints are uniformly scaled, every joint's parent is one: the swing
-    // is then taken in the parent's frame with no matrix built for the
-    // joint or decomposed ([`math::aim_local_similar`]); otherwise each
-    // joint goes through [`math::aim_local`], which tests its parent.
+    Some(((clock.time - clock.simulated).clamp(0.0, step) / step) as f32)
+}
+
+/// The block's output (`ahead[l]`: [`finish`]'s for member `l`, `None`: no
+/// output): each joint turns by the shortest swing from its current link
+/// direction to its particle (SPEC §7), written through the current
+/// parent (path B), blended by the chain and joint weights (authored tracks
+/// win, SPEC §8).
+///
+/// Each joint is its successor's parent (rig validation), so when the
+/// chain's root parent is a rotation times a uniform scale and the joints
+/// are uniformly scaled, every joint's parent is one: such a chain at full
+/// weight goes through the lanes' writeback ([`writeback`], several chains
+/// at once, no matrix decomposed); any other through [`write_joints`].
+fn write_back(
+    jobs: &mut [Option<Job<'_>>],
+    updates: &[Option<Update>; JOBS],
+    members: &[Member],
+    kernel: ChainKernel,
+    (ahead, out): (&[Option<f32>; lanes::W], &mut writeback::Out),
+) {
+    let mut lane_of = [0usize; lanes::W];
+    let mut parents = [Affine3A::IDENTITY; lanes::W];
+    let mut count = 0;
+    let mut n_max = 0;
+    for (l, m) in members.iter().enumerate() {
+        let Some(ahead) = ahead[l] else { continue };
+        let (job, update) = job_of(jobs, updates, *m);
+        let setup = &job.rig.chains[m.ci];
+        let params = &job.stage.params[m.ci];
+        let parent = math::parent_matrix(job.component, job.rig.parents[setup.joints[0] as usize]);
+        let (_, upper) = setup.joints.split_last().expect("a chain has joints");
+        let in_lanes = params.weight >= 1.0
+            && setup.weights.iter().all(|&w| w >= 1.0)
+            && math::is_similarity(&parent.matrix3)
+            && upper
+                .iter()
+                .all(|&b| math::is_uniform_scale(job.local[b as usize].scale()));
+        if in_lanes {
+            lane_of[count] = l;
+            parents[count] = parent;
+            n_max = n_max.max(setup.len());
+            count += 1;
+        } else {
+            write_joints(
+                job.rig,
+                job.stage,
+                update,
+                (job.local, job.component),
+                m.ci,
+                ahead,
+            );
+        }
+    }
+    // The lanes' chains, [`writeback::CHUNK`] joints at a time: read, then
+    // written into the poses.
+    let mut from = 0;
+    while count > 0 && from < n_max {
+        {
+            let chains: [writeback::Chain<'_>; lanes::W] = core::array::from_fn(|k| {
+                let l = lane_of[k.min(count - 1)];
+                let m = members[l];
+                let job = jobs[m.job].as_ref().expect("a member's job");
+                let update = updates[m.job].as_ref().expect("a member's update");
+                let setup = &job.rig.chains[m.ci];
+                let range = setup.particles();
+                writeback::Chain {
+                    joints: &setup.joints,
+                    end_offset: setup.end_offset,
+                    local: job.local,
+                    position: &job.stage.state.position[range.clone()],
+                    previous: &job.stage.state.previous[range],
+                    parent: parents[k],
+                    world_inverse: update.world_inverse,
+                    ahead: ahead[l].unwrap_or(0.0),
+                }
+            });
+            writeback::write(kernel, &chains[..count], from, out);
+        }
+        for (k, &l) in lane_of[..count].iter().enumerate() {
+            let m = members[l];
+            let job = jobs[m.job].as_mut().expect("a member's job");
+            let joints = &job.rig.chains[m.ci].joints;
+            for (i, &b) in joints.iter().enumerate().skip(from).take(writeback::CHUNK) {
+                job.local[b as usize].rotation = out.rotation[i - from][k];
+                job.component[b as usize] = out.component[i - from][k];
+            }
+            parents[k] = out.parent[k];
+        }
+        from += writeback::CHUNK;
+    }
+    // The chain frames below its joints (another chain hangs from a bone
+    // there), composed down from the matrices just written.
+    for (l, m) in members.iter().enumerate() {
+        if ahead[l].is_none() {
+            continue;
+        }
+        let job = jobs[m.job].as_mut().expect("a member's job");
+        let (rig, local, component) = (job.rig, &*job.local, &mut *job.component);
+        for &slot in &rig.chain_frames_below[m.ci] {
+            for w in rig.chain_frame_paths[slot as usize].windows(2) {
+                let (parent, bone) = (w[0] as usize, w[1] as usize);
+                component[bone] = component[parent] * local[bone].to_affine();
+            }
+        }
+    }
+}
+
+/// [`write_back`] for one chain, joint by joint: through a similarity
+/// parent the swing is taken in the parent's frame with no matrix built
+/// for the joint or decomposed ([`math::aim_local_similar`]); otherwise
+/// each joint goes through [`math::aim_local`], which tests its parent.
+fn write_joints(
+    rig: &Rig,
+    stage: &Stage,
+    update: &Update,
+    (local, component): (&mut [Transform], &mut [Affine3A]),
+    ci: usize,
+    ahead: f32,
+) {
+    let setup = &rig.chains[ci];
+    let params = &stage.params[ci];
+    let n = setup.len();
+    let range = setup.particles();
+    let (position, previous) = (
+        &stage.state.position[range.clone()],
+        &stage.state.previous[range],
+    );
     let mut similar = false;
     for (k, &joint) in setup.joints.iter().enumerate() {
         let b = joint as usize;
@@ -1407,7 +1534,7 @@ fn finish(
         } else {
             setup.end_offset
         };
-        let carried = kept.position[k] + (kept.position[k] - kept.previous[k]) * ahead;
+        let carried = position[k] + (position[k] - previous[k]) * ahead;
         let target = update.world_inverse.transform_point3(carried);
         let to = target - head;
         let w = params.weight * setup.weights[k];
@@ -1442,14 +1569,6 @@ fn finish(
                 ),
             translation: head.into(),
         };
-    }
-    // The chain frames below its joints (another chain hangs from a bone
-    // there), composed down from the matrices just written.
-    for &slot in &rig.chain_frames_below[ci] {
-        for w in rig.chain_frame_paths[slot as usize].windows(2) {
-            let (parent, bone) = (w[0] as usize, w[1] as usize);
-            component[bone] = component[parent] * local[bone].to_affine();
-        }
     }
 }
 

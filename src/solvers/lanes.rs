@@ -153,7 +153,7 @@ impl F {
         F(out)
     }
     #[inline(always)]
-    fn sqrt(self) -> F {
+    pub(crate) fn sqrt(self) -> F {
         self.map(f32::sqrt)
     }
     #[inline(always)]
@@ -209,7 +209,7 @@ impl M {
         self.0[l] = mask(b);
     }
     #[inline(always)]
-    fn and(self, o: M) -> M {
+    pub(crate) fn and(self, o: M) -> M {
         let mut out = [0; W];
         for i in 0..W {
             out[i] = self.0[i] & o.0[i];
@@ -225,7 +225,7 @@ impl M {
         M(out)
     }
     #[inline(always)]
-    fn not(self) -> M {
+    pub(crate) fn not(self) -> M {
         let mut out = [0; W];
         for i in 0..W {
             out[i] = !self.0[i];
@@ -236,7 +236,7 @@ impl M {
 
 /// `if m { a } else { b }` per lane.
 #[inline(always)]
-fn sel(m: M, a: F, b: F) -> F {
+pub(crate) fn sel(m: M, a: F, b: F) -> F {
     let mut out = [0.0; W];
     for i in 0..W {
         out[i] = f32::from_bits((a.0[i].to_bits() & m.0[i]) | (b.0[i].to_bits() & !m.0[i]));
@@ -247,9 +247,9 @@ fn sel(m: M, a: F, b: F) -> F {
 /// A Vec3 per lane, with glam's `Vec3` operations (same order, same bits).
 #[derive(Clone, Copy)]
 pub(crate) struct V3 {
-    x: F,
-    y: F,
-    z: F,
+    pub(crate) x: F,
+    pub(crate) y: F,
+    pub(crate) z: F,
 }
 
 impl core::ops::Add for V3 {
@@ -317,7 +317,7 @@ impl core::ops::Div<F> for V3 {
 
 impl V3 {
     #[inline(always)]
-    fn zero() -> V3 {
+    pub(crate) fn zero() -> V3 {
         V3 {
             x: F::splat(0.0),
             y: F::splat(0.0),
@@ -325,7 +325,7 @@ impl V3 {
         }
     }
     #[inline(always)]
-    fn dot(self, r: V3) -> F {
+    pub(crate) fn dot(self, r: V3) -> F {
         (self.x * r.x) + (self.y * r.y) + (self.z * r.z)
     }
     #[inline(always)]
@@ -334,7 +334,7 @@ impl V3 {
     }
     /// glam's `try_normalize`: the normalised vector and whether it exists.
     #[inline(always)]
-    fn try_normalize(self) -> (V3, M) {
+    pub(crate) fn try_normalize(self) -> (V3, M) {
         let rcp = F::splat(1.0) / self.length();
         (self * rcp, rcp.finite_positive())
     }
@@ -345,11 +345,11 @@ impl V3 {
         vsel(ok, n, fallback)
     }
     #[inline(always)]
-    fn get(&self, l: usize) -> Vec3 {
+    pub(crate) fn get(&self, l: usize) -> Vec3 {
         Vec3::new(self.x.0[l], self.y.0[l], self.z.0[l])
     }
     #[inline(always)]
-    fn set(&mut self, l: usize, v: Vec3) {
+    pub(crate) fn set(&mut self, l: usize, v: Vec3) {
         self.x.0[l] = v.x;
         self.y.0[l] = v.y;
         self.z.0[l] = v.z;
@@ -357,7 +357,7 @@ impl V3 {
 }
 
 #[inline(always)]
-fn vsel(m: M, a: V3, b: V3) -> V3 {
+pub(crate) fn vsel(m: M, a: V3, b: V3) -> V3 {
     V3 {
         x: sel(m, a.x, b.x),
         y: sel(m, a.y, b.y),

@@ -10,6 +10,7 @@ pub mod corrective;
 pub mod lanes;
 pub mod node_constraint;
 pub mod spring;
+pub(crate) mod writeback;
 
 use glam::Affine3A;
 
