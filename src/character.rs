@@ -498,6 +498,14 @@ impl StateRange {
     }
 
     pub(crate) fn clock(&self, c: &ChainClock) -> bool {
+        self.clock_of(c, true)
+    }
+
+    /// [`StateRange::clock`]; with `space` false the simulation-space frame
+    /// is not checked (the chain stage's own check of a chain without a
+    /// simulation space, which only ever stores the identity there or keeps
+    /// a frame already checked).
+    pub(crate) fn clock_of(&self, c: &ChainClock, space: bool) -> bool {
         (0.0..=snapshot_limits::MAX_CLOCK_SECONDS).contains(&c.time)
             & (0.0..=c.time + CHAIN_STEP).contains(&c.simulated)
             & (0.0..=c.time).contains(&c.last_update)
@@ -507,9 +515,21 @@ impl StateRange {
             & (c.started <= 1)
             & Self::frame(Quat::from_array(c.previous_anchor))
             & self.place(Vec3::from(c.previous_root))
-            & self.transform(&c.previous_space)
+            & (!space || self.transform(&c.previous_space))
             & self.transform(&c.previous_parent)
             & self.place(Vec3::from(c.previous_root_local))
+    }
+
+    /// [`StateRange::clamp_speed`], then whether the speed is in range: the
+    /// length is taken once when the speed is in range (nearly always).
+    pub(crate) fn clamp_and_check_speed(&self, v: &mut Vec3) -> bool {
+        let mut l2 = v.length_squared();
+        // Too fast, or not finite.
+        if l2 > self.max_speed_sq || l2.is_nan() {
+            self.clamp_speed(v);
+            l2 = v.length_squared();
+        }
+        l2 <= self.max_speed_sq
     }
 
     pub(crate) fn particle(&self, p: Vec3, v: Vec3, bend: Quat) -> bool {

@@ -378,8 +378,6 @@ pub(crate) fn step_jobs(jobs: &mut [Option<Job<'_>>]) {
     }
     // Each character's next chain; a pass takes one block of each.
     let mut next = [0usize; JOBS];
-    // The writeback's output, one for every block.
-    let mut out = writeback::Out::new();
     loop {
         let mut block = Block::default();
         let mut any = false;
@@ -403,7 +401,7 @@ pub(crate) fn step_jobs(jobs: &mut [Option<Job<'_>>]) {
                 && block.key == Some(key)
                 && kernel != ChainKernel::Scalar;
             if block.count > 0 && !fits {
-                run_block(jobs, &updates, &block, &mut out);
+                run_block(jobs, &updates, &block);
                 block = Block::default();
             }
             block.key = Some(key);
@@ -414,7 +412,7 @@ pub(crate) fn step_jobs(jobs: &mut [Option<Job<'_>>]) {
             next[j] = end;
         }
         if block.count > 0 {
-            run_block(jobs, &updates, &block, &mut out);
+            run_block(jobs, &updates, &block);
         }
         if !any {
             break;
@@ -533,12 +531,7 @@ fn job_of<'j, 'a>(
 }
 
 /// One block: each chain's bookkeeping, the substeps, each chain's output.
-fn run_block(
-    jobs: &mut [Option<Job<'_>>],
-    updates: &[Option<Update>; JOBS],
-    block: &Block,
-    out: &mut writeback::Out,
-) {
+fn run_block(jobs: &mut [Option<Job<'_>>], updates: &[Option<Update>; JOBS], block: &Block) {
     let members = &block.members[..block.count];
     let kernel = block.key.map_or(ChainKernel::Scalar, |k| k.0);
     let mut prepared = [None; lanes::W];
@@ -567,7 +560,7 @@ fn run_block(
             );
         }
     }
-    write_back(jobs, updates, members, kernel, (&ahead, out));
+    write_back(jobs, updates, members, kernel, &ahead);
 }
 
 /// A bone's world frame (the character's world for −1), scale divided out.
@@ -654,7 +647,7 @@ fn prepare(
         for &c in &setup.colliders {
             previous_colliders[c as usize] = stage.current_colliders[c as usize];
         }
-        in_range_or_park(&update.range, clock, kept);
+        in_range_or_park((&update.range, params.simulation_space >= 0), clock, kept);
         return None;
     }
     clock.time += dt as f64;
@@ -690,7 +683,7 @@ fn prepare(
         clock.last_update = clock.time;
         clock.still_since = clock.time;
         clock.sleeping = 0;
-        in_range_or_park(&update.range, clock, kept);
+        in_range_or_park((&update.range, params.simulation_space >= 0), clock, kept);
         return None;
     }
 
@@ -1362,7 +1355,11 @@ fn finish(
     // animation. Speeds past the limit are clamped (docs/c-api.md).
     // The stage changes the committed state in place, so it cannot
     // fail: everything it keeps is in the range when it is done.
-    if !in_range(&update.range, clock, &mut kept) {
+    if !in_range(
+        (&update.range, params.simulation_space >= 0),
+        clock,
+        &mut kept,
+    ) {
         seed(
             clock,
             kept.reborrow(),
@@ -1373,7 +1370,11 @@ fn finish(
         );
         clock.simulated = clock.time;
         clock.last_update = clock.time;
-        if !in_range_or_park(&update.range, clock, kept.reborrow()) {
+        if !in_range_or_park(
+            (&update.range, params.simulation_space >= 0),
+            clock,
+            kept.reborrow(),
+        ) {
             return None;
         }
     }
@@ -1405,33 +1406,59 @@ fn write_back(
     updates: &[Option<Update>; JOBS],
     members: &[Member],
     kernel: ChainKernel,
-    (ahead, out): (&[Option<f32>; lanes::W], &mut writeback::Out),
+    ahead: &[Option<f32>; lanes::W],
 ) {
-    let mut lane_of = [0usize; lanes::W];
-    let mut parents = [Affine3A::IDENTITY; lanes::W];
+    if let ([m], Some(ahead)) = (members, ahead[0]) {
+        // A block of one (the scalar kernel's, a lone chain's) never fills
+        // lanes.
+        let (job, update) = job_of(jobs, updates, *m);
+        write_joints(
+            job.rig,
+            job.stage,
+            update,
+            (job.local, job.component),
+            m.ci,
+            ahead,
+        );
+        compose_below(job.rig, (job.local, job.component), m.ci);
+        return;
+    }
+    // The members in lanes: their chains, and each one's job and setup.
+    let mut chains = [writeback::Chain {
+        len: 0,
+        parent: Affine3A::IDENTITY,
+        world_inverse: Affine3A::IDENTITY,
+        ahead: 0.0,
+    }; lanes::W];
+    let mut lane_of: [Option<(usize, &ChainSetup)>; lanes::W] = [None; lanes::W];
+    let mut member_of = [0usize; lanes::W];
     let mut count = 0;
-    let mut n_max = 0;
     for (l, m) in members.iter().enumerate() {
         let Some(ahead) = ahead[l] else { continue };
         let (job, update) = job_of(jobs, updates, *m);
-        let setup = &job.rig.chains[m.ci];
+        let (rig, setup) = (job.rig, &job.rig.chains[m.ci]);
         let params = &job.stage.params[m.ci];
-        let parent = math::parent_matrix(job.component, job.rig.parents[setup.joints[0] as usize]);
+        let parent = math::parent_matrix(job.component, rig.parents[setup.joints[0] as usize]);
         let (_, upper) = setup.joints.split_last().expect("a chain has joints");
-        let in_lanes = params.weight >= 1.0
+        let qualifies = params.weight >= 1.0
             && setup.weights.iter().all(|&w| w >= 1.0)
             && math::is_similarity(&parent.matrix3)
             && upper
                 .iter()
                 .all(|&b| math::is_uniform_scale(job.local[b as usize].scale()));
-        if in_lanes {
-            lane_of[count] = l;
-            parents[count] = parent;
-            n_max = n_max.max(setup.len());
+        if qualifies {
+            chains[count] = writeback::Chain {
+                len: setup.len(),
+                parent,
+                world_inverse: update.world_inverse,
+                ahead,
+            };
+            lane_of[count] = Some((m.job, setup));
+            member_of[count] = l;
             count += 1;
         } else {
             write_joints(
-                job.rig,
+                rig,
                 job.stage,
                 update,
                 (job.local, job.component),
@@ -1440,57 +1467,84 @@ fn write_back(
             );
         }
     }
-    // The lanes' chains, [`writeback::CHUNK`] joints at a time: read, then
-    // written into the poses.
-    let mut from = 0;
-    while count > 0 && from < n_max {
-        {
-            let chains: [writeback::Chain<'_>; lanes::W] = core::array::from_fn(|k| {
-                let l = lane_of[k.min(count - 1)];
-                let m = members[l];
-                let job = jobs[m.job].as_ref().expect("a member's job");
-                let update = updates[m.job].as_ref().expect("a member's update");
-                let setup = &job.rig.chains[m.ci];
-                let range = setup.particles();
-                writeback::Chain {
-                    joints: &setup.joints,
-                    end_offset: setup.end_offset,
-                    local: job.local,
-                    position: &job.stage.state.position[range.clone()],
-                    previous: &job.stage.state.previous[range],
-                    parent: parents[k],
-                    world_inverse: update.world_inverse,
-                    ahead: ahead[l].unwrap_or(0.0),
-                }
-            });
-            writeback::write(kernel, &chains[..count], from, out);
-        }
-        for (k, &l) in lane_of[..count].iter().enumerate() {
-            let m = members[l];
-            let job = jobs[m.job].as_mut().expect("a member's job");
-            let joints = &job.rig.chains[m.ci].joints;
-            for (i, &b) in joints.iter().enumerate().skip(from).take(writeback::CHUNK) {
-                job.local[b as usize].rotation = out.rotation[i - from][k];
-                job.component[b as usize] = out.component[i - from][k];
-            }
-            parents[k] = out.parent[k];
-        }
-        from += writeback::CHUNK;
+    if count == 1 {
+        // One chain costs less through glam than a lane step's fixed cost,
+        // with the same bits.
+        let m = members[member_of[0]];
+        let (job, update) = job_of(jobs, updates, m);
+        write_joints(
+            job.rig,
+            job.stage,
+            update,
+            (job.local, job.component),
+            m.ci,
+            chains[0].ahead,
+        );
+    } else if count > 1 {
+        writeback::write(
+            kernel,
+            &chains[..count],
+            &mut LaneJoints {
+                jobs,
+                lanes: &lane_of[..count],
+            },
+        );
     }
-    // The chain frames below its joints (another chain hangs from a bone
-    // there), composed down from the matrices just written.
     for (l, m) in members.iter().enumerate() {
         if ahead[l].is_none() {
             continue;
         }
         let job = jobs[m.job].as_mut().expect("a member's job");
-        let (rig, local, component) = (job.rig, &*job.local, &mut *job.component);
-        for &slot in &rig.chain_frames_below[m.ci] {
-            for w in rig.chain_frame_paths[slot as usize].windows(2) {
-                let (parent, bone) = (w[0] as usize, w[1] as usize);
-                component[bone] = component[parent] * local[bone].to_affine();
-            }
+        compose_below(job.rig, (job.local, job.component), m.ci);
+    }
+}
+
+/// The chain frames below chain `ci`'s joints (another chain hangs from a
+/// bone there), composed down from the matrices its writeback wrote.
+fn compose_below(rig: &Rig, (local, component): (&[Transform], &mut [Affine3A]), ci: usize) {
+    for &slot in &rig.chain_frames_below[ci] {
+        for w in rig.chain_frame_paths[slot as usize].windows(2) {
+            let (parent, bone) = (w[0] as usize, w[1] as usize);
+            component[bone] = component[parent] * local[bone].to_affine();
         }
+    }
+}
+
+/// The block's chains in the writeback: lane `l` is chain `lanes[l]`
+/// (its job and its setup).
+struct LaneJoints<'j, 'a> {
+    jobs: &'j mut [Option<Job<'a>>],
+    lanes: &'j [Option<(usize, &'a ChainSetup)>],
+}
+
+impl writeback::Joints for LaneJoints<'_, '_> {
+    #[inline(always)]
+    fn joint(&self, l: usize, k: usize) -> writeback::Joint {
+        let (j, setup) = self.lanes[l].expect("a lane's chain");
+        let job = self.jobs[j].as_ref().expect("a lane's job");
+        let first = setup.first_particle;
+        let state = &job.stage.state;
+        let t = &job.local[setup.joints[k] as usize];
+        writeback::Joint {
+            rotation: t.rotation,
+            scale: Vec3::from(t.scale),
+            translation: Vec3::from(t.translation),
+            child: match setup.joints.get(k + 1) {
+                Some(&next) => Vec3::from(job.local[next as usize].translation),
+                None => setup.end_offset,
+            },
+            position: state.position[first + k],
+            previous: state.previous[first + k],
+        }
+    }
+
+    #[inline(always)]
+    fn write(&mut self, l: usize, k: usize, rotation: [f32; 4], component: Affine3A) {
+        let (j, setup) = self.lanes[l].expect("a lane's chain");
+        let job = self.jobs[j].as_mut().expect("a lane's job");
+        let b = setup.joints[k] as usize;
+        job.local[b].rotation = rotation;
+        job.component[b] = component;
     }
 }
 
@@ -1622,10 +1676,14 @@ fn split(
 
 /// Clamps a chain's speeds to the limit and says whether everything it
 /// keeps is inside the state range.
-fn in_range(range: &StateRange, clock: &mut ChainClock, kept: &mut Kept<'_>) -> bool {
+fn in_range(
+    (range, space): (&StateRange, bool),
+    clock: &mut ChainClock,
+    kept: &mut Kept<'_>,
+) -> bool {
     rebase_clock(clock);
     // One pass, no early exit: the checks nearly always pass.
-    let mut ok = range.clock(clock);
+    let mut ok = range.clock_of(clock, space);
     for (((p, v), bend), previous) in kept
         .position
         .iter()
@@ -1633,8 +1691,10 @@ fn in_range(range: &StateRange, clock: &mut ChainClock, kept: &mut Kept<'_>) -> 
         .zip(kept.bend.iter())
         .zip(kept.previous.iter())
     {
-        range.clamp_speed(v);
-        ok &= range.particle(*p, *v, *bend) & range.place(*previous);
+        ok &= range.clamp_and_check_speed(v)
+            & range.place(*p)
+            & StateRange::frame(*bend)
+            & range.place(*previous);
     }
     ok
 }
@@ -1643,7 +1703,11 @@ fn in_range(range: &StateRange, clock: &mut ChainClock, kept: &mut Kept<'_>) -> 
 /// itself lies beyond the state range, so it is not started, its particles
 /// sit at the origin and its joints stay on the animation until an update
 /// can seed it. Returns whether the chain was in range.
-fn in_range_or_park(range: &StateRange, clock: &mut ChainClock, mut kept: Kept<'_>) -> bool {
+fn in_range_or_park(
+    range: (&StateRange, bool),
+    clock: &mut ChainClock,
+    mut kept: Kept<'_>,
+) -> bool {
     let ok = in_range(range, clock, &mut kept);
     if !ok {
         *clock = ChainClock::default();

@@ -24,6 +24,7 @@ use crate::solvers::chain::{
     self, BendContext, ChainParams, ChainSetup, Integrator, Link, SubstepFrame,
 };
 use crate::solvers::collide::{self, ColliderShape, PlacedCollider};
+use crate::solvers::writeback::Q;
 
 /// Lanes per block: one AVX2 register of f32.
 pub(crate) const W: usize = 8;
@@ -179,7 +180,7 @@ impl F {
         })
     }
     #[inline(always)]
-    fn finite_positive(self) -> M {
+    pub(crate) fn finite_positive(self) -> M {
         let mut out = [0; W];
         for i in 0..W {
             // Finite and > 0: above +0 and below +inf as an unsigned
@@ -698,8 +699,11 @@ fn constants(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Constants {
         k.floor_on.set(l, params.floor_enabled != 0);
         k.floor.0[l] =
             params.floor_height + params.floor_clearance * frame.scale - frame.floor_shift;
-        k.any_orthonormal_up
-            .set(l, frame.up.any_orthonormal_vector());
+        // Read only under the floor.
+        if params.floor_enabled != 0 {
+            k.any_orthonormal_up
+                .set(l, frame.up.any_orthonormal_vector());
+        }
         k.has_colliders.set(l, !lane.setup.colliders.is_empty());
     }
     k
@@ -726,16 +730,20 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     let mut pending = [Quat::IDENTITY; W];
     let mut head = k.root;
     let zero = F::splat(0.0);
+    let mut anchor = Q::splat(0.0);
+    for (l, lane) in lanes.iter().enumerate() {
+        anchor.set(l, lane.frame.anchor.to_array());
+    }
     for i in 0..n_max {
         // Gather link i of every lane.
-        let mut rest_world = V3::zero();
+        let mut rest = V3::zero();
         let mut p = V3::zero();
         let mut v = V3::zero();
         let mut gain = zero; // ω (spring) or k (exponential damping)
         let mut damping = zero; // 2ζ·ω (spring)
         let (live, length, radius) = gather(lanes, i, |l, lane| {
             let a = &arrays[l];
-            rest_world.set(l, lane.frame.anchor * a.rest[i]);
+            rest.set(l, a.rest[i]);
             p.set(l, a.position[i]);
             v.set(l, a.velocity[i]);
             match lane.params.integrator() {
@@ -753,6 +761,8 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
                 Integrator::Vrm { .. } => {}
             }
         });
+        // `anchor · rest`, glam's formula (the scalar kernel's bits).
+        let rest_world = anchor.rotate(rest.into()).into();
         // Zero-length links (and absent lanes): the particle sits on its head.
         let zero_length = length.le(F::splat(1e-6));
         let moving = live.and(zero_length.not());

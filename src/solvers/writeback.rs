@@ -1,13 +1,18 @@
-//! The chain writeback in lanes (#14 item 2, "writeback rotations without a
-//! full matrix decomposition"): up to [`W`] chains' joints turned onto their
-//! particles at once, joint by joint, every lane's arithmetic in one vector
-//! register per value, as the chain kernel's lanes ([`lanes`]) step them.
+//! The chain writeback (SPEC §7) for 2 to [`W`] chains at once, in lanes
+//! (#14 item 2, "writeback rotations without a full matrix
+//! decomposition"): every lane's arithmetic in one vector register per
+//! value, as the chain kernel's lanes ([`lanes`]) step them. It performs
+//! glam's operations in glam's order on this target (its SSE2 or NEON
+//! quaternion product and normalisation, its `Quat * Vec3`), so a chain
+//! gives the same bits here as through `chain_stage::write_joints`, and it
+//! does not matter which a chain goes through: a block of one goes through
+//! glam (a lane step's fixed cost is more than one chain's writeback).
 //!
-//! SPEC §7 writeback, for a chain whose root parent is a rotation times a
-//! uniform scale and whose joints are uniformly scaled (every joint's
-//! parent is then such a similarity, so the component-space swing seen from
-//! the parent is the arc between the same two directions seen from it, and
-//! no matrix is decomposed):
+//! For a chain whose root parent is a rotation times a uniform scale and
+//! whose joints are uniformly scaled (every joint's parent is then such a
+//! similarity, so the component-space swing seen from the parent is the
+//! arc between the same two directions seen from it, and no matrix is
+//! decomposed), joint by joint:
 //!
 //! - `head = P · t` (the joint's head; `P` its parent's component matrix,
 //!   `t` its local translation),
@@ -18,147 +23,263 @@
 //! - `r' = normalize(arc(from̂, tô) · r)`, and the joint's component matrix
 //!   `P · R(r') · S` is the next joint's parent.
 //!
-//! Every chain that qualifies goes through this function, on every kernel
-//! (the scalar kernel's chains as a block of one), so the kernels keep
-//! giving one another's bits; a chain that does not (a sheared or
-//! non-uniformly scaled parent, a weight below 1) goes through
-//! `chain_stage::write_joints`, joint by joint with glam.
+//! A chain that does not qualify (a sheared or non-uniformly scaled parent,
+//! a weight below 1) goes through `chain_stage::write_joints`, joint by
+//! joint with glam.
 
 // Index loops over the lanes are the form LLVM vectorises most reliably.
 #![allow(clippy::needless_range_loop)]
 
 use glam::{Affine3A, Quat, Vec3};
 
-use crate::math::Transform;
-
 use crate::solvers::lanes::{sel, ChainKernel, F, M, V3, W};
+
+/// Every component finite, per lane.
+#[inline(always)]
+fn finite(v: F) -> M {
+    let mut out = [0; W];
+    for i in 0..W {
+        out[i] = if (v.0[i].to_bits() & 0x7fff_ffff) < 0x7f80_0000 {
+            u32::MAX
+        } else {
+            0
+        };
+    }
+    M(out)
+}
+
+/// A vector per lane, with glam's `Vec3` formulas in their order.
+#[derive(Clone, Copy)]
+pub(crate) struct V {
+    pub(crate) x: F,
+    pub(crate) y: F,
+    pub(crate) z: F,
+}
+
+impl V {
+    #[inline(always)]
+    fn splat(v: f32) -> Self {
+        V {
+            x: F::splat(v),
+            y: F::splat(v),
+            z: F::splat(v),
+        }
+    }
+    #[inline(always)]
+    fn add(self, r: Self) -> Self {
+        V {
+            x: self.x + r.x,
+            y: self.y + r.y,
+            z: self.z + r.z,
+        }
+    }
+    #[inline(always)]
+    fn sub(self, r: Self) -> Self {
+        V {
+            x: self.x - r.x,
+            y: self.y - r.y,
+            z: self.z - r.z,
+        }
+    }
+    #[inline(always)]
+    fn scale(self, s: F) -> Self {
+        V {
+            x: self.x * s,
+            y: self.y * s,
+            z: self.z * s,
+        }
+    }
+    #[inline(always)]
+    fn dot(self, r: Self) -> F {
+        self.x * r.x + self.y * r.y + self.z * r.z
+    }
+    /// glam's `Vec3::cross` (and its SSE2 and NEON `Vec3A` ones).
+    #[inline(always)]
+    fn cross(self, b: Self) -> Self {
+        let a = self;
+        V {
+            x: a.y * b.z - b.y * a.z,
+            y: a.z * b.x - b.z * a.x,
+            z: a.x * b.y - b.x * a.y,
+        }
+    }
+    /// glam's `try_normalize`: the normalised vector and whether it exists.
+    #[inline(always)]
+    fn try_normalize(self) -> (Self, M) {
+        let rcp = F::splat(1.0) / self.dot(self).sqrt();
+        (self.scale(rcp), rcp.finite_positive())
+    }
+    #[inline(always)]
+    fn get(&self, l: usize) -> Vec3 {
+        Vec3::new(self.x.0[l], self.y.0[l], self.z.0[l])
+    }
+    #[inline(always)]
+    fn set(&mut self, l: usize, v: Vec3) {
+        self.x.0[l] = v.x;
+        self.y.0[l] = v.y;
+        self.z.0[l] = v.z;
+    }
+}
+
+impl From<V3> for V {
+    #[inline(always)]
+    fn from(v: V3) -> Self {
+        V {
+            x: v.x,
+            y: v.y,
+            z: v.z,
+        }
+    }
+}
+
+impl From<V> for V3 {
+    #[inline(always)]
+    fn from(v: V) -> Self {
+        V3 {
+            x: v.x,
+            y: v.y,
+            z: v.z,
+        }
+    }
+}
 
 /// A quaternion per lane.
 #[derive(Clone, Copy)]
-struct Q4 {
+pub(crate) struct Q {
     x: F,
     y: F,
     z: F,
     w: F,
 }
 
-impl Q4 {
+impl Q {
     #[inline(always)]
-    fn zero() -> Q4 {
-        let z = F::splat(0.0);
-        Q4 {
-            x: z,
-            y: z,
-            z,
-            w: z,
+    pub(crate) fn splat(v: f32) -> Self {
+        Q {
+            x: F::splat(v),
+            y: F::splat(v),
+            z: F::splat(v),
+            w: F::splat(v),
         }
     }
-
     #[inline(always)]
-    fn set(&mut self, l: usize, q: [f32; 4]) {
+    pub(crate) fn set(&mut self, l: usize, q: [f32; 4]) {
         self.x.0[l] = q[0];
         self.y.0[l] = q[1];
         self.z.0[l] = q[2];
         self.w.0[l] = q[3];
     }
-
     #[inline(always)]
     fn get(&self, l: usize) -> [f32; 4] {
         [self.x.0[l], self.y.0[l], self.z.0[l], self.w.0[l]]
     }
-
-    /// `q / |q|`.
+    /// glam's `Quat::normalize` on this target, in its order.
     #[inline(always)]
-    fn normalize(self) -> Q4 {
-        let len2 = self.x * self.x + self.y * self.y + self.z * self.z + self.w * self.w;
-        let rcp = F::splat(1.0) / len2.sqrt();
-        Q4 {
-            x: self.x * rcp,
-            y: self.y * rcp,
-            z: self.z * rcp,
-            w: self.w * rcp,
+    fn normalize(self) -> Self {
+        let (x, y, z, w) = (self.x, self.y, self.z, self.w);
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SSE2: q / |q|, |q|² summed as (x² + z²) + (y² + w²).
+            let length = ((x * x + z * z) + (y * y + w * w)).sqrt();
+            Q {
+                x: x / length,
+                y: y / length,
+                z: z / length,
+                w: w / length,
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            // NEON: q · (1/|q|), |q|² summed pairwise; scalar glam: in order.
+            #[cfg(target_arch = "aarch64")]
+            let length = ((x * x + y * y) + (z * z + w * w)).sqrt();
+            #[cfg(not(target_arch = "aarch64"))]
+            let length = (x * x + y * y + z * z + w * w).sqrt();
+            let rcp = F::splat(1.0) / length;
+            Q {
+                x: x * rcp,
+                y: y * rcp,
+                z: z * rcp,
+                w: w * rcp,
+            }
         }
     }
-
-    /// The Hamilton product `self · b`.
+    /// glam's Hamilton product `self · b` on this target, in its order.
     #[inline(always)]
-    fn mul(self, b: Q4) -> Q4 {
+    fn mul(self, b: Self) -> Self {
         let a = self;
-        Q4 {
-            x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
-            y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
-            z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
-            w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        {
+            // SSE2 and NEON: (w-term + x-term) + (y-term + z-term), the
+            // signs applied by exact multiplications by ±1.
+            Q {
+                x: (a.w * b.x + a.x * b.w) + (a.y * b.z - a.z * b.y),
+                y: (a.w * b.y - a.x * b.z) + (a.y * b.w + a.z * b.x),
+                z: (a.w * b.z + a.x * b.y) + (a.z * b.w - a.y * b.x),
+                w: (a.w * b.w - a.x * b.x) - (a.y * b.y + a.z * b.z),
+            }
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        {
+            Q {
+                x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+                z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+                w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+            }
         }
     }
-
-    /// `v` turned by the unit quaternion `self`.
+    /// `v` turned by the unit quaternion `self`: glam's `Quat * Vec3`
+    /// formula in its order (its SSE2 and NEON paths give these bits).
     #[inline(always)]
-    fn rotate(self, v: V3) -> V3 {
-        let b = V3 {
+    pub(crate) fn rotate(self, v: V) -> V {
+        let b = V {
             x: self.x,
             y: self.y,
             z: self.z,
         };
         let two = F::splat(2.0);
-        v * (self.w * self.w - b.dot(b)) + b * (v.dot(b) * two) + cross(b, v) * (self.w * two)
+        v.scale(self.w * self.w - b.dot(b))
+            .add(b.scale(v.dot(b) * two))
+            .add(b.cross(v).scale(self.w * two))
     }
-
     /// Every component finite.
     #[inline(always)]
     fn finite(self) -> M {
-        let mut out = [0; W];
-        for i in 0..W {
-            let f = |v: f32| (v.to_bits() & 0x7fff_ffff) < 0x7f80_0000;
-            out[i] = if f(self.x.0[i]) & f(self.y.0[i]) & f(self.z.0[i]) & f(self.w.0[i]) {
-                u32::MAX
-            } else {
-                0
-            };
+        finite(self.x)
+            .and(finite(self.y))
+            .and(finite(self.z).and(finite(self.w)))
+    }
+    #[inline(always)]
+    fn select(m: M, a: Self, b: Self) -> Self {
+        Q {
+            x: sel(m, a.x, b.x),
+            y: sel(m, a.y, b.y),
+            z: sel(m, a.z, b.z),
+            w: sel(m, a.w, b.w),
         }
-        M(out)
-    }
-}
-
-#[inline(always)]
-fn qsel(m: M, a: Q4, b: Q4) -> Q4 {
-    Q4 {
-        x: sel(m, a.x, b.x),
-        y: sel(m, a.y, b.y),
-        z: sel(m, a.z, b.z),
-        w: sel(m, a.w, b.w),
-    }
-}
-
-#[inline(always)]
-fn cross(a: V3, b: V3) -> V3 {
-    V3 {
-        x: a.y * b.z - b.y * a.z,
-        y: a.z * b.x - b.z * a.x,
-        z: a.x * b.y - b.x * a.y,
     }
 }
 
 /// A 3×3 matrix per lane, by columns, and a translation.
 #[derive(Clone, Copy)]
-struct A4 {
-    x: V3,
-    y: V3,
-    z: V3,
-    t: V3,
+struct A {
+    x: V,
+    y: V,
+    z: V,
+    t: V,
 }
 
-impl A4 {
+impl A {
     #[inline(always)]
-    fn zero() -> A4 {
-        A4 {
-            x: V3::zero(),
-            y: V3::zero(),
-            z: V3::zero(),
-            t: V3::zero(),
+    fn splat(v: f32) -> Self {
+        A {
+            x: V::splat(v),
+            y: V::splat(v),
+            z: V::splat(v),
+            t: V::splat(v),
         }
     }
-
     #[inline(always)]
     fn set(&mut self, l: usize, m: &Affine3A) {
         self.x.set(l, m.matrix3.x_axis.into());
@@ -166,7 +287,6 @@ impl A4 {
         self.z.set(l, m.matrix3.z_axis.into());
         self.t.set(l, m.translation.into());
     }
-
     #[inline(always)]
     fn get(&self, l: usize) -> Affine3A {
         Affine3A::from_cols(
@@ -176,48 +296,36 @@ impl A4 {
             self.t.get(l).into(),
         )
     }
-
     /// The linear part times `v`.
     #[inline(always)]
-    fn linear(&self, v: V3) -> V3 {
-        self.x * v.x + self.y * v.y + self.z * v.z
+    fn linear(&self, v: V) -> V {
+        self.x
+            .scale(v.x)
+            .add(self.y.scale(v.y))
+            .add(self.z.scale(v.z))
     }
-
     /// The transposed linear part times `v`.
     #[inline(always)]
-    fn linear_transposed(&self, v: V3) -> V3 {
-        V3 {
+    fn linear_transposed(&self, v: V) -> V {
+        V {
             x: self.x.dot(v),
             y: self.y.dot(v),
             z: self.z.dot(v),
         }
     }
-
     /// `self · v` for a point.
     #[inline(always)]
-    fn point(&self, v: V3) -> V3 {
-        self.linear(v) + self.t
+    fn point(&self, v: V) -> V {
+        self.linear(v).add(self.t)
     }
 }
 
-/// Joints per [`write`] call: its output fits on the stack.
-pub(crate) const CHUNK: usize = 8;
-
-/// One lane's chain: what its writeback reads.
+/// One lane's chain: what its writeback reads once.
 #[derive(Clone, Copy)]
-pub(crate) struct Chain<'a> {
-    /// The chain's joints (bone indices) and its end offset (the last
-    /// joint's child, in that joint's frame).
-    pub(crate) joints: &'a [u32],
-    pub(crate) end_offset: Vec3,
-    /// The character's local pose.
-    pub(crate) local: &'a [Transform],
-    /// The chain's particles and their positions before the last substep.
-    pub(crate) position: &'a [Vec3],
-    pub(crate) previous: &'a [Vec3],
-    /// The component matrix of the first joint's parent ([`write`]'s
-    /// `from`): the chain root's parent, or the last joint of the chunk
-    /// before ([`Out::parent`]).
+pub(crate) struct Chain {
+    /// Joints in the chain.
+    pub(crate) len: usize,
+    /// The component matrix of the chain root's parent.
     pub(crate) parent: Affine3A,
     /// The simulation world's inverse (world positions to component space).
     pub(crate) world_inverse: Affine3A,
@@ -225,82 +333,82 @@ pub(crate) struct Chain<'a> {
     pub(crate) ahead: f32,
 }
 
-/// The output of joints `from..from + CHUNK`: `[k - from][lane]`.
-pub(crate) struct Out {
-    pub(crate) rotation: [[[f32; 4]; W]; CHUNK],
-    pub(crate) component: [[Affine3A; W]; CHUNK],
-    /// Each lane's last joint's component matrix: the next chunk's parent.
-    pub(crate) parent: [Affine3A; W],
+/// One joint of one lane's chain.
+#[derive(Clone, Copy)]
+pub(crate) struct Joint {
+    /// The joint's local transform (its rotation as the pose holds it).
+    pub(crate) rotation: [f32; 4],
+    pub(crate) scale: Vec3,
+    pub(crate) translation: Vec3,
+    /// The child's offset in the joint's frame (the next joint's
+    /// translation, or the chain's end offset).
+    pub(crate) child: Vec3,
+    /// The particle and its position before the last substep.
+    pub(crate) position: Vec3,
+    pub(crate) previous: Vec3,
 }
 
-impl Out {
-    pub(crate) fn new() -> Self {
-        Self {
-            rotation: [[[0.0; 4]; W]; CHUNK],
-            component: [[Affine3A::IDENTITY; W]; CHUNK],
-            parent: [Affine3A::IDENTITY; W],
-        }
-    }
+/// Where the chains' joints come from and go.
+pub(crate) trait Joints {
+    /// Joint `k` of lane `l`'s chain.
+    fn joint(&self, l: usize, k: usize) -> Joint;
+    /// Its new local rotation and component matrix.
+    fn write(&mut self, l: usize, k: usize, rotation: [f32; 4], component: Affine3A);
 }
 
-/// Writes back joints `from..from + CHUNK` of the chains `chains` (one per
-/// lane, at most [`W`]) into `out`; the caller writes them into the pose.
-pub(crate) fn write(kernel: ChainKernel, chains: &[Chain<'_>], from: usize, out: &mut Out) {
-    debug_assert!(!chains.is_empty() && chains.len() <= W);
+/// Writes back the chains `chains` (one per lane, 2 to [`W`]) in lanes.
+pub(crate) fn write(kernel: ChainKernel, chains: &[Chain], joints: &mut impl Joints) {
+    debug_assert!(chains.len() >= 2 && chains.len() <= W);
     match kernel {
         #[cfg(target_arch = "x86_64")]
         ChainKernel::LanesAvx2 => {
             // SAFETY: the stage selects LanesAvx2 only where
             // `ChainKernel::supported` found AVX2 at run time.
-            unsafe { write_avx2(chains, from, out) }
+            unsafe { write_avx2(chains, joints) }
         }
-        _ => write_lanes(chains, from, out),
+        _ => write_chains(chains, joints),
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
-unsafe fn write_avx2(chains: &[Chain<'_>], from: usize, out: &mut Out) {
-    write_lanes(chains, from, out);
+unsafe fn write_avx2(chains: &[Chain], joints: &mut impl Joints) {
+    write_chains(chains, joints);
 }
 
 #[inline(always)]
-fn write_lanes(chains: &[Chain<'_>], from: usize, out: &mut Out) {
-    let mut parent = A4::zero();
-    let mut world_inverse = A4::zero();
+fn write_chains(chains: &[Chain], joints: &mut impl Joints) {
+    let mut parent = A::splat(0.0);
+    let mut world_inverse = A::splat(0.0);
     let mut ahead = F::splat(0.0);
     for (l, c) in chains.iter().enumerate() {
         parent.set(l, &c.parent);
         world_inverse.set(l, &c.world_inverse);
         ahead.0[l] = c.ahead;
     }
-    let n_max = chains.iter().map(|c| c.joints.len()).max().unwrap_or(0);
+    let n_max = chains.iter().map(|c| c.len).max().unwrap_or(0);
     let one = F::splat(1.0);
-    for k in from..n_max.min(from + CHUNK) {
-        let mut raw = Q4::zero();
-        let (mut scale, mut translation, mut child) = (V3::zero(), V3::zero(), V3::zero());
-        let (mut position, mut previous) = (V3::zero(), V3::zero());
+    for k in 0..n_max {
+        let mut raw = Q::splat(0.0);
+        let (mut scale, mut translation, mut child) = (V::splat(0.0), V::splat(0.0), V::splat(0.0));
+        let (mut position, mut previous) = (V::splat(0.0), V::splat(0.0));
         for (l, c) in chains.iter().enumerate() {
-            let Some(&b) = c.joints.get(k) else { continue };
-            let t = &c.local[b as usize];
-            raw.set(l, t.rotation);
-            scale.set(l, Vec3::from(t.scale));
-            translation.set(l, Vec3::from(t.translation));
-            child.set(
-                l,
-                match c.joints.get(k + 1) {
-                    Some(&next) => Vec3::from(c.local[next as usize].translation),
-                    None => c.end_offset,
-                },
-            );
-            position.set(l, c.position[k]);
-            previous.set(l, c.previous[k]);
+            if k >= c.len {
+                continue;
+            }
+            let j = joints.joint(l, k);
+            raw.set(l, j.rotation);
+            scale.set(l, j.scale);
+            translation.set(l, j.translation);
+            child.set(l, j.child);
+            position.set(l, j.position);
+            previous.set(l, j.previous);
         }
         let rotation = raw.normalize();
         let head = parent.point(translation);
-        let carried = position + (position - previous) * ahead;
-        let to = world_inverse.point(carried) - head;
-        let swung = rotation.rotate(V3 {
+        let carried = position.add(position.sub(previous).scale(ahead));
+        let to = world_inverse.point(carried).sub(head);
+        let swung = rotation.rotate(V {
             x: scale.x * child.x,
             y: scale.y * child.y,
             z: scale.z * child.z,
@@ -311,8 +419,8 @@ fn write_lanes(chains: &[Chain<'_>], from: usize, out: &mut Out) {
         // form, exact for small angles; glam's turn about an orthogonal
         // axis for antiparallel directions.
         let dot = from_dir.dot(to);
-        let c = cross(from_dir, to);
-        let mut arc = Q4 {
+        let c = from_dir.cross(to);
+        let mut arc = Q {
             x: c.x,
             y: c.y,
             z: c.z,
@@ -332,14 +440,14 @@ fn write_lanes(chains: &[Chain<'_>], from: usize, out: &mut Out) {
         // Never a non-finite output, and a degenerate direction leaves the
         // joint as animated.
         let ok = from_ok.and(to_ok).and(solved.finite());
-        let result = qsel(ok, solved, raw);
+        let result = Q::select(ok, solved, raw);
         // `P · R(result) · S`, its translation the head.
         let r = result.normalize();
         let (x2, y2, z2) = (r.x + r.x, r.y + r.y, r.z + r.z);
         let (xx, xy, xz) = (r.x * x2, r.x * y2, r.x * z2);
         let (yy, yz, zz) = (r.y * y2, r.y * z2, r.z * z2);
         let (wx, wy, wz) = (r.w * x2, r.w * y2, r.w * z2);
-        let column = |x: F, y: F, z: F, s: F| V3 {
+        let column = |x: F, y: F, z: F, s: F| V {
             x: x * s,
             y: y * s,
             z: z * s,
@@ -347,27 +455,25 @@ fn write_lanes(chains: &[Chain<'_>], from: usize, out: &mut Out) {
         let rx = column(one - (yy + zz), xy + wz, xz - wy, scale.x);
         let ry = column(xy - wz, one - (xx + zz), yz + wx, scale.y);
         let rz = column(xz + wy, yz - wx, one - (xx + yy), scale.z);
-        let joint = A4 {
+        let joint = A {
             x: parent.linear(rx),
             y: parent.linear(ry),
             z: parent.linear(rz),
             t: head,
         };
-        for l in 0..chains.len() {
-            out.rotation[k - from][l] = result.get(l);
-            out.component[k - from][l] = joint.get(l);
+        for (l, c) in chains.iter().enumerate() {
+            if k < c.len {
+                joints.write(l, k, result.get(l), joint.get(l));
+            }
         }
         parent = joint;
-    }
-    for l in 0..chains.len() {
-        out.parent[l] = parent.get(l);
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::math;
+    use crate::math::{self, Transform};
 
     /// A small deterministic generator (xorshift), values in [-1, 1).
     struct Rng(u32);
@@ -386,33 +492,51 @@ mod tests {
         }
     }
 
-    /// The glam path (`chain_stage::write_joints`' similarity branch), one
-    /// chain; joint k's parent is `parents(k)` (the lanes' own matrix of
-    /// joint k − 1, so that each joint is compared alone, with no rounding
-    /// carried down the chain), or the reference's own when `None`.
-    fn reference(
-        c: &Chain<'_>,
-        parents: impl Fn(usize) -> Option<Affine3A>,
-    ) -> Vec<([f32; 4], Affine3A)> {
-        let mut parent = c.parent;
-        let mut out = Vec::new();
-        for (k, &b) in c.joints.iter().enumerate() {
-            if let Some(p) = parents(k) {
-                parent = p;
+    /// A lane's chain: joints, end offset, particles, positions before.
+    type TestChain = (Vec<u32>, Vec3, Vec<Vec3>, Vec<Vec3>);
+
+    /// Chains over one pose; `write` records the output.
+    struct Chains {
+        local: Vec<Transform>,
+        chains: Vec<TestChain>,
+        out: Vec<Vec<([f32; 4], Affine3A)>>,
+    }
+
+    impl Joints for Chains {
+        fn joint(&self, l: usize, k: usize) -> Joint {
+            let (joints, end, position, previous) = &self.chains[l];
+            let t = &self.local[joints[k] as usize];
+            Joint {
+                rotation: t.rotation,
+                scale: t.scale(),
+                translation: t.translation(),
+                child: joints
+                    .get(k + 1)
+                    .map_or(*end, |&n| self.local[n as usize].translation()),
+                position: position[k],
+                previous: previous[k],
             }
-            let local = c.local[b as usize];
-            let rotation = local.rotation().normalize();
-            let scale = local.scale();
-            let head = parent.transform_point3(local.translation());
-            let child = match c.joints.get(k + 1) {
-                Some(&n) => c.local[n as usize].translation(),
-                None => c.end_offset,
-            };
-            let carried = c.position[k] + (c.position[k] - c.previous[k]) * c.ahead;
-            let to = c.world_inverse.transform_point3(carried) - head;
-            let mut result = local.rotation;
+        }
+        fn write(&mut self, l: usize, k: usize, rotation: [f32; 4], component: Affine3A) {
+            assert_eq!(self.out[l].len(), k, "joints in order");
+            self.out[l].push((rotation, component));
+        }
+    }
+
+    /// `chain_stage::write_joints`' similarity branch (glam), lane `l`.
+    fn reference(c: &Chains, chain: &Chain, l: usize) -> Vec<([f32; 4], Affine3A)> {
+        let mut parent = chain.parent;
+        let mut out = Vec::new();
+        for k in 0..chain.len {
+            let j = c.joint(l, k);
+            let raw = Quat::from_array(j.rotation);
+            let rotation = raw.normalize();
+            let head = parent.transform_point3(j.translation);
+            let carried = j.position + (j.position - j.previous) * chain.ahead;
+            let to = chain.world_inverse.transform_point3(carried) - head;
+            let mut result = j.rotation;
             if let Some(q) =
-                math::aim_local_similar(rotation, scale, child, parent.matrix3.transpose() * to)
+                math::aim_local_similar(rotation, j.scale, j.child, parent.matrix3.transpose() * to)
             {
                 if q.is_finite() {
                     result = q.to_array();
@@ -422,9 +546,9 @@ mod tests {
             let m = Affine3A {
                 matrix3: parent.matrix3
                     * glam::Mat3A::from_cols(
-                        r.x_axis * scale.x,
-                        r.y_axis * scale.y,
-                        r.z_axis * scale.z,
+                        r.x_axis * j.scale.x,
+                        r.y_axis * j.scale.y,
+                        r.z_axis * j.scale.z,
                     ),
                 translation: head.into(),
             };
@@ -434,153 +558,139 @@ mod tests {
         out
     }
 
+    fn bits(q: [f32; 4], m: &Affine3A) -> Vec<u32> {
+        q.iter()
+            .chain(m.to_cols_array().iter())
+            .map(|x| x.to_bits())
+            .collect()
+    }
+
+    fn kernels() -> Vec<ChainKernel> {
+        let mut k = vec![ChainKernel::Lanes];
+        if ChainKernel::LanesAvx2.supported() {
+            k.push(ChainKernel::LanesAvx2);
+        }
+        k
+    }
+
     #[test]
-    fn lanes_write_what_the_glam_path_writes() {
+    fn lanes_write_the_glam_paths_bits() {
         let mut rng = Rng(0x1234_5678);
-        let kernels = [
-            ChainKernel::Scalar,
-            ChainKernel::Lanes,
-            ChainKernel::detect(),
-        ];
-        let mut worst = (0.0f32, 0.0f32);
-        for round in 0..40 {
-            // Up to 8 lanes, 1 to 11 joints each (two chunks), one pose.
-            let lanes = 1 + round % W;
-            let mut local = Vec::new();
-            let mut joints = Vec::new();
-            let mut particles = Vec::new();
+        let mut joints_compared = 0;
+        for round in 0..60 {
+            // 2 to 8 lanes, 1 to 11 joints each, one pose.
+            let lanes = 2 + round % (W - 1);
+            let mut c = Chains {
+                local: Vec::new(),
+                chains: Vec::new(),
+                out: vec![Vec::new(); lanes],
+            };
             for l in 0..lanes {
                 let n = 1 + (round * 3 + l * 5) % 11;
                 let s = 0.5 + rng.f().abs();
-                let first = local.len() as u32;
+                let first = c.local.len() as u32;
                 for k in 0..n {
-                    let mut t = Transform::new(
-                        rng.v() * 0.2,
-                        Quat::from_array(rng.q().to_array()),
-                        Vec3::splat(s),
-                    );
+                    let mut t = Transform::new(rng.v() * 0.2, rng.q(), Vec3::splat(s));
                     // A degenerate child offset now and then: the joint
-                    // keeps its rotation, bit for bit.
+                    // keeps its rotation.
                     if (round + k) % 13 == 0 {
                         t.translation = [0.0; 3];
                     }
                     // A rotation off unit length, as a pose may hold it.
                     t.rotation = (Quat::from_array(t.rotation) * 1.0005).to_array();
-                    local.push(t);
+                    c.local.push(t);
                 }
-                joints.push((first..first + n as u32).collect::<Vec<u32>>());
                 let position: Vec<Vec3> = (0..n).map(|_| rng.v()).collect();
-                // Now and then a particle straight back along its link: the
-                // antiparallel arc.
-                let previous: Vec<Vec3> = position.iter().map(|p| *p - rng.v() * 0.01).collect();
-                particles.push((position, previous));
+                let previous = position.iter().map(|p| *p - rng.v() * 0.01).collect();
+                c.chains.push((
+                    (first..first + n as u32).collect(),
+                    rng.v() * 0.1,
+                    position,
+                    previous,
+                ));
             }
-            let parent = |rng: &mut Rng| {
+            let affine = |rng: &mut Rng| {
                 Affine3A::from_scale_rotation_translation(
                     Vec3::splat(0.7 + rng.f().abs()),
                     rng.q(),
                     rng.v(),
                 )
             };
-            let chains: Vec<Chain<'_>> = (0..lanes)
+            let chains: Vec<Chain> = (0..lanes)
                 .map(|l| Chain {
-                    joints: &joints[l],
-                    end_offset: rng.v() * 0.1,
-                    local: &local,
-                    position: &particles[l].0,
-                    previous: &particles[l].1,
-                    parent: parent(&mut rng),
-                    world_inverse: parent(&mut rng),
+                    len: c.chains[l].0.len(),
+                    parent: affine(&mut rng),
+                    world_inverse: affine(&mut rng),
                     ahead: rng.f().abs(),
                 })
                 .collect();
-            for kernel in kernels {
-                let mut got: Vec<Vec<([f32; 4], Affine3A)>> = vec![Vec::new(); lanes];
-                let mut parents: Vec<Affine3A> = chains.iter().map(|c| c.parent).collect();
-                let n_max = chains.iter().map(|c| c.joints.len()).max().unwrap();
-                let mut out = Out::new();
-                for from in (0..n_max).step_by(CHUNK) {
-                    let chunk: Vec<Chain<'_>> = chains
-                        .iter()
-                        .zip(&parents)
-                        .map(|(c, p)| Chain { parent: *p, ..*c })
-                        .collect();
-                    write(kernel, &chunk, from, &mut out);
-                    for (l, c) in chains.iter().enumerate() {
-                        for k in from..c.joints.len().min(from + CHUNK) {
-                            got[l].push((out.rotation[k - from][l], out.component[k - from][l]));
-                        }
-                        parents[l] = out.parent[l];
-                    }
-                }
-                for (l, c) in chains.iter().enumerate() {
-                    let mine = &got[l];
-                    let want = reference(c, |k| (k > 0).then(|| mine[k - 1].1));
-                    assert_eq!(got[l].len(), want.len());
-                    for (k, ((q, m), (wq, wm))) in got[l].iter().zip(&want).enumerate() {
-                        let raw = c.local[c.joints[k] as usize].rotation;
-                        // The pose's own rotation comes back exactly.
-                        assert_eq!(*q == raw, *wq == raw, "round {round} lane {l} joint {k}");
-                        let dq = (Quat::from_array(*q) - Quat::from_array(*wq))
-                            .to_array()
-                            .iter()
-                            .fold(0.0f32, |a, x| a.max(x.abs()));
-                        if std::env::var("WB_DEBUG").is_ok() && dq > 1e-6 {
-                            eprintln!("round {round} lane {l} joint {k} dq {dq}");
-                        }
-                        worst.0 = worst.0.max(dq);
-                        // Relative to the matrix's size (scales compound
-                        // down a chain).
-                        let size = wm
-                            .to_cols_array()
-                            .iter()
-                            .fold(1.0f32, |a, x| a.max(x.abs()));
-                        let dm = (m.matrix3 - wm.matrix3)
-                            .to_cols_array()
-                            .iter()
-                            .chain((m.translation - wm.translation).as_ref())
-                            .fold(0.0f32, |a, x| a.max(x.abs()));
-                        worst.1 = worst.1.max(dm / size);
+            for kernel in kernels() {
+                c.out = vec![Vec::new(); lanes];
+                write(kernel, &chains, &mut c);
+                for (l, chain) in chains.iter().enumerate() {
+                    let want = reference(&c, chain, l);
+                    assert_eq!(c.out[l].len(), want.len());
+                    for (k, (got, want)) in c.out[l].iter().zip(&want).enumerate() {
+                        assert_eq!(
+                            bits(got.0, &got.1),
+                            bits(want.0, &want.1),
+                            "{kernel:?} round {round} lane {l} joint {k}: {got:?} against {want:?}"
+                        );
+                        joints_compared += 1;
                     }
                 }
             }
         }
-        // Rounding only, joint by joint: float32 noise in the quaternions'
-        // components and the matrices' entries (1.5e-6 at most here, where
-        // `target − head` cancels; a wrong product order or a missing
-        // normalisation shows at 1e-3 and more).
-        assert!(worst.0 < 1e-5, "rotations differ by {worst:?}");
-        assert!(worst.1 < 1e-5, "matrices differ by {worst:?}");
+        assert!(joints_compared > 1000, "{joints_compared}");
     }
 
     #[test]
     fn a_particle_straight_back_turns_the_joint_half_a_turn() {
-        // The joint points up (its child 1 up), its particle 1 down: the
+        // Lane 0 points up (its child 1 up), its particle 1 down: the
         // antiparallel arc, glam's turn about an axis orthogonal to it.
-        let local = [Transform::IDENTITY, Transform::from_translation(Vec3::Y)];
-        let joints = [0u32];
-        let position = [Vec3::NEG_Y];
+        // Lane 1 swings a quarter turn.
+        let mut c = Chains {
+            local: vec![Transform::IDENTITY, Transform::IDENTITY],
+            chains: vec![
+                (vec![0], Vec3::Y, vec![Vec3::NEG_Y], vec![Vec3::NEG_Y]),
+                (vec![1], Vec3::Y, vec![Vec3::X], vec![Vec3::X]),
+            ],
+            out: vec![Vec::new(); 2],
+        };
         let chain = Chain {
-            joints: &joints,
-            end_offset: Vec3::Y,
-            local: &local,
-            position: &position,
-            previous: &position,
+            len: 1,
             parent: Affine3A::IDENTITY,
             world_inverse: Affine3A::IDENTITY,
             ahead: 0.0,
         };
-        let want = reference(&chain, |_| None);
-        for kernel in [
-            ChainKernel::Scalar,
-            ChainKernel::Lanes,
-            ChainKernel::detect(),
-        ] {
-            let mut out = Out::new();
-            write(kernel, &[chain], 0, &mut out);
-            let q = Quat::from_array(out.rotation[0][0]);
-            assert!((q * Vec3::Y - Vec3::NEG_Y).length() < 1e-6, "{q:?}");
-            assert_eq!(out.rotation[0][0], want[0].0);
+        for kernel in kernels() {
+            c.out = vec![Vec::new(); 2];
+            write(kernel, &[chain, chain], &mut c);
+            for (l, to) in [(0, Vec3::NEG_Y), (1, Vec3::X)] {
+                let q = Quat::from_array(c.out[l][0].0);
+                assert!((q * Vec3::Y - to).length() < 1e-6, "{q:?}");
+                assert_eq!(c.out[l][0].0, reference(&c, &chain, l)[0].0);
+            }
+        }
+    }
+
+    #[test]
+    fn lanes_turn_vectors_as_glam_does() {
+        let mut rng = Rng(0x9e37_79b9);
+        for _ in 0..1000 {
+            let mut q = Q::splat(0.0);
+            let mut v = V::splat(0.0);
+            let mut want = [Vec3::ZERO; W];
+            for l in 0..W {
+                let (a, b) = (rng.q(), rng.v() * 10.0);
+                q.set(l, a.to_array());
+                v.set(l, b);
+                want[l] = a * b;
+            }
+            let got = q.rotate(v);
+            for l in 0..W {
+                assert_eq!(got.get(l).to_array(), want[l].to_array());
+            }
         }
     }
 }
