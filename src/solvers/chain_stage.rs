@@ -1408,19 +1408,23 @@ fn write_back(
     kernel: ChainKernel,
     ahead: &[Option<f32>; lanes::W],
 ) {
-    if let ([m], Some(ahead)) = (members, ahead[0]) {
-        // A block of one (the scalar kernel's, a lone chain's) never fills
-        // lanes.
-        let (job, update) = job_of(jobs, updates, *m);
-        write_joints(
-            job.rig,
-            job.stage,
-            update,
-            (job.local, job.component),
-            m.ci,
-            ahead,
-        );
-        compose_below(job.rig, (job.local, job.component), m.ci);
+    if members.len() < writeback::LANES_FROM {
+        // Too few chains to fill lanes (the scalar kernel's blocks of one, a
+        // character with one or two chains).
+        for (m, ahead) in members.iter().zip(ahead) {
+            if let Some(ahead) = *ahead {
+                let (job, update) = job_of(jobs, updates, *m);
+                write_joints(
+                    job.rig,
+                    job.stage,
+                    update,
+                    (job.local, job.component),
+                    m.ci,
+                    ahead,
+                );
+                compose_below(job.rig, (job.local, job.component), m.ci);
+            }
+        }
         return;
     }
     // The members in lanes: their chains, and each one's job and setup.
@@ -1467,20 +1471,22 @@ fn write_back(
             );
         }
     }
-    if count == 1 {
-        // One chain costs less through glam than a lane step's fixed cost,
-        // with the same bits.
-        let m = members[member_of[0]];
-        let (job, update) = job_of(jobs, updates, m);
-        write_joints(
-            job.rig,
-            job.stage,
-            update,
-            (job.local, job.component),
-            m.ci,
-            chains[0].ahead,
-        );
-    } else if count > 1 {
+    if count < writeback::LANES_FROM {
+        // One or two chains cost less through glam than a lane step's
+        // fixed cost, with the same bits.
+        for (&l, chain) in member_of.iter().zip(&chains).take(count) {
+            let m = members[l];
+            let (job, update) = job_of(jobs, updates, m);
+            write_joints(
+                job.rig,
+                job.stage,
+                update,
+                (job.local, job.component),
+                m.ci,
+                chain.ahead,
+            );
+        }
+    } else {
         writeback::write(
             kernel,
             &chains[..count],

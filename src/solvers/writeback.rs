@@ -1,12 +1,12 @@
-//! The chain writeback (SPEC §7) for 2 to [`W`] chains at once, in lanes
+//! The chain writeback (SPEC §7) for 3 to [`W`] chains at once, in lanes
 //! (#14 item 2, "writeback rotations without a full matrix
 //! decomposition"): every lane's arithmetic in one vector register per
 //! value, as the chain kernel's lanes ([`lanes`]) step them. It performs
 //! glam's operations in glam's order on this target (its SSE2 or NEON
 //! quaternion product and normalisation, its `Quat * Vec3`), so a chain
 //! gives the same bits here as through `chain_stage::write_joints`, and it
-//! does not matter which a chain goes through: a block of one goes through
-//! glam (a lane step's fixed cost is more than one chain's writeback).
+//! does not matter which a chain goes through: one or two chains go through
+//! glam (a lane step's fixed cost is more than their writeback).
 //!
 //! For a chain whose root parent is a rotation times a uniform scale and
 //! whose joints are uniformly scaled (every joint's parent is then such a
@@ -356,9 +356,16 @@ pub(crate) trait Joints {
     fn write(&mut self, l: usize, k: usize, rotation: [f32; 4], component: Affine3A);
 }
 
-/// Writes back the chains `chains` (one per lane, 2 to [`W`]) in lanes.
+/// Fewest chains a block writes back in lanes: below it, glam costs less
+/// (cachegrind, one character of N hair strands updated alone,
+/// instructions per joint-substep: 2 strands 1,934 through glam and 2,029
+/// in lanes; 3 strands 1,866 and 1,868).
+pub(crate) const LANES_FROM: usize = 3;
+
+/// Writes back the chains `chains` (one per lane, [`LANES_FROM`] to
+/// [`W`]) in lanes.
 pub(crate) fn write(kernel: ChainKernel, chains: &[Chain], joints: &mut impl Joints) {
-    debug_assert!(chains.len() >= 2 && chains.len() <= W);
+    debug_assert!(chains.len() >= LANES_FROM && chains.len() <= W);
     match kernel {
         #[cfg(target_arch = "x86_64")]
         ChainKernel::LanesAvx2 => {
