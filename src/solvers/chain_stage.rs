@@ -1413,15 +1413,8 @@ fn write_back(
         // character with one or two chains).
         for (m, ahead) in members.iter().zip(ahead) {
             if let Some(ahead) = *ahead {
-                let (job, update) = job_of(jobs, updates, *m);
-                write_joints(
-                    job.rig,
-                    job.stage,
-                    update,
-                    (job.local, job.component),
-                    m.ci,
-                    ahead,
-                );
+                write_member(jobs, updates, *m, ahead);
+                let job = jobs[m.job].as_mut().expect("a member's job");
                 compose_below(job.rig, (job.local, job.component), m.ci);
             }
         }
@@ -1461,30 +1454,14 @@ fn write_back(
             member_of[count] = l;
             count += 1;
         } else {
-            write_joints(
-                rig,
-                job.stage,
-                update,
-                (job.local, job.component),
-                m.ci,
-                ahead,
-            );
+            write_member(jobs, updates, *m, ahead);
         }
     }
     if count < writeback::LANES_FROM {
         // One or two chains cost less through glam than a lane step's
         // fixed cost, with the same bits.
         for (&l, chain) in member_of.iter().zip(&chains).take(count) {
-            let m = members[l];
-            let (job, update) = job_of(jobs, updates, m);
-            write_joints(
-                job.rig,
-                job.stage,
-                update,
-                (job.local, job.component),
-                m.ci,
-                chain.ahead,
-            );
+            write_member(jobs, updates, members[l], chain.ahead);
         }
     } else {
         writeback::write(
@@ -1503,6 +1480,24 @@ fn write_back(
         let job = jobs[m.job].as_mut().expect("a member's job");
         compose_below(job.rig, (job.local, job.component), m.ci);
     }
+}
+
+/// [`write_joints`] for member `m`.
+fn write_member(
+    jobs: &mut [Option<Job<'_>>],
+    updates: &[Option<Update>; JOBS],
+    m: Member,
+    ahead: f32,
+) {
+    let (job, update) = job_of(jobs, updates, m);
+    write_joints(
+        job.rig,
+        job.stage,
+        update,
+        (job.local, job.component),
+        m.ci,
+        ahead,
+    );
 }
 
 /// The chain frames below chain `ci`'s joints (another chain hangs from a

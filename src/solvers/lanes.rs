@@ -226,7 +226,7 @@ impl M {
         M(out)
     }
     #[inline(always)]
-    pub(crate) fn not(self) -> M {
+    fn not(self) -> M {
         let mut out = [0; W];
         for i in 0..W {
             out[i] = !self.0[i];
@@ -358,7 +358,7 @@ impl V3 {
 }
 
 #[inline(always)]
-pub(crate) fn vsel(m: M, a: V3, b: V3) -> V3 {
+fn vsel(m: M, a: V3, b: V3) -> V3 {
     V3 {
         x: sel(m, a.x, b.x),
         y: sel(m, a.y, b.y),
@@ -762,7 +762,7 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
             }
         });
         // `anchor · rest`, glam's formula (the scalar kernel's bits).
-        let rest_world = anchor.rotate(rest.into()).into();
+        let rest_world = anchor.rotate(rest);
         // Zero-length links (and absent lanes): the particle sits on its head.
         let zero_length = length.le(F::splat(1e-6));
         let moving = live.and(zero_length.not());

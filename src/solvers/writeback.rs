@@ -48,98 +48,13 @@ fn finite(v: F) -> M {
     M(out)
 }
 
-/// A vector per lane, with glam's `Vec3` formulas in their order.
-#[derive(Clone, Copy)]
-pub(crate) struct V {
-    pub(crate) x: F,
-    pub(crate) y: F,
-    pub(crate) z: F,
-}
-
-impl V {
-    #[inline(always)]
-    fn splat(v: f32) -> Self {
-        V {
-            x: F::splat(v),
-            y: F::splat(v),
-            z: F::splat(v),
-        }
-    }
-    #[inline(always)]
-    fn add(self, r: Self) -> Self {
-        V {
-            x: self.x + r.x,
-            y: self.y + r.y,
-            z: self.z + r.z,
-        }
-    }
-    #[inline(always)]
-    fn sub(self, r: Self) -> Self {
-        V {
-            x: self.x - r.x,
-            y: self.y - r.y,
-            z: self.z - r.z,
-        }
-    }
-    #[inline(always)]
-    fn scale(self, s: F) -> Self {
-        V {
-            x: self.x * s,
-            y: self.y * s,
-            z: self.z * s,
-        }
-    }
-    #[inline(always)]
-    fn dot(self, r: Self) -> F {
-        self.x * r.x + self.y * r.y + self.z * r.z
-    }
-    /// glam's `Vec3::cross` (and its SSE2 and NEON `Vec3A` ones).
-    #[inline(always)]
-    fn cross(self, b: Self) -> Self {
-        let a = self;
-        V {
-            x: a.y * b.z - b.y * a.z,
-            y: a.z * b.x - b.z * a.x,
-            z: a.x * b.y - b.x * a.y,
-        }
-    }
-    /// glam's `try_normalize`: the normalised vector and whether it exists.
-    #[inline(always)]
-    fn try_normalize(self) -> (Self, M) {
-        let rcp = F::splat(1.0) / self.dot(self).sqrt();
-        (self.scale(rcp), rcp.finite_positive())
-    }
-    #[inline(always)]
-    fn get(&self, l: usize) -> Vec3 {
-        Vec3::new(self.x.0[l], self.y.0[l], self.z.0[l])
-    }
-    #[inline(always)]
-    fn set(&mut self, l: usize, v: Vec3) {
-        self.x.0[l] = v.x;
-        self.y.0[l] = v.y;
-        self.z.0[l] = v.z;
-    }
-}
-
-impl From<V3> for V {
-    #[inline(always)]
-    fn from(v: V3) -> Self {
-        V {
-            x: v.x,
-            y: v.y,
-            z: v.z,
-        }
-    }
-}
-
-impl From<V> for V3 {
-    #[inline(always)]
-    fn from(v: V) -> Self {
-        V3 {
-            x: v.x,
-            y: v.y,
-            z: v.z,
-        }
+/// glam's `Vec3::cross` per lane (and its SSE2 and NEON `Vec3A` ones).
+#[inline(always)]
+fn cross(a: V3, b: V3) -> V3 {
+    V3 {
+        x: a.y * b.z - b.y * a.z,
+        y: a.z * b.x - b.z * a.x,
+        z: a.x * b.y - b.x * a.y,
     }
 }
 
@@ -232,16 +147,14 @@ impl Q {
     /// `v` turned by the unit quaternion `self`: glam's `Quat * Vec3`
     /// formula in its order (its SSE2 and NEON paths give these bits).
     #[inline(always)]
-    pub(crate) fn rotate(self, v: V) -> V {
-        let b = V {
+    pub(crate) fn rotate(self, v: V3) -> V3 {
+        let b = V3 {
             x: self.x,
             y: self.y,
             z: self.z,
         };
         let two = F::splat(2.0);
-        v.scale(self.w * self.w - b.dot(b))
-            .add(b.scale(v.dot(b) * two))
-            .add(b.cross(v).scale(self.w * two))
+        v * (self.w * self.w - b.dot(b)) + b * (v.dot(b) * two) + cross(b, v) * (self.w * two)
     }
     /// Every component finite.
     #[inline(always)]
@@ -264,20 +177,20 @@ impl Q {
 /// A 3×3 matrix per lane, by columns, and a translation.
 #[derive(Clone, Copy)]
 struct A {
-    x: V,
-    y: V,
-    z: V,
-    t: V,
+    x: V3,
+    y: V3,
+    z: V3,
+    t: V3,
 }
 
 impl A {
     #[inline(always)]
-    fn splat(v: f32) -> Self {
+    fn zero() -> Self {
         A {
-            x: V::splat(v),
-            y: V::splat(v),
-            z: V::splat(v),
-            t: V::splat(v),
+            x: V3::zero(),
+            y: V3::zero(),
+            z: V3::zero(),
+            t: V3::zero(),
         }
     }
     #[inline(always)]
@@ -298,16 +211,13 @@ impl A {
     }
     /// The linear part times `v`.
     #[inline(always)]
-    fn linear(&self, v: V) -> V {
-        self.x
-            .scale(v.x)
-            .add(self.y.scale(v.y))
-            .add(self.z.scale(v.z))
+    fn linear(&self, v: V3) -> V3 {
+        self.x * v.x + self.y * v.y + self.z * v.z
     }
     /// The transposed linear part times `v`.
     #[inline(always)]
-    fn linear_transposed(&self, v: V) -> V {
-        V {
+    fn linear_transposed(&self, v: V3) -> V3 {
+        V3 {
             x: self.x.dot(v),
             y: self.y.dot(v),
             z: self.z.dot(v),
@@ -315,8 +225,8 @@ impl A {
     }
     /// `self · v` for a point.
     #[inline(always)]
-    fn point(&self, v: V) -> V {
-        self.linear(v).add(self.t)
+    fn point(&self, v: V3) -> V3 {
+        self.linear(v) + self.t
     }
 }
 
@@ -385,8 +295,8 @@ unsafe fn write_avx2(chains: &[Chain], joints: &mut impl Joints) {
 
 #[inline(always)]
 fn write_chains(chains: &[Chain], joints: &mut impl Joints) {
-    let mut parent = A::splat(0.0);
-    let mut world_inverse = A::splat(0.0);
+    let mut parent = A::zero();
+    let mut world_inverse = A::zero();
     let mut ahead = F::splat(0.0);
     for (l, c) in chains.iter().enumerate() {
         parent.set(l, &c.parent);
@@ -397,8 +307,8 @@ fn write_chains(chains: &[Chain], joints: &mut impl Joints) {
     let one = F::splat(1.0);
     for k in 0..n_max {
         let mut raw = Q::splat(0.0);
-        let (mut scale, mut translation, mut child) = (V::splat(0.0), V::splat(0.0), V::splat(0.0));
-        let (mut position, mut previous) = (V::splat(0.0), V::splat(0.0));
+        let (mut scale, mut translation, mut child) = (V3::zero(), V3::zero(), V3::zero());
+        let (mut position, mut previous) = (V3::zero(), V3::zero());
         for (l, c) in chains.iter().enumerate() {
             if k >= c.len {
                 continue;
@@ -413,9 +323,9 @@ fn write_chains(chains: &[Chain], joints: &mut impl Joints) {
         }
         let rotation = raw.normalize();
         let head = parent.point(translation);
-        let carried = position.add(position.sub(previous).scale(ahead));
-        let to = world_inverse.point(carried).sub(head);
-        let swung = rotation.rotate(V {
+        let carried = position + (position - previous) * ahead;
+        let to = world_inverse.point(carried) - head;
+        let swung = rotation.rotate(V3 {
             x: scale.x * child.x,
             y: scale.y * child.y,
             z: scale.z * child.z,
@@ -426,7 +336,7 @@ fn write_chains(chains: &[Chain], joints: &mut impl Joints) {
         // form, exact for small angles; glam's turn about an orthogonal
         // axis for antiparallel directions.
         let dot = from_dir.dot(to);
-        let c = from_dir.cross(to);
+        let c = cross(from_dir, to);
         let mut arc = Q {
             x: c.x,
             y: c.y,
@@ -454,7 +364,7 @@ fn write_chains(chains: &[Chain], joints: &mut impl Joints) {
         let (xx, xy, xz) = (r.x * x2, r.x * y2, r.x * z2);
         let (yy, yz, zz) = (r.y * y2, r.y * z2, r.z * z2);
         let (wx, wy, wz) = (r.w * x2, r.w * y2, r.w * z2);
-        let column = |x: F, y: F, z: F, s: F| V {
+        let column = |x: F, y: F, z: F, s: F| V3 {
             x: x * s,
             y: y * s,
             z: z * s,
@@ -686,7 +596,7 @@ mod tests {
         let mut rng = Rng(0x9e37_79b9);
         for _ in 0..1000 {
             let mut q = Q::splat(0.0);
-            let mut v = V::splat(0.0);
+            let mut v = V3::zero();
             let mut want = [Vec3::ZERO; W];
             for l in 0..W {
                 let (a, b) = (rng.q(), rng.v() * 10.0);
