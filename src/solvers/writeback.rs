@@ -272,10 +272,10 @@ pub(crate) trait Joints {
 /// in lanes; 3 strands 1,866 and 1,868).
 pub(crate) const LANES_FROM: usize = 3;
 
-/// Writes back the chains `chains` (one per lane, [`LANES_FROM`] to
-/// [`W`]) in lanes.
+/// Writes back the chains `chains` (one per lane, 1 to [`W`]) in lanes (the
+/// stage sends [`LANES_FROM`] or more).
 pub(crate) fn write(kernel: ChainKernel, chains: &[Chain], joints: &mut impl Joints) {
-    debug_assert!(chains.len() >= LANES_FROM && chains.len() <= W);
+    debug_assert!(!chains.is_empty() && chains.len() <= W);
     match kernel {
         #[cfg(target_arch = "x86_64")]
         ChainKernel::LanesAvx2 => {
