@@ -730,7 +730,7 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     let mut pending = [Quat::IDENTITY; W];
     let mut head = k.root;
     let zero = F::splat(0.0);
-    let mut anchor = Q::splat(0.0);
+    let mut anchor = Q::zero();
     for (l, lane) in lanes.iter().enumerate() {
         anchor.set(l, lane.frame.anchor.to_array());
     }

@@ -69,12 +69,13 @@ pub(crate) struct Q {
 
 impl Q {
     #[inline(always)]
-    pub(crate) fn splat(v: f32) -> Self {
+    pub(crate) fn zero() -> Self {
+        let z = F::splat(0.0);
         Q {
-            x: F::splat(v),
-            y: F::splat(v),
-            z: F::splat(v),
-            w: F::splat(v),
+            x: z,
+            y: z,
+            z,
+            w: z,
         }
     }
     #[inline(always)]
@@ -161,7 +162,8 @@ impl Q {
     fn finite(self) -> M {
         finite(self.x)
             .and(finite(self.y))
-            .and(finite(self.z).and(finite(self.w)))
+            .and(finite(self.z))
+            .and(finite(self.w))
     }
     #[inline(always)]
     fn select(m: M, a: Self, b: Self) -> Self {
@@ -306,7 +308,7 @@ fn write_chains(chains: &[Chain], joints: &mut impl Joints) {
     let n_max = chains.iter().map(|c| c.len).max().unwrap_or(0);
     let one = F::splat(1.0);
     for k in 0..n_max {
-        let mut raw = Q::splat(0.0);
+        let mut raw = Q::zero();
         let (mut scale, mut translation, mut child) = (V3::zero(), V3::zero(), V3::zero());
         let (mut position, mut previous) = (V3::zero(), V3::zero());
         for (l, c) in chains.iter().enumerate() {
@@ -595,7 +597,7 @@ mod tests {
     fn lanes_turn_vectors_as_glam_does() {
         let mut rng = Rng(0x9e37_79b9);
         for _ in 0..1000 {
-            let mut q = Q::splat(0.0);
+            let mut q = Q::zero();
             let mut v = V3::zero();
             let mut want = [Vec3::ZERO; W];
             for l in 0..W {
