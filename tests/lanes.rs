@@ -85,7 +85,14 @@ fn rig() -> Arc<Rig> {
             t(0.08 * s, 0.06, 0.08 * co),
             t(0.012 * s, -0.05, 0.012 * co),
             params,
-            vec![0, 1, 2],
+            // Two strands with more colliders than the lane kernel loads
+            // for a substep (8): the rest are loaded per link, among them
+            // a plane (the scalar function's shape).
+            if c == 1 || c == 3 {
+                vec![0, 1, 2, 7, 8, 9, 10, 11, 12, 13]
+            } else {
+                vec![0, 1, 2]
+            },
         );
     }
     // Tails: floor, forward plane, bend coupling and limit, the legs.
@@ -120,7 +127,11 @@ fn rig() -> Arc<Rig> {
             t(0.09 * s, 0.02, 0.09 * co),
             t(0.01 * s, -0.05, 0.01 * co),
             params,
-            vec![0, 2, 5, 6],
+            if c == 2 {
+                vec![0, 2, 5, 6, 7, 8, 9, 10, 11, 12, 13]
+            } else {
+                vec![0, 2, 5, 6]
+            },
         );
     }
     // The VRM strands are the last four chains.
@@ -172,6 +183,56 @@ fn rig() -> Arc<Rig> {
             0.0,
         ),
         collider(4, ColliderShape::InsideSphere, Vec3::ZERO, Vec3::ZERO, 0.45),
+        // 7..=13: more shapes around the head and shoulders.
+        collider(
+            4,
+            ColliderShape::Sphere,
+            Vec3::new(0.07, 0.02, 0.0),
+            Vec3::ZERO,
+            0.05,
+        ),
+        collider(
+            4,
+            ColliderShape::Sphere,
+            Vec3::new(-0.07, 0.02, 0.0),
+            Vec3::ZERO,
+            0.05,
+        ),
+        collider(
+            3,
+            ColliderShape::Capsule,
+            Vec3::new(0.0, 0.0, 0.06),
+            Vec3::new(0.0, -0.1, 0.06),
+            0.04,
+        ),
+        collider(
+            4,
+            ColliderShape::Sphere,
+            Vec3::new(0.0, 0.02, -0.08),
+            Vec3::ZERO,
+            0.04,
+        ),
+        collider(
+            2,
+            ColliderShape::Capsule,
+            Vec3::new(-0.15, 0.1, -0.05),
+            Vec3::new(0.15, 0.1, -0.05),
+            0.05,
+        ),
+        collider(
+            3,
+            ColliderShape::Sphere,
+            Vec3::new(0.0, -0.05, 0.05),
+            Vec3::ZERO,
+            0.05,
+        ),
+        collider(
+            2,
+            ColliderShape::Plane,
+            Vec3::new(0.0, 0.0, -0.12),
+            Vec3::NEG_Z,
+            0.0,
+        ),
     ];
     Arc::new(
         Rig::new(RigDesc {

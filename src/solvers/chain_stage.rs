@@ -37,7 +37,13 @@ impl<const K: usize, T: Copy> Memo<K, T> {
 
     #[inline]
     pub(crate) fn get(&mut self, key: [u32; K], compute: impl FnOnce() -> T) -> T {
-        if self.key != key {
+        // Branch-free over the whole key (`!=` on an array calls memcmp).
+        let differs = self
+            .key
+            .iter()
+            .zip(&key)
+            .fold(0u32, |d, (a, b)| d | (a ^ b));
+        if differs != 0 {
             self.value = compute();
             self.key = key;
         }

@@ -168,16 +168,9 @@ impl F {
     /// `f32::clamp` per lane (NaN stays NaN).
     #[inline(always)]
     fn clamp(self, lo: f32, hi: f32) -> F {
-        self.map(|x| {
-            let mut x = x;
-            if x < lo {
-                x = lo;
-            }
-            if x > hi {
-                x = hi;
-            }
-            x
-        })
+        // Selects, not branches: it vectorises.
+        let x = sel(self.lt(F::splat(lo)), F::splat(lo), self);
+        sel(x.gt(F::splat(hi)), F::splat(hi), x)
     }
     #[inline(always)]
     pub(crate) fn finite_positive(self) -> M {
@@ -423,6 +416,18 @@ struct Capsules {
     sphere: M,
 }
 
+impl Capsules {
+    #[inline(always)]
+    fn zero() -> Capsules {
+        Capsules {
+            a: V3::zero(),
+            b: V3::zero(),
+            radius: F::splat(0.0),
+            sphere: M::none(),
+        }
+    }
+}
+
 /// The axis point of a sphere or capsule nearest `p` ([`collide::push_point`]).
 #[inline(always)]
 fn axis_point(p: V3, c: &Capsules) -> V3 {
@@ -516,12 +521,7 @@ fn vsel_m(m: M, a: M, b: M) -> M {
 /// path takes it).
 #[inline(always)]
 fn load_colliders(lanes: &[Lane<'_>], j: usize, mask: M) -> (Capsules, M, M) {
-    let mut c = Capsules {
-        a: V3::zero(),
-        b: V3::zero(),
-        radius: F::splat(0.0),
-        sphere: M::none(),
-    };
+    let mut c = Capsules::zero();
     let mut vector = M::none();
     let mut scalar = M::none();
     for (l, lane) in lanes.iter().enumerate() {
@@ -541,6 +541,62 @@ fn load_colliders(lanes: &[Lane<'_>], j: usize, mask: M) -> (Capsules, M, M) {
         }
     }
     (c, vector, scalar)
+}
+
+/// Colliders loaded for a substep at most: a chain with more loads the
+/// rest per link.
+const LOADED: usize = 8;
+
+/// Every lane's colliders `0..LOADED` for one substep, loaded once for all
+/// links (the colliders do not move during a substep): `vector` and
+/// `scalar` as [`load_colliders`] gives them for every lane.
+struct Loaded {
+    capsules: [Capsules; LOADED],
+    vector: [M; LOADED],
+    scalar: [M; LOADED],
+}
+
+impl Loaded {
+    #[inline(always)]
+    fn new(lanes: &[Lane<'_>], count: usize) -> Loaded {
+        let all = M([u32::MAX; W]);
+        let mut loaded = Loaded {
+            capsules: [Capsules::zero(); LOADED],
+            vector: [M::none(); LOADED],
+            scalar: [M::none(); LOADED],
+        };
+        for j in 0..count.min(LOADED) {
+            let (c, vector, scalar) = load_colliders(lanes, j, all);
+            loaded.capsules[j] = c;
+            loaded.vector[j] = vector;
+            loaded.scalar[j] = scalar;
+        }
+        loaded
+    }
+
+    /// [`load_colliders`]`(lanes, j, mask)` for the lanes it tests: lanes
+    /// outside `mask` may hold their collider (never read). A collider past
+    /// [`LOADED`] is loaded into `spare`.
+    #[inline(always)]
+    fn get<'s>(
+        &'s self,
+        lanes: &[Lane<'_>],
+        j: usize,
+        mask: M,
+        spare: &'s mut Capsules,
+    ) -> (&'s Capsules, M, M) {
+        if j < LOADED {
+            (
+                &self.capsules[j],
+                self.vector[j].and(mask),
+                self.scalar[j].and(mask),
+            )
+        } else {
+            let (c, vector, scalar) = load_colliders(lanes, j, mask);
+            *spare = c;
+            (spare, vector, scalar)
+        }
+    }
 }
 
 #[inline(always)]
@@ -734,6 +790,13 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     for (l, lane) in lanes.iter().enumerate() {
         anchor.set(l, lane.frame.anchor.to_array());
     }
+    let count = lanes
+        .iter()
+        .map(|l| l.setup.colliders.len())
+        .max()
+        .unwrap_or(0);
+    // None without colliders (no lane then tests one).
+    let loaded = (count > 0).then(|| Loaded::new(lanes, count));
     for i in 0..n_max {
         // Gather link i of every lane.
         let mut rest = V3::zero();
@@ -855,21 +918,21 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         // Colliders along the whole link (SPEC §8).
         let colliding = moving.and(k.has_colliders);
         if colliding.any() {
-            let count = lanes
-                .iter()
-                .map(|l| l.setup.colliders.len())
-                .max()
-                .unwrap_or(0);
             let mut pass = colliding;
             let mut touched = M::none();
             for _ in 0..2 {
                 let mut pushed = M::none();
                 for j in 0..count {
-                    let (c, vector, scalar) = load_colliders(lanes, j, pass);
+                    let mut spare = Capsules::zero();
+                    let (c, vector, scalar) = loaded
+                        .as_ref()
+                        .expect("colliders are loaded")
+                        .get(lanes, j, pass, &mut spare);
                     let (mut hit, mut correction, mut normal, redo) =
-                        resolve(head, p, radius, &c, vector);
-                    for (l, lane) in lanes.iter().enumerate() {
-                        if scalar.get(l) || redo.get(l) {
+                        resolve(head, p, radius, c, vector);
+                    let odd = scalar.or(redo);
+                    for (l, lane) in lanes.iter().enumerate().filter(|_| odd.any()) {
+                        if odd.get(l) {
                             let r = collide::resolve(
                                 head.get(l),
                                 p.get(l),
@@ -969,6 +1032,8 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         .map(|l| l.setup.colliders.len())
         .max()
         .unwrap_or(0);
+    // None without colliders (no lane then tests one).
+    let loaded = (count > 0).then(|| Loaded::new(lanes, count));
     let mut bind = [Quat::IDENTITY; W];
     for i in 0..n_max {
         let mut axis_world = V3::zero();
@@ -996,10 +1061,14 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         let mut next = onto_sphere(start + velocity * carry + axis_world * pull + external);
         let mut contact = M::none();
         for j in 0..count {
-            let (c, vector, scalar) = load_colliders(lanes, j, moving);
-            let (mut hit, mut push) = push_point(next, radius, &c);
+            let mut spare = Capsules::zero();
+            let (c, vector, scalar) = loaded
+                .as_ref()
+                .expect("colliders are loaded")
+                .get(lanes, j, moving, &mut spare);
+            let (mut hit, mut push) = push_point(next, radius, c);
             hit = hit.and(vector);
-            for (l, lane) in lanes.iter().enumerate() {
+            for (l, lane) in lanes.iter().enumerate().filter(|_| scalar.any()) {
                 if scalar.get(l) {
                     let r = collide::push_point(next.get(l), radius.0[l], placed(lane, j));
                     hit.set(l, r.is_some());
