@@ -407,6 +407,19 @@ fn closest_segment_params(p0: V3, p1: V3, q0: V3, q1: V3) -> (F, F) {
     (s, t)
 }
 
+/// `closest_segment_params(p, p, q0, q1).1`, the parameter on `q0 → q1`
+/// nearest the point `p`: the first segment of a finite point has length
+/// exactly 0 (`a = 0 ≤ EPS`), which leaves that function's `a_small`
+/// branch, so this gives its bits with a third of the arithmetic.
+#[inline(always)]
+fn point_segment_param(p: V3, q0: V3, q1: V3) -> F {
+    let d2 = q1 - q0;
+    let r = p - q0;
+    let e = d2.dot(d2);
+    let f = d2.dot(r);
+    sel(e.le(F::splat(EPS)), F::splat(0.0), (f / e).clamp(0.0, 1.0))
+}
+
 /// A collider per lane (sphere or capsule; `b == a` for a sphere).
 #[derive(Clone, Copy)]
 struct Capsules {
@@ -431,7 +444,7 @@ impl Capsules {
 /// The axis point of a sphere or capsule nearest `p` ([`collide::push_point`]).
 #[inline(always)]
 fn axis_point(p: V3, c: &Capsules) -> V3 {
-    let (_, v) = closest_segment_params(p, p, c.a, c.b);
+    let v = point_segment_param(p, c.a, c.b);
     vsel(c.sphere, c.a, c.a + (c.b - c.a) * v)
 }
 
@@ -479,12 +492,17 @@ fn resolve(head: V3, tip: V3, link_radius: F, c: &Capsules, mask: M) -> (M, V3, 
         return (M::none(), V3::zero(), V3::zero(), M::none());
     }
     // A head already inside: push the tip alone (never past the root).
-    let (_, vh) = closest_segment_params(head, head, c.a, c.b);
+    let vh = point_segment_param(head, c.a, c.b);
     let head_in = (head - (c.a + (c.b - c.a) * vh))
         .length()
         .lt(c.radius + link_radius);
-    let (pp_hit, push) = push_point(tip, link_radius, c);
-    let pp_normal = push.normalize_or(unit_y());
+    // The tip's push is read only where a near head is inside.
+    let (pp_hit, push, pp_normal) = if near.and(head_in).any() {
+        let (pp_hit, push) = push_point(tip, link_radius, c);
+        (pp_hit, push, push.normalize_or(unit_y()))
+    } else {
+        (M::none(), V3::zero(), V3::zero())
+    };
     // The whole link.
     let (u, v) = closest_segment_params(head, tip, c.a, c.b);
     let on_link = head + (tip - head) * u;
@@ -1164,6 +1182,42 @@ mod tests {
         for l in 0..W {
             let s = if a.0[l] > 0.0 { a.0[l] } else { 7.0 };
             assert_eq!(picked.0[l].to_bits(), s.to_bits(), "lane {l}");
+        }
+    }
+
+    #[test]
+    fn a_points_parameter_is_the_segment_functions_bit_for_bit() {
+        // Points on, off and beyond capsule axes, and degenerate axes.
+        let mut state = 0x2545_f491u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            (state as f32 / u32::MAX as f32) * 4.0 - 2.0
+        };
+        for round in 0..200 {
+            let (mut p, mut a, mut b) = (V3::zero(), V3::zero(), V3::zero());
+            let mut cases = [(Vec3::ZERO, Vec3::ZERO, Vec3::ZERO); W];
+            for (l, case) in cases.iter_mut().enumerate() {
+                let pa = Vec3::new(next(), next(), next());
+                let aa = Vec3::new(next(), next(), next());
+                let bb = match (round + l) % 4 {
+                    0 => aa,
+                    1 => aa + Vec3::splat(1e-7),
+                    _ => Vec3::new(next(), next(), next()),
+                };
+                *case = (pa, aa, bb);
+                p.set(l, pa);
+                a.set(l, aa);
+                b.set(l, bb);
+            }
+            let t = point_segment_param(p, a, b);
+            let (_, general) = closest_segment_params(p, p, a, b);
+            for (l, &(pa, aa, bb)) in cases.iter().enumerate() {
+                let (_, scalar) = collide::closest_segment_params(pa, pa, aa, bb);
+                assert_eq!(t.0[l].to_bits(), general.0[l].to_bits(), "round {round}");
+                assert_eq!(t.0[l].to_bits(), scalar.to_bits(), "round {round}");
+            }
         }
     }
 
