@@ -610,7 +610,7 @@ fn prepare(
     ci: usize,
 ) -> Option<Prepared> {
     let setup = &rig.chains[ci];
-    let params = stage.params[ci];
+    let params = &stage.params[ci];
     let (world, scale, dt) = (update.world, update.scale, update.dt);
     let n = setup.len();
     let range = setup.particles();
@@ -1282,8 +1282,15 @@ fn step_lanes(
     {
         let mut rest_of: [lanes::Arrays<'_>; JOBS] = Default::default();
         let mut rest_start = [0usize; JOBS];
+        // Only the characters with a lane in this step.
+        let mut used = [false; JOBS];
+        for &l in lane_of {
+            used[members[l].job] = true;
+        }
         for (j, job) in jobs.iter_mut().enumerate() {
-            let Some(job) = job else { continue };
+            let (true, Some(job)) = (used[j], job) else {
+                continue;
+            };
             let Stage {
                 state,
                 params,
@@ -1342,7 +1349,7 @@ fn finish(
     p: &Prepared,
 ) -> Option<f32> {
     let setup = &rig.chains[ci];
-    let params = stage.params[ci];
+    let params = &stage.params[ci];
     let range = setup.particles();
     let (clock, mut kept, _) = split(&mut stage.state, ci, range);
     if p.run {

@@ -601,7 +601,7 @@ impl Loaded {
         lanes: &[Lane<'_>],
         j: usize,
         mask: M,
-        spare: &'s mut Capsules,
+        spare: &'s mut Option<Capsules>,
     ) -> (&'s Capsules, M, M) {
         if j < LOADED {
             (
@@ -611,8 +611,7 @@ impl Loaded {
             )
         } else {
             let (c, vector, scalar) = load_colliders(lanes, j, mask);
-            *spare = c;
-            (spare, vector, scalar)
+            (spare.insert(c), vector, scalar)
         }
     }
 }
@@ -815,6 +814,8 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         .unwrap_or(0);
     // None without colliders (no lane then tests one).
     let loaded = (count > 0).then(|| Loaded::new(lanes, count));
+    // A collider past the loaded ones, per link.
+    let mut spare = None;
     for i in 0..n_max {
         // Gather link i of every lane.
         let mut rest = V3::zero();
@@ -941,7 +942,6 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
             for _ in 0..2 {
                 let mut pushed = M::none();
                 for j in 0..count {
-                    let mut spare = Capsules::zero();
                     let (c, vector, scalar) = loaded
                         .as_ref()
                         .expect("colliders are loaded")
@@ -1052,6 +1052,8 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         .unwrap_or(0);
     // None without colliders (no lane then tests one).
     let loaded = (count > 0).then(|| Loaded::new(lanes, count));
+    // A collider past the loaded ones, per link.
+    let mut spare = None;
     let mut bind = [Quat::IDENTITY; W];
     for i in 0..n_max {
         let mut axis_world = V3::zero();
@@ -1079,7 +1081,6 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         let mut next = onto_sphere(start + velocity * carry + axis_world * pull + external);
         let mut contact = M::none();
         for j in 0..count {
-            let mut spare = Capsules::zero();
             let (c, vector, scalar) = loaded
                 .as_ref()
                 .expect("colliders are loaded")
