@@ -420,6 +420,26 @@ fn point_segment_param(p: V3, q0: V3, q1: V3) -> F {
     sel(e.le(F::splat(EPS)), F::splat(0.0), (f / e).clamp(0.0, 1.0))
 }
 
+/// `closest_segment_params(p0, p1, q0, q1)` for the lanes in `lanes`. When
+/// each of them has a point for its second segment (`e ≤ EPS`: a sphere's
+/// axis), that function's `e_small` branches are all that is left, and
+/// this gives their bits without the rest of the arithmetic; lanes outside
+/// `lanes` then hold other values.
+#[inline(always)]
+fn link_params(p0: V3, p1: V3, q0: V3, q1: V3, lanes: M) -> (F, F) {
+    let d2 = q1 - q0;
+    let e = d2.dot(d2);
+    if lanes.and(e.le(F::splat(EPS)).not()).any() {
+        return closest_segment_params(p0, p1, q0, q1);
+    }
+    let d1 = p1 - p0;
+    let r = p0 - q0;
+    let a = d1.dot(d1);
+    let c = d1.dot(r);
+    let s = sel(a.le(F::splat(EPS)), F::splat(0.0), (-c / a).clamp(0.0, 1.0));
+    (s, F::splat(0.0))
+}
+
 /// A collider per lane (sphere or capsule; `b == a` for a sphere).
 #[derive(Clone, Copy)]
 struct Capsules {
@@ -504,7 +524,7 @@ fn resolve(head: V3, tip: V3, link_radius: F, c: &Capsules, mask: M) -> (M, V3, 
         (M::none(), V3::zero(), V3::zero())
     };
     // The whole link.
-    let (u, v) = closest_segment_params(head, tip, c.a, c.b);
+    let (u, v) = link_params(head, tip, c.a, c.b, near);
     let on_link = head + (tip - head) * u;
     let on_axis = c.a + (c.b - c.a) * v;
     let delta = on_link - on_axis;
@@ -1218,6 +1238,53 @@ mod tests {
                 let (_, scalar) = collide::closest_segment_params(pa, pa, aa, bb);
                 assert_eq!(t.0[l].to_bits(), general.0[l].to_bits(), "round {round}");
                 assert_eq!(t.0[l].to_bits(), scalar.to_bits(), "round {round}");
+            }
+        }
+    }
+
+    #[test]
+    fn link_params_are_the_segment_functions_bit_for_bit() {
+        // Links against sphere axes (a point, or two points 1e-7 apart,
+        // within EPS), degenerate links, and capsules in some rounds (the
+        // general function then runs).
+        let mut state = 0x9e37_79b9u32;
+        let mut next = || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            (state as f32 / u32::MAX as f32) * 4.0 - 2.0
+        };
+        for round in 0..300 {
+            let (mut p0, mut p1, mut q0, mut q1) = (V3::zero(), V3::zero(), V3::zero(), V3::zero());
+            let mut cases = [(Vec3::ZERO, Vec3::ZERO, Vec3::ZERO, Vec3::ZERO); W];
+            for (l, case) in cases.iter_mut().enumerate() {
+                let a = Vec3::new(next(), next(), next());
+                let b = match (round + 3 * l) % 5 {
+                    0 => a,
+                    1 => a + Vec3::new(1e-7, 0.0, 0.0),
+                    _ => Vec3::new(next(), next(), next()),
+                };
+                let c = Vec3::new(next(), next(), next());
+                let d = match (round / 3 + l) % 7 {
+                    0 => c,
+                    1 if round % 2 == 0 => Vec3::new(next(), next(), next()),
+                    _ => c + Vec3::new(1e-7, 0.0, 0.0),
+                };
+                *case = (a, b, c, d);
+                p0.set(l, a);
+                p1.set(l, b);
+                q0.set(l, c);
+                q1.set(l, d);
+            }
+            let mask = M(core::array::from_fn(|l| mask((round + l) % 3 != 0)));
+            let (s, t) = link_params(p0, p1, q0, q1, mask);
+            for (l, c) in cases.iter().enumerate().filter(|&(l, _)| mask.get(l)) {
+                let (ss, tt) = collide::closest_segment_params(c.0, c.1, c.2, c.3);
+                assert_eq!(
+                    (s.0[l].to_bits(), t.0[l].to_bits()),
+                    (ss.to_bits(), tt.to_bits()),
+                    "round {round}, lane {l}"
+                );
             }
         }
     }
