@@ -22,6 +22,20 @@ fn t(x: f32, y: f32, z: f32) -> Transform {
 /// around the head; with `colliders`, a head sphere, a neck sphere and a
 /// shoulder capsule on every strand.
 pub fn hair_rig(chains: usize, joints: usize, colliders: bool) -> Arc<Rig> {
+    strand_rig(chains, joints, colliders, ChainParams::hair(1.0))
+}
+
+/// [`hair_rig`] with the strands on the VRM preset (VRMC_springBone's
+/// defaults, gravity power 0.5, a 2 cm hit radius): what an imported VRM
+/// avatar's hair runs.
+pub fn vrm_rig(chains: usize, joints: usize, colliders: bool) -> Arc<Rig> {
+    let mut params = ChainParams::vrm(1.0);
+    params.vrm_gravity_power = 0.5;
+    params.radius = 0.02;
+    strand_rig(chains, joints, colliders, params)
+}
+
+fn strand_rig(chains: usize, joints: usize, colliders: bool, params: ChainParams) -> Arc<Rig> {
     let mut bones = vec![
         BoneDesc::new("root", -1, Transform::IDENTITY),
         BoneDesc::new("hips", 0, t(0.0, 1.0, 0.0)),
@@ -42,11 +56,7 @@ pub fn hair_rig(chains: usize, joints: usize, colliders: bool) -> Arc<Rig> {
             };
             bones.push(BoneDesc::new(format!("hair{c}_{j}"), parent as i32, offset));
         }
-        let mut chain = ChainDesc::new(
-            (first..first + joints as u32).collect(),
-            4,
-            ChainParams::hair(1.0),
-        );
+        let mut chain = ChainDesc::new((first..first + joints as u32).collect(), 4, params);
         if colliders {
             chain.colliders = vec![0, 1, 2];
         }

@@ -17,7 +17,9 @@
 //! 1,200 / strands characters, so the divisor above stays), then `batch`
 //! (default, `update_batch`) or `each` (one `Character::update` per
 //! character: no chains of different characters share lanes), then
-//! optionally `dump PATH`: write the output poses after the frames to PATH
+//! optionally `vrm` (the strands on the VRM preset instead of hair, with a
+//! 2 cm hit radius: [`workload::vrm_rig`]), then optionally `dump PATH`:
+//! write the output poses after the frames to PATH
 //! (every character's transforms as little-endian f32: translation,
 //! rotation, scale) instead of printing the time; tests/aarch64.rs compares
 //! an aarch64 run's against the host's.
@@ -72,21 +74,30 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let dump = match args.next().as_deref() {
-        None => None,
-        Some("dump") => match args.next() {
-            Some(path) => Some(path),
-            None => {
-                eprintln!("crowd_frames: `dump` needs the path to write the poses to");
+    let (mut dump, mut vrm) = (None, false);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "vrm" => vrm = true,
+            "dump" => match args.next() {
+                Some(path) => dump = Some(path),
+                None => {
+                    eprintln!("crowd_frames: `dump` needs the path to write the poses to");
+                    std::process::exit(2);
+                }
+            },
+            other => {
+                eprintln!(
+                    "crowd_frames: after `batch` or `each` come `vrm` and `dump PATH`, not `{other}`"
+                );
                 std::process::exit(2);
             }
-        },
-        Some(other) => {
-            eprintln!("crowd_frames: the optional last argument is `dump PATH`, not `{other}`");
-            std::process::exit(2);
         }
+    }
+    let rig = if vrm {
+        workload::vrm_rig(strands, 6, colliders)
+    } else {
+        workload::hair_rig(strands, 6, colliders)
     };
-    let rig = workload::hair_rig(strands, 6, colliders);
     let mut crowd = workload::Crowd::new(&rig, 1200 / strands);
     crowd.set_kernel(kernel);
     let start = std::time::Instant::now();

@@ -786,7 +786,7 @@ fn prepare(
         now,
         run: !hold,
         h,
-        decay: chain::StepDecay::new(&params, h as f32, n),
+        decay: chain::StepDecay::new(params, h as f32, n),
         t0,
         t1,
         previous_anchor: Quat::from_array(clock.previous_anchor),

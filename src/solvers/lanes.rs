@@ -24,7 +24,7 @@ use crate::solvers::chain::{
     self, BendContext, ChainParams, ChainSetup, Integrator, Link, SubstepFrame,
 };
 use crate::solvers::collide::{self, ColliderShape, PlacedCollider};
-use crate::solvers::writeback::Q;
+use crate::solvers::writeback::{self, Q};
 
 /// Lanes per block: one AVX2 register of f32.
 pub(crate) const W: usize = 8;
@@ -1034,7 +1034,9 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
 fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     let zero = F::splat(0.0);
     let mut head = V3::zero();
-    let mut parent = [Quat::IDENTITY; W];
+    // Each lane's joint frames in lanes, in glam's operations and order
+    // (writeback::Q), so the bits are the scalar kernel's.
+    let mut parent = Q::zero();
     let mut h = F::splat(1.0);
     let mut carry = zero; // h·(1 − drag)
     let mut pull = zero; // stiffness·scale·h
@@ -1055,7 +1057,7 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         };
         chain_values[l] = (stiffness, drag_force, gravity_power);
         head.set(l, frame.root);
-        parent[l] = frame.parent;
+        parent.set(l, frame.parent.to_array());
         h.0[l] = frame.h;
         carry.0[l] = frame.h * (1.0 - drag_force);
         pull.0[l] = stiffness * frame.scale * frame.h;
@@ -1074,9 +1076,9 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     let loaded = (count > 0).then(|| Loaded::new(lanes, count));
     // A collider past the loaded ones, per link.
     let mut spare = None;
-    let mut bind = [Quat::IDENTITY; W];
     for i in 0..n_max {
-        let mut axis_world = V3::zero();
+        let mut pose = Q::zero();
+        let mut axis = V3::zero();
         let mut start = V3::zero();
         let mut velocity = V3::zero();
         let (live, length, radius) = gather(lanes, i, |l, lane| {
@@ -1087,14 +1089,14 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
                 pull.0[l] = p;
                 external.set(l, e);
             }
-            bind[l] = parent[l]
-                * lane.frame.pose[setup.joints[i] as usize]
-                    .rotation()
-                    .normalize();
-            axis_world.set(l, bind[l] * setup.axes[i]);
+            pose.set(l, lane.frame.pose[setup.joints[i] as usize].rotation);
+            axis.set(l, setup.axes[i]);
             start.set(l, arrays[l].position[i]);
             velocity.set(l, arrays[l].velocity[i]);
         });
+        // `parent · normalize(L_i)` and its rest direction.
+        let bind = parent.mul(pose.normalize());
+        let axis_world = bind.rotate(axis);
         let zero_length = length.le(F::splat(1e-6));
         let moving = live.and(zero_length.not());
         let onto_sphere = |p: V3| head + (p - head).normalize_or(axis_world) * length;
@@ -1123,29 +1125,43 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         }
         let new_velocity = (next - start) / h;
         let rest_target = head + axis_world * length;
-        for (l, (lane, a)) in lanes.iter().zip(arrays.iter_mut()).enumerate() {
+        // The joint's new frame, `bind · arc(axis, bind⁻¹ · (next − head)/ℓ)`
+        // (math::rotation_arc: the half-angle form; glam's turn for an
+        // antiparallel pair); a zero-length link keeps `bind`.
+        let local_dir = bind.conjugate().rotate((next - head) / length);
+        let dot = axis.dot(local_dir);
+        let c = writeback::cross(axis, local_dir);
+        let mut arc = Q {
+            x: c.x,
+            y: c.y,
+            z: c.z,
+            w: F::splat(1.0) + dot,
+        }
+        .normalize();
+        let antiparallel = moving.and(dot.lt(F::splat(-1.0 + 1e-6)));
+        for l in (0..lanes.len()).filter(|&l| antiparallel.get(l)) {
+            let q = Quat::from_rotation_arc(axis.get(l), local_dir.get(l));
+            arc.set(l, q.to_array());
+        }
+        parent = Q::select(zero_length, bind, bind.mul(arc));
+        for (l, a) in arrays.iter_mut().enumerate() {
             if !live.get(l) {
                 continue;
             }
-            let setup = lane.setup;
-            let hd = head.get(l);
             if zero_length.get(l) {
+                let hd = head.get(l);
                 a.position[i] = hd;
                 a.velocity[i] = Vec3::ZERO;
                 a.rest_targets[i] = hd;
                 a.contacts[i] = 0;
-                parent[l] = bind[l];
                 continue;
             }
-            let nx = next.get(l);
-            a.position[i] = nx;
+            a.position[i] = next.get(l);
             a.velocity[i] = new_velocity.get(l);
             a.rest_targets[i] = rest_target.get(l);
             a.contacts[i] = u32::from(contact.get(l));
-            let local_dir = bind[l].conjugate() * ((nx - hd) / length.0[l]);
-            parent[l] = bind[l] * crate::math::rotation_arc(setup.axes[i], local_dir);
-            head.set(l, nx);
         }
+        head = vsel(moving, next, head);
     }
     for a in arrays.iter_mut() {
         a.bend.fill(Quat::IDENTITY);
@@ -1240,6 +1256,131 @@ mod tests {
                 assert_eq!(t.0[l].to_bits(), scalar.to_bits(), "round {round}");
             }
         }
+    }
+
+    #[test]
+    fn a_vrm_particle_straight_back_turns_its_joint_as_the_scalar_kernel_does() {
+        // Three 10 cm links hanging along −y; in lane 0 the first particle
+        // sits straight above its head (antiparallel to the rest axis:
+        // glam's half turn), in lane 1 it is off to the side.
+        use crate::math::Transform;
+        use crate::rig::{BoneDesc, Rig, RigDesc};
+        use crate::solvers::chain::{ChainDesc, ChainParams, Particles, StepDecay};
+        let down = Transform::from_translation(Vec3::new(0.0, -0.1, 0.0));
+        let bones = vec![
+            BoneDesc::new("root", -1, Transform::IDENTITY),
+            BoneDesc::new("a", 0, down),
+            BoneDesc::new("b", 1, down),
+            BoneDesc::new("c", 2, down),
+        ];
+        let mut params = ChainParams::vrm(1.0);
+        params.vrm_gravity_power = 0.5;
+        let rig = Rig::new(RigDesc {
+            bones,
+            units_per_meter: 1.0,
+            chains: vec![ChainDesc::new(vec![1, 2, 3], 0, params)],
+            ..Default::default()
+        })
+        .expect("a valid rig");
+        let setup = &rig.chains()[0];
+        let pose = rig.reference_pose().to_vec();
+        let h = 1.0 / 120.0;
+        let frame = || SubstepFrame {
+            h,
+            anchor: Quat::IDENTITY,
+            root: Vec3::new(0.0, -0.1, 0.0),
+            up: Vec3::Y,
+            acceleration: Vec3::ZERO,
+            scale: 1.0,
+            colliders: &[],
+            parent: Quat::IDENTITY,
+            pose: &pose,
+            gravity_velocity: Vec3::NEG_Y * 0.5,
+            gravity_direction: Vec3::NEG_Y,
+            wind: Vec3::ZERO,
+            floor_shift: 0.0,
+            decay: StepDecay::new(&params, h, 3),
+        };
+        let start = |first: Vec3| {
+            vec![
+                Vec3::new(0.0, -0.1, 0.0) + first,
+                Vec3::new(0.02, -0.05, 0.01) + first,
+                Vec3::new(0.03, -0.14, 0.0) + first,
+            ]
+        };
+        let firsts = [Vec3::new(0.0, 0.1, 0.0), Vec3::new(0.07, -0.07, 0.0)];
+        // The scalar kernel.
+        let rest = vec![Vec3::ZERO; 3];
+        let mut expected = Vec::new();
+        for &first in &firsts {
+            let mut position = start(first);
+            let mut velocity = vec![Vec3::ZERO; 3];
+            let (mut bend, mut scratch) = (vec![Quat::IDENTITY; 3], vec![Quat::IDENTITY; 3]);
+            let (mut targets, mut contacts) = (vec![Vec3::ZERO; 3], vec![0u32; 3]);
+            for _ in 0..3 {
+                chain::substep(
+                    setup,
+                    &params,
+                    &frame(),
+                    &rest,
+                    &mut Particles {
+                        position: &mut position,
+                        velocity: &mut velocity,
+                        bend: &mut bend,
+                        bend_scratch: &mut scratch,
+                        rest_targets: &mut targets,
+                        contacts: &mut contacts,
+                    },
+                );
+            }
+            expected.push(position);
+        }
+        // Both in lanes.
+        let mut state: Vec<_> = firsts
+            .iter()
+            .map(|&first| {
+                (
+                    start(first),
+                    vec![Vec3::ZERO; 3],
+                    vec![Quat::IDENTITY; 3],
+                    vec![Vec3::ZERO; 3],
+                    vec![0u32; 3],
+                )
+            })
+            .collect();
+        let lanes: Vec<Lane<'_>> = firsts
+            .iter()
+            .map(|_| Lane {
+                setup,
+                params: &params,
+                frame: frame(),
+            })
+            .collect();
+        for _ in 0..3 {
+            let mut arrays: Vec<Arrays<'_>> = state
+                .iter_mut()
+                .map(|(position, velocity, bend, targets, contacts)| Arrays {
+                    rest: &rest,
+                    position,
+                    velocity,
+                    bend,
+                    rest_targets: targets,
+                    contacts,
+                })
+                .collect();
+            substep_lanes(&lanes, &mut arrays);
+        }
+        for (lane, (want, got)) in expected.iter().zip(&state).enumerate() {
+            for (k, (a, b)) in want.iter().zip(&got.0).enumerate() {
+                assert_eq!(
+                    a.to_array().map(f32::to_bits),
+                    b.to_array().map(f32::to_bits),
+                    "lane {lane}, particle {k}"
+                );
+            }
+        }
+        // The half turn happened: the first particle is still above.
+        assert!(state[0].0[0].y > -0.1, "{:?}", state[0].0[0]);
     }
 
     #[test]

@@ -50,7 +50,7 @@ fn finite(v: F) -> M {
 
 /// glam's `Vec3::cross` per lane (and its SSE2 and NEON `Vec3A` ones).
 #[inline(always)]
-fn cross(a: V3, b: V3) -> V3 {
+pub(crate) fn cross(a: V3, b: V3) -> V3 {
     V3 {
         x: a.y * b.z - b.y * a.z,
         y: a.z * b.x - b.z * a.x,
@@ -61,10 +61,10 @@ fn cross(a: V3, b: V3) -> V3 {
 /// A quaternion per lane.
 #[derive(Clone, Copy)]
 pub(crate) struct Q {
-    x: F,
-    y: F,
-    z: F,
-    w: F,
+    pub(crate) x: F,
+    pub(crate) y: F,
+    pub(crate) z: F,
+    pub(crate) w: F,
 }
 
 impl Q {
@@ -89,9 +89,19 @@ impl Q {
     fn get(&self, l: usize) -> [f32; 4] {
         [self.x.0[l], self.y.0[l], self.z.0[l], self.w.0[l]]
     }
+    /// glam's `Quat::conjugate` (the vector part negated: exact).
+    #[inline(always)]
+    pub(crate) fn conjugate(self) -> Self {
+        Q {
+            x: -self.x,
+            y: -self.y,
+            z: -self.z,
+            w: self.w,
+        }
+    }
     /// glam's `Quat::normalize` on this target, in its order.
     #[inline(always)]
-    fn normalize(self) -> Self {
+    pub(crate) fn normalize(self) -> Self {
         let (x, y, z, w) = (self.x, self.y, self.z, self.w);
         #[cfg(target_arch = "x86_64")]
         {
@@ -122,7 +132,7 @@ impl Q {
     }
     /// glam's Hamilton product `self · b` on this target, in its order.
     #[inline(always)]
-    fn mul(self, b: Self) -> Self {
+    pub(crate) fn mul(self, b: Self) -> Self {
         let a = self;
         #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
         {
@@ -166,7 +176,7 @@ impl Q {
             .and(finite(self.w))
     }
     #[inline(always)]
-    fn select(m: M, a: Self, b: Self) -> Self {
+    pub(crate) fn select(m: M, a: Self, b: Self) -> Self {
         Q {
             x: sel(m, a.x, b.x),
             y: sel(m, a.y, b.y),
