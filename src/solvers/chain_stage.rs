@@ -1066,7 +1066,7 @@ fn run_substeps(
                 let key = |l: usize| {
                     (
                         stepping[l].map_or(0, |s| s.1.to_bits()),
-                        prepared[l].map_or(0, |p| p.h.to_bits()),
+                        prepared[l].as_ref().map_or(0, |p| p.h.to_bits()),
                     )
                 };
                 for l in 0..len {
@@ -1321,16 +1321,32 @@ fn step_lanes(
             rest_start[m.job] = range.end;
         }
     }
-    let block: [lanes::Lane<'_>; lanes::W] = core::array::from_fn(|k| {
-        let l = lane_of[k.min(count - 1)];
+    // Each lane's frame written once in place (a lane holds a reference:
+    // an array of frames by value was copied lane by lane through memcpy).
+    let mut frames: [Option<SubstepFrame<'_>>; lanes::W] = [const { None }; lanes::W];
+    for (k, frame) in frames.iter_mut().enumerate().take(count) {
+        let l = lane_of[k];
         let m = members[l];
-        let (rig, params, placed, local) = shared[m.job].expect("a member's job");
+        let (_, params, placed, local) = shared[m.job].expect("a member's job");
         let update = updates[m.job].as_ref().expect("a member's update");
         let p = prepared[l].as_ref().expect("a lane is prepared");
+        *frame = Some(substep_frame(
+            &params[m.ci],
+            update,
+            local,
+            p,
+            &at[l],
+            placed,
+        ));
+    }
+    let block: [lanes::Lane<'_>; lanes::W] = core::array::from_fn(|k| {
+        let k = k.min(count - 1);
+        let m = members[lane_of[k]];
+        let (rig, params, ..) = shared[m.job].expect("a member's job");
         lanes::Lane {
             setup: &rig.chains[m.ci],
             params: &params[m.ci],
-            frame: substep_frame(&params[m.ci], update, local, p, &at[l], placed),
+            frame: frames[k].as_ref().expect("a lane's frame"),
         }
     });
     lanes::substep(kernel, &block[..count], &mut arrays[..count]);

@@ -650,7 +650,7 @@ fn placed<'a>(lane: &'a Lane<'_>, j: usize) -> &'a PlacedCollider {
 pub(crate) struct Lane<'a> {
     pub(crate) setup: &'a ChainSetup,
     pub(crate) params: &'a ChainParams,
-    pub(crate) frame: SubstepFrame<'a>,
+    pub(crate) frame: &'a SubstepFrame<'a>,
 }
 
 /// One lane's chain arrays (its particles' slices of its character's flat
@@ -1348,12 +1348,13 @@ mod tests {
                 )
             })
             .collect();
+        let lane_frame = frame();
         let lanes: Vec<Lane<'_>> = firsts
             .iter()
             .map(|_| Lane {
                 setup,
                 params: &params,
-                frame: frame(),
+                frame: &lane_frame,
             })
             .collect();
         for _ in 0..3 {
