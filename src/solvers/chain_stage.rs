@@ -76,9 +76,16 @@ pub(crate) struct FrameScratch {
     pub(crate) anchors: Vec<Memo<9, Quat>>,
     /// Root-parent frame at a substep: previous (10), current (10), fraction.
     pub(crate) parents: Vec<Memo<21, (Affine3A, Quat)>>,
-    /// Each collider placed at a substep: previous (10), current (10),
-    /// fraction, scale.
-    pub(crate) colliders: Vec<Memo<22, PlacedCollider>>,
+    /// Each collider placed at a substep: [`FrameScratch::collider_epoch`]
+    /// (2), fraction, scale.
+    pub(crate) colliders: Vec<Memo<4, PlacedCollider>>,
+    /// Changes whenever a collider's previous or current frame may have
+    /// changed: at every update's start, and when a chain's bookkeeping
+    /// resets previous frames (a seed or a teleport). The colliders' frames
+    /// are the character's, not a chain's, so between two changes every
+    /// chain places a collider at a fraction identically; this number
+    /// stands for the 20 floats of the two frames in the memo key.
+    pub(crate) collider_epoch: u64,
 }
 
 /// Substeps per update for which a chain records the frames of its joints
@@ -270,6 +277,7 @@ impl Stage {
                     rig.chain_frames.len()
                 ],
                 colliders: vec![Memo::new(PlacedCollider::default()); colliders],
+                collider_epoch: 0,
             },
             inputs: ChainInputs {
                 world: Transform::IDENTITY,
@@ -471,6 +479,8 @@ fn begin(job: &mut Job<'_>) -> Update {
         let m = world * component[c.bone as usize];
         stage.current_colliders[k] = math::decompose(&m, Vec3::ONE).transform;
     }
+    // New frames (and any restore or reset since the last update).
+    stage.frames.collider_epoch = stage.frames.collider_epoch.wrapping_add(1);
     // Each distinct anchor and root parent once, however many chains
     // hang from it. (A frame on a chain joint is read per chain.)
     for ((now, &bone), &moves) in stage
@@ -653,6 +663,7 @@ fn prepare(
         for &c in &setup.colliders {
             previous_colliders[c as usize] = stage.current_colliders[c as usize];
         }
+        stage.frames.collider_epoch = stage.frames.collider_epoch.wrapping_add(1);
         in_range_or_park((&update.range, params.simulation_space >= 0), clock, kept);
         return None;
     }
@@ -715,6 +726,7 @@ fn prepare(
         for &c in &setup.colliders {
             previous_colliders[c as usize] = stage.current_colliders[c as usize];
         }
+        stage.frames.collider_epoch = stage.frames.collider_epoch.wrapping_add(1);
     }
 
     // The settle phase's clock (ChainParams::settle_speedup): any
@@ -858,16 +870,17 @@ fn interpolate(
     let setup = &rig.chains[ci];
     let scale = update.scale;
     let fk = [f];
+    let epoch = stage.frames.collider_epoch;
+    let key = [
+        epoch as u32,
+        (epoch >> 32) as u32,
+        f.to_bits(),
+        scale.to_bits(),
+    ];
     for &c in &setup.colliders {
-        let a = stage.state.previous_colliders[c as usize];
-        let b = stage.current_colliders[c as usize];
-        let key = key_of(&[
-            bytemuck::cast_slice(core::slice::from_ref(&a)),
-            bytemuck::cast_slice(core::slice::from_ref(&b)),
-            &fk,
-            &[scale],
-        ]);
+        let (previous, current) = (&stage.state.previous_colliders, &stage.current_colliders);
         stage.placed[c as usize] = stage.frames.colliders[c as usize].get(key, || {
+            let (a, b) = (previous[c as usize], current[c as usize]);
             let m = Transform::new(
                 a.translation().lerp(b.translation(), f),
                 a.rotation().slerp(b.rotation(), f),

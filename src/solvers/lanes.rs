@@ -812,7 +812,7 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     let contexts: [Option<BendContext>; W] = core::array::from_fn(|l| {
         lanes
             .get(l)
-            .map(|lane| BendContext::new(lane.params, &lane.frame, lane.setup.len()))
+            .map(|lane| BendContext::new(lane.params, lane.frame, lane.setup.len()))
     });
     // Without coupling or limit in any lane every new bend is the identity.
     let any_bend = contexts.iter().flatten().any(|c| c.coupling || c.limiting);
@@ -1084,7 +1084,7 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         let (live, length, radius) = gather(lanes, i, |l, lane| {
             let setup = lane.setup;
             if tapered && !setup.vrm_offsets.is_empty() {
-                let (keep, p, e) = chain::vrm_joint_terms(setup, &lane.frame, chain_values[l], i);
+                let (keep, p, e) = chain::vrm_joint_terms(setup, lane.frame, chain_values[l], i);
                 carry.0[l] = lane.frame.h * keep;
                 pull.0[l] = p;
                 external.set(l, e);
