@@ -594,6 +594,16 @@ struct Loaded {
     scalar: [M; LOADED],
 }
 
+/// The most colliders a lane has.
+#[inline(always)]
+fn most_colliders(lanes: &[Lane<'_>]) -> usize {
+    lanes
+        .iter()
+        .map(|l| l.setup.colliders.len())
+        .max()
+        .unwrap_or(0)
+}
+
 impl Loaded {
     #[inline(always)]
     fn new(lanes: &[Lane<'_>], count: usize) -> Loaded {
@@ -827,11 +837,7 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     for (l, lane) in lanes.iter().enumerate() {
         anchor.set(l, lane.frame.anchor.to_array());
     }
-    let count = lanes
-        .iter()
-        .map(|l| l.setup.colliders.len())
-        .max()
-        .unwrap_or(0);
+    let count = most_colliders(lanes);
     // None without colliders (no lane then tests one).
     let loaded = (count > 0).then(|| Loaded::new(lanes, count));
     // A collider past the loaded ones, per link.
@@ -1067,11 +1073,7 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         );
     }
     let n_max = lanes.iter().map(|l| l.setup.len()).max().unwrap_or(0);
-    let count = lanes
-        .iter()
-        .map(|l| l.setup.colliders.len())
-        .max()
-        .unwrap_or(0);
+    let count = most_colliders(lanes);
     // None without colliders (no lane then tests one).
     let loaded = (count > 0).then(|| Loaded::new(lanes, count));
     // A collider past the loaded ones, per link.
@@ -1222,16 +1224,21 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_points_parameter_is_the_segment_functions_bit_for_bit() {
-        // Points on, off and beyond capsule axes, and degenerate axes.
-        let mut state = 0x2545_f491u32;
-        let mut next = || {
+    /// Reproducible numbers in [−2, 2) (xorshift).
+    fn numbers(seed: u32) -> impl FnMut() -> f32 {
+        let mut state = seed;
+        move || {
             state ^= state << 13;
             state ^= state >> 17;
             state ^= state << 5;
             (state as f32 / u32::MAX as f32) * 4.0 - 2.0
-        };
+        }
+    }
+
+    #[test]
+    fn a_points_parameter_is_the_segment_functions_bit_for_bit() {
+        // Points on, off and beyond capsule axes, and degenerate axes.
+        let mut next = numbers(0x2545_f491);
         for round in 0..200 {
             let (mut p, mut a, mut b) = (V3::zero(), V3::zero(), V3::zero());
             let mut cases = [(Vec3::ZERO, Vec3::ZERO, Vec3::ZERO); W];
@@ -1389,13 +1396,7 @@ mod tests {
         // Links against sphere axes (a point, or two points 1e-7 apart,
         // within EPS), degenerate links, and capsules in some rounds (the
         // general function then runs).
-        let mut state = 0x9e37_79b9u32;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 17;
-            state ^= state << 5;
-            (state as f32 / u32::MAX as f32) * 4.0 - 2.0
-        };
+        let mut next = numbers(0x9e37_79b9);
         for round in 0..300 {
             let (mut p0, mut p1, mut q0, mut q1) = (V3::zero(), V3::zero(), V3::zero(), V3::zero());
             let mut cases = [(Vec3::ZERO, Vec3::ZERO, Vec3::ZERO, Vec3::ZERO); W];
