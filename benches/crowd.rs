@@ -7,6 +7,9 @@
 //!   joint-substeps, so criterion's elem/s gives ns per joint-substep
 //!   (1e9 / elem_per_s), with and without the colliders, on the detected
 //!   chain kernel and on the scalar reference (`…_scalar_kernel`).
+//! - `vrm_crowd/…`: the same crowd with its strands on the VRM preset
+//!   (what an imported VRM avatar's hair runs; `workload::vrm_rig`), on the
+//!   detected kernel.
 //! - `one_strand_crowd/…`: 1,200 characters with one 6-joint strand and the
 //!   three colliders each (the same 7,200 joints): through `update_batch`,
 //!   whose chain stages of 8 consecutive characters share the lanes, and
@@ -21,7 +24,7 @@ mod workload;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use secmo::ChainKernel;
-use workload::{hair_rig, Crowd};
+use workload::{hair_rig, vrm_rig, Crowd};
 
 fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("hair_crowd");
@@ -36,6 +39,15 @@ fn bench(c: &mut Criterion) {
         group.bench_function(format!("100x12x6_{name}_scalar_kernel"), |b| {
             b.iter(|| crowd.step(1))
         });
+    }
+    group.finish();
+
+    let mut group = c.benchmark_group("vrm_crowd");
+    for (name, colliders) in [("3_colliders", true), ("no_colliders", false)] {
+        let rig = vrm_rig(12, 6, colliders);
+        let mut crowd = Crowd::new(&rig, 100);
+        group.throughput(Throughput::Elements(100 * 72 * 2));
+        group.bench_function(format!("100x12x6_{name}"), |b| b.iter(|| crowd.step(1)));
     }
     group.finish();
 
