@@ -732,7 +732,12 @@ fn substep_lanes(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
 /// Link `i` of every lane: which lanes have one, its length and its link
 /// radius at the lane's scale; `each(lane index, lane)` gathers the rest.
 #[inline(always)]
-fn gather(lanes: &[Lane<'_>], i: usize, mut each: impl FnMut(usize, &Lane<'_>)) -> (M, F, F) {
+fn gather(
+    lanes: &[Lane<'_>],
+    i: usize,
+    scale: F,
+    mut each: impl FnMut(usize, &Lane<'_>),
+) -> (M, F, F) {
     let (mut live, mut length, mut radius) = (M::none(), F::splat(0.0), F::splat(0.0));
     for (l, lane) in lanes.iter().enumerate() {
         let setup = lane.setup;
@@ -740,11 +745,21 @@ fn gather(lanes: &[Lane<'_>], i: usize, mut each: impl FnMut(usize, &Lane<'_>)) 
             continue;
         }
         live.set(l, true);
-        length.0[l] = setup.lengths[i] * lane.frame.scale;
-        radius.0[l] = setup.radii[i] * lane.frame.scale;
+        length.0[l] = setup.lengths[i];
+        radius.0[l] = setup.radii[i];
         each(l, lane);
     }
-    (live, length, radius)
+    (live, length * scale, radius * scale)
+}
+
+/// Each lane's scale ([`SubstepFrame::scale`]).
+#[inline(always)]
+fn scales(lanes: &[Lane<'_>]) -> F {
+    let mut scale = F::splat(0.0);
+    for (l, lane) in lanes.iter().enumerate() {
+        scale.0[l] = lane.frame.scale;
+    }
+    scale
 }
 
 /// Per-lane constants of one substep.
@@ -826,13 +841,36 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     });
     // Without coupling or limit in any lane every new bend is the identity.
     let any_bend = contexts.iter().flatten().any(|c| c.coupling || c.limiting);
+    let scale = scales(lanes);
+    // Each lane's integrator numbers: the spring's frequencies (its ω per
+    // link below), the exponential damping's stiffness.
+    let zero = F::splat(0.0);
+    let (mut spring_root, mut spring_tip, mut spring_last) = (zero, zero, F::splat(1.0));
+    let (mut spring_damping, mut stiffness, mut spring_graded) = (zero, zero, M::none());
+    for (l, lane) in lanes.iter().enumerate() {
+        match lane.params.integrator() {
+            Integrator::Spring {
+                frequency_root,
+                frequency_tip,
+                damping_ratio,
+            } => {
+                let n = lane.setup.len();
+                spring_root.0[l] = frequency_root;
+                spring_tip.0[l] = frequency_tip;
+                spring_last.0[l] = n.saturating_sub(1) as f32;
+                spring_graded.set(l, n > 1);
+                spring_damping.0[l] = 2.0 * damping_ratio;
+            }
+            Integrator::ExponentialDamping { stiffness: k, .. } => stiffness.0[l] = k,
+            Integrator::Vrm { .. } => {}
+        }
+    }
     let mut previous_bend = [Quat::IDENTITY; W];
     // Each lane's new bend of the previous link, written once the current
     // link has read that link's old bend (the scalar kernel keeps all new
     // bends in a scratch array until the chain is done).
     let mut pending = [Quat::IDENTITY; W];
     let mut head = k.root;
-    let zero = F::splat(0.0);
     let mut anchor = Q::zero();
     for (l, lane) in lanes.iter().enumerate() {
         anchor.set(l, lane.frame.anchor.to_array());
@@ -847,28 +885,22 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         let mut rest = V3::zero();
         let mut p = V3::zero();
         let mut v = V3::zero();
-        let mut gain = zero; // ω (spring) or k (exponential damping)
-        let mut damping = zero; // 2ζ·ω (spring)
-        let (live, length, radius) = gather(lanes, i, |l, lane| {
+        let (live, length, radius) = gather(lanes, i, scale, |l, _| {
             let a = &arrays[l];
             rest.set(l, a.rest[i]);
             p.set(l, a.position[i]);
             v.set(l, a.velocity[i]);
-            match lane.params.integrator() {
-                Integrator::Spring {
-                    frequency_root,
-                    frequency_tip,
-                    damping_ratio,
-                } => {
-                    let n = lane.setup.len();
-                    let omega = chain::spring_omega(frequency_root, frequency_tip, i, n);
-                    gain.0[l] = omega;
-                    damping.0[l] = 2.0 * damping_ratio * omega;
-                }
-                Integrator::ExponentialDamping { stiffness, .. } => gain.0[l] = stiffness,
-                Integrator::Vrm { .. } => {}
-            }
         });
+        // ω and 2ζ·ω (spring: chain::spring_omega in lanes, in its
+        // order), or k (exponential damping).
+        let (gain, damping) = if spring {
+            let f = (spring_tip - spring_root) * F::splat(i as f32) / spring_last + spring_root;
+            let f = sel(spring_graded, f, spring_root);
+            let omega = F::splat(2.0 * std::f32::consts::PI) * f;
+            (omega, spring_damping * omega)
+        } else {
+            (stiffness, zero)
+        };
         // `anchor · rest`, glam's formula (the scalar kernel's bits).
         let rest_world = anchor.rotate(rest);
         // Zero-length links (and absent lanes): the particle sits on its head.
@@ -1073,6 +1105,7 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         );
     }
     let n_max = lanes.iter().map(|l| l.setup.len()).max().unwrap_or(0);
+    let scale = scales(lanes);
     let count = most_colliders(lanes);
     // None without colliders (no lane then tests one).
     let loaded = (count > 0).then(|| Loaded::new(lanes, count));
@@ -1083,7 +1116,7 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         let mut axis = V3::zero();
         let mut start = V3::zero();
         let mut velocity = V3::zero();
-        let (live, length, radius) = gather(lanes, i, |l, lane| {
+        let (live, length, radius) = gather(lanes, i, scale, |l, lane| {
             let setup = lane.setup;
             if tapered && !setup.vrm_offsets.is_empty() {
                 let (keep, p, e) = chain::vrm_joint_terms(setup, lane.frame, chain_values[l], i);
