@@ -23,33 +23,39 @@
 mod workload;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
-use secmo::ChainKernel;
+use std::sync::Arc;
+
+use secmo::{ChainKernel, Rig};
 use workload::{hair_rig, vrm_rig, Crowd};
 
-fn bench(c: &mut Criterion) {
-    let mut group = c.benchmark_group("hair_crowd");
-    for (name, colliders) in [("3_colliders", true), ("no_colliders", false)] {
-        let rig = hair_rig(12, 6, colliders);
-        let mut crowd = Crowd::new(&rig, 100);
-        group.throughput(Throughput::Elements(100 * 72 * 2));
-        // The detected kernel (lanes, AVX2 where the CPU has it), then the
-        // scalar reference on the same crowd.
-        group.bench_function(format!("100x12x6_{name}"), |b| b.iter(|| crowd.step(1)));
-        crowd.set_kernel(ChainKernel::Scalar);
-        group.bench_function(format!("100x12x6_{name}_scalar_kernel"), |b| {
-            b.iter(|| crowd.step(1))
-        });
-    }
-    group.finish();
+/// A crowd rig of `chains` strands of `joints` joints, with or without the
+/// colliders (crowd_workload.rs).
+type StrandRig = fn(usize, usize, bool) -> Arc<Rig>;
 
-    let mut group = c.benchmark_group("vrm_crowd");
-    for (name, colliders) in [("3_colliders", true), ("no_colliders", false)] {
-        let rig = vrm_rig(12, 6, colliders);
-        let mut crowd = Crowd::new(&rig, 100);
-        group.throughput(Throughput::Elements(100 * 72 * 2));
-        group.bench_function(format!("100x12x6_{name}"), |b| b.iter(|| crowd.step(1)));
+fn bench(c: &mut Criterion) {
+    // The hair crowd on the detected kernel (lanes, AVX2 where the CPU has
+    // it), then the scalar reference on the same crowd; the VRM-preset crowd
+    // on the detected kernel.
+    let presets: [(&str, StrandRig, bool); 2] = [
+        ("hair_crowd", hair_rig, true),
+        ("vrm_crowd", vrm_rig, false),
+    ];
+    for (group_name, rig_of, scalar_too) in presets {
+        let mut group = c.benchmark_group(group_name);
+        for (name, colliders) in [("3_colliders", true), ("no_colliders", false)] {
+            let rig = rig_of(12, 6, colliders);
+            let mut crowd = Crowd::new(&rig, 100);
+            group.throughput(Throughput::Elements(100 * 72 * 2));
+            group.bench_function(format!("100x12x6_{name}"), |b| b.iter(|| crowd.step(1)));
+            if scalar_too {
+                crowd.set_kernel(ChainKernel::Scalar);
+                group.bench_function(format!("100x12x6_{name}_scalar_kernel"), |b| {
+                    b.iter(|| crowd.step(1))
+                });
+            }
+        }
+        group.finish();
     }
-    group.finish();
 
     let mut group = c.benchmark_group("one_strand_crowd");
     let rig = hair_rig(1, 6, true);
