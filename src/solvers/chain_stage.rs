@@ -1450,18 +1450,9 @@ fn write_back(
     kernel: ChainKernel,
     ahead: &[Option<f32>; lanes::W],
 ) {
-    if members.len() < writeback::LANES_FROM {
-        // Too few chains to fill lanes (the scalar kernel's blocks of one, a
-        // character with one or two chains).
-        for (m, ahead) in members.iter().zip(ahead) {
-            if let Some(ahead) = *ahead {
-                write_member(jobs, updates, *m, ahead);
-                let job = jobs[m.job].as_mut().expect("a member's job");
-                compose_below(job.rig, (job.local, job.component), m.ci);
-            }
-        }
-        return;
-    }
+    // Too few chains to fill lanes (the scalar kernel's blocks of one, a
+    // character with one or two chains): each through glam, no test.
+    let few = members.len() < writeback::LANES_FROM;
     // The members in lanes: their chains, and each one's job and setup.
     let mut chains = [writeback::Chain {
         len: 0,
@@ -1474,6 +1465,10 @@ fn write_back(
     let mut count = 0;
     for (l, m) in members.iter().enumerate() {
         let Some(ahead) = ahead[l] else { continue };
+        if few {
+            write_member(jobs, updates, *m, ahead);
+            continue;
+        }
         let (job, update) = job_of(jobs, updates, *m);
         let (rig, setup) = (job.rig, &job.rig.chains[m.ci]);
         let params = &job.stage.params[m.ci];

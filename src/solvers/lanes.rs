@@ -24,7 +24,6 @@ use crate::solvers::chain::{
     self, BendContext, ChainParams, ChainSetup, Integrator, Link, SubstepFrame,
 };
 use crate::solvers::collide::{self, ColliderShape, PlacedCollider};
-use crate::solvers::writeback::{self, Q};
 
 /// Lanes per block: one AVX2 register of f32.
 pub(crate) const W: usize = 8;
@@ -356,6 +355,159 @@ fn vsel(m: M, a: V3, b: V3) -> V3 {
         x: sel(m, a.x, b.x),
         y: sel(m, a.y, b.y),
         z: sel(m, a.z, b.z),
+    }
+}
+
+/// Every component finite, per lane.
+#[inline(always)]
+fn finite(v: F) -> M {
+    let mut out = [0; W];
+    for i in 0..W {
+        out[i] = if (v.0[i].to_bits() & 0x7fff_ffff) < 0x7f80_0000 {
+            u32::MAX
+        } else {
+            0
+        };
+    }
+    M(out)
+}
+
+/// glam's `Vec3::cross` per lane (and its SSE2 and NEON `Vec3A` ones).
+#[inline(always)]
+pub(crate) fn cross(a: V3, b: V3) -> V3 {
+    V3 {
+        x: a.y * b.z - b.y * a.z,
+        y: a.z * b.x - b.z * a.x,
+        z: a.x * b.y - b.x * a.y,
+    }
+}
+
+/// A quaternion per lane, with glam's `Quat` operations in glam's order on
+/// this target (the chain writeback's and the kernels' joint frames).
+#[derive(Clone, Copy)]
+pub(crate) struct Q {
+    pub(crate) x: F,
+    pub(crate) y: F,
+    pub(crate) z: F,
+    pub(crate) w: F,
+}
+
+impl Q {
+    #[inline(always)]
+    pub(crate) fn zero() -> Self {
+        let z = F::splat(0.0);
+        Q {
+            x: z,
+            y: z,
+            z,
+            w: z,
+        }
+    }
+    #[inline(always)]
+    pub(crate) fn set(&mut self, l: usize, q: [f32; 4]) {
+        self.x.0[l] = q[0];
+        self.y.0[l] = q[1];
+        self.z.0[l] = q[2];
+        self.w.0[l] = q[3];
+    }
+    #[inline(always)]
+    pub(crate) fn get(&self, l: usize) -> [f32; 4] {
+        [self.x.0[l], self.y.0[l], self.z.0[l], self.w.0[l]]
+    }
+    /// glam's `Quat::conjugate` (the vector part negated: exact).
+    #[inline(always)]
+    pub(crate) fn conjugate(self) -> Self {
+        Q {
+            x: -self.x,
+            y: -self.y,
+            z: -self.z,
+            w: self.w,
+        }
+    }
+    /// glam's `Quat::normalize` on this target, in its order.
+    #[inline(always)]
+    pub(crate) fn normalize(self) -> Self {
+        let (x, y, z, w) = (self.x, self.y, self.z, self.w);
+        #[cfg(target_arch = "x86_64")]
+        {
+            // SSE2: q / |q|, |q|² summed as (x² + z²) + (y² + w²).
+            let length = ((x * x + z * z) + (y * y + w * w)).sqrt();
+            Q {
+                x: x / length,
+                y: y / length,
+                z: z / length,
+                w: w / length,
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            // NEON: q · (1/|q|), |q|² summed pairwise; scalar glam: in order.
+            #[cfg(target_arch = "aarch64")]
+            let length = ((x * x + y * y) + (z * z + w * w)).sqrt();
+            #[cfg(not(target_arch = "aarch64"))]
+            let length = (x * x + y * y + z * z + w * w).sqrt();
+            let rcp = F::splat(1.0) / length;
+            Q {
+                x: x * rcp,
+                y: y * rcp,
+                z: z * rcp,
+                w: w * rcp,
+            }
+        }
+    }
+    /// glam's Hamilton product `self · b` on this target, in its order.
+    #[inline(always)]
+    pub(crate) fn mul(self, b: Self) -> Self {
+        let a = self;
+        #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
+        {
+            // SSE2 and NEON: (w-term + x-term) + (y-term + z-term), the
+            // signs applied by exact multiplications by ±1.
+            Q {
+                x: (a.w * b.x + a.x * b.w) + (a.y * b.z - a.z * b.y),
+                y: (a.w * b.y - a.x * b.z) + (a.y * b.w + a.z * b.x),
+                z: (a.w * b.z + a.x * b.y) + (a.z * b.w - a.y * b.x),
+                w: (a.w * b.w - a.x * b.x) - (a.y * b.y + a.z * b.z),
+            }
+        }
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+        {
+            Q {
+                x: a.w * b.x + a.x * b.w + a.y * b.z - a.z * b.y,
+                y: a.w * b.y - a.x * b.z + a.y * b.w + a.z * b.x,
+                z: a.w * b.z + a.x * b.y - a.y * b.x + a.z * b.w,
+                w: a.w * b.w - a.x * b.x - a.y * b.y - a.z * b.z,
+            }
+        }
+    }
+    /// `v` turned by the unit quaternion `self`: glam's `Quat * Vec3`
+    /// formula in its order (its SSE2 and NEON paths give these bits).
+    #[inline(always)]
+    pub(crate) fn rotate(self, v: V3) -> V3 {
+        let b = V3 {
+            x: self.x,
+            y: self.y,
+            z: self.z,
+        };
+        let two = F::splat(2.0);
+        v * (self.w * self.w - b.dot(b)) + b * (v.dot(b) * two) + cross(b, v) * (self.w * two)
+    }
+    /// Every component finite.
+    #[inline(always)]
+    pub(crate) fn finite(self) -> M {
+        finite(self.x)
+            .and(finite(self.y))
+            .and(finite(self.z))
+            .and(finite(self.w))
+    }
+    #[inline(always)]
+    pub(crate) fn select(m: M, a: Self, b: Self) -> Self {
+        Q {
+            x: sel(m, a.x, b.x),
+            y: sel(m, a.y, b.y),
+            z: sel(m, a.z, b.z),
+            w: sel(m, a.w, b.w),
+        }
     }
 }
 
@@ -1007,8 +1159,8 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
                     let (mut hit, mut correction, mut normal, redo) =
                         resolve(head, p, radius, c, vector);
                     let odd = scalar.or(redo);
-                    for (l, lane) in lanes.iter().enumerate().filter(|_| odd.any()) {
-                        if odd.get(l) {
+                    if odd.any() {
+                        for (l, lane) in lanes.iter().enumerate().filter(|&(l, _)| odd.get(l)) {
                             let r = collide::resolve(
                                 head.get(l),
                                 p.get(l),
@@ -1073,7 +1225,7 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     let zero = F::splat(0.0);
     let mut head = V3::zero();
     // Each lane's joint frames in lanes, in glam's operations and order
-    // (writeback::Q), so the bits are the scalar kernel's.
+    // ([`Q`]), so the bits are the scalar kernel's.
     let mut parent = Q::zero();
     let mut h = F::splat(1.0);
     let mut carry = zero; // h·(1 − drag)
@@ -1144,8 +1296,8 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
                 .get(lanes, j, moving, &mut spare);
             let (mut hit, mut push) = push_point(next, radius, c);
             hit = hit.and(vector);
-            for (l, lane) in lanes.iter().enumerate().filter(|_| scalar.any()) {
-                if scalar.get(l) {
+            if scalar.any() {
+                for (l, lane) in lanes.iter().enumerate().filter(|&(l, _)| scalar.get(l)) {
                     let r = collide::push_point(next.get(l), radius.0[l], placed(lane, j));
                     hit.set(l, r.is_some());
                     if let Some(r) = r {
@@ -1165,7 +1317,7 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         // antiparallel pair); a zero-length link keeps `bind`.
         let local_dir = bind.conjugate().rotate((next - head) / length);
         let dot = axis.dot(local_dir);
-        let c = writeback::cross(axis, local_dir);
+        let c = cross(axis, local_dir);
         let mut arc = Q {
             x: c.x,
             y: c.y,
