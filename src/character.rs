@@ -1033,14 +1033,15 @@ impl Character {
         }
         // One branch-free pass over the pose; the bone and the reason are
         // looked for only when something is wrong.
+        // The finite test first over the whole pose as floats; with no NaN
+        // left, the shape tests below are plain comparisons.
         let usable = |t: &Transform| {
             let scale = Vec3::from_array(t.scale).abs();
-            t.is_finite()
-                & (scale.min_element() >= MIN_SCALE)
+            (scale.min_element() >= MIN_SCALE)
                 & (scale.max_element() <= MAX_SCALE)
                 & (t.rotation().length_squared() >= 1e-12)
         };
-        if input.pose.iter().fold(true, |ok, t| ok & usable(t)) {
+        if math::all_finite(input.pose) && input.pose.iter().fold(true, |ok, t| ok & usable(t)) {
             return Ok(());
         }
         for (bone, t) in input.pose.iter().enumerate() {
@@ -1335,8 +1336,11 @@ impl Character {
     /// out of range or not finite fails the update with the first bone it
     /// concerns.
     fn check_finite(&mut self) -> Result<(), Error> {
-        if let Some(bone) = self.local.iter().position(|t| !t.is_finite()) {
-            return Err(Error::NonFiniteResult { bone });
+        if !math::all_finite(&self.local) {
+            let bone = self.local.iter().position(|t| !t.is_finite());
+            return Err(Error::NonFiniteResult {
+                bone: bone.unwrap_or_default(),
+            });
         }
         let range = StateRange::new(self.rig.units_per_meter());
         let clamp = |v: &mut Vec3| {

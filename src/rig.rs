@@ -232,6 +232,16 @@ pub enum RigWarning {
     /// The recovered neutral local matrix of this bone is sheared; TRS drops the
     /// shear (SPEC §1 DECISION: detect and report, never silently).
     Shear { bone: usize },
+    /// Chain `chain` reads `bone` (its anchor, its root's parent or a
+    /// collider's bone), which chain `moved_by` moves, but `moved_by` is
+    /// not listed before it: the chain sees the bone's animated pose.
+    /// List the chain after the one that moves the bone (the VRM importer
+    /// orders springs so).
+    ChainOrder {
+        chain: usize,
+        bone: usize,
+        moved_by: usize,
+    },
 }
 
 impl fmt::Display for RigWarning {
@@ -241,9 +251,21 @@ impl fmt::Display for RigWarning {
                 f,
                 "bone {bone}: bind pose is sheared (non-uniform parent scale with a rotated child); the shear is dropped"
             ),
+            RigWarning::ChainOrder {
+                chain,
+                bone,
+                moved_by,
+            } => write!(
+                f,
+                "chain {chain} reads bone {bone}, which chain {moved_by} moves, but that chain is not \
+                 listed before it: it sees the bone's animated pose (list it after chain {moved_by})"
+            ),
         }
     }
 }
+
+/// No chain frame, no chain: [`Rig`]'s `collider_slots` and joint owners.
+pub(crate) const NO_SLOT: u32 = u32::MAX;
 
 /// Upper bound on bones per rig; keeps indices in `i32`/`u32` and scratch bounded.
 pub const MAX_BONES: usize = 1 << 16;
@@ -276,6 +298,9 @@ pub struct Rig {
     /// Bones (or -1, the world frame) whose world frame the chain stage
     /// reads; [`ChainSetup::anchor_slot`] and `parent_slot` index it.
     pub(crate) chain_frames: Vec<i32>,
+    /// Per collider, its chain frame when its bone is a chain joint or lies
+    /// below one ([`NO_SLOT`] otherwise).
+    pub(crate) collider_slots: Vec<u32>,
     /// Whether each chain frame is another chain's joint or lies below
     /// one (it moves when that chain writes its output).
     pub(crate) chain_frame_moves: Vec<bool>,
@@ -351,7 +376,7 @@ impl Rig {
             }
         }
 
-        let (reference, warnings) = recover_neutral_pose(&desc.bones);
+        let (reference, mut warnings) = recover_neutral_pose(&desc.bones);
         for (bone, t) in reference.iter().enumerate() {
             if !t.is_finite()
                 || t.scale
@@ -436,7 +461,8 @@ impl Rig {
         }
         let mut chains = Vec::with_capacity(desc.chains.len());
         let mut particle_count = 0usize;
-        let mut joint_owner = vec![false; n];
+        // The chain owning each bone as a joint (NO_SLOT: none).
+        let mut joint_owner = vec![NO_SLOT; n];
         for (i, c) in desc.chains.iter().enumerate() {
             let setup = build_chain(
                 c,
@@ -448,14 +474,18 @@ impl Rig {
             )
             .map_err(|reason| RigError::InvalidChain { chain: i, reason })?;
             // Linear in joints: each bone remembers whether a chain owns it.
-            if setup.joints.iter().any(|&j| joint_owner[j as usize]) {
+            if setup
+                .joints
+                .iter()
+                .any(|&j| joint_owner[j as usize] != NO_SLOT)
+            {
                 return Err(RigError::InvalidChain {
                     chain: i,
                     reason: "shares a joint with an earlier chain",
                 });
             }
             for &j in &setup.joints {
-                joint_owner[j as usize] = true;
+                joint_owner[j as usize] = i as u32;
             }
             particle_count += setup.len();
             chains.push(setup);
@@ -477,6 +507,55 @@ impl Rig {
             setup.anchor_slot = slot_of(setup.anchor as i32);
             setup.parent_slot = slot_of(parents[setup.joints[0] as usize]);
         }
+        // The chain that moves a bone: the owner of the bone or of its
+        // nearest ancestor that is a chain joint.
+        let moved_by = |bone: i32| -> Option<usize> {
+            let mut cur = bone;
+            while let Ok(b) = usize::try_from(cur) {
+                if joint_owner[b] != NO_SLOT {
+                    return Some(joint_owner[b] as usize);
+                }
+                cur = parents[b];
+            }
+            None
+        };
+        // A collider on a chain joint or below one (a bust spring's sphere
+        // that hair slides over) is a chain frame too: the chain moving it
+        // records it at each substep, and the chains it touches read it
+        // there, as three-vrm steps a spring after the springs its
+        // colliders ride on. Other colliders follow the pose.
+        let collider_slots: Vec<u32> = desc
+            .colliders
+            .iter()
+            .map(|c| match moved_by(c.bone as i32) {
+                Some(_) => slot_of(c.bone as i32),
+                None => NO_SLOT,
+            })
+            .collect();
+        // A chain reading a frame that a chain not listed before it moves
+        // sees the frame's animated pose (chains run in list order).
+        for (ci, setup) in chains.iter().enumerate() {
+            let read = [setup.anchor as i32, parents[setup.joints[0] as usize]]
+                .into_iter()
+                .chain(
+                    setup
+                        .colliders
+                        .iter()
+                        .map(|&c| desc.colliders[c as usize].bone as i32),
+                );
+            for bone in read {
+                if let Some(owner) = moved_by(bone).filter(|&o| o >= ci) {
+                    let warning = RigWarning::ChainOrder {
+                        chain: ci,
+                        bone: bone as usize,
+                        moved_by: owner,
+                    };
+                    if !warnings.contains(&warning) {
+                        warnings.push(warning);
+                    }
+                }
+            }
+        }
         // A frame on another chain's joint, or below one, moves when that
         // chain writes its output, so it is read afresh for each chain;
         // one below a joint is composed down from it (a VRM spring whose
@@ -488,14 +567,14 @@ impl Rig {
                 let Ok(bone) = usize::try_from(b) else {
                     return Vec::new();
                 };
-                if joint_owner[bone] {
+                if joint_owner[bone] != NO_SLOT {
                     return Vec::new();
                 }
                 let mut path = vec![bone as u32];
                 let mut cur = parents[bone];
                 while let Ok(p) = usize::try_from(cur) {
                     path.push(p as u32);
-                    if joint_owner[p] {
+                    if joint_owner[p] != NO_SLOT {
                         path.reverse();
                         return path;
                     }
@@ -535,7 +614,7 @@ impl Rig {
         let chain_frame_moves = chain_frames
             .iter()
             .zip(&chain_frame_paths)
-            .map(|(&b, path)| b >= 0 && (joint_owner[b as usize] || !path.is_empty()))
+            .map(|(&b, path)| b >= 0 && (joint_owner[b as usize] != NO_SLOT || !path.is_empty()))
             .collect();
 
         // The bones whose component matrices the chain stage reads before
@@ -607,6 +686,7 @@ impl Rig {
             colliders: desc.colliders.clone(),
             chains,
             chain_frames,
+            collider_slots,
             chain_frame_moves,
             chain_frame_paths,
             chain_frames_below,
@@ -1443,5 +1523,77 @@ mod tests {
         c.inverse_bind = Some(Mat4::from(child_world).inverse());
         let rig = Rig::new(desc(vec![p, c])).unwrap();
         assert_eq!(rig.warnings(), &[RigWarning::Shear { bone: 1 }]);
+    }
+
+    /// A chain that hangs from another chain's joint, or touches a collider
+    /// on one, must come after it: listed before, it is warned about.
+    #[test]
+    fn a_chain_listed_before_the_chain_moving_what_it_reads_is_warned_about() {
+        use crate::solvers::chain::{ChainDesc, ChainParams};
+        // 0 ─ 1 ─ 2 ─ 3 (chain "upper": 1, 2) ─ 4 ─ 5 (chain "lower": 4, 5
+        // hangs from 3, below upper's joint 2); a sphere on bone 1.
+        let bones: Vec<BoneDesc> = (0..6)
+            .map(|i| bone(i - 1, if i == 0 { Vec3::ZERO } else { -Vec3::Y * 0.1 }))
+            .collect();
+        let rig_of = |upper_first: bool, collider: bool| {
+            let upper = ChainDesc::new(vec![1, 2], 0, ChainParams::vrm(1.0));
+            let mut lower = ChainDesc::new(vec![4, 5], 0, ChainParams::vrm(1.0));
+            if collider {
+                lower = ChainDesc::new(vec![4, 5], 3, ChainParams::vrm(1.0));
+                lower.colliders = vec![0];
+            }
+            let chains = if upper_first {
+                vec![upper, lower]
+            } else {
+                vec![lower, upper]
+            };
+            Rig::new(RigDesc {
+                bones: bones.clone(),
+                colliders: vec![Collider {
+                    bone: 1,
+                    shape: crate::ColliderShape::Sphere,
+                    a: Vec3::ZERO,
+                    b: Vec3::ZERO,
+                    radius: 0.05,
+                }],
+                chains,
+                ..Default::default()
+            })
+            .unwrap()
+        };
+        assert!(rig_of(true, false).warnings().is_empty());
+        assert!(rig_of(true, true).warnings().is_empty());
+        // Its root's parent (bone 3, below joint 2) and its anchor (0, no
+        // chain's) read; only the first is moved.
+        let warning = RigWarning::ChainOrder {
+            chain: 0,
+            bone: 3,
+            moved_by: 1,
+        };
+        assert_eq!(rig_of(false, false).warnings(), &[warning.clone()]);
+        // The anchor (3) and root parent (3) are one bone, warned once; the
+        // collider's bone 1 too.
+        assert_eq!(
+            rig_of(false, true).warnings(),
+            &[
+                warning,
+                RigWarning::ChainOrder {
+                    chain: 0,
+                    bone: 1,
+                    moved_by: 1
+                }
+            ]
+        );
+        assert!(rig_of(false, true).warnings()[1]
+            .to_string()
+            .contains("list it after chain 1"));
+        assert_eq!(
+            rig_of(true, true).collider_slots,
+            vec![rig_of(true, true)
+                .chain_frames
+                .iter()
+                .position(|&b| b == 1)
+                .unwrap() as u32]
+        );
     }
 }

@@ -374,6 +374,118 @@ fn drop_shared_joints(
     out
 }
 
+/// The chains in an order where each comes after the chains that move what
+/// it reads — the node its root hangs from, its anchor, its colliders'
+/// nodes — as three-vrm sorts its joints (a spring after the springs its
+/// colliders or its parent ride on); otherwise in file order. secmo runs
+/// chains in list order, and a chain listed before the one moving what it
+/// reads sees that node's animated pose (`RigWarning::ChainOrder`). In a
+/// circle the walk, depth first in file order as three-vrm's, breaks it
+/// where it closes (the chain it entered by runs last), with a note.
+fn order_chains(
+    nodes: &Nodes,
+    chains: Vec<ChainSettings>,
+    colliders: &[crate::settings::ColliderSettings],
+    notes: &mut Vec<String>,
+) -> Vec<ChainSettings> {
+    let index: HashMap<&str, usize> = nodes
+        .names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let mut owner = vec![usize::MAX; nodes.names.len()];
+    for (ci, c) in chains.iter().enumerate() {
+        for j in &c.joints {
+            if let Some(&i) = index.get(j.as_str()) {
+                owner[i] = ci;
+            }
+        }
+    }
+    // The chain moving a node: the owner of the node or its nearest
+    // ancestor that is a joint.
+    let moved_by = |node: usize| -> Option<usize> {
+        let mut cur = node as i32;
+        while let Ok(n) = usize::try_from(cur) {
+            if owner[n] != usize::MAX {
+                return Some(owner[n]);
+            }
+            cur = nodes.parents[n];
+        }
+        None
+    };
+    let depends: Vec<Vec<usize>> = chains
+        .iter()
+        .enumerate()
+        .map(|(ci, c)| {
+            let root_parent = c
+                .joints
+                .first()
+                .and_then(|j| index.get(j.as_str()))
+                .and_then(|&j| usize::try_from(nodes.parents[j]).ok());
+            let collider_nodes = c.colliders.iter().filter_map(|name| {
+                let k = colliders.iter().position(|k| &k.name == name)?;
+                index.get(colliders[k].bone.as_str()).copied()
+            });
+            let mut on: Vec<usize> = root_parent
+                .into_iter()
+                .chain(index.get(c.anchor.as_str()).copied())
+                .chain(collider_nodes)
+                .filter_map(&moved_by)
+                .filter(|&o| o != ci)
+                .collect();
+            on.sort_unstable();
+            on.dedup();
+            on
+        })
+        .collect();
+    // Depth first in file order: 1 = on the current path, 2 = placed.
+    let mut state = vec![0u8; chains.len()];
+    let mut order = Vec::with_capacity(chains.len());
+    let mut circle = false;
+    fn visit(
+        c: usize,
+        depends: &[Vec<usize>],
+        state: &mut [u8],
+        order: &mut Vec<usize>,
+        circle: &mut bool,
+    ) {
+        match state[c] {
+            2 => return,
+            1 => {
+                *circle = true;
+                return;
+            }
+            _ => {}
+        }
+        state[c] = 1;
+        for &d in &depends[c] {
+            visit(d, depends, state, order, circle);
+        }
+        state[c] = 2;
+        order.push(c);
+    }
+    for c in 0..chains.len() {
+        visit(c, &depends, &mut state, &mut order, &mut circle);
+    }
+    if circle {
+        notes.push(
+            "springs read each other's joints in a circle (a collider or a root on a joint of \
+             a spring that reads them back): where it closes, one reads the other's animated pose"
+                .into(),
+        );
+    }
+    if order.iter().enumerate().any(|(k, &c)| k != c) {
+        notes.push(
+            "springs reordered so that each runs after the springs moving the nodes its root, \
+             anchor or colliders sit on (three-vrm's order)"
+                .into(),
+        );
+    }
+    let mut slots: Vec<Option<ChainSettings>> = chains.into_iter().map(Some).collect();
+    order.into_iter().filter_map(|c| slots[c].take()).collect()
+}
+
 /// Per-joint `[stiffness, drag, gravity power]` as offsets from the first
 /// joint's ([`crate::ChainDesc::vrm_offsets`]); empty when none differs.
 fn relative_to_first(numbers: &[[f32; 3]]) -> Vec<[f32; 3]> {
@@ -934,6 +1046,12 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         &nodes,
         std::mem::take(&mut settings.chains),
         &sources,
+        &mut notes,
+    );
+    settings.chains = order_chains(
+        &nodes,
+        std::mem::take(&mut settings.chains),
+        &settings.colliders,
         &mut notes,
     );
     // Simulated joints, after the shared ones are left out.

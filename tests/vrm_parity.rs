@@ -189,6 +189,20 @@ struct Spec {
     turn_gravity: bool,
     /// Uniform scale of the scene root (an armature in other units).
     root_scale: f32,
+    /// The node the collider sits on.
+    collider_on: Host,
+}
+
+/// Where a fixture's collider sits.
+#[derive(Clone, Copy, PartialEq)]
+enum Host {
+    Head,
+    /// On the joint of another spring (a bun behind the head, listed after
+    /// the strand): three-vrm steps that spring first and the strand meets
+    /// the collider where the bun swung to.
+    Spring,
+    /// On a turned and offset node below that joint.
+    BelowSpring,
 }
 
 impl Default for Spec {
@@ -207,6 +221,7 @@ impl Default for Spec {
             taper: false,
             turn_gravity: false,
             root_scale: 1.0,
+            collider_on: Host::Head,
         }
     }
 }
@@ -230,6 +245,17 @@ fn synthetic(spec: &Spec, dir: &Path) -> Fixture {
     let mut nodes = nodes;
     if spec.root_scale != 1.0 {
         nodes[0]["scale"] = json!([spec.root_scale, spec.root_scale, spec.root_scale]);
+    }
+    if spec.collider_on != Host::Head {
+        // A bun behind the head: nodes 9 (the joint), 10 (its end) and 11
+        // (a node below the joint, turned 30° about x).
+        nodes[2]["children"] = json!([3, 9]);
+        nodes.as_array_mut().unwrap().extend([
+            json!({"name": "bun_0", "translation": [0.0, 0.0, -0.12], "children": [10, 11]}),
+            json!({"name": "bun_end", "translation": [0.0, -0.1, -0.02]}),
+            json!({"name": "bun_helper", "translation": [0.0, -0.03, 0.0],
+                   "rotation": [0.258819, 0.0, 0.0, 0.9659258]}),
+        ]);
     }
     if spec.skip {
         nodes[4]["rotation"] = json!([0.0, 0.0, 0.0, 1.0]);
@@ -267,7 +293,12 @@ fn synthetic(spec: &Spec, dir: &Path) -> Fixture {
     let mut ext = json!({"specVersion": "1.0", "springs": []});
     let mut used = vec!["VRMC_springBone"];
     if let Some(shape) = &spec.collider {
-        let mut collider = json!({"node": 2});
+        let on = match spec.collider_on {
+            Host::Head => 2,
+            Host::Spring => 9,
+            Host::BelowSpring => 11,
+        };
+        let mut collider = json!({"node": on});
         // Inside shapes and planes exist only in
         // VRMC_springBone_extended_collider (a plane in the core shape is
         // skipped by three-vrm and UniVRM).
@@ -291,6 +322,14 @@ fn synthetic(spec: &Spec, dir: &Path) -> Fixture {
         spring["center"] = json!(8);
     }
     ext["springs"] = json!([spring]);
+    if spec.collider_on != Host::Head {
+        ext["springs"].as_array_mut().unwrap().push(json!({
+            "name": "bun",
+            "joints": [{"node": 9, "hitRadius": 0.01, "stiffness": 0.4,
+                        "gravityPower": 0.5, "gravityDir": [0.0, -1.0, 0.0],
+                        "dragForce": 0.3}, {"node": 10}],
+        }));
+    }
     let gltf = json!({
         "asset": {"version": "2.0", "generator": "secmo tests/vrm_parity.rs"},
         "scene": 0,
@@ -430,6 +469,20 @@ fn synthetic_specs() -> Vec<Spec> {
             name: "skipped_node",
             gravity_power: 0.3,
             skip: true,
+            ..Spec::default()
+        },
+        Spec {
+            name: "collider_on_spring",
+            collider: Some(sphere([0.0, -0.06, 0.0], 0.05)),
+            gravity_power: 0.3,
+            collider_on: Host::Spring,
+            ..Spec::default()
+        },
+        Spec {
+            name: "collider_below_spring",
+            collider: Some(capsule([0.0, -0.03, 0.0], [0.0, -0.06, 0.0], 0.045)),
+            gravity_power: 0.3,
+            collider_on: Host::BelowSpring,
             ..Spec::default()
         },
     ]);

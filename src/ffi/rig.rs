@@ -656,6 +656,10 @@ pub unsafe extern "C" fn secmo_rig_warning(
                 *kind = SECMO_WARNING_SHEAR;
                 *bone = *b as u32;
             }
+            RigWarning::ChainOrder { bone: b, .. } => {
+                *kind = SECMO_WARNING_CHAIN_ORDER;
+                *bone = *b as u32;
+            }
         }
         Ok(())
     })

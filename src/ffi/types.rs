@@ -33,6 +33,11 @@ pub const SECMO_SUBSTEP_TARGET_INTERPOLATE: u32 = 1;
 /// Kinds reported by `secmo_rig_warning`, and bits of `SecmoUpdateInfo.warnings`:
 /// a bind pose or a constraint writeback met shear that TRS cannot express.
 pub const SECMO_WARNING_SHEAR: u32 = 1;
+/// Kind reported by `secmo_rig_warning` only: a chain reads a bone (its
+/// anchor, its root's parent, a collider's bone) that a chain listed at or
+/// after it moves, so it sees that bone's animated pose; the bone reported
+/// is the one read. List the chain after the one that moves the bone.
+pub const SECMO_WARNING_CHAIN_ORDER: u32 = 2;
 
 /// Body sides, for correctives (`SecmoCorrectiveDesc.side`, `SecmoProbeDesc.side`).
 pub const SECMO_SIDE_CENTER: u32 = 0;

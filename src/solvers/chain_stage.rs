@@ -9,7 +9,7 @@ use glam::{Affine3A, Quat, Vec3};
 
 use crate::character::{rebase_clock, unset, StateRange, MAX_CHAIN_SUBSTEPS, MIN_VELOCITY_DT};
 use crate::math::{self, Transform};
-use crate::rig::Rig;
+use crate::rig::{Rig, NO_SLOT};
 use crate::solvers::chain::{
     self, ChainClock, ChainParams, ChainSetup, SubstepFrame, CHAIN_CATCH_UP, CHAIN_STEP,
 };
@@ -600,6 +600,9 @@ fn block_end(rig: &Rig, params: &[ChainParams], first: usize) -> usize {
         let c = &rig.chains[end];
         let independent = !rig.chain_frame_moves[c.anchor_slot as usize]
             && !rig.chain_frame_moves[c.parent_slot as usize]
+            && c.colliders
+                .iter()
+                .all(|&k| rig.collider_slots[k as usize] == NO_SLOT)
             && params[end].simulation_space < 0;
         if !independent || params[end].integrator != integrator {
             break;
@@ -626,6 +629,19 @@ fn prepare(
     let range = setup.particles();
     // A frame on an earlier chain's joint, or below one, has moved since
     // (the chain hangs from that chain's output).
+    // A collider on a chain joint, or below one, as the chain moving it
+    // left it this update (its animated pose if that chain comes later):
+    // the end of this update's interpolation and, kept by `end`, the start
+    // of the next one's. At a substep the moving chain recorded, the
+    // record places it instead (`interpolate`).
+    for &c in &setup.colliders {
+        let slot = rig.collider_slots[c as usize];
+        if slot != NO_SLOT {
+            let t = frame_of(component, &world, rig.colliders[c as usize].bone as i32);
+            stage.frames.now[slot as usize] = t;
+            stage.current_colliders[c as usize] = t;
+        }
+    }
     let mut frame_now = |slot: u32| {
         let slot = slot as usize;
         if rig.chain_frame_moves[slot] {
@@ -878,17 +894,35 @@ fn interpolate(
         scale.to_bits(),
     ];
     for &c in &setup.colliders {
+        let c = c as usize;
         let (previous, current) = (&stage.state.previous_colliders, &stage.current_colliders);
-        stage.placed[c as usize] = stage.frames.colliders[c as usize].get(key, || {
-            let (a, b) = (previous[c as usize], current[c as usize]);
+        let between = || {
+            let (a, b) = (&previous[c], &current[c]);
             let m = Transform::new(
                 a.translation().lerp(b.translation(), f),
                 a.rotation().slerp(b.rotation(), f),
                 a.scale().lerp(b.scale(), f),
             )
             .to_affine();
-            rig.colliders[c as usize].place(&m, scale)
-        });
+            rig.colliders[c].place(&m, scale)
+        };
+        let slot = rig.collider_slots[c];
+        stage.placed[c] = if slot == NO_SLOT {
+            stage.frames.colliders[c].get(key, between)
+        } else {
+            // On a chain joint: where the chain moving it left it at this
+            // substep (Stage::records), else interpolated to where it
+            // left it this update; not shared, since it changes within
+            // the update.
+            match recorded_at(&stage.records, slot, end) {
+                Some(r) => {
+                    let size = previous[c].scale().lerp(current[c].scale(), f);
+                    let m = Transform::new(r.head, r.rotation, size);
+                    rig.colliders[c].place(&m.to_affine(), scale)
+                }
+                None => between(),
+            }
+        };
     }
     let (previous_parent, parent_now) = (p.previous_parent, p.now.parent);
     let key = key_of(&[
@@ -898,10 +932,7 @@ fn interpolate(
     ]);
     // The root's parent is another chain's joint that recorded this
     // substep: its frame as that chain left it (Stage::records).
-    let recorded = stage
-        .records
-        .get(setup.parent_slot as usize)
-        .and_then(|r| r.iter().find(|r| r.end.to_bits() == end.to_bits()));
+    let recorded = recorded_at(&stage.records, setup.parent_slot, end);
     let (parent_affine, parent_rotation) = if let Some(r) = recorded {
         let scale = previous_parent.scale().lerp(parent_now.scale(), f);
         (
@@ -934,6 +965,15 @@ fn interpolate(
         },
         parent: parent_rotation,
     }
+}
+
+/// Chain frame `slot` as the chain owning it left it at the substep ending
+/// at `end`, if it recorded that substep ([`Stage::records`]).
+fn recorded_at(records: &[Vec<JointRecord>], slot: u32, end: f64) -> Option<JointRecord> {
+    records
+        .get(slot as usize)
+        .and_then(|r| r.iter().find(|r| r.end.to_bits() == end.to_bits()))
+        .copied()
 }
 
 /// The kernel's view of one chain's substep.

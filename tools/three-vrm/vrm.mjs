@@ -109,9 +109,20 @@ function updateJointsOnCurrentGraph(dt) {
     joint.bone.updateWorldMatrix(false, false);
     if (joint.child) joint.child.updateWorldMatrix(false, false);
     joint.update(dt);
-    for (const c of joint.bone.children) {
-      if (!jointBones.has(c)) c.updateMatrixWorld(true);
-    }
+    updateBelow(joint.bone);
+  }
+}
+
+// What the stock loop does after a joint runs: the world matrices of the
+// nodes below it down to the next joints, through `updateWorldMatrix`, so
+// that a collider riding on the joint (a sphere on a bust or a bun spring)
+// has its shape matrix where the joint moved it before the springs that
+// collide with it run.
+function updateBelow(object) {
+  for (const c of object.children) {
+    if (jointBones.has(c)) continue;
+    c.updateWorldMatrix(false, false);
+    updateBelow(c);
   }
 }
 

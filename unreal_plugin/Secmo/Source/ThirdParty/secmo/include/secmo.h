@@ -63,6 +63,14 @@
 #define SECMO_WARNING_SHEAR 1
 
 /**
+ * Kind reported by `secmo_rig_warning` only: a chain reads a bone (its
+ * anchor, its root's parent, a collider's bone) that a chain listed at or
+ * after it moves, so it sees that bone's animated pose; the bone reported
+ * is the one read. List the chain after the one that moves the bone.
+ */
+#define SECMO_WARNING_CHAIN_ORDER 2
+
+/**
  * Body sides, for correctives (`SecmoCorrectiveDesc.side`, `SecmoProbeDesc.side`).
  */
 #define SECMO_SIDE_CENTER 0
