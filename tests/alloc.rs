@@ -346,9 +346,10 @@ fn chains_allocate_nothing() {
 }
 
 /// VRM chains hanging from another VRM chain's joint (a VRM 0.x branch)
-/// and below one (a spring that skips a node), with per-joint numbers, at
-/// 30 Hz input: the joint frames recorded at each substep for the chains
-/// hanging there fit the space made at creation.
+/// and below one (a spring that skips a node), with per-joint numbers, and
+/// colliders on a joint and below one, at 30 Hz input: the joint frames
+/// recorded at each substep for the chains hanging there or touching those
+/// colliders fit the space made at creation.
 #[test]
 fn dependent_vrm_chains_allocate_nothing() {
     use glam::{Quat, Vec3};
@@ -366,20 +367,32 @@ fn dependent_vrm_chains_allocate_nothing() {
     ];
     let mut first = ChainDesc::new(vec![2, 3, 4], 1, ChainParams::vrm(1.0));
     first.vrm_offsets = vec![[0.0; 3], [0.5, -0.1, 0.1], [1.0, -0.2, 0.2]];
+    let mut last = ChainDesc::new(vec![7], 6, ChainParams::vrm(1.0));
+    last.colliders = vec![0, 1];
     let chains = vec![
         first,
         ChainDesc::new(vec![5], 2, ChainParams::vrm(1.0)),
-        ChainDesc::new(vec![7], 6, ChainParams::vrm(1.0)),
+        last,
     ];
+    let sphere = |bone: u32| secmo::Collider {
+        bone,
+        shape: secmo::ColliderShape::Sphere,
+        a: Vec3::new(0.0, -0.04, 0.0),
+        b: Vec3::ZERO,
+        radius: 0.03,
+    };
     let rig = std::sync::Arc::new(
         secmo::Rig::new(RigDesc {
             bones,
             units_per_meter: 1.0,
+            // On joint a1 of the first chain, and on the helper below b1.
+            colliders: vec![sphere(3), sphere(6)],
             chains,
             ..Default::default()
         })
         .unwrap(),
     );
+    assert!(rig.warnings().is_empty(), "{:?}", rig.warnings());
     let mut c = Character::new(rig.clone(), Default::default());
     let poses: Vec<Vec<Transform>> = (0..300)
         .map(|i| {
