@@ -228,6 +228,7 @@ impl std::error::Error for RigError {}
 
 /// A condition the rig accepted but the caller should know about.
 #[derive(Clone, Debug, PartialEq)]
+#[non_exhaustive]
 pub enum RigWarning {
     /// The recovered neutral local matrix of this bone is sheared; TRS drops the
     /// shear (SPEC §1 DECISION: detect and report, never silently).

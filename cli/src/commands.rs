@@ -41,12 +41,14 @@ pub fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
 }
 
 /// The chosen clips (all when none is named), the baker, and the line that
-/// says which units were used.
+/// says which units were used, followed by a `warning:` line for each of
+/// the rig's warnings (a sheared bind pose, a chain listed before the chain
+/// moving what it reads).
 pub fn clips_and_baker(
     args: &BakeArgs,
 ) -> anyhow::Result<(Vec<crate::import::Clip>, crate::bake::Baker, String)> {
     let imported = crate::import::import(&args.input)?;
-    let (units_per_meter, units_note) = imported.units(args.units_per_meter);
+    let (units_per_meter, mut units_note) = imported.units(args.units_per_meter);
     let clips: Vec<_> = imported
         .clips
         .iter()
@@ -64,7 +66,45 @@ pub fn clips_and_baker(
         ));
     }
     let baker = crate::bake::Baker::new(imported, units_per_meter)?;
+    for w in baker.rig.warnings() {
+        units_note.push_str(&format!(
+            "\nwarning: {}: {}",
+            args.input.display(),
+            describe_warning(&baker.rig, w)
+        ));
+    }
     Ok((clips, baker, units_note))
+}
+
+/// A rig warning with bone names instead of indices.
+fn describe_warning(rig: &secmo::Rig, w: &secmo::rig::RigWarning) -> String {
+    use secmo::rig::RigWarning;
+    let name = |b: usize| rig.bone_name(b).unwrap_or("?").to_string();
+    let first_joint = |c: usize| {
+        rig.chains()
+            .get(c)
+            .and_then(|c| c.joints.first())
+            .map_or("?".into(), |&j| name(j as usize))
+    };
+    match w {
+        RigWarning::Shear { bone } => format!(
+            "{}: bind pose is sheared (non-uniform parent scale with a rotated child); the shear is dropped",
+            name(*bone)
+        ),
+        RigWarning::ChainOrder {
+            chain,
+            bone,
+            moved_by,
+        } => format!(
+            "the chain at {} reads {}, which the chain at {} moves but runs after it: \
+             it sees {}'s animated pose",
+            first_joint(*chain),
+            name(*bone),
+            first_joint(*moved_by),
+            name(*bone)
+        ),
+        other => other.to_string(),
+    }
 }
 
 pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
