@@ -1571,7 +1571,10 @@ mod tests {
             bone: 3,
             moved_by: 1,
         };
-        assert_eq!(rig_of(false, false).warnings(), &[warning.clone()]);
+        assert_eq!(
+            rig_of(false, false).warnings(),
+            std::slice::from_ref(&warning)
+        );
         // The anchor (3) and root parent (3) are one bone, warned once; the
         // collider's bone 1 too.
         assert_eq!(
