@@ -495,30 +495,34 @@ impl Rig {
         // chain's anchor and its root's parent; -1 is the character's world
         // frame itself), so that chains sharing a head decompose it once.
         let mut chain_frames: Vec<i32> = Vec::new();
+        // Each bone's slot (index bone + 1; -1 is the world frame), so a
+        // rig of thousands of chains is not quadratic in them.
+        let mut slots = vec![NO_SLOT; n + 1];
         let mut slot_of = |bone: i32| -> u32 {
-            match chain_frames.iter().position(|&b| b == bone) {
-                Some(k) => k as u32,
-                None => {
-                    chain_frames.push(bone);
-                    (chain_frames.len() - 1) as u32
-                }
+            let entry = &mut slots[(bone + 1) as usize];
+            if *entry == NO_SLOT {
+                chain_frames.push(bone);
+                *entry = (chain_frames.len() - 1) as u32;
             }
+            *entry
         };
         for setup in &mut chains {
             setup.anchor_slot = slot_of(setup.anchor as i32);
             setup.parent_slot = slot_of(parents[setup.joints[0] as usize]);
         }
-        // The chain that moves a bone: the owner of the bone or of its
-        // nearest ancestor that is a chain joint.
-        let moved_by = |bone: i32| -> Option<usize> {
-            let mut cur = bone;
-            while let Ok(b) = usize::try_from(cur) {
-                if joint_owner[b] != NO_SLOT {
-                    return Some(joint_owner[b] as usize);
+        // The chain that moves each bone: the owner of the bone or of its
+        // nearest ancestor that is a chain joint (one pass, parents first).
+        let mut mover = joint_owner.clone();
+        for b in 0..n {
+            if mover[b] == NO_SLOT {
+                if let Ok(p) = usize::try_from(parents[b]) {
+                    mover[b] = mover[p];
                 }
-                cur = parents[b];
             }
-            None
+        }
+        let moved_by = |bone: i32| -> Option<usize> {
+            let m = *mover.get(usize::try_from(bone).ok()?)?;
+            (m != NO_SLOT).then_some(m as usize)
         };
         // A collider on a chain joint or below one (a bust spring's sphere
         // that hair slides over) is a chain frame too: the chain moving it
@@ -586,22 +590,24 @@ impl Rig {
             .collect();
         // Per chain, the frames on its joints or below one, with the
         // joint's index in the chain.
-        let chain_frames_on: Vec<Vec<(u32, u32)>> = chains
-            .iter()
-            .map(|setup| {
-                chain_frames
+        let mut chain_frames_on: Vec<Vec<(u32, u32)>> = vec![Vec::new(); chains.len()];
+        for (slot, &b) in chain_frames.iter().enumerate() {
+            // The joint itself, or the joint the path below starts from.
+            let joint = chain_frame_paths[slot].first().map_or(b, |&j| j as i32);
+            let Ok(joint) = usize::try_from(joint) else {
+                continue;
+            };
+            let owner = joint_owner[joint];
+            if owner != NO_SLOT {
+                let setup = &chains[owner as usize];
+                let k = setup
+                    .joints
                     .iter()
-                    .enumerate()
-                    .filter_map(|(slot, &b)| {
-                        // The joint itself, or the joint the path below
-                        // starts from.
-                        let joint = chain_frame_paths[slot].first().map_or(b, |&j| j as i32);
-                        let k = setup.joints.iter().position(|&j| j as i32 == joint)?;
-                        Some((slot as u32, k as u32))
-                    })
-                    .collect()
-            })
-            .collect();
+                    .position(|&j| j as usize == joint)
+                    .expect("a joint of its owner");
+                chain_frames_on[owner as usize].push((slot as u32, k as u32));
+            }
+        }
         // Of those, the ones below a joint (a path to recompose).
         let chain_frames_below: Vec<Vec<u32>> = chain_frames_on
             .iter()
@@ -1050,10 +1056,12 @@ fn build_chain(
             return Err("each joint must be the parent of the next");
         }
     }
-    // The anchor must not move with the chain.
+    // The anchor must not move with the chain. Parents come first, so the
+    // walk up from it stops below the root's index (an anchor above the
+    // root, the usual case, takes no step).
     let root = d.joints[0] as i32;
     let mut cur = d.anchor as i32;
-    while cur >= 0 {
+    while cur >= root {
         if cur == root {
             return Err("the anchor is inside the chain");
         }

@@ -402,18 +402,19 @@ fn order_chains(
             }
         }
     }
-    // The chain moving a node: the owner of the node or its nearest
-    // ancestor that is a joint.
-    let moved_by = |node: usize| -> Option<usize> {
-        let mut cur = node as i32;
-        while let Ok(n) = usize::try_from(cur) {
-            if owner[n] != usize::MAX {
-                return Some(owner[n]);
+    // The chain moving each node: the owner of the node or of its nearest
+    // ancestor that is a joint (one pass, parents first: linear however
+    // deep the file's hierarchy).
+    let mut mover = owner.clone();
+    for &n in &nodes.order {
+        if mover[n] == usize::MAX {
+            if let Ok(p) = usize::try_from(nodes.parents[n]) {
+                mover[n] = mover[p];
             }
-            cur = nodes.parents[n];
         }
-        None
-    };
+    }
+    let moved_by =
+        |node: usize| -> Option<usize> { Some(mover[node]).filter(|&m| m != usize::MAX) };
     let depends: Vec<Vec<usize>> = chains
         .iter()
         .enumerate()
@@ -439,34 +440,36 @@ fn order_chains(
             on
         })
         .collect();
-    // Depth first in file order: 1 = on the current path, 2 = placed.
+    // Depth first in file order, with an explicit stack (a file may hang
+    // thousands of springs one below the other): 1 = on the current path,
+    // 2 = placed. A stack entry is a chain and its next dependency.
     let mut state = vec![0u8; chains.len()];
     let mut order = Vec::with_capacity(chains.len());
     let mut circle = false;
-    fn visit(
-        c: usize,
-        depends: &[Vec<usize>],
-        state: &mut [u8],
-        order: &mut Vec<usize>,
-        circle: &mut bool,
-    ) {
-        match state[c] {
-            2 => return,
-            1 => {
-                *circle = true;
-                return;
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    for start in 0..chains.len() {
+        if state[start] != 0 {
+            continue;
+        }
+        state[start] = 1;
+        stack.push((start, 0));
+        while let Some(&mut (c, ref mut next)) = stack.last_mut() {
+            if let Some(&d) = depends[c].get(*next) {
+                *next += 1;
+                match state[d] {
+                    0 => {
+                        state[d] = 1;
+                        stack.push((d, 0));
+                    }
+                    1 => circle = true,
+                    _ => {}
+                }
+            } else {
+                state[c] = 2;
+                order.push(c);
+                stack.pop();
             }
-            _ => {}
         }
-        state[c] = 1;
-        for &d in &depends[c] {
-            visit(d, depends, state, order, circle);
-        }
-        state[c] = 2;
-        order.push(c);
-    }
-    for c in 0..chains.len() {
-        visit(c, &depends, &mut state, &mut order, &mut circle);
     }
     if circle {
         notes.push(

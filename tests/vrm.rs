@@ -1071,3 +1071,49 @@ fn springs_colliding_in_a_circle_are_ordered_depth_first_with_a_note() {
         }]
     );
 }
+
+/// 20,000 one-joint springs, each hanging below the one before, listed last
+/// first: the importer orders them parents first without recursing (a
+/// depth-first walk on the call stack overflowed a test thread's 2 MiB in
+/// a debug build).
+#[test]
+fn thousands_of_springs_hanging_one_below_another_are_ordered_without_recursion() {
+    let springs = 20_000;
+    let nodes: Vec<serde_json::Value> = (0..2 * springs)
+        .map(|i| {
+            let mut node =
+                serde_json::json!({"name": format!("n{i}"), "translation": [0.0, -0.01, 0.0]});
+            if i + 1 < 2 * springs {
+                node["children"] = serde_json::json!([i + 1]);
+            }
+            node
+        })
+        .collect();
+    let list: Vec<serde_json::Value> = (0..springs)
+        .rev()
+        .map(|k| serde_json::json!({"joints": [{"node": 2 * k}, {"node": 2 * k + 1}]}))
+        .collect();
+    let gltf = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": nodes,
+        "extensionsUsed": ["VRMC_springBone"],
+        "extensions": {"VRMC_springBone": {"specVersion": "1.0", "springs": list}},
+    });
+    let import = vrm::import(&serde_json::to_vec(&gltf).unwrap()).unwrap();
+    let firsts: Vec<String> = import
+        .settings
+        .chains
+        .iter()
+        .map(|c| c.joints[0].clone())
+        .collect();
+    let expected: Vec<String> = (0..springs).map(|k| format!("n{}", 2 * k)).collect();
+    assert_eq!(firsts, expected);
+    // The rig takes them in that order, none before the chain it hangs
+    // from (building it was quadratic in the chains until session 14:
+    // frame slots and the anchor test searched linearly).
+    let rig = rig_of(&import);
+    assert_eq!(rig.chains().len(), springs);
+    assert!(rig.warnings().is_empty());
+}
