@@ -302,6 +302,8 @@ pub struct Rig {
     /// Per collider, its chain frame when its bone is a chain joint or lies
     /// below one ([`NO_SLOT`] otherwise).
     pub(crate) collider_slots: Vec<u32>,
+    /// Per chain, whether one of its colliders has such a frame.
+    pub(crate) reads_moving_collider: Vec<bool>,
     /// Whether each chain frame is another chain's joint or lies below
     /// one (it moves when that chain writes its output).
     pub(crate) chain_frame_moves: Vec<bool>,
@@ -537,6 +539,14 @@ impl Rig {
                 None => NO_SLOT,
             })
             .collect();
+        let reads_moving_collider = chains
+            .iter()
+            .map(|c| {
+                c.colliders
+                    .iter()
+                    .any(|&k| collider_slots[k as usize] != NO_SLOT)
+            })
+            .collect();
         // A chain reading a frame that a chain not listed before it moves
         // sees the frame's animated pose (chains run in list order).
         for (ci, setup) in chains.iter().enumerate() {
@@ -693,6 +703,7 @@ impl Rig {
             colliders: desc.colliders.clone(),
             chains,
             chain_frames,
+            reads_moving_collider,
             collider_slots,
             chain_frame_moves,
             chain_frame_paths,

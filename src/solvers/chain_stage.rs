@@ -600,9 +600,7 @@ fn block_end(rig: &Rig, params: &[ChainParams], first: usize) -> usize {
         let c = &rig.chains[end];
         let independent = !rig.chain_frame_moves[c.anchor_slot as usize]
             && !rig.chain_frame_moves[c.parent_slot as usize]
-            && c.colliders
-                .iter()
-                .all(|&k| rig.collider_slots[k as usize] == NO_SLOT)
+            && !rig.reads_moving_collider[end]
             && params[end].simulation_space < 0;
         if !independent || params[end].integrator != integrator {
             break;
@@ -634,12 +632,14 @@ fn prepare(
     // the end of this update's interpolation and, kept by `end`, the start
     // of the next one's. At a substep the moving chain recorded, the
     // record places it instead (`interpolate`).
-    for &c in &setup.colliders {
-        let slot = rig.collider_slots[c as usize];
-        if slot != NO_SLOT {
-            let t = frame_of(component, &world, rig.colliders[c as usize].bone as i32);
-            stage.frames.now[slot as usize] = t;
-            stage.current_colliders[c as usize] = t;
+    if rig.reads_moving_collider[ci] {
+        for &c in &setup.colliders {
+            let slot = rig.collider_slots[c as usize];
+            if slot != NO_SLOT {
+                let t = frame_of(component, &world, rig.colliders[c as usize].bone as i32);
+                stage.frames.now[slot as usize] = t;
+                stage.current_colliders[c as usize] = t;
+            }
         }
     }
     let mut frame_now = |slot: u32| {
@@ -893,36 +893,32 @@ fn interpolate(
         f.to_bits(),
         scale.to_bits(),
     ];
-    for &c in &setup.colliders {
-        let c = c as usize;
-        let (previous, current) = (&stage.state.previous_colliders, &stage.current_colliders);
-        let between = || {
-            let (a, b) = (&previous[c], &current[c]);
-            let m = Transform::new(
-                a.translation().lerp(b.translation(), f),
-                a.rotation().slerp(b.rotation(), f),
-                a.scale().lerp(b.scale(), f),
-            )
-            .to_affine();
-            rig.colliders[c].place(&m, scale)
-        };
-        let slot = rig.collider_slots[c];
-        stage.placed[c] = if slot == NO_SLOT {
-            stage.frames.colliders[c].get(key, between)
-        } else {
-            // On a chain joint: where the chain moving it left it at this
-            // substep (Stage::records), else interpolated to where it
-            // left it this update; not shared, since it changes within
-            // the update.
-            match recorded_at(&stage.records, slot, end) {
-                Some(r) => {
-                    let size = previous[c].scale().lerp(current[c].scale(), f);
-                    let m = Transform::new(r.head, r.rotation, size);
-                    rig.colliders[c].place(&m.to_affine(), scale)
-                }
-                None => between(),
+    let shared = |stage: &mut Stage, c: usize| {
+        let frames = (
+            &stage.state.previous_colliders[c],
+            &stage.current_colliders[c],
+        );
+        stage.placed[c] = stage.frames.colliders[c].get(key, || {
+            rig.colliders[c].place(&between(frames, f).to_affine(), scale)
+        });
+    };
+    if rig.reads_moving_collider[ci] {
+        for &c in &setup.colliders {
+            let (c, slot) = (c as usize, rig.collider_slots[c as usize]);
+            if slot == NO_SLOT {
+                shared(stage, c);
+            } else {
+                let frames = (
+                    &stage.state.previous_colliders[c],
+                    &stage.current_colliders[c],
+                );
+                stage.placed[c] = riding(rig, &stage.records, (c, slot), frames, (end, f), scale);
             }
-        };
+        }
+    } else {
+        for &c in &setup.colliders {
+            shared(stage, c as usize);
+        }
     }
     let (previous_parent, parent_now) = (p.previous_parent, p.now.parent);
     let key = key_of(&[
@@ -965,6 +961,40 @@ fn interpolate(
         },
         parent: parent_rotation,
     }
+}
+
+/// A frame at fraction `f` from `a` to `b`.
+#[inline(always)]
+fn between((a, b): (&Transform, &Transform), f: f32) -> Transform {
+    Transform::new(
+        a.translation().lerp(b.translation(), f),
+        a.rotation().slerp(b.rotation(), f),
+        a.scale().lerp(b.scale(), f),
+    )
+}
+
+/// Collider `c`, on a chain joint or below one (chain frame `slot`), placed
+/// at the substep ending at `end`: where the chain moving it left it then
+/// ([`Stage::records`]), else interpolated to where it left it this update
+/// (`frames`: previous and current). Not memoised, since it changes within
+/// the update.
+#[inline(never)]
+fn riding(
+    rig: &Rig,
+    records: &[Vec<JointRecord>],
+    (c, slot): (usize, u32),
+    frames: (&Transform, &Transform),
+    (end, f): (f64, f32),
+    scale: f32,
+) -> PlacedCollider {
+    let m = match recorded_at(records, slot, end) {
+        Some(r) => {
+            let size = frames.0.scale().lerp(frames.1.scale(), f);
+            Transform::new(r.head, r.rotation, size)
+        }
+        None => between(frames, f),
+    };
+    rig.colliders[c].place(&m.to_affine(), scale)
 }
 
 /// Chain frame `slot` as the chain owning it left it at the substep ending
