@@ -594,3 +594,60 @@ fn a_chain_whose_animation_leaves_the_state_range_rests_on_it_and_resumes() {
     }
     assert!(moved > 0.01, "the tail simulates again: {moved} rad");
 }
+
+/// `secmo_rig_warning` reports a chain listed before the chain moving what
+/// it reads (`SECMO_WARNING_CHAIN_ORDER`, the bone read), and nothing for
+/// the same chains in order; an index past the count is refused.
+#[test]
+fn the_c_abi_reports_a_chain_listed_before_the_chain_it_hangs_from() {
+    use secmo::ffi::*;
+    // root ─ upper (joint of one chain) ─ lower (joint of another).
+    let parents = [-1i32, 0, 1, 2];
+    let reference: Vec<Transform> = (0..4)
+        .map(|i| Transform::from_translation(-Vec3::Y * 0.1 * i as f32))
+        .collect();
+    let chain = |joint: &u32, anchor: u32| SecmoChainDesc {
+        struct_size: std::mem::size_of::<SecmoChainDesc>() as u32,
+        anchor,
+        joints: joint,
+        joint_count: 1,
+        preset: SECMO_CHAIN_VRM,
+        params: std::ptr::null(),
+        radii: std::ptr::null(),
+        weights: std::ptr::null(),
+        colliders: std::ptr::null(),
+        collider_count: 0,
+        has_end_offset: 0,
+        end_offset: [0.0; 3],
+    };
+    let (upper, lower) = (1u32, 2u32);
+    for (chains, warned) in [
+        ([chain(&upper, 0), chain(&lower, 1)], false),
+        ([chain(&lower, 1), chain(&upper, 0)], true),
+    ] {
+        let desc = SecmoRigDesc {
+            bone_count: 4,
+            parents: parents.as_ptr(),
+            reference_pose: reference.as_ptr(),
+            units_per_meter: 1.0,
+            chains: chains.as_ptr(),
+            chain_count: 2,
+            ..Default::default()
+        };
+        let mut rig = std::ptr::null_mut();
+        let (mut kind, mut bone) = (0u32, 0u32);
+        unsafe {
+            assert_eq!(secmo_rig_create(&desc, &mut rig), SECMO_OK);
+            assert_eq!(secmo_rig_warning_count(rig), u32::from(warned));
+            if warned {
+                assert_eq!(secmo_rig_warning(rig, 0, &mut kind, &mut bone), SECMO_OK);
+                assert_eq!((kind, bone), (SECMO_WARNING_CHAIN_ORDER, 1));
+            }
+            assert_eq!(
+                secmo_rig_warning(rig, u32::from(warned), &mut kind, &mut bone),
+                SECMO_ERROR_INVALID_ARGUMENT
+            );
+            secmo_rig_destroy(rig);
+        }
+    }
+}
