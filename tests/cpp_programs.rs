@@ -11,9 +11,14 @@ use std::process::{Command, Output};
 
 use common::compile_cpp;
 
+/// Compiles tests/cpp/`name`.cpp to an executable of its own: two tests
+/// that build the same program at once (raii, and raii under memcheck) once
+/// wrote one file while the other ran it ("Text file busy").
 fn build(name: &str) -> PathBuf {
+    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}_cpp"));
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}_{n}_cpp"));
     compile_cpp(&root.join(format!("tests/cpp/{name}.cpp")), &exe);
     exe
 }

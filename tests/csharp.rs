@@ -226,6 +226,23 @@ fn safehandles_free_the_native_objects() {
     assert!(run_mode("handles").ends_with("ok\n"));
 }
 
+/// `Rig.WarningCount` / `TryGetWarning` read `secmo_rig_warning`: a chain
+/// listed before the chain it hangs from is reported with the bone it
+/// reads, which SecmoCharacter logs by name.
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn rig_warnings_reach_csharp() {
+    let out = run_mode("warnings");
+    assert!(out.ends_with("ok\n"), "{out}");
+    assert!(
+        out.contains("a chain reads upper, which a chain listed after it moves"),
+        "{out}"
+    );
+}
+
 #[test]
 #[cfg_attr(
     not(secmo_has_mono),

@@ -60,6 +60,33 @@ int main() {
         broken.parents = bad_parents;
         const auto none = secmo::Rig::create(broken);
         if (none || none.status().code() != SECMO_ERROR_INVALID_RIG) return 8;
+        // Rig warnings: none here; a chain listed before the chain it hangs
+        // from (bone 1 moves with the second) is reported with that bone.
+        std::uint32_t kind = 0, bone = 0;
+        auto plain = secmo::Rig::create(desc).take();
+        if (plain.warning_count() != 0 || plain.warning(0, kind, bone)) return 12;
+        SecmoTransform three[3] = {bones[0], bones[1], bones[1]};
+        const int32_t chain_parents[3] = {-1, 0, 1};
+        const uint32_t upper = 1, lower = 2;
+        SecmoChainDesc chains[2]{};
+        for (auto& c : chains) {
+            c.struct_size = sizeof c;
+            c.joint_count = 1;
+            c.preset = SECMO_CHAIN_VRM;
+        }
+        chains[0].joints = &lower;
+        chains[0].anchor = 1;
+        chains[1].joints = &upper;
+        chains[1].anchor = 0;
+        SecmoRigDesc hanging = secmo::rig_desc();
+        hanging.bone_count = 3;
+        hanging.parents = chain_parents;
+        hanging.reference_pose = three;
+        hanging.chains = chains;
+        hanging.chain_count = 2;
+        auto reversed = secmo::Rig::create(hanging).take();
+        if (reversed.warning_count() != 1 || !reversed.warning(0, kind, bone)) return 13;
+        if (kind != SECMO_WARNING_CHAIN_ORDER || bone != 1 || reversed.warning(1, kind, bone)) return 14;
     }
     if (secmo_live_object_count() != 0) return fail("end", secmo_live_object_count());
     std::printf("ok\n");

@@ -1,5 +1,5 @@
 // Tests of the plain-C# P/Invoke layer under Mono (run by tests/csharp.rs).
-// Usage: mono SecmoTests.exe layout|bits|errors|alloc|handles|vrm FILE
+// Usage: mono SecmoTests.exe layout|bits|errors|alloc|handles|warnings|vrm FILE
 using System;
 using System.Collections.Generic;
 using System.Reflection;
@@ -18,8 +18,9 @@ static class SecmoTests
             case "alloc": return Alloc();
             case "handles": return Handles();
             case "vrm": return VrmSettings(args[1]);
+            case "warnings": return Warnings();
             default:
-                Console.Error.WriteLine("usage: SecmoTests layout|bits|errors|alloc|handles|vrm FILE");
+                Console.Error.WriteLine("usage: SecmoTests layout|bits|errors|alloc|handles|warnings|vrm FILE");
                 return 2;
         }
     }
@@ -243,6 +244,36 @@ static class SecmoTests
         var rig = MakeRig();
         Character.Create(rig);
         Check((long)SecmoNative.secmo_live_object_count() >= 2, "alive");
+    }
+
+    // --- warnings: a chain listed before the chain it hangs from ------------
+    static int Warnings()
+    {
+        string[] names = { "root", "upper", "lower", "end" };
+        int[] parents = { -1, 0, 1, 2 };
+        var reference = new[] { SecmoTransform.Identity, At(0f, -0.1f, 0f), At(0f, -0.1f, 0f), At(0f, -0.1f, 0f) };
+        string upper = @"{ ""preset"": ""vrm"", ""anchor"": ""root"", ""joints"": [""upper""] }";
+        string lower = @"{ ""preset"": ""vrm"", ""anchor"": ""upper"", ""joints"": [""lower""] }";
+        foreach (bool reversed in new[] { false, true })
+        {
+            string settings = @"{ ""format"": ""secmo-rig-settings"", ""version"": 1, ""chains"": [ "
+                + (reversed ? lower + ", " + upper : upper + ", " + lower) + " ] }";
+            if (!Rig.TryFromSettings(names, parents, reference, 1f, SecmoNative.UpAxisY, settings, out var rig, out var status, out var error))
+                throw new SecmoException(status, error);
+            using (rig)
+            {
+                Check(rig.WarningCount == (reversed ? 1 : 0), "warning count " + rig.WarningCount);
+                if (reversed)
+                {
+                    Check(rig.TryGetWarning(0, out uint kind, out int bone), "warning 0");
+                    Check(kind == SecmoNative.WarningChainOrder && bone == 1, $"kind {kind} bone {bone}");
+                    Console.WriteLine(Rig.DescribeWarning(kind, bone, names));
+                }
+                Check(!rig.TryGetWarning(rig.WarningCount, out _, out _), "past the count");
+            }
+        }
+        Console.WriteLine("ok");
+        return 0;
     }
 
     // --- vrm: settings from a VRM file, printed; a truncated file refused --

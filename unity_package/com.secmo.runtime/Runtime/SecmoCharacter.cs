@@ -150,6 +150,9 @@ namespace Secmo.Unity
                 rig = null;
                 return;
             }
+            for (int w = 0; w < rig.WarningCount; w++)
+                if (rig.TryGetWarning(w, out uint kind, out int bone))
+                    Debug.LogWarning("secmo: " + name + ": " + Rig.DescribeWarning(kind, bone, names), this);
             pose = new SecmoTransform[n];
             output = new SecmoTransform[n];
             frameInput = new SecmoFrameInput[1];

@@ -114,6 +114,39 @@ namespace Secmo
         public RigHandle Handle { get; }
         public int BoneCount => (int)SecmoNative.secmo_rig_bone_count(Handle.DangerousGetHandle());
 
+        /// <summary>Warnings raised while building the rig (nothing is dropped silently).</summary>
+        public int WarningCount => (int)SecmoNative.secmo_rig_warning_count(Handle.DangerousGetHandle());
+
+        /// <summary>
+        /// Warning <paramref name="index"/>: its kind (SecmoNative.WarningShear: a sheared
+        /// bind pose; SecmoNative.WarningChainOrder: a chain reads the bone while the chain
+        /// moving it is listed at or after it, so it sees the bone's animated pose) and the
+        /// bone it concerns.
+        /// </summary>
+        public bool TryGetWarning(int index, out uint kind, out int bone)
+        {
+            bone = -1;
+            if (index < 0 || SecmoNative.secmo_rig_warning(Handle.DangerousGetHandle(), (uint)index, out kind, out uint b) != 0)
+            {
+                kind = 0;
+                return false;
+            }
+            bone = (int)b;
+            return true;
+        }
+
+        /// <summary>A warning as a sentence naming the bone (<paramref name="names"/>: the rig's bone names).</summary>
+        public static string DescribeWarning(uint kind, int bone, string[] names)
+        {
+            string name = names != null && bone >= 0 && bone < names.Length ? names[bone] : "bone " + bone;
+            if (kind == SecmoNative.WarningShear)
+                return name + ": the bind pose is sheared (non-uniform parent scale with a rotated child); the shear is dropped";
+            if (kind == SecmoNative.WarningChainOrder)
+                return "a chain reads " + name + ", which a chain listed after it moves: it sees " + name
+                    + "'s animated pose (list it after the chain that moves " + name + ")";
+            return name + ": warning kind " + kind;
+        }
+
         private Rig(RigHandle handle) { Handle = handle; }
 
         /// <summary>

@@ -251,6 +251,8 @@ namespace Secmo
         public const uint FrameTeleport = 1, FrameHasWorld = 2, FrameHasImportance = 4;
         public const uint UpAxisY = 1, UpAxisZ = 2;
         public const uint ChainTail = 0, ChainHair = 1;
+        /// <summary>Rig warning kinds (secmo_rig_warning).</summary>
+        public const uint WarningShear = 1, WarningChainOrder = 2;
         public const uint StageConstraints = 0, StageSprings = 1, StageCorrectives = 2, StageChains = 3;
 
         [DllImport(Library)] public static extern IntPtr secmo_version();
@@ -271,6 +273,8 @@ namespace Secmo
         [DllImport(Library)] public static extern uint secmo_settings_from_vrm(byte* bytes, UIntPtr bytesLen, byte* buffer, UIntPtr bufferLen, out UIntPtr outLen);
         [DllImport(Library)] public static extern void secmo_rig_destroy(IntPtr rig);
         [DllImport(Library)] public static extern uint secmo_rig_bone_count(IntPtr rig);
+        [DllImport(Library)] public static extern uint secmo_rig_warning_count(IntPtr rig);
+        [DllImport(Library)] public static extern uint secmo_rig_warning(IntPtr rig, uint index, out uint outKind, out uint outBone);
         [DllImport(Library)] public static extern uint secmo_character_create(IntPtr rig, SecmoCharacterDesc* desc, out IntPtr outCharacter);
         [DllImport(Library)] public static extern void secmo_character_destroy(IntPtr character);
         [DllImport(Library)] public static extern uint secmo_character_update(IntPtr character, SecmoFrameInput* input, SecmoTransform* outPose, UIntPtr outPoseLen, SecmoUpdateInfo* outInfo);

@@ -185,6 +185,20 @@ void FAnimNode_Secmo::BuildRig(const FReferenceSkeleton& RefSkeleton)
 		return;
 	}
 	Runtime.Rig = std::move(NewRig).take();
+	// Nothing dropped silently: a sheared bind pose, or a chain listed before
+	// the chain moving the bone it reads (it then sees that bone's animation).
+	for (uint32 W = 0; W < Runtime.Rig.warning_count(); ++W)
+	{
+		uint32 Kind = 0, Bone = 0;
+		if (Runtime.Rig.warning(W, Kind, Bone) && Bone < uint32(NumBones))
+		{
+			UE_LOG(LogAnimation, Warning, TEXT("secmo: %s: %s %s"), *RigAsset->GetName(),
+				Kind == SECMO_WARNING_CHAIN_ORDER
+					? TEXT("a chain is listed before the chain that moves the bone it reads, so it sees the animated pose of")
+					: TEXT("the bind pose is sheared (the shear is dropped) at"),
+				UTF8_TO_TCHAR(Names[Bone]));
+		}
+	}
 	auto NewCharacter = secmo::Character::create(Runtime.Rig);
 	if (!NewCharacter)
 	{

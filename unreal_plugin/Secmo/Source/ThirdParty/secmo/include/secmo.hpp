@@ -137,6 +137,15 @@ public:
     }
 
     std::uint32_t bone_count() const noexcept { return secmo_rig_bone_count(get()); }
+
+    /// Warnings raised while building the rig.
+    std::uint32_t warning_count() const noexcept { return secmo_rig_warning_count(get()); }
+
+    /// Warning `index`: its kind (SECMO_WARNING_SHEAR, SECMO_WARNING_CHAIN_ORDER) and
+    /// the bone it concerns; false past the count.
+    bool warning(std::uint32_t index, std::uint32_t& kind, std::uint32_t& bone) const noexcept {
+        return secmo_rig_warning(get(), index, &kind, &bone) == SECMO_OK;
+    }
 };
 
 /// One update's input.
