@@ -304,6 +304,10 @@ pub struct Rig {
     pub(crate) collider_slots: Vec<u32>,
     /// Per chain, whether one of its colliders has such a frame.
     pub(crate) reads_moving_collider: Vec<bool>,
+    /// Per chain, the last chain that moves a bone it reads (its anchor,
+    /// its root's parent, its colliders' bones), or [`NO_SLOT`]: a lane
+    /// block that starts after that chain may take it.
+    pub(crate) last_mover: Vec<u32>,
     /// Whether each chain frame is another chain's joint or lies below
     /// one (it moves when that chain writes its output).
     pub(crate) chain_frame_moves: Vec<bool>,
@@ -547,8 +551,11 @@ impl Rig {
                     .any(|&k| collider_slots[k as usize] != NO_SLOT)
             })
             .collect();
-        // A chain reading a frame that a chain not listed before it moves
-        // sees the frame's animated pose (chains run in list order).
+        // Per chain, the last chain that moves what it reads (the lane
+        // blocks start after it). A chain reading a frame that a chain not
+        // listed before it moves sees the frame's animated pose (chains run
+        // in list order): a warning.
+        let mut last_mover = vec![NO_SLOT; chains.len()];
         for (ci, setup) in chains.iter().enumerate() {
             let read = [setup.anchor as i32, parents[setup.joints[0] as usize]]
                 .into_iter()
@@ -558,14 +565,21 @@ impl Rig {
                         .iter()
                         .map(|&c| desc.colliders[c as usize].bone as i32),
                 );
+            let this_chain = warnings.len();
             for bone in read {
-                if let Some(owner) = moved_by(bone).filter(|&o| o >= ci) {
+                let Some(owner) = moved_by(bone) else {
+                    continue;
+                };
+                if last_mover[ci] == NO_SLOT || owner as u32 > last_mover[ci] {
+                    last_mover[ci] = owner as u32;
+                }
+                if owner >= ci {
                     let warning = RigWarning::ChainOrder {
                         chain: ci,
                         bone: bone as usize,
                         moved_by: owner,
                     };
-                    if !warnings.contains(&warning) {
+                    if !warnings[this_chain..].contains(&warning) {
                         warnings.push(warning);
                     }
                 }
@@ -704,6 +718,7 @@ impl Rig {
             chains,
             chain_frames,
             reads_moving_collider,
+            last_mover,
             collider_slots,
             chain_frame_moves,
             chain_frame_paths,

@@ -23,8 +23,9 @@ const HIPS: usize = 1;
 const HEAD: usize = 4;
 
 /// A body with hair strands (3 to 7 joints) around the head, three tails of
-/// different lengths on the hips and four VRM strands, and a collider of
-/// every shape.
+/// different lengths on the hips, a VRM bun with strands hanging from it and
+/// sliding over a sphere on it, four VRM strands, and a collider of every
+/// shape.
 fn rig() -> Arc<Rig> {
     let mut bones = vec![
         BoneDesc::new("root", -1, Transform::IDENTITY),
@@ -109,6 +110,52 @@ fn rig() -> Arc<Rig> {
             t(0.0, -0.35 * link, -0.94 * link),
             ChainParams::tail(1.0),
             vec![3, 4],
+        );
+    }
+    // A bun spring behind the head with a sphere on its first joint
+    // (collider 14), three VRM strands hanging from its second joint and
+    // three sliding over its sphere: once the bun has run, each three read
+    // only what it moved and step in one lane block.
+    let bun = bones.len();
+    let vrm = |gravity: f32| {
+        let mut params = ChainParams::vrm(1.0);
+        params.vrm_stiffness = 0.4;
+        params.vrm_drag_force = 0.3;
+        params.vrm_gravity_power = gravity;
+        params.radius = 0.015;
+        params
+    };
+    strand(
+        &mut bones,
+        "bun",
+        HEAD,
+        2,
+        t(0.0, 0.0, -0.1),
+        t(0.0, -0.02, -0.08),
+        vrm(1.0),
+        vec![],
+    );
+    for c in 0..3 {
+        let x = 0.02 * (c as f32 - 1.0);
+        strand(
+            &mut bones,
+            &format!("branch{c}"),
+            bun + 1,
+            3,
+            t(x, -0.03, -0.02),
+            t(0.0, -0.05, 0.0),
+            vrm(0.3),
+            vec![],
+        );
+        strand(
+            &mut bones,
+            &format!("slide{c}"),
+            HEAD,
+            4,
+            t(x * 1.5, 0.05, -0.08),
+            t(0.0, -0.05, -0.01),
+            vrm(0.3),
+            vec![14],
         );
     }
     // VRM strands: sphere, capsule, plane and inside colliders.
@@ -233,6 +280,14 @@ fn rig() -> Arc<Rig> {
             Vec3::new(0.0, 0.0, -0.12),
             Vec3::NEG_Z,
             0.0,
+        ),
+        // 14: on the bun's first joint.
+        collider(
+            bun as u32,
+            ColliderShape::Sphere,
+            Vec3::new(0.0, -0.02, -0.06),
+            Vec3::ZERO,
+            0.04,
         ),
     ];
     Arc::new(

@@ -590,18 +590,18 @@ fn frame_of(component: &[Affine3A], world: &Affine3A, bone: i32) -> Transform {
 }
 
 /// One past the last chain of the block that starts at `first`: the chains
-/// after it that share its integrator and read no frame another chain
-/// moves (their inputs do not depend on the block's own output), at most
-/// [`lanes::W`].
+/// after it that share its integrator and read no frame a chain of the
+/// block moves (their inputs do not depend on the block's own output: what
+/// they read is moved, if at all, by chains before `first`, which have
+/// run), at most [`lanes::W`]. Hair strands hanging from one branch joint
+/// or sliding over one collider on a spring step together.
 fn block_end(rig: &Rig, params: &[ChainParams], first: usize) -> usize {
     let integrator = params[first].integrator;
     let mut end = first + 1;
     while end < rig.chains.len() && end - first < lanes::W {
-        let c = &rig.chains[end];
-        let independent = !rig.chain_frame_moves[c.anchor_slot as usize]
-            && !rig.chain_frame_moves[c.parent_slot as usize]
-            && !rig.reads_moving_collider[end]
-            && params[end].simulation_space < 0;
+        let mover = rig.last_mover[end];
+        let independent =
+            (mover == NO_SLOT || (mover as usize) < first) && params[end].simulation_space < 0;
         if !independent || params[end].integrator != integrator {
             break;
         }
