@@ -183,6 +183,17 @@ struct Nodes {
     world_scale: Vec<f32>,
 }
 
+impl Nodes {
+    /// Each node's index by name.
+    fn index(&self) -> HashMap<&str, usize> {
+        self.names
+            .iter()
+            .enumerate()
+            .map(|(i, n)| (n.as_str(), i))
+            .collect()
+    }
+}
+
 fn read_nodes(json: &Value) -> Result<Nodes, SettingsError> {
     let nodes = json
         .get("nodes")
@@ -301,12 +312,7 @@ fn drop_shared_joints(
     sources: &[String],
     notes: &mut Vec<String>,
 ) -> Vec<ChainSettings> {
-    let index: HashMap<&str, usize> = nodes
-        .names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
+    let index = nodes.index();
     let mut owner: HashMap<String, &str> = HashMap::new();
     let mut out = Vec::with_capacity(chains.len());
     for (chain, source) in chains.into_iter().zip(sources) {
@@ -388,12 +394,7 @@ fn order_chains(
     colliders: &[crate::settings::ColliderSettings],
     notes: &mut Vec<String>,
 ) -> Vec<ChainSettings> {
-    let index: HashMap<&str, usize> = nodes
-        .names
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
+    let index = nodes.index();
     let mut owner = vec![usize::MAX; nodes.names.len()];
     for (ci, c) in chains.iter().enumerate() {
         for j in &c.joints {

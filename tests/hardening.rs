@@ -607,18 +607,11 @@ fn the_c_abi_reports_a_chain_listed_before_the_chain_it_hangs_from() {
         .map(|i| Transform::from_translation(-Vec3::Y * 0.1 * i as f32))
         .collect();
     let chain = |joint: &u32, anchor: u32| SecmoChainDesc {
-        struct_size: std::mem::size_of::<SecmoChainDesc>() as u32,
         anchor,
         joints: joint,
         joint_count: 1,
         preset: SECMO_CHAIN_VRM,
-        params: std::ptr::null(),
-        radii: std::ptr::null(),
-        weights: std::ptr::null(),
-        colliders: std::ptr::null(),
-        collider_count: 0,
-        has_end_offset: 0,
-        end_offset: [0.0; 3],
+        ..Default::default()
     };
     let (upper, lower) = (1u32, 2u32);
     for (chains, warned) in [

@@ -899,6 +899,16 @@ fn a_non_uniform_scale_above_a_spring_keeps_it_at_rest() {
     assert!(worst < 1e-5, "the still hair moved {worst} m");
 }
 
+/// The first joint of each imported chain, in the chains' order.
+fn first_joints(import: &VrmImport) -> Vec<&str> {
+    import
+        .settings
+        .chains
+        .iter()
+        .map(|c| c.joints[0].as_str())
+        .collect()
+}
+
 /// A VRM 1.0 file whose hair spring (listed first) collides with a sphere
 /// on the joint of a bun spring (listed second) that droops under gravity
 /// from a horizontal rest.
@@ -948,13 +958,11 @@ fn bun_json() -> serde_json::Value {
 fn a_collider_on_another_springs_joint_rides_where_that_spring_swung() {
     use secmo::rig::RigWarning;
     let import = vrm::import(&bun_file()).unwrap();
-    let chains: Vec<&str> = import
-        .settings
-        .chains
-        .iter()
-        .map(|c| c.joints[0].as_str())
-        .collect();
-    assert_eq!(chains, ["bun_0", "hair_0"], "the bun runs first");
+    assert_eq!(
+        first_joints(&import),
+        ["bun_0", "hair_0"],
+        "the bun runs first"
+    );
     assert!(
         import.notes.iter().any(|n| n.contains("reordered")),
         "{:#?}",
@@ -1037,25 +1045,8 @@ fn a_collider_on_another_springs_joint_rides_where_that_spring_swung() {
 /// later hair's joint.
 #[test]
 fn springs_colliding_in_a_circle_are_ordered_depth_first_with_a_note() {
-    let mut gltf = bun_json();
-    let ext = &mut gltf["extensions"]["VRMC_springBone"];
-    ext["colliders"]
-        .as_array_mut()
-        .unwrap()
-        .push(serde_json::json!({"node": 2, "shape": {"sphere": {"radius": 0.03}}}));
-    ext["colliderGroups"]
-        .as_array_mut()
-        .unwrap()
-        .push(serde_json::json!({"colliders": [1]}));
-    ext["springs"][1]["colliderGroups"] = serde_json::json!([1]);
-    let import = vrm::import(&serde_json::to_vec(&gltf).unwrap()).unwrap();
-    let chains: Vec<&str> = import
-        .settings
-        .chains
-        .iter()
-        .map(|c| c.joints[0].as_str())
-        .collect();
-    assert_eq!(chains, ["bun_0", "hair_0"]);
+    let import = vrm::import(&asset("springs_in_a_circle.gltf")).unwrap();
+    assert_eq!(first_joints(&import), ["bun_0", "hair_0"]);
     assert!(
         import.notes.iter().any(|n| n.contains("in a circle")),
         "{:#?}",
@@ -1102,14 +1093,8 @@ fn thousands_of_springs_hanging_one_below_another_are_ordered_without_recursion(
         "extensions": {"VRMC_springBone": {"specVersion": "1.0", "springs": list}},
     });
     let import = vrm::import(&serde_json::to_vec(&gltf).unwrap()).unwrap();
-    let firsts: Vec<String> = import
-        .settings
-        .chains
-        .iter()
-        .map(|c| c.joints[0].clone())
-        .collect();
     let expected: Vec<String> = (0..springs).map(|k| format!("n{}", 2 * k)).collect();
-    assert_eq!(firsts, expected);
+    assert_eq!(first_joints(&import), expected);
     // The rig takes them in that order, none before the chain it hangs
     // from (building it was quadratic in the chains until session 14:
     // frame slots and the anchor test searched linearly).

@@ -396,45 +396,13 @@ fn bake_report_and_import_run_end_to_end() {
 #[test]
 fn report_prints_the_rigs_warnings_with_bone_names() {
     let dir = temp_dir("warnings");
-    let joint = |node: usize, gravity: f32| {
-        serde_json::json!({"node": node, "hitRadius": 0.02, "stiffness": 0.3,
-                           "gravityPower": gravity, "dragForce": 0.4})
-    };
-    let gltf = serde_json::json!({
-        "asset": {"version": "2.0"},
-        "scene": 0,
-        "scenes": [{"nodes": [0]}],
-        "nodes": [
-            {"name": "head", "translation": [0.0, 1.5, 0.0], "children": [1, 4]},
-            {"name": "hair_0", "translation": [0.0, 0.05, -0.1], "children": [2]},
-            {"name": "hair_1", "translation": [0.0, -0.1, -0.02], "children": [3]},
-            {"name": "hair_end", "translation": [0.0, -0.1, 0.0]},
-            {"name": "bun_0", "translation": [0.0, 0.0, -0.1], "children": [5]},
-            {"name": "bun_end", "translation": [0.0, 0.0, -0.12]}
-        ],
-        "extensionsUsed": ["VRMC_springBone"],
-        "extensions": {"VRMC_springBone": {
-            "specVersion": "1.0",
-            "colliders": [
-                {"node": 4, "shape": {"sphere": {"offset": [0.0, 0.0, -0.07], "radius": 0.04}}},
-                {"node": 2, "shape": {"sphere": {"radius": 0.03}}}
-            ],
-            "colliderGroups": [{"colliders": [0]}, {"colliders": [1]}],
-            "springs": [
-                {"joints": [joint(1, 0.3), joint(2, 0.3), {"node": 3}], "colliderGroups": [0]},
-                {"joints": [joint(4, 1.0), {"node": 5}], "colliderGroups": [1]}
-            ]
-        }}
-    });
-    let file = dir.join("circle.gltf");
-    std::fs::write(&file, serde_json::to_vec(&gltf).unwrap()).unwrap();
-    let f = file.to_str().unwrap();
+    let file = asset("springs_in_a_circle.gltf");
     let out_dir = dir.join("report");
-    let (code, out, err) = secmo(&["report", f, "--out", out_dir.to_str().unwrap()]);
+    let (code, out, err) = secmo(&["report", &file, "--out", out_dir.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
     assert!(
         out.contains(&format!(
-            "warning: {f}: the chain at bun_0 reads hair_1, which the chain at hair_0 moves"
+            "warning: {file}: the chain at bun_0 reads hair_1, which the chain at hair_0 moves"
         )),
         "{out}"
     );

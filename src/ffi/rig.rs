@@ -278,17 +278,7 @@ pub(crate) fn rig_desc_from_c(d: &SecmoRigDesc) -> Result<RigDesc, FfiError> {
     .collect::<Result<Vec<_>, _>>()?;
     let chain_defaults = SecmoChainDesc {
         struct_size: 0,
-        anchor: 0,
-        joints: std::ptr::null(),
-        joint_count: 0,
-        preset: SECMO_CHAIN_TAIL,
-        params: std::ptr::null(),
-        radii: std::ptr::null(),
-        weights: std::ptr::null(),
-        colliders: std::ptr::null(),
-        collider_count: 0,
-        has_end_offset: 0,
-        end_offset: [0.0; 3],
+        ..SecmoChainDesc::default()
     };
     let chains = read_array(d.chains, d.chain_count, chain_defaults, "desc.chains")?
         .iter()

@@ -269,6 +269,27 @@ pub struct SecmoRigDesc {
     pub node_constraint_count: u32,
 }
 
+impl Default for SecmoChainDesc {
+    /// No joints, anchor 0, the tail preset, no radii, weights, colliders or
+    /// end offset; `struct_size` set for this library.
+    fn default() -> Self {
+        SecmoChainDesc {
+            struct_size: core::mem::size_of::<SecmoChainDesc>() as u32,
+            anchor: 0,
+            joints: std::ptr::null(),
+            joint_count: 0,
+            preset: SECMO_CHAIN_TAIL,
+            params: std::ptr::null(),
+            radii: std::ptr::null(),
+            weights: std::ptr::null(),
+            colliders: std::ptr::null(),
+            collider_count: 0,
+            has_end_offset: 0,
+            end_offset: [0.0; 3],
+        }
+    }
+}
+
 impl Default for SecmoRigDesc {
     /// No bones, no springs, metres, Y-up; `struct_size` set for this library.
     fn default() -> Self {

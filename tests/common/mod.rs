@@ -406,18 +406,12 @@ pub fn c_tail_rig(params: *const secmo::ChainParams) -> *mut secmo::ffi::SecmoRi
     let reference: Vec<Transform> = bones.iter().map(|b| b.reference).collect();
     let joints = [2u32, 3, 4, 5];
     let chain = SecmoChainDesc {
-        struct_size: std::mem::size_of::<SecmoChainDesc>() as u32,
         anchor: 1,
         joints: joints.as_ptr(),
         joint_count: joints.len() as u32,
         preset: SECMO_CHAIN_TAIL,
         params,
-        radii: std::ptr::null(),
-        weights: std::ptr::null(),
-        colliders: std::ptr::null(),
-        collider_count: 0,
-        has_end_offset: 0,
-        end_offset: [0.0; 3],
+        ..Default::default()
     };
     let desc = SecmoRigDesc {
         bone_count: bones.len() as u32,
