@@ -80,11 +80,12 @@ pub(crate) struct FrameScratch {
     /// (2), fraction, scale.
     pub(crate) colliders: Vec<Memo<4, PlacedCollider>>,
     /// Changes whenever a collider's previous or current frame may have
-    /// changed: at every update's start, and when a chain's bookkeeping
-    /// resets previous frames (a seed or a teleport). The colliders' frames
-    /// are the character's, not a chain's, so between two changes every
-    /// chain places a collider at a fraction identically; this number
-    /// stands for the 20 floats of the two frames in the memo key.
+    /// changed: at every update's start (and a restore or reset before
+    /// it). The colliders' frames are the character's, not a chain's, and
+    /// no chain changes them within an update (a chain that teleports reads
+    /// them at [`CURRENT`] instead), so every chain places a collider at a
+    /// fraction identically; this number stands for the 20 floats of the
+    /// two frames in the memo key.
     pub(crate) collider_epoch: u64,
 }
 
@@ -338,6 +339,9 @@ struct Now {
 #[derive(Clone, Copy)]
 struct Prepared {
     now: Now,
+    /// Teleported this update: nothing is interpolated across the jump, so
+    /// its colliders stand at their current frames ([`CURRENT`]).
+    jumped: bool,
     /// Whether substeps run this update (false: a half-rate LOD hold).
     run: bool,
     h: f64,
@@ -676,10 +680,9 @@ fn prepare(
             setup,
             &now,
         );
-        for &c in &setup.colliders {
-            previous_colliders[c as usize] = stage.current_colliders[c as usize];
-        }
-        stage.frames.collider_epoch = stage.frames.collider_epoch.wrapping_add(1);
+        // No substep this update: the colliders' previous frames are
+        // the character's `end` keeps, untouched here (another chain may
+        // read them after this one).
         in_range_or_park((&update.range, params.simulation_space >= 0), clock, kept);
         return None;
     }
@@ -736,13 +739,12 @@ fn prepare(
         for v in kept.velocity.iter_mut() {
             *v = turn * *v;
         }
-        // Carried rigidly, but gravity may now pull another way.
+        // Carried rigidly, but gravity may now pull another way. Its
+        // colliders stand where they are now through the update
+        // (`Prepared::jumped`); the character's previous frames stay as
+        // they are for the chains that did not jump.
         clock.sleeping = 0;
         remember(clock, &now);
-        for &c in &setup.colliders {
-            previous_colliders[c as usize] = stage.current_colliders[c as usize];
-        }
-        stage.frames.collider_epoch = stage.frames.collider_epoch.wrapping_add(1);
     }
 
     // The settle phase's clock (ChainParams::settle_speedup): any
@@ -756,10 +758,11 @@ fn prepare(
         || now.parent != clock.previous_parent
         || (params.simulation_space >= 0 && now.space != clock.previous_space)
         || wind != clock.previous_wind
-        || setup
-            .colliders
-            .iter()
-            .any(|&c| previous_colliders[c as usize] != stage.current_colliders[c as usize]);
+        || (!jumped
+            && setup
+                .colliders
+                .iter()
+                .any(|&c| previous_colliders[c as usize] != stage.current_colliders[c as usize]));
     if input_changed {
         clock.still_since = clock.time;
         clock.sleeping = 0;
@@ -812,6 +815,7 @@ fn prepare(
         .unwrap_or(-update.up);
     Some(Prepared {
         now,
+        jumped,
         run: !hold,
         h,
         decay: chain::StepDecay::new(params, h as f32, n),
@@ -887,10 +891,13 @@ fn interpolate(
     let scale = update.scale;
     let fk = [f];
     let epoch = stage.frames.collider_epoch;
+    // The colliders' fraction: a chain that jumped reads them where they
+    // are now.
+    let fc = if p.jumped { CURRENT } else { f };
     let key = [
         epoch as u32,
         (epoch >> 32) as u32,
-        f.to_bits(),
+        fc.to_bits(),
         scale.to_bits(),
     ];
     let shared = |stage: &mut Stage, c: usize| {
@@ -899,7 +906,7 @@ fn interpolate(
             &stage.current_colliders[c],
         );
         stage.placed[c] = stage.frames.colliders[c].get(key, || {
-            rig.colliders[c].place(&between(frames, f).to_affine(), scale)
+            rig.colliders[c].place(&between(frames, fc).to_affine(), scale)
         });
     };
     if rig.reads_moving_collider[ci] {
@@ -912,7 +919,7 @@ fn interpolate(
                     &stage.state.previous_colliders[c],
                     &stage.current_colliders[c],
                 );
-                stage.placed[c] = riding(rig, &stage.records, (c, slot), frames, (end, f), scale);
+                stage.placed[c] = riding(rig, &stage.records, (c, slot), frames, (end, fc), scale);
             }
         }
     } else {
@@ -963,9 +970,16 @@ fn interpolate(
     }
 }
 
-/// A frame at fraction `f` from `a` to `b`.
+/// The colliders' fraction of an update for a chain that teleported: their
+/// current frames, exactly (no fraction of an update is 2).
+const CURRENT: f32 = 2.0;
+
+/// A frame at fraction `f` from `a` to `b` ([`CURRENT`]: `b`).
 #[inline(always)]
 fn between((a, b): (&Transform, &Transform), f: f32) -> Transform {
+    if f == CURRENT {
+        return *b;
+    }
     Transform::new(
         a.translation().lerp(b.translation(), f),
         a.rotation().slerp(b.rotation(), f),
@@ -988,10 +1002,7 @@ fn riding(
     scale: f32,
 ) -> PlacedCollider {
     let m = match recorded_at(records, slot, end) {
-        Some(r) => {
-            let size = frames.0.scale().lerp(frames.1.scale(), f);
-            Transform::new(r.head, r.rotation, size)
-        }
+        Some(r) => Transform::new(r.head, r.rotation, between(frames, f).scale()),
         None => between(frames, f),
     };
     rig.colliders[c].place(&m.to_affine(), scale)
@@ -1755,12 +1766,13 @@ impl Kept<'_> {
 }
 
 /// Chain `ci`'s clock, its kept arrays (`range`) and the colliders'
-/// previous frames, as one split borrow of the state.
+/// previous frames (read only: they are the character's), as one split
+/// borrow of the state.
 fn split(
     state: &mut ChainState,
     ci: usize,
     range: core::ops::Range<usize>,
-) -> (&mut ChainClock, Kept<'_>, &mut [Transform]) {
+) -> (&mut ChainClock, Kept<'_>, &[Transform]) {
     let ChainState {
         position,
         velocity,
