@@ -629,8 +629,6 @@ fn prepare(
     let (world, scale, dt) = (update.world, update.scale, update.dt);
     let n = setup.len();
     let range = setup.particles();
-    // A frame on an earlier chain's joint, or below one, has moved since
-    // (the chain hangs from that chain's output).
     // A collider on a chain joint, or below one, as the chain moving it
     // left it this update (its animated pose if that chain comes later):
     // the end of this update's interpolation and, kept by `end`, the start
@@ -646,6 +644,8 @@ fn prepare(
             }
         }
     }
+    // A frame on an earlier chain's joint, or below one, has moved since
+    // (the chain hangs from that chain's output).
     let mut frame_now = |slot: u32| {
         let slot = slot as usize;
         if rig.chain_frame_moves[slot] {
