@@ -1031,10 +1031,10 @@ impl Character {
         if !(input.dt.is_finite() && input.dt >= 0.0 && input.dt <= clock::MAX_DT) {
             return Err(Error::InvalidDt(input.dt));
         }
-        // One branch-free pass over the pose; the bone and the reason are
-        // looked for only when something is wrong.
-        // The finite test first over the whole pose as floats; with no NaN
-        // left, the shape tests below are plain comparisons.
+        // Branch-free passes over the pose, the bone and the reason looked
+        // for only when something is wrong: the finite test over the whole
+        // pose as floats first; with no NaN left, the shape tests are plain
+        // comparisons.
         let usable = |t: &Transform| {
             let scale = Vec3::from_array(t.scale).abs();
             (scale.min_element() >= MIN_SCALE)

@@ -416,6 +416,11 @@ fn order_chains(
     }
     let moved_by =
         |node: usize| -> Option<usize> { Some(mover[node]).filter(|&m| m != usize::MAX) };
+    // Each collider's node by collider name (a spring may list thousands).
+    let collider_node: HashMap<&str, usize> = colliders
+        .iter()
+        .filter_map(|k| Some((k.name.as_str(), *index.get(k.bone.as_str())?)))
+        .collect();
     let depends: Vec<Vec<usize>> = chains
         .iter()
         .enumerate()
@@ -425,10 +430,10 @@ fn order_chains(
                 .first()
                 .and_then(|j| index.get(j.as_str()))
                 .and_then(|&j| usize::try_from(nodes.parents[j]).ok());
-            let collider_nodes = c.colliders.iter().filter_map(|name| {
-                let k = colliders.iter().position(|k| &k.name == name)?;
-                index.get(colliders[k].bone.as_str()).copied()
-            });
+            let collider_nodes = c
+                .colliders
+                .iter()
+                .filter_map(|name| collider_node.get(name.as_str()).copied());
             let mut on: Vec<usize> = root_parent
                 .into_iter()
                 .chain(index.get(c.anchor.as_str()).copied())
