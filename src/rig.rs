@@ -308,6 +308,9 @@ pub struct Rig {
     /// its root's parent, its colliders' bones), or [`NO_SLOT`]: a lane
     /// block that starts after that chain may take it.
     pub(crate) last_mover: Vec<u32>,
+    /// Per bone, the chain that moves it (the owner of the bone or of its
+    /// nearest ancestor that is a chain joint), or [`NO_SLOT`].
+    pub(crate) bone_mover: Vec<u32>,
     /// Whether each chain frame is another chain's joint or lies below
     /// one (it moves when that chain writes its output).
     pub(crate) chain_frame_moves: Vec<bool>,
@@ -719,6 +722,7 @@ impl Rig {
             chain_frames,
             reads_moving_collider,
             last_mover,
+            bone_mover: mover,
             collider_slots,
             chain_frame_moves,
             chain_frame_paths,

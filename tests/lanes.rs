@@ -24,8 +24,8 @@ const HEAD: usize = 4;
 
 /// A body with hair strands (3 to 7 joints) around the head, three tails of
 /// different lengths on the hips, a VRM bun with strands hanging from it and
-/// sliding over a sphere on it, four VRM strands, and a collider of every
-/// shape.
+/// sliding over a sphere on it, four VRM strands, a VRM skirt partly in the
+/// hips' space, and a collider of every shape.
 fn rig() -> Arc<Rig> {
     let mut bones = vec![
         BoneDesc::new("root", -1, Transform::IDENTITY),
@@ -182,8 +182,34 @@ fn rig() -> Arc<Rig> {
             },
         );
     }
-    // The VRM strands are the last four chains.
-    let n = chains.len();
+    // A skirt: three VRM strands in the hips' space (a VRM spring's
+    // center) over the leg capsules, which such a chain places from the
+    // space's frame, then one in world space over the same capsules: the
+    // three step in one block, the fourth apart.
+    for c in 0..4 {
+        let a = std::f32::consts::TAU * (c as f32 + 0.25) / 4.0;
+        let (s, co) = a.sin_cos();
+        let mut params = ChainParams::vrm(1.0);
+        params.vrm_stiffness = 0.8;
+        params.vrm_drag_force = 0.5;
+        params.vrm_gravity_power = 0.2;
+        params.radius = 0.02;
+        if c < 3 {
+            params.simulation_space = HIPS as i32;
+        }
+        strand(
+            &mut bones,
+            &format!("skirt{c}"),
+            HIPS,
+            3,
+            t(0.12 * s, -0.02, 0.12 * co),
+            t(0.03 * s, -0.09, 0.03 * co),
+            params,
+            vec![3, 4],
+        );
+    }
+    // The VRM strands are the four chains before the skirt's four.
+    let n = chains.len() - 4;
     taper(&mut chains[n - 3]);
     taper(&mut chains[n - 1]);
     let collider = |bone, shape, a, b, radius| Collider {

@@ -504,7 +504,251 @@ fn fixtures(dir: &Path) -> Vec<Fixture> {
     ));
     out.extend(synthetic_specs().iter().map(|s| synthetic(s, dir)));
     out.push(branched_vrm0(dir));
+    out.push(avatar(dir));
     out
+}
+
+/// An avatar as VRoid Studio and UniVRM export them (VRM 1.0): a humanoid
+/// body whose arms and legs swing while the hips move and the head turns;
+/// eight hair strands rooted inside the head sphere, a ponytail, eight
+/// skirt strands around the hips (in the hips' center space), two bust
+/// springs; a head sphere, a chest capsule, a hips sphere, arm and leg
+/// capsules in four collider groups that the springs share. The swinging
+/// arms push through the hair and the skirt, the legs through the skirt.
+fn avatar(dir: &Path) -> Fixture {
+    let mut nodes: Vec<Value> = Vec::new();
+    let add = |nodes: &mut Vec<Value>, name: &str, t: [f32; 3], parent: Option<usize>| {
+        let i = nodes.len();
+        nodes.push(json!({"name": name, "translation": t}));
+        if let Some(p) = parent {
+            let children = nodes[p]
+                .as_object_mut()
+                .unwrap()
+                .entry("children")
+                .or_insert_with(|| json!([]));
+            children.as_array_mut().unwrap().push(json!(i));
+        }
+        i
+    };
+    let root = add(&mut nodes, "root", [0.0; 3], None);
+    let hips = add(&mut nodes, "hips", [0.0, 0.9, 0.0], Some(root));
+    let spine = add(&mut nodes, "spine", [0.0, 0.1, 0.0], Some(hips));
+    let chest = add(&mut nodes, "chest", [0.0, 0.15, 0.0], Some(spine));
+    let neck = add(&mut nodes, "neck", [0.0, 0.2, 0.0], Some(chest));
+    let head = add(&mut nodes, "head", [0.0, 0.1, 0.0], Some(neck));
+    let limb = |nodes: &mut Vec<Value>, name: &str, parent, t: [f32; 3], next: [f32; 3]| {
+        let upper = add(nodes, &format!("upper{name}"), t, Some(parent));
+        let lower = add(nodes, &format!("lower{name}"), next, Some(upper));
+        (upper, lower)
+    };
+    let (arm_l, forearm_l) = limb(
+        &mut nodes,
+        "Arm_L",
+        chest,
+        [0.18, 0.12, 0.0],
+        [0.26, 0.0, 0.0],
+    );
+    let (arm_r, forearm_r) = limb(
+        &mut nodes,
+        "Arm_R",
+        chest,
+        [-0.18, 0.12, 0.0],
+        [-0.26, 0.0, 0.0],
+    );
+    let (leg_l, _) = limb(
+        &mut nodes,
+        "Leg_L",
+        hips,
+        [0.09, -0.05, 0.0],
+        [0.0, -0.42, 0.0],
+    );
+    let (leg_r, _) = limb(
+        &mut nodes,
+        "Leg_R",
+        hips,
+        [-0.09, -0.05, 0.0],
+        [0.0, -0.42, 0.0],
+    );
+    // A strand: its root at `at` below `parent`, then `links` steps of `step`.
+    let strand =
+        |nodes: &mut Vec<Value>, name: &str, parent, at: [f32; 3], step: [f32; 3], links| {
+            let mut joints = vec![add(nodes, &format!("{name}_0"), at, Some(parent))];
+            for k in 1..=links {
+                let last = *joints.last().unwrap();
+                joints.push(add(nodes, &format!("{name}_{k}"), step, Some(last)));
+            }
+            joints
+        };
+    let joint = |node: usize, stiffness: f32, drag: f32, gravity: f32| {
+        json!({"node": node, "hitRadius": 0.02, "stiffness": stiffness,
+               "gravityPower": gravity, "gravityDir": [0.0, -1.0, 0.0], "dragForce": drag})
+    };
+    let spring = |name: String, nodes: &[usize], k: (f32, f32, f32), groups: &[usize]| {
+        let mut joints: Vec<Value> = nodes[..nodes.len() - 1]
+            .iter()
+            .map(|&n| joint(n, k.0, k.1, k.2))
+            .collect();
+        joints.push(json!({"node": nodes[nodes.len() - 1]}));
+        json!({"name": name, "joints": joints, "colliderGroups": groups})
+    };
+    // Collider groups: 0 head, 1 body, 2 arms, 3 legs.
+    let mut springs = Vec::new();
+    for s in 0..8 {
+        let a = (s as f32 / 8.0 + 0.0625) * std::f32::consts::TAU;
+        let (x, z) = (a.sin(), a.cos());
+        // Front strands are bangs (short); the others reach the shoulders.
+        let (links, step) = if z > 0.5 {
+            (3, [0.01 * x, -0.04, 0.025])
+        } else {
+            (4, [0.02 * x, -0.06, 0.015 * z])
+        };
+        let nodes_s = strand(
+            &mut nodes,
+            &format!("hair{s}"),
+            head,
+            [0.07 * x, 0.14, 0.07 * z],
+            step,
+            links,
+        );
+        springs.push(spring(
+            format!("hair{s}"),
+            &nodes_s,
+            (1.0, 0.4, 0.05),
+            &[0, 1, 2],
+        ));
+    }
+    let ponytail = strand(
+        &mut nodes,
+        "ponytail",
+        head,
+        [0.0, 0.16, -0.1],
+        [0.0, -0.05, -0.04],
+        5,
+    );
+    springs.push(spring(
+        "ponytail".into(),
+        &ponytail,
+        (0.6, 0.3, 0.3),
+        &[0, 1, 2],
+    ));
+    for s in 0..8 {
+        let a = (s as f32 / 8.0) * std::f32::consts::TAU;
+        let (x, z) = (a.sin(), a.cos());
+        let nodes_s = strand(
+            &mut nodes,
+            &format!("skirt{s}"),
+            hips,
+            [0.13 * x, -0.02, 0.11 * z],
+            [0.03 * x, -0.09, 0.03 * z],
+            3,
+        );
+        let mut s_json = spring(format!("skirt{s}"), &nodes_s, (0.8, 0.5, 0.1), &[1, 2, 3]);
+        s_json["center"] = json!(hips);
+        springs.push(s_json);
+    }
+    for (side, x) in [("L", 0.07f32), ("R", -0.07)] {
+        let bust = strand(
+            &mut nodes,
+            &format!("bust_{side}"),
+            chest,
+            [x, 0.05, 0.06],
+            [0.0, -0.01, 0.06],
+            1,
+        );
+        springs.push(spring(format!("bust_{side}"), &bust, (2.0, 0.3, 0.0), &[2]));
+    }
+    let sphere = |node: usize, offset: [f32; 3], radius: f32| json!({"node": node, "shape": {"sphere": {"offset": offset, "radius": radius}}});
+    let capsule = |node: usize, offset: [f32; 3], tail: [f32; 3], radius: f32| json!({"node": node, "shape": {"capsule": {"offset": offset, "tail": tail, "radius": radius}}});
+    let colliders = json!([
+        sphere(head, [0.0, 0.09, 0.0], 0.11),
+        capsule(chest, [0.0, -0.02, 0.02], [0.0, 0.14, 0.02], 0.11),
+        sphere(hips, [0.0, 0.0, 0.0], 0.12),
+        capsule(arm_l, [0.0; 3], [0.26, 0.0, 0.0], 0.045),
+        capsule(forearm_l, [0.0; 3], [0.24, 0.0, 0.0], 0.04),
+        capsule(arm_r, [0.0; 3], [-0.26, 0.0, 0.0], 0.045),
+        capsule(forearm_r, [0.0; 3], [-0.24, 0.0, 0.0], 0.04),
+        capsule(leg_l, [0.0; 3], [0.0, -0.42, 0.0], 0.075),
+        capsule(leg_r, [0.0; 3], [0.0, -0.42, 0.0], 0.075),
+    ]);
+    let humanoid: Value = [
+        ("hips", hips),
+        ("spine", spine),
+        ("chest", chest),
+        ("neck", neck),
+        ("head", head),
+        ("leftUpperArm", arm_l),
+        ("leftLowerArm", forearm_l),
+        ("rightUpperArm", arm_r),
+        ("rightLowerArm", forearm_r),
+        ("leftUpperLeg", leg_l),
+        ("rightUpperLeg", leg_r),
+    ]
+    .iter()
+    .map(|&(bone, node)| (bone.to_string(), json!({"node": node})))
+    .collect::<serde_json::Map<_, _>>()
+    .into();
+    let gltf = json!({
+        "asset": {"version": "2.0", "generator": "secmo tests/vrm_parity.rs"},
+        "scene": 0,
+        "scenes": [{"nodes": [root]}],
+        "nodes": nodes,
+        "extensionsUsed": ["VRMC_vrm", "VRMC_springBone"],
+        "extensions": {
+            "VRMC_vrm": {"specVersion": "1.0", "meta": {"name": "avatar", "authors": ["secmo"],
+                "licenseUrl": "https://vrm.dev/licenses/1.0/"},
+                "humanoid": {"humanBones": humanoid}},
+            "VRMC_springBone": {
+                "specVersion": "1.0",
+                "colliders": colliders,
+                "colliderGroups": [
+                    {"name": "head", "colliders": [0]},
+                    {"name": "body", "colliders": [1, 2]},
+                    {"name": "arms", "colliders": [3, 4, 5, 6]},
+                    {"name": "legs", "colliders": [7, 8]},
+                ],
+                "springs": springs,
+            },
+        },
+    });
+    let file = dir.join("avatar.gltf");
+    std::fs::write(&file, serde_json::to_vec_pretty(&gltf).unwrap()).unwrap();
+    let (mut motion, frames) = standard_motion(
+        (hips as i64, Vec3::new(0.0, 0.9, 0.0)),
+        (head as i64, Quat::IDENTITY),
+        None,
+    );
+    // Arms hang along the body and swing forward and back, legs walk, from
+    // 1 s to 6 s.
+    let swing = |t: f32, amplitude: f32, phase: f32| {
+        let envelope = smooth(t, 1.0, 0.5) * (1.0 - smooth(t, 5.5, 0.5));
+        amplitude.to_radians() * envelope * (std::f32::consts::TAU * 0.8 * (t - 1.0) + phase).sin()
+    };
+    for (node, down, amplitude, phase) in [
+        (arm_l, -75f32, 45f32, 0.0),
+        (arm_r, 75.0, 45.0, std::f32::consts::PI),
+        (leg_l, 0.0, 30.0, std::f32::consts::PI),
+        (leg_r, 0.0, 30.0, 0.0),
+    ] {
+        let rotation = (0..frames)
+            .map(|f| {
+                let t = f as f32 / RATE as f32;
+                Quat::from_rotation_x(swing(t, amplitude, phase))
+                    * Quat::from_rotation_z(down.to_radians())
+            })
+            .collect();
+        motion.push(Motion {
+            node: node as i64,
+            translation: None,
+            rotation: Some(rotation),
+        });
+    }
+    Fixture {
+        name: "avatar (VRM 1.0)".into(),
+        file,
+        motion,
+        frames,
+        teleports: Vec::new(),
+    }
 }
 
 /// A VRM 0.x bone group whose root has three strands below it: every node

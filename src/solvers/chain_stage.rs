@@ -356,6 +356,15 @@ struct Prepared {
     substeps: u32,
     /// Settle-phase repeats left this update.
     extra_budget: u32,
+    /// A chain in a simulation space: how far the space moved since the
+    /// previous update, and the part of that motion that carries the chain
+    /// (`1 − inertia`). The particles, root and parent were carried by it
+    /// at the start of the update; the colliders' previous frames are
+    /// carried the same way when they are placed, so that within the
+    /// update everything moves relative to the space (the space's current
+    /// frame is where the substeps happen, as a VRM center's is at each
+    /// three-vrm step).
+    carry: Option<(Affine3A, f32)>,
 }
 
 /// One character's part of a chain-stage run ([`step_jobs`]).
@@ -598,14 +607,27 @@ fn frame_of(component: &[Affine3A], world: &Affine3A, bone: i32) -> Transform {
 /// block moves (their inputs do not depend on the block's own output: what
 /// they read is moved, if at all, by chains before `first`, which have
 /// run), at most [`lanes::W`]. Hair strands hanging from one branch joint
-/// or sliding over one collider on a spring step together.
+/// or sliding over one collider on a spring step together. Chains in a
+/// simulation space join only chains in the same space with the same
+/// inertia, a space no chain from `first` on moves: a character's lanes
+/// share its placed colliders, which such a chain places from the space's
+/// frame (`interpolate`); the skirt strands of a VRM spring with a center
+/// step together.
 fn block_end(rig: &Rig, params: &[ChainParams], first: usize) -> usize {
-    let integrator = params[first].integrator;
+    let (integrator, space) = (params[first].integrator, params[first].simulation_space);
+    let same_space = |c: &ChainParams| {
+        c.simulation_space == space
+            && (space < 0
+                || (c.inertia == params[first].inertia && {
+                    let mover = rig.bone_mover[space as usize];
+                    mover == NO_SLOT || (mover as usize) < first
+                }))
+    };
     let mut end = first + 1;
     while end < rig.chains.len() && end - first < lanes::W {
         let mover = rig.last_mover[end];
         let independent =
-            (mover == NO_SLOT || (mover as usize) < first) && params[end].simulation_space < 0;
+            (mover == NO_SLOT || (mover as usize) < first) && same_space(&params[end]);
         if !independent || params[end].integrator != integrator {
             break;
         }
@@ -771,9 +793,11 @@ fn prepare(
 
     // Simulation space: particles ride along with a bone (a vehicle,
     // a platform), keeping `inertia` of their world motion.
+    let mut carry = None;
     if params.simulation_space >= 0 {
         let carried = 1.0 - params.inertia;
         let delta = now.space.to_affine() * clock.previous_space.to_affine().inverse();
+        carry = Some((delta, carried));
         for p in kept.position.iter_mut().chain(kept.previous.iter_mut()) {
             *p = p.lerp(delta.transform_point3(*p), carried);
         }
@@ -782,13 +806,15 @@ fn prepare(
         }
         let root = Vec3::from_array(clock.previous_root);
         clock.previous_root = root.lerp(delta.transform_point3(root), carried).to_array();
-        let parent = clock.previous_parent;
-        let moved = math::decompose(&(delta * parent.to_affine()), parent.scale()).transform;
-        clock.previous_parent = Transform::new(
-            parent.translation().lerp(moved.translation(), carried),
-            parent.rotation().slerp(moved.rotation(), carried),
-            parent.scale(),
+        clock.previous_parent = carried_frame(&clock.previous_parent, (&delta, carried));
+        let anchor = Transform::new(
+            Vec3::ZERO,
+            Quat::from_array(clock.previous_anchor),
+            Vec3::ONE,
         );
+        clock.previous_anchor = carried_frame(&anchor, (&delta, carried))
+            .rotation()
+            .to_array();
         clock.previous_space = now.space;
     }
 
@@ -833,7 +859,19 @@ fn prepare(
         // however long the pause before it (the extra ones only make
         // a chain settle sooner, so they are the ones dropped).
         extra_budget: MAX_CHAIN_SUBSTEPS,
+        carry,
     })
+}
+
+/// `frame` moved by `carried` of the space's motion `delta` (a frame the
+/// previous update left, seen from the space's current frame).
+fn carried_frame(frame: &Transform, (delta, carried): (&Affine3A, f32)) -> Transform {
+    let moved = math::decompose(&(*delta * frame.to_affine()), frame.scale()).transform;
+    Transform::new(
+        frame.translation().lerp(moved.translation(), carried),
+        frame.rotation().slerp(moved.rotation(), carried),
+        frame.scale(),
+    )
 }
 
 /// Stores this update's frames as the next update's previous ones.
@@ -909,7 +947,18 @@ fn interpolate(
             rig.colliders[c].place(&between(frames, fc).to_affine(), scale)
         });
     };
-    if rig.reads_moving_collider[ci] {
+    if let (Some(carry), false) = (p.carry, fc == CURRENT) {
+        // In a simulation space: each collider between its previous frame
+        // seen from the space's current frame and its current one, placed
+        // for this chain alone (a collider riding on another chain's joint
+        // too: its per-substep records are world frames of their substep).
+        for &c in &setup.colliders {
+            let c = c as usize;
+            let previous = carried_frame(&stage.state.previous_colliders[c], (&carry.0, carry.1));
+            let m = between((&previous, &stage.current_colliders[c]), fc);
+            stage.placed[c] = rig.colliders[c].place(&m.to_affine(), scale);
+        }
+    } else if rig.reads_moving_collider[ci] {
         for &c in &setup.colliders {
             let (c, slot) = (c as usize, rig.collider_slots[c as usize]);
             if slot == NO_SLOT {
