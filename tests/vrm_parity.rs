@@ -504,18 +504,22 @@ fn fixtures(dir: &Path) -> Vec<Fixture> {
     ));
     out.extend(synthetic_specs().iter().map(|s| synthetic(s, dir)));
     out.push(branched_vrm0(dir));
-    out.push(avatar(dir));
+    out.push(avatar(dir, false));
+    out.push(avatar(dir, true));
     out
 }
 
-/// An avatar as VRoid Studio and UniVRM export them (VRM 1.0): a humanoid
-/// body whose arms and legs swing while the hips move and the head turns;
-/// eight hair strands rooted inside the head sphere, a ponytail, eight
-/// skirt strands around the hips (in the hips' center space), two bust
-/// springs; a head sphere, a chest capsule, a hips sphere, arm and leg
-/// capsules in four collider groups that the springs share. The swinging
-/// arms push through the hair and the skirt, the legs through the skirt.
-fn avatar(dir: &Path) -> Fixture {
+/// An avatar as VRoid Studio and UniVRM export them: a humanoid body whose
+/// arms and legs swing while the hips move and the head turns; eight hair
+/// strands rooted inside the head sphere, a ponytail, eight skirt strands
+/// around the hips (in the hips' center space), two bust springs. VRM 1.0:
+/// a head sphere, a chest capsule, a hips sphere, arm and leg capsules in
+/// four collider groups that the springs share, a spring per strand. VRM
+/// 0.x: the capsules as three spheres each, a collider group per node, a
+/// bone group per kind listing its strands' roots (every node below a root
+/// moves, the last ones with UniVRM's 7 cm tail). The swinging arms push
+/// through the hair and the skirt, the legs through the skirt.
+fn avatar(dir: &Path, vrm0: bool) -> Fixture {
     let mut nodes: Vec<Value> = Vec::new();
     let add = |nodes: &mut Vec<Value>, name: &str, t: [f32; 3], parent: Option<usize>| {
         let i = nodes.len();
@@ -579,20 +583,18 @@ fn avatar(dir: &Path) -> Fixture {
             }
             joints
         };
-    let joint = |node: usize, stiffness: f32, drag: f32, gravity: f32| {
-        json!({"node": node, "hitRadius": 0.02, "stiffness": stiffness,
-               "gravityPower": gravity, "gravityDir": [0.0, -1.0, 0.0], "dragForce": drag})
-    };
-    let spring = |name: String, nodes: &[usize], k: (f32, f32, f32), groups: &[usize]| {
-        let mut joints: Vec<Value> = nodes[..nodes.len() - 1]
-            .iter()
-            .map(|&n| joint(n, k.0, k.1, k.2))
-            .collect();
-        joints.push(json!({"node": nodes[nodes.len() - 1]}));
-        json!({"name": name, "joints": joints, "colliderGroups": groups})
-    };
-    // Collider groups: 0 head, 1 body, 2 arms, 3 legs.
-    let mut springs = Vec::new();
+    // Each kind of spring: its strands (nodes from the root to the end),
+    // VRM's stiffness, drag and gravity power, the collider kinds it
+    // touches, and its center.
+    struct Kind {
+        name: &'static str,
+        strands: Vec<Vec<usize>>,
+        numbers: (f32, f32, f32),
+        touches: &'static [usize],
+        center: Option<usize>,
+    }
+    // Collider kinds: 0 head, 1 body, 2 arms, 3 legs.
+    let mut hair = Vec::new();
     for s in 0..8 {
         let a = (s as f32 / 8.0 + 0.0625) * std::f32::consts::TAU;
         let (x, z) = (a.sin(), a.cos());
@@ -602,19 +604,14 @@ fn avatar(dir: &Path) -> Fixture {
         } else {
             (4, [0.02 * x, -0.06, 0.015 * z])
         };
-        let nodes_s = strand(
+        let at = [0.07 * x, 0.14, 0.07 * z];
+        hair.push(strand(
             &mut nodes,
             &format!("hair{s}"),
             head,
-            [0.07 * x, 0.14, 0.07 * z],
+            at,
             step,
             links,
-        );
-        springs.push(spring(
-            format!("hair{s}"),
-            &nodes_s,
-            (1.0, 0.4, 0.05),
-            &[0, 1, 2],
         ));
     }
     let ponytail = strand(
@@ -625,52 +622,59 @@ fn avatar(dir: &Path) -> Fixture {
         [0.0, -0.05, -0.04],
         5,
     );
-    springs.push(spring(
-        "ponytail".into(),
-        &ponytail,
-        (0.6, 0.3, 0.3),
-        &[0, 1, 2],
-    ));
+    let mut skirt = Vec::new();
     for s in 0..8 {
-        let a = (s as f32 / 8.0) * std::f32::consts::TAU;
-        let (x, z) = (a.sin(), a.cos());
-        let nodes_s = strand(
-            &mut nodes,
-            &format!("skirt{s}"),
-            hips,
-            [0.13 * x, -0.02, 0.11 * z],
-            [0.03 * x, -0.09, 0.03 * z],
-            3,
-        );
-        let mut s_json = spring(format!("skirt{s}"), &nodes_s, (0.8, 0.5, 0.1), &[1, 2, 3]);
-        s_json["center"] = json!(hips);
-        springs.push(s_json);
+        let (x, z) = ((s as f32 / 8.0) * std::f32::consts::TAU).sin_cos();
+        let (at, step) = ([0.13 * x, -0.02, 0.11 * z], [0.03 * x, -0.09, 0.03 * z]);
+        skirt.push(strand(&mut nodes, &format!("skirt{s}"), hips, at, step, 3));
     }
-    for (side, x) in [("L", 0.07f32), ("R", -0.07)] {
-        let bust = strand(
-            &mut nodes,
-            &format!("bust_{side}"),
-            chest,
-            [x, 0.05, 0.06],
-            [0.0, -0.01, 0.06],
-            1,
-        );
-        springs.push(spring(format!("bust_{side}"), &bust, (2.0, 0.3, 0.0), &[2]));
-    }
-    let sphere = |node: usize, offset: [f32; 3], radius: f32| json!({"node": node, "shape": {"sphere": {"offset": offset, "radius": radius}}});
-    let capsule = |node: usize, offset: [f32; 3], tail: [f32; 3], radius: f32| json!({"node": node, "shape": {"capsule": {"offset": offset, "tail": tail, "radius": radius}}});
-    let colliders = json!([
-        sphere(head, [0.0, 0.09, 0.0], 0.11),
-        capsule(chest, [0.0, -0.02, 0.02], [0.0, 0.14, 0.02], 0.11),
-        sphere(hips, [0.0, 0.0, 0.0], 0.12),
-        capsule(arm_l, [0.0; 3], [0.26, 0.0, 0.0], 0.045),
-        capsule(forearm_l, [0.0; 3], [0.24, 0.0, 0.0], 0.04),
-        capsule(arm_r, [0.0; 3], [-0.26, 0.0, 0.0], 0.045),
-        capsule(forearm_r, [0.0; 3], [-0.24, 0.0, 0.0], 0.04),
-        capsule(leg_l, [0.0; 3], [0.0, -0.42, 0.0], 0.075),
-        capsule(leg_r, [0.0; 3], [0.0, -0.42, 0.0], 0.075),
-    ]);
-    let humanoid: Value = [
+    let bust = [("L", 0.07f32), ("R", -0.07)].map(|(side, x)| {
+        let (at, step) = ([x, 0.05, 0.06], [0.0, -0.01, 0.06]);
+        strand(&mut nodes, &format!("bust_{side}"), chest, at, step, 1)
+    });
+    let kinds = [
+        Kind {
+            name: "hair",
+            strands: hair,
+            numbers: (1.0, 0.4, 0.05),
+            touches: &[0, 1, 2],
+            center: None,
+        },
+        Kind {
+            name: "ponytail",
+            strands: vec![ponytail],
+            numbers: (0.6, 0.3, 0.3),
+            touches: &[0, 1, 2],
+            center: None,
+        },
+        Kind {
+            name: "skirt",
+            strands: skirt,
+            numbers: (0.8, 0.5, 0.1),
+            touches: &[1, 2, 3],
+            center: Some(hips),
+        },
+        Kind {
+            name: "bust",
+            strands: bust.to_vec(),
+            numbers: (2.0, 0.3, 0.0),
+            touches: &[2],
+            center: None,
+        },
+    ];
+    // (node, offset, tail, radius, kind): spheres have tail = offset.
+    let colliders = [
+        (head, [0.0, 0.09, 0.0], [0.0, 0.09, 0.0], 0.11, 0),
+        (chest, [0.0, -0.02, 0.02], [0.0, 0.14, 0.02], 0.11, 1),
+        (hips, [0.0; 3], [0.0; 3], 0.12, 1),
+        (arm_l, [0.0; 3], [0.26, 0.0, 0.0], 0.045, 2),
+        (forearm_l, [0.0; 3], [0.24, 0.0, 0.0], 0.04, 2),
+        (arm_r, [0.0; 3], [-0.26, 0.0, 0.0], 0.045, 2),
+        (forearm_r, [0.0; 3], [-0.24, 0.0, 0.0], 0.04, 2),
+        (leg_l, [0.0; 3], [0.0, -0.42, 0.0], 0.075, 3),
+        (leg_r, [0.0; 3], [0.0, -0.42, 0.0], 0.075, 3),
+    ];
+    let bones = [
         ("hips", hips),
         ("spine", spine),
         ("chest", chest),
@@ -682,35 +686,118 @@ fn avatar(dir: &Path) -> Fixture {
         ("rightLowerArm", forearm_r),
         ("leftUpperLeg", leg_l),
         ("rightUpperLeg", leg_r),
-    ]
-    .iter()
-    .map(|&(bone, node)| (bone.to_string(), json!({"node": node})))
-    .collect::<serde_json::Map<_, _>>()
-    .into();
+    ];
+    let (used, extensions) = if vrm0 {
+        // A collider group per collider's node, the capsules as three
+        // spheres (VRM 0.x has spheres only; its z is stored negated).
+        let groups: Vec<Value> = colliders
+            .iter()
+            .map(|&(node, a, b, radius, _)| {
+                let spheres: Vec<Value> = [0.0f32, 0.5, 1.0]
+                    .iter()
+                    .take(if a == b { 1 } else { 3 })
+                    .map(|&f| {
+                        let p = Vec3::from(a).lerp(Vec3::from(b), f);
+                        json!({"offset": {"x": p.x, "y": p.y, "z": -p.z}, "radius": radius})
+                    })
+                    .collect();
+                json!({"node": node, "colliders": spheres})
+            })
+            .collect();
+        let bone_groups: Vec<Value> = kinds
+            .iter()
+            .map(|k| {
+                let touching: Vec<usize> = (0..colliders.len())
+                    .filter(|&c| k.touches.contains(&colliders[c].4))
+                    .collect();
+                json!({"comment": k.name, "stiffiness": k.numbers.0, "dragForce": k.numbers.1,
+                       "gravityPower": k.numbers.2, "gravityDir": {"x": 0, "y": -1, "z": 0},
+                       "hitRadius": 0.02, "center": k.center.map_or(-1, |c| c as i64),
+                       "bones": k.strands.iter().map(|s| s[0]).collect::<Vec<_>>(),
+                       "colliderGroups": touching})
+            })
+            .collect();
+        let humanoid: Vec<Value> = bones
+            .iter()
+            .map(|&(bone, node)| json!({"bone": bone, "node": node}))
+            .collect();
+        (
+            vec!["VRM"],
+            json!({"VRM": {
+                "specVersion": "0.0",
+                "humanoid": {"humanBones": humanoid},
+                "secondaryAnimation": {"boneGroups": bone_groups, "colliderGroups": groups},
+            }}),
+        )
+    } else {
+        let shapes: Vec<Value> = colliders
+            .iter()
+            .map(|&(node, offset, tail, radius, _)| {
+                let shape = if offset == tail {
+                    json!({"sphere": {"offset": offset, "radius": radius}})
+                } else {
+                    json!({"capsule": {"offset": offset, "tail": tail, "radius": radius}})
+                };
+                json!({"node": node, "shape": shape})
+            })
+            .collect();
+        let groups: Vec<Value> = (0..4)
+            .map(|kind| {
+                let members: Vec<usize> = (0..colliders.len())
+                    .filter(|&c| colliders[c].4 == kind)
+                    .collect();
+                json!({"colliders": members})
+            })
+            .collect();
+        let mut springs = Vec::new();
+        for k in &kinds {
+            for (i, strand) in k.strands.iter().enumerate() {
+                let (last, simulated) = strand.split_last().unwrap();
+                let mut joints: Vec<Value> = simulated
+                    .iter()
+                    .map(|&n| {
+                        json!({"node": n, "hitRadius": 0.02, "stiffness": k.numbers.0,
+                               "dragForce": k.numbers.1, "gravityPower": k.numbers.2,
+                               "gravityDir": [0.0, -1.0, 0.0]})
+                    })
+                    .collect();
+                joints.push(json!({"node": last}));
+                let mut spring = json!({"name": format!("{}{i}", k.name), "joints": joints,
+                                        "colliderGroups": k.touches});
+                if let Some(center) = k.center {
+                    spring["center"] = json!(center);
+                }
+                springs.push(spring);
+            }
+        }
+        let humanoid: serde_json::Map<String, Value> = bones
+            .iter()
+            .map(|&(bone, node)| (bone.to_string(), json!({"node": node})))
+            .collect();
+        (
+            vec!["VRMC_vrm", "VRMC_springBone"],
+            json!({
+                "VRMC_vrm": {"specVersion": "1.0", "meta": {"name": "avatar",
+                    "authors": ["secmo"], "licenseUrl": "https://vrm.dev/licenses/1.0/"},
+                    "humanoid": {"humanBones": humanoid}},
+                "VRMC_springBone": {"specVersion": "1.0", "colliders": shapes,
+                    "colliderGroups": groups, "springs": springs},
+            }),
+        )
+    };
     let gltf = json!({
         "asset": {"version": "2.0", "generator": "secmo tests/vrm_parity.rs"},
         "scene": 0,
         "scenes": [{"nodes": [root]}],
         "nodes": nodes,
-        "extensionsUsed": ["VRMC_vrm", "VRMC_springBone"],
-        "extensions": {
-            "VRMC_vrm": {"specVersion": "1.0", "meta": {"name": "avatar", "authors": ["secmo"],
-                "licenseUrl": "https://vrm.dev/licenses/1.0/"},
-                "humanoid": {"humanBones": humanoid}},
-            "VRMC_springBone": {
-                "specVersion": "1.0",
-                "colliders": colliders,
-                "colliderGroups": [
-                    {"name": "head", "colliders": [0]},
-                    {"name": "body", "colliders": [1, 2]},
-                    {"name": "arms", "colliders": [3, 4, 5, 6]},
-                    {"name": "legs", "colliders": [7, 8]},
-                ],
-                "springs": springs,
-            },
-        },
+        "extensionsUsed": used,
+        "extensions": extensions,
     });
-    let file = dir.join("avatar.gltf");
+    let file = dir.join(if vrm0 {
+        "avatar_vrm0.gltf"
+    } else {
+        "avatar.gltf"
+    });
     std::fs::write(&file, serde_json::to_vec_pretty(&gltf).unwrap()).unwrap();
     let (mut motion, frames) = standard_motion(
         (hips as i64, Vec3::new(0.0, 0.9, 0.0)),
@@ -743,7 +830,12 @@ fn avatar(dir: &Path) -> Fixture {
         });
     }
     Fixture {
-        name: "avatar (VRM 1.0)".into(),
+        name: if vrm0 {
+            "avatar (VRM 0.x)"
+        } else {
+            "avatar (VRM 1.0)"
+        }
+        .into(),
         file,
         motion,
         frames,
