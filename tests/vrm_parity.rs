@@ -446,6 +446,15 @@ fn synthetic_specs() -> Vec<Spec> {
             teleport: true,
             ..Spec::default()
         },
+        // At the jump the strand rests on its bind pose, where three-vrm's
+        // reset puts it (secmo carries the pose the chain has rigidly).
+        Spec {
+            name: "center_teleport",
+            drag: 0.2,
+            center: true,
+            teleport: true,
+            ..Spec::default()
+        },
         Spec {
             name: "tapered",
             collider: Some(sphere([0.0, 0.05, 0.0], 0.12)),

@@ -764,9 +764,13 @@ fn prepare(
         // Carried rigidly, but gravity may now pull another way. Its
         // colliders stand where they are now through the update
         // (`Prepared::jumped`); the character's previous frames stay as
-        // they are for the chains that did not jump.
+        // they are for the chains that did not jump. A simulation space
+        // jumped with the root: the particles are where it put them, so
+        // it carries nothing more this update (they moved twice before
+        // session 15, 1.4 chain lengths off three-vrm's reset).
         clock.sleeping = 0;
         remember(clock, &now);
+        clock.previous_space = now.space;
     }
 
     // The settle phase's clock (ChainParams::settle_speedup): any
