@@ -171,7 +171,8 @@ struct Spec {
     /// Collider on the head: (shape JSON, hit radius).
     collider: Option<Value>,
     hit_radius: f32,
-    center: bool,
+    /// The spring's center node: 8 (a child of the hips) or 2 (the head).
+    center: Option<usize>,
     teleport: bool,
     /// The spring lists strand_0 then strand_2: strand_1 is no joint and
     /// moves with strand_0 (VRMC_springBone asks only that a joint lie
@@ -215,7 +216,7 @@ impl Default for Spec {
             gravity_dir: [0.0, -1.0, 0.0],
             collider: None,
             hit_radius: 0.02,
-            center: false,
+            center: None,
             teleport: false,
             skip: false,
             taper: false,
@@ -318,8 +319,8 @@ fn synthetic(spec: &Spec, dir: &Path) -> Fixture {
         ext["colliderGroups"] = json!([{"colliders": [0]}]);
         spring["colliderGroups"] = json!([0]);
     }
-    if spec.center {
-        spring["center"] = json!(8);
+    if let Some(center) = spec.center {
+        spring["center"] = json!(center);
     }
     ext["springs"] = json!([spring]);
     if spec.collider_on != Host::Head {
@@ -436,7 +437,7 @@ fn synthetic_specs() -> Vec<Spec> {
         },
         Spec {
             name: "center_space",
-            center: true,
+            center: Some(8),
             drag: 0.2,
             ..Spec::default()
         },
@@ -446,12 +447,31 @@ fn synthetic_specs() -> Vec<Spec> {
             teleport: true,
             ..Spec::default()
         },
+        // Hair in the head's space against a sphere on the head: the
+        // head turns under it.
+        Spec {
+            name: "center_on_head",
+            center: Some(2),
+            collider: Some(sphere([0.0, 0.05, 0.0], 0.12)),
+            gravity_power: 0.5,
+            ..Spec::default()
+        },
+        // In the hips' space over a sphere on the bun spring (placed where
+        // the bun's chain left it: interpolated between updates).
+        Spec {
+            name: "center_collider_on_spring",
+            center: Some(8),
+            collider: Some(sphere([0.0, -0.06, 0.0], 0.05)),
+            gravity_power: 0.3,
+            collider_on: Host::Spring,
+            ..Spec::default()
+        },
         // At the jump the strand rests on its bind pose, where three-vrm's
         // reset puts it (secmo carries the pose the chain has rigidly).
         Spec {
             name: "center_teleport",
             drag: 0.2,
-            center: true,
+            center: Some(8),
             teleport: true,
             ..Spec::default()
         },

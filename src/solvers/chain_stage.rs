@@ -356,15 +356,24 @@ struct Prepared {
     substeps: u32,
     /// Settle-phase repeats left this update.
     extra_budget: u32,
-    /// A chain in a simulation space: how far the space moved since the
-    /// previous update, and the part of that motion that carries the chain
-    /// (`1 − inertia`). The particles, root and parent were carried by it
-    /// at the start of the update; the colliders' previous frames are
-    /// carried the same way when they are placed, so that within the
-    /// update everything moves relative to the space (the space's current
-    /// frame is where the substeps happen, as a VRM center's is at each
-    /// three-vrm step).
-    carry: Option<(Affine3A, f32)>,
+    /// A chain in a simulation space: how the space moved since the
+    /// previous update ([`Carry`]).
+    carry: Option<Carry>,
+}
+
+/// A simulation space's motion over an update. The particles, root,
+/// parent and anchor were carried by `carried` (`1 − inertia`) of `delta`
+/// at the start of the update; the colliders' previous frames are carried
+/// the same way when they are placed, and the world's fixed directions
+/// (gravity, wind) turn by the part of `turn` still ahead at each substep:
+/// within the update everything moves relative to the space, in its
+/// current frame, as a VRM center's tails do at each three-vrm step.
+#[derive(Clone, Copy)]
+struct Carry {
+    delta: Affine3A,
+    carried: f32,
+    /// `delta`'s rotation.
+    turn: Quat,
 }
 
 /// One character's part of a chain-stage run ([`step_jobs`]).
@@ -801,7 +810,11 @@ fn prepare(
     if params.simulation_space >= 0 {
         let carried = 1.0 - params.inertia;
         let delta = now.space.to_affine() * clock.previous_space.to_affine().inverse();
-        carry = Some((delta, carried));
+        carry = Some(Carry {
+            delta,
+            carried,
+            turn: math::decompose(&delta, Vec3::ONE).transform.rotation(),
+        });
         for p in kept.position.iter_mut().chain(kept.previous.iter_mut()) {
             *p = p.lerp(delta.transform_point3(*p), carried);
         }
@@ -916,6 +929,9 @@ struct Interpolated {
     anchor: Quat,
     root: Vec3,
     parent: Quat,
+    /// In a simulation space, what turns the world's fixed directions
+    /// into the space's current frame at this substep ([`Carry`]).
+    world: Option<Quat>,
 }
 
 /// Interpolates chain `ci`'s frames to fraction `f` of this update, and
@@ -958,7 +974,10 @@ fn interpolate(
         // too: its per-substep records are world frames of their substep).
         for &c in &setup.colliders {
             let c = c as usize;
-            let previous = carried_frame(&stage.state.previous_colliders[c], (&carry.0, carry.1));
+            let previous = carried_frame(
+                &stage.state.previous_colliders[c],
+                (&carry.delta, carry.carried),
+            );
             let m = between((&previous, &stage.current_colliders[c]), fc);
             stage.placed[c] = rig.colliders[c].place(&m.to_affine(), scale);
         }
@@ -1020,6 +1039,14 @@ fn interpolate(
             parent_affine.transform_point3(local)
         },
         parent: parent_rotation,
+        // The part of the space's turn still ahead (none at the update's
+        // end, so one substep per update turns nothing).
+        world: match p.carry {
+            Some(carry) if !p.jumped && f < 1.0 => {
+                Some(Quat::IDENTITY.slerp(carry.turn, (1.0 - f) * carry.carried))
+            }
+            _ => None,
+        },
     }
 }
 
@@ -1079,19 +1106,22 @@ fn substep_frame<'a>(
     at: &Interpolated,
     placed: &'a [PlacedCollider],
 ) -> SubstepFrame<'a> {
+    // In a simulation space the world's gravity and wind as seen from the
+    // space's current frame at this substep (the floor stays where it is).
+    let world = |v: Vec3| at.world.map_or(v, |turn| turn * v);
     SubstepFrame {
         h: p.h as f32,
         anchor: at.anchor,
         root: at.root,
         up: update.up,
-        acceleration: p.acceleration,
+        acceleration: world(p.acceleration),
         scale: update.scale,
         colliders: placed,
         parent: at.parent,
         pose: local,
-        gravity_velocity: p.gravity_direction * params.vrm_gravity_power,
-        gravity_direction: p.gravity_direction,
-        wind: update.wind * params.wind_factor,
+        gravity_velocity: world(p.gravity_direction * params.vrm_gravity_power),
+        gravity_direction: world(p.gravity_direction),
+        wind: world(update.wind * params.wind_factor),
         floor_shift: update.floor_shift,
         decay: p.decay,
     }
@@ -1158,6 +1188,7 @@ fn run_substeps(
         anchor: Quat::IDENTITY,
         root: Vec3::ZERO,
         parent: Quat::IDENTITY,
+        world: None,
     }; lanes::W];
     loop {
         // The chains that take a substep now: when it ends, at what
