@@ -6,7 +6,7 @@
 //! [`RigSettings`] whose chains use secmo's hair solver. Only the JSON chunk
 //! is read; meshes and animations are the tool's business.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use glam::{Mat4, Quat, Vec3};
 use serde_json::Value;
@@ -161,14 +161,23 @@ fn array(v: Option<&Value>) -> &[Value] {
 
 /// The collider names of the groups listed in `groups` (indices into
 /// `table`; unknown indices are skipped).
-fn group_colliders(groups: Option<&Value>, table: &[Vec<String>]) -> Vec<String> {
-    array(groups)
-        .iter()
-        .filter_map(Value::as_u64)
-        .filter_map(|g| table.get(g as usize))
-        .flatten()
-        .cloned()
-        .collect()
+fn group_colliders(
+    groups: Option<&Value>,
+    table: &[Vec<String>],
+    path: &str,
+    notes: &mut Vec<String>,
+) -> Vec<String> {
+    let mut out = Vec::new();
+    for (k, g) in array(groups).iter().enumerate() {
+        match g.as_u64().and_then(|g| table.get(g as usize)) {
+            Some(colliders) => out.extend(colliders.iter().cloned()),
+            // three-vrm and UniVRM index the list; secmo leaves it out.
+            None => notes.push(format!(
+                "{path}.colliderGroups[{k}]: no collider group {g}; left out"
+            )),
+        }
+    }
+    out
 }
 
 struct Nodes {
@@ -775,9 +784,10 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 .get("extensions")
                 .and_then(|e| e.get("VRMC_springBone_extended_collider"))
                 .and_then(|e| e.get("shape"));
-            let shape = extended
-                .or_else(|| c.get("shape"))
-                .ok_or_else(|| err(&path, "no shape"))?;
+            let Some(shape) = extended.or_else(|| c.get("shape")) else {
+                notes.push(format!("{path}: no shape; left out"));
+                continue;
+            };
             let (kind, a, b, radius) = if let Some(s) = shape.get("sphere") {
                 let inside = s.get("inside").and_then(Value::as_bool).unwrap_or(false);
                 (
@@ -802,10 +812,12 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                     0.0,
                 )
             } else {
-                return Err(err(
-                    format!("{path}.shape"),
-                    "not a sphere, capsule or plane",
+                // A shape of a later version: the rest of the file still
+                // moves as authored.
+                notes.push(format!(
+                    "{path}.shape: not a sphere, capsule or plane; left out"
                 ));
+                continue;
             };
             collider_shapes.push(kind.to_string());
             settings.colliders.push(ColliderSettings {
@@ -819,23 +831,33 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 radius,
             });
         }
-        let table: Vec<Vec<String>> = array(spring.get("colliderGroups"))
-            .iter()
-            .map(|g| {
-                array(g.get("colliders"))
-                    .iter()
-                    .filter_map(Value::as_u64)
-                    .map(|c| format!("collider{c}"))
-                    .collect()
-            })
-            .collect();
+        // The colliders read above, by index (one left out is absent).
+        let read: HashSet<String> = settings.colliders.iter().map(|c| c.name.clone()).collect();
+        let count = array(spring.get("colliders")).len();
+        let mut table: Vec<Vec<String>> = Vec::new();
+        for (g, group) in array(spring.get("colliderGroups")).iter().enumerate() {
+            let mut names = Vec::new();
+            for (k, c) in array(group.get("colliders")).iter().enumerate() {
+                match c.as_u64().map(|c| format!("collider{c}")) {
+                    Some(name) if read.contains(&name) => names.push(name),
+                    Some(_) if c.as_u64().is_some_and(|c| (c as usize) < count) => {}
+                    _ => notes.push(format!(
+                        "VRMC_springBone.colliderGroups[{g}].colliders[{k}]: no collider {c}; \
+                         left out"
+                    )),
+                }
+            }
+            table.push(names);
+        }
         let springs = array(spring.get("springs"));
         for (s, sp) in springs.iter().enumerate() {
             let path = format!("VRMC_springBone.springs[{s}]");
             let js = array(sp.get("joints"));
             note_ignored(sp, &path, SPRING_FIELDS, &mut notes);
             if js.is_empty() {
-                return Err(err(format!("{path}.joints"), "empty"));
+                // three-vrm and UniVRM make no joint of it either.
+                notes.push(format!("{path}: no joints; nothing to simulate"));
+                continue;
             }
             let mut indices = Vec::with_capacity(js.len());
             for (k, j) in js.iter().enumerate() {
@@ -853,7 +875,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 ));
                 continue;
             }
-            let colliders = group_colliders(sp.get("colliderGroups"), &table);
+            let colliders = group_colliders(sp.get("colliderGroups"), &table, &path, &mut notes);
             let joint = |j: &Value| VrmJoint {
                 stiffness: num(j.get("stiffness"), 1.0),
                 drag: num(j.get("dragForce"), 0.5),
@@ -993,7 +1015,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
             );
             let radius = num(bg.get("hitRadius"), 0.02);
             note_ignored(bg, &path, GROUP_FIELDS, &mut notes);
-            let colliders = group_colliders(bg.get("colliderGroups"), &table);
+            let colliders = group_colliders(bg.get("colliderGroups"), &table, &path, &mut notes);
             for (r, root) in array(bg.get("bones")).iter().enumerate() {
                 let root = name(format!("{path}.bones[{r}]"), Some(root))?;
                 root_count += 1;

@@ -483,6 +483,71 @@ fn broken_files_name_what_is_wrong() {
 }
 
 #[test]
+fn broken_references_are_left_out_with_a_note_and_the_rest_opens() {
+    // What three-vrm and UniVRM skip or cannot use: a collider of a shape
+    // a later version may add, one without a shape, a group listing a
+    // collider that does not exist, a spring with no joints, a spring
+    // naming a collider group that does not exist. The file opens; each is
+    // named in a note; the hair keeps the sphere that exists.
+    let text = r#"{
+      "asset": {"version": "2.0"},
+      "nodes": [
+        {"name": "Head", "children": [1]},
+        {"name": "H1", "translation": [0, -0.1, 0], "children": [2]},
+        {"name": "H2", "translation": [0, -0.1, 0], "children": [3]},
+        {"name": "H3", "translation": [0, -0.1, 0]}
+      ],
+      "extensionsUsed": ["VRMC_springBone"],
+      "extensions": {"VRMC_springBone": {"specVersion": "1.0",
+        "colliders": [
+          {"node": 0, "shape": {"sphere": {"offset": [0, 0, 0.1], "radius": 0.05}}},
+          {"node": 0, "shape": {"cylinder": {"radius": 0.1}}},
+          {"node": 0}
+        ],
+        "colliderGroups": [{"colliders": [0, 1, 2, 7]}],
+        "springs": [
+          {"name": "nothing", "joints": []},
+          {"name": "hair", "colliderGroups": [0, 3],
+           "joints": [{"node": 1}, {"node": 2}, {"node": 3}]}
+        ]}}
+    }"#;
+    let import = vrm::import(text.as_bytes()).expect("the file opens");
+    let notes = import.notes.join("\n");
+    for named in [
+        "VRMC_springBone.colliders[1].shape: not a sphere, capsule or plane; left out",
+        "VRMC_springBone.colliders[2]: no shape; left out",
+        "VRMC_springBone.colliderGroups[0].colliders[3]: no collider 7; left out",
+        "VRMC_springBone.springs[0]: no joints; nothing to simulate",
+        "VRMC_springBone.springs[1].colliderGroups[1]: no collider group 3; left out",
+    ] {
+        assert!(notes.contains(named), "missing note {named:?} in:\n{notes}");
+    }
+    assert_eq!(import.settings.colliders.len(), 1);
+    assert_eq!(import.settings.chains.len(), 1);
+    assert_eq!(import.settings.chains[0].colliders, vec!["collider0"]);
+    // The settings build a rig (a collider named but absent used to fail
+    // here: "no collider named collider7").
+    let rig = rig_of(&import);
+    assert_eq!(rig.chains()[0].colliders.len(), 1);
+
+    // VRM 0.x: a bone group naming a collider group that does not exist.
+    let vrm0 = BRANCHED.replace(
+        "\"center\": -1}]",
+        "\"center\": -1, \"colliderGroups\": [4]}]",
+    );
+    assert_ne!(vrm0, BRANCHED, "the fixture's bone group");
+    let import = vrm::import(vrm0.as_bytes()).expect("the file opens");
+    let notes = import.notes.join("\n");
+    assert!(
+        notes.contains(
+            "VRM.secondaryAnimation.boneGroups[0].colliderGroups[0]: no collider group 4; left out"
+        ),
+        "{notes}"
+    );
+    rig_of(&import);
+}
+
+#[test]
 fn c_abi_writes_the_settings_in_two_calls() {
     use secmo::ffi::*;
     let file = asset("Godette_vrm_v4.vrm");
