@@ -645,6 +645,23 @@ struct VrmJoint {
 }
 
 impl VrmJoint {
+    /// Gravity as a unit direction and a power: three-vrm and UniVRM add
+    /// `gravityDir · gravityPower` as they are, so a longer direction
+    /// pulls harder and a zero one not at all; secmo's preset takes a
+    /// unit direction, so the length moves into the power.
+    fn unit_gravity(mut self) -> Self {
+        let dir = glam::Vec3::from_array(self.gravity_dir);
+        let length = dir.length();
+        if length.is_finite() && length > 0.0 {
+            self.gravity_dir = (dir / length).to_array();
+            self.gravity_power *= length;
+        } else {
+            self.gravity_dir = [0.0, -1.0, 0.0];
+            self.gravity_power = 0.0;
+        }
+        self
+    }
+
     /// Stiffness, drag force and gravity power as the preset takes them
     /// (clamped to their ranges).
     fn numbers(self) -> [f32; 3] {
@@ -876,11 +893,14 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 continue;
             }
             let colliders = group_colliders(sp.get("colliderGroups"), &table, &path, &mut notes);
-            let joint = |j: &Value| VrmJoint {
-                stiffness: num(j.get("stiffness"), 1.0),
-                drag: num(j.get("dragForce"), 0.5),
-                gravity_power: num(j.get("gravityPower"), 0.0),
-                gravity_dir: f32s(j.get("gravityDir"), [0.0, -1.0, 0.0]),
+            let joint = |j: &Value| {
+                VrmJoint {
+                    stiffness: num(j.get("stiffness"), 1.0),
+                    drag: num(j.get("dragForce"), 0.5),
+                    gravity_power: num(j.get("gravityPower"), 0.0),
+                    gravity_dir: f32s(j.get("gravityDir"), [0.0, -1.0, 0.0]),
+                }
+                .unit_gravity()
             };
             for (k, j) in js.iter().enumerate() {
                 let joint_path = format!("{path}.joints[{k}] ({})", nodes.names[indices[k]]);
@@ -1010,7 +1030,8 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                     drag: num(bg.get("dragForce"), 0.4),
                     gravity_power: num(bg.get("gravityPower"), 0.0),
                     gravity_dir,
-                },
+                }
+                .unit_gravity(),
                 center.as_deref(),
             );
             let radius = num(bg.get("hitRadius"), 0.02);

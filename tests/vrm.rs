@@ -548,6 +548,45 @@ fn broken_references_are_left_out_with_a_note_and_the_rest_opens() {
 }
 
 #[test]
+fn gravity_pulls_by_the_direction_as_written() {
+    // three-vrm and UniVRM add gravityDir · gravityPower as written: a
+    // direction of length 2 pulls twice as hard, a zero one not at all.
+    let spring = |dir: &str| {
+        format!(
+            r#"{{"asset": {{"version": "2.0"}},
+              "nodes": [{{"name": "Head", "children": [1]}},
+                        {{"name": "H1", "translation": [0, -0.1, 0], "children": [2]}},
+                        {{"name": "H2", "translation": [0, -0.1, 0]}}],
+              "extensions": {{"VRMC_springBone": {{"specVersion": "1.0", "springs": [{{
+                "joints": [{{"node": 1, "gravityPower": 0.5, "gravityDir": {dir}}},
+                           {{"node": 2}}]}}]}}}}}}"#
+        )
+    };
+    for (dir, power, unit) in [
+        ("[0, -2, 0]", 1.0, [0.0, -1.0, 0.0]),
+        ("[0, -0.3, 0.4]", 0.25, [0.0, -0.6, 0.8]),
+        ("[0, 0, 0]", 0.0, [0.0, -1.0, 0.0]),
+    ] {
+        let import = vrm::import(spring(dir).as_bytes()).unwrap();
+        let chain = &import.settings.chains[0];
+        let got = chain.param_f32("vrm_gravity_power").unwrap();
+        assert!(
+            (got - power).abs() < 1e-6,
+            "{dir}: power {got}, not {power}"
+        );
+        let direction: Vec<f64> = chain.params["gravity_direction"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        for (a, b) in direction.iter().zip(unit) {
+            assert!((a - b).abs() < 1e-6, "{dir}: direction {direction:?}");
+        }
+    }
+}
+
+#[test]
 fn c_abi_writes_the_settings_in_two_calls() {
     use secmo::ffi::*;
     let file = asset("Godette_vrm_v4.vrm");

@@ -384,6 +384,9 @@ fn synthetic_specs() -> Vec<Spec> {
         ("gravity_1_down", 1.0, [0.0, -1.0, 0.0]),
         ("gravity_0.5_forward", 0.5, [0.0, 0.0, 1.0]),
         ("gravity_1_side", 1.0, [0.6, -0.8, 0.0]),
+        // Not a unit vector: three-vrm and UniVRM scale by its length.
+        ("gravity_0.8_long_dir", 0.8, [0.0, -1.5, 0.5]),
+        ("gravity_1_zero_dir", 1.0, [0.0, 0.0, 0.0]),
     ] {
         specs.push(Spec {
             name,
