@@ -190,6 +190,10 @@ struct Spec {
     turn_gravity: bool,
     /// Uniform scale of the scene root (an armature in other units).
     root_scale: f32,
+    /// Rotation of the scene root (an armature exported turned or Z-up).
+    root_rotation: Option<Quat>,
+    /// Uniform scale of the strand's second joint (a bone scaled in place).
+    joint_scale: f32,
     /// The node the collider sits on.
     collider_on: Host,
 }
@@ -222,6 +226,8 @@ impl Default for Spec {
             taper: false,
             turn_gravity: false,
             root_scale: 1.0,
+            root_rotation: None,
+            joint_scale: 1.0,
             collider_on: Host::Head,
         }
     }
@@ -246,6 +252,12 @@ fn synthetic(spec: &Spec, dir: &Path) -> Fixture {
     let mut nodes = nodes;
     if spec.root_scale != 1.0 {
         nodes[0]["scale"] = json!([spec.root_scale, spec.root_scale, spec.root_scale]);
+    }
+    if spec.joint_scale != 1.0 {
+        nodes[4]["scale"] = json!([spec.joint_scale, spec.joint_scale, spec.joint_scale]);
+    }
+    if let Some(r) = spec.root_rotation {
+        nodes[0]["rotation"] = json!(r.to_array());
     }
     if spec.collider_on != Host::Head {
         // A bun behind the head: nodes 9 (the joint), 10 (its end) and 11
@@ -495,6 +507,30 @@ fn synthetic_specs() -> Vec<Spec> {
             collider: Some(sphere([0.0, 0.05, 0.0], 0.12)),
             gravity_power: 0.3,
             root_scale: 0.4,
+            ..Spec::default()
+        },
+        // The scene root turned: facing −Z as VRM 0.x exporters leave it,
+        // and lying on its back as a Z-up armature without its fix-up
+        // (gravity still pulls along the world's −Y).
+        Spec {
+            name: "root_turned_180",
+            collider: Some(sphere([0.0, 0.05, 0.0], 0.12)),
+            gravity_power: 0.3,
+            root_rotation: Some(Quat::from_rotation_y(std::f32::consts::PI)),
+            ..Spec::default()
+        },
+        Spec {
+            name: "root_on_its_back",
+            collider: Some(capsule([0.0, -0.1, -0.02], [0.0, 0.12, -0.02], 0.1)),
+            gravity_power: 0.5,
+            root_rotation: Some(Quat::from_rotation_x(-std::f32::consts::FRAC_PI_2)),
+            ..Spec::default()
+        },
+        Spec {
+            name: "joint_scaled_1.3",
+            collider: Some(sphere([0.0, 0.05, 0.0], 0.12)),
+            gravity_power: 0.3,
+            joint_scale: 1.3,
             ..Spec::default()
         },
         Spec {
