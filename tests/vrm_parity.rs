@@ -572,6 +572,7 @@ fn fixtures(dir: &Path) -> Vec<Fixture> {
     ));
     out.extend(synthetic_specs().iter().map(|s| synthetic(s, dir)));
     out.push(branched_vrm0(dir));
+    out.push(root_level_spring(dir));
     out.push(avatar(dir, false));
     out.push(avatar(dir, true));
     out
@@ -909,6 +910,35 @@ fn avatar(dir: &Path, vrm0: bool) -> Fixture {
         frames,
         teleports: Vec::new(),
     }
+}
+
+/// A spring whose first joint is a scene root (a strap exported as its own
+/// node tree, no skeleton above it): the scene moves and turns.
+fn root_level_spring(dir: &Path) -> Fixture {
+    let gltf = json!({
+        "asset": {"version": "2.0", "generator": "secmo tests/vrm_parity.rs"},
+        "scene": 0,
+        "scenes": [{"nodes": [0, 4]}],
+        "nodes": [
+            {"name": "strap_0", "translation": [0.0, 1.2, 0.0], "children": [1]},
+            {"name": "strap_1", "translation": [0.0, -0.1, -0.02], "children": [2]},
+            {"name": "strap_2", "translation": [0.0, -0.1, 0.0], "children": [3]},
+            {"name": "strap_end", "translation": [0.0, -0.1, 0.0]},
+            {"name": "post", "translation": [0.0, 1.0, -0.1]}
+        ],
+        "extensionsUsed": ["VRMC_springBone"],
+        "extensions": {"VRMC_springBone": {"specVersion": "1.0",
+            "colliders": [{"node": 4, "shape": {"sphere": {"offset": [0.0, 0.0, 0.0], "radius": 0.06}}}],
+            "colliderGroups": [{"colliders": [0]}],
+            "springs": [{"name": "strap", "colliderGroups": [0], "joints": [
+                {"node": 0, "stiffness": 0.5, "dragForce": 0.3, "gravityPower": 0.6, "hitRadius": 0.02},
+                {"node": 1, "stiffness": 0.5, "dragForce": 0.3, "gravityPower": 0.6, "hitRadius": 0.02},
+                {"node": 2, "stiffness": 0.5, "dragForce": 0.3, "gravityPower": 0.6, "hitRadius": 0.02},
+                {"node": 3}]}]}},
+    });
+    let file = dir.join("root_level_spring.gltf");
+    std::fs::write(&file, serde_json::to_vec_pretty(&gltf).unwrap()).unwrap();
+    file_fixture("root-level spring", file)
 }
 
 /// A VRM 0.x bone group whose root has three strands below it: every node
