@@ -482,6 +482,23 @@ fn broken_files_name_what_is_wrong() {
     assert_eq!(e.path, "nodes[1]", "{e:?}");
 }
 
+/// A glTF of a head node and a three-joint strand below it (H1, H2, H3),
+/// with `rest` (the top-level fields after `nodes`) added.
+fn head_strand_file(rest: &str) -> String {
+    format!(
+        r#"{{
+      "asset": {{"version": "2.0"}},
+      "nodes": [
+        {{"name": "Head", "children": [1]}},
+        {{"name": "H1", "translation": [0, -0.1, 0], "children": [2]}},
+        {{"name": "H2", "translation": [0, -0.1, 0], "children": [3]}},
+        {{"name": "H3", "translation": [0, -0.1, 0]}}
+      ],
+      {rest}
+    }}"#
+    )
+}
+
 #[test]
 fn broken_references_are_left_out_with_a_note_and_the_rest_opens() {
     // What three-vrm and UniVRM skip or cannot use: a collider of a shape
@@ -489,15 +506,8 @@ fn broken_references_are_left_out_with_a_note_and_the_rest_opens() {
     // collider that does not exist, a spring with no joints, a spring
     // naming a collider group that does not exist. The file opens; each is
     // named in a note; the hair keeps the sphere that exists.
-    let text = r#"{
-      "asset": {"version": "2.0"},
-      "nodes": [
-        {"name": "Head", "children": [1]},
-        {"name": "H1", "translation": [0, -0.1, 0], "children": [2]},
-        {"name": "H2", "translation": [0, -0.1, 0], "children": [3]},
-        {"name": "H3", "translation": [0, -0.1, 0]}
-      ],
-      "extensionsUsed": ["VRMC_springBone"],
+    let text = head_strand_file(
+        r#""extensionsUsed": ["VRMC_springBone"],
       "extensions": {"VRMC_springBone": {"specVersion": "1.0",
         "colliders": [
           {"node": 0, "shape": {"sphere": {"offset": [0, 0, 0.1], "radius": 0.05}}},
@@ -509,8 +519,8 @@ fn broken_references_are_left_out_with_a_note_and_the_rest_opens() {
           {"name": "nothing", "joints": []},
           {"name": "hair", "colliderGroups": [0, 3],
            "joints": [{"node": 1}, {"node": 2}, {"node": 3}]}
-        ]}}
-    }"#;
+        ]}}"#,
+    );
     let import = vrm::import(text.as_bytes()).expect("the file opens");
     let notes = import.notes.join("\n");
     for named in [
@@ -638,15 +648,8 @@ fn c_abi_writes_the_settings_in_two_calls() {
 fn fields_the_preset_does_not_apply_are_listed_by_name() {
     // A VRM 1.0 spring whose second joint carries an angle limit of the
     // VRMC_springBone_limit draft, plus fields no version defines.
-    let text = r#"{
-      "asset": {"version": "2.0"},
-      "nodes": [
-        {"name": "Head", "children": [1]},
-        {"name": "H1", "translation": [0, -0.1, 0], "children": [2]},
-        {"name": "H2", "translation": [0, -0.1, 0], "children": [3]},
-        {"name": "H3", "translation": [0, -0.1, 0]}
-      ],
-      "extensionsUsed": ["VRMC_springBone", "VRMC_springBone_limit"],
+    let text = head_strand_file(
+        r#""extensionsUsed": ["VRMC_springBone", "VRMC_springBone_limit"],
       "extensions": {"VRMC_springBone": {"specVersion": "1.0", "springs": [{
         "name": "hair", "wobble": 3,
         "joints": [
@@ -654,8 +657,8 @@ fn fields_the_preset_does_not_apply_are_listed_by_name() {
           {"node": 2, "stiffness": 1, "extensions": {"VRMC_springBone_limit":
             {"specVersion": "1.0-draft", "limit": {"cone": {"angle": 0.5}}}}},
           {"node": 3, "softness": 2}
-        ]}]}}
-    }"#;
+        ]}]}}"#,
+    );
     let import = vrm::import(text.as_bytes()).unwrap();
     let notes = import.notes.join("\n");
     assert!(
