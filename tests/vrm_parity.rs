@@ -1334,8 +1334,12 @@ fn vrm_preset_matches_three_vrm_and_is_frame_rate_independent() {
         // Chains hanging from another chain's joint (skipped_node,
         // turned_gravity) read it substep by substep, so this holds for
         // them too (they were 0.67 % and 1.04 % while they interpolated
-        // it between updates).
-        let solver_limit = 0.5;
+        // it between updates). The worst is three-vrm's sphere-collider
+        // file at 0.18 % (a collider on a turning scene root: interpolated
+        // along its arc, the re-sampled input along the chord); a chain in
+        // a center over a collider on another spring read that spring's
+        // output between updates until session 15 (0.34 %).
+        let solver_limit = 0.2;
         if solver_30 > solver_limit {
             failures.push(format!(
                 "{}: the same input at 30 and 120 Hz differs by {solver_30:.3} %",

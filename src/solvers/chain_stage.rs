@@ -374,6 +374,9 @@ struct Carry {
     carried: f32,
     /// `delta`'s rotation.
     turn: Quat,
+    /// The space's frames at the previous update and now.
+    from: Transform,
+    to: Transform,
 }
 
 /// One character's part of a chain-stage run ([`step_jobs`]).
@@ -814,6 +817,8 @@ fn prepare(
             delta,
             carried,
             turn: math::decompose(&delta, Vec3::ONE).transform.rotation(),
+            from: clock.previous_space,
+            to: now.space,
         });
         for p in kept.position.iter_mut().chain(kept.previous.iter_mut()) {
             *p = p.lerp(delta.transform_point3(*p), carried);
@@ -970,15 +975,25 @@ fn interpolate(
     if let (Some(carry), false) = (p.carry, fc == CURRENT) {
         // In a simulation space: each collider between its previous frame
         // seen from the space's current frame and its current one, placed
-        // for this chain alone (a collider riding on another chain's joint
-        // too: its per-substep records are world frames of their substep).
+        // for this chain alone; one riding on another chain's joint where
+        // that chain left it at this substep (a world frame then), seen
+        // from the space's current frame.
         for &c in &setup.colliders {
             let c = c as usize;
             let previous = carried_frame(
                 &stage.state.previous_colliders[c],
                 (&carry.delta, carry.carried),
             );
-            let m = between((&previous, &stage.current_colliders[c]), fc);
+            let frames = (&previous, &stage.current_colliders[c]);
+            let m = match recorded_at(&stage.records, rig.collider_slots[c], end) {
+                Some(r) => {
+                    let ahead = carry.to.to_affine()
+                        * between((&carry.from, &carry.to), fc).to_affine().inverse();
+                    let there = Transform::new(r.head, r.rotation, between(frames, fc).scale());
+                    carried_frame(&there, (&ahead, carry.carried))
+                }
+                None => between(frames, fc),
+            };
             stage.placed[c] = rig.colliders[c].place(&m.to_affine(), scale);
         }
     } else if rig.reads_moving_collider[ci] {
