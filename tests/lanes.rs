@@ -114,8 +114,8 @@ fn rig() -> Arc<Rig> {
     }
     // A bun spring behind the head with a sphere on its first joint
     // (collider 14), three VRM strands hanging from its second joint and
-    // three sliding over its sphere: once the bun has run, each three read
-    // only what it moved and step in one lane block.
+    // three sliding over its sphere in the head's space: once the bun has
+    // run, each three read only what it moved and step in one lane block.
     let bun = bones.len();
     let vrm = |gravity: f32| {
         let mut params = ChainParams::vrm(1.0);
@@ -147,6 +147,10 @@ fn rig() -> Arc<Rig> {
             vrm(0.3),
             vec![],
         );
+        // In the head's space (a VRM center): the sphere comes from the
+        // bun's per-substep record, moved into the space's frame.
+        let mut slide = vrm(0.3);
+        slide.simulation_space = HEAD as i32;
         strand(
             &mut bones,
             &format!("slide{c}"),
@@ -154,7 +158,7 @@ fn rig() -> Arc<Rig> {
             4,
             t(x * 1.5, 0.05, -0.08),
             t(0.0, -0.05, -0.01),
-            vrm(0.3),
+            slide,
             vec![14],
         );
     }
