@@ -160,7 +160,7 @@ fn array(v: Option<&Value>) -> &[Value] {
 }
 
 /// The collider names of the groups listed in `groups` (indices into
-/// `table`; unknown indices are skipped).
+/// `table`; an index naming no group is left out with a note).
 fn group_colliders(
     groups: Option<&Value>,
     table: &[Vec<String>],
@@ -650,7 +650,7 @@ impl VrmJoint {
     /// pulls harder and a zero one not at all; secmo's preset takes a
     /// unit direction, so the length moves into the power.
     fn unit_gravity(mut self) -> Self {
-        let dir = glam::Vec3::from_array(self.gravity_dir);
+        let dir = Vec3::from_array(self.gravity_dir);
         let length = dir.length();
         if length.is_finite() && length > 0.0 {
             self.gravity_dir = (dir / length).to_array();
@@ -857,6 +857,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
             for (k, c) in array(group.get("colliders")).iter().enumerate() {
                 match c.as_u64().map(|c| format!("collider{c}")) {
                     Some(name) if read.contains(&name) => names.push(name),
+                    // A collider left out above, which has its own note.
                     Some(_) if c.as_u64().is_some_and(|c| (c as usize) < count) => {}
                     _ => notes.push(format!(
                         "VRMC_springBone.colliderGroups[{g}].colliders[{k}]: no collider {c}; \

@@ -978,6 +978,9 @@ fn interpolate(
         // for this chain alone; one riding on another chain's joint where
         // that chain left it at this substep (a world frame then), seen
         // from the space's current frame.
+        let ahead = rig.reads_moving_collider[ci].then(|| {
+            carry.to.to_affine() * between((&carry.from, &carry.to), fc).to_affine().inverse()
+        });
         for &c in &setup.colliders {
             let c = c as usize;
             let previous = carried_frame(
@@ -985,10 +988,11 @@ fn interpolate(
                 (&carry.delta, carry.carried),
             );
             let frames = (&previous, &stage.current_colliders[c]);
-            let m = match recorded_at(&stage.records, rig.collider_slots[c], end) {
-                Some(r) => {
-                    let ahead = carry.to.to_affine()
-                        * between((&carry.from, &carry.to), fc).to_affine().inverse();
+            let record = ahead.and_then(|ahead| {
+                recorded_at(&stage.records, rig.collider_slots[c], end).map(|r| (ahead, r))
+            });
+            let m = match record {
+                Some((ahead, r)) => {
                     let there = Transform::new(r.head, r.rotation, between(frames, fc).scale());
                     carried_frame(&there, (&ahead, carry.carried))
                 }
