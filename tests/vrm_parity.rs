@@ -571,8 +571,10 @@ fn fixtures(dir: &Path) -> Vec<Fixture> {
         assets.join("Godette_vrm_v4.vrm"),
     ));
     out.extend(synthetic_specs().iter().map(|s| synthetic(s, dir)));
-    out.push(branched_vrm0(dir));
+    out.push(branched_vrm0(dir, false));
+    out.push(branched_vrm0(dir, true));
     out.push(root_level_spring(dir));
+    out.push(cross_space(dir));
     out.push(avatar(dir, false));
     out.push(avatar(dir, true));
     out
@@ -912,6 +914,61 @@ fn avatar(dir: &Path, vrm0: bool) -> Fixture {
     }
 }
 
+/// Springs of different spaces reading each other: a bun in the hips'
+/// space (node 10 its center) with a tassel in world space hanging from
+/// its second joint, and a strand in the bun's space sliding over a
+/// sphere on the bun's first joint. The records the bun leaves at each
+/// substep are world frames; each reader sees them from its own space.
+fn cross_space(dir: &Path) -> Fixture {
+    let joint = |node: usize| {
+        json!({"node": node, "stiffness": 0.6, "dragForce": 0.3, "gravityPower": 0.4,
+               "hitRadius": 0.015})
+    };
+    let gltf = json!({
+        "asset": {"version": "2.0", "generator": "secmo tests/vrm_parity.rs"},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [
+            {"name": "root", "children": [1]},
+            {"name": "hips", "translation": [0.0, 1.0, 0.0], "children": [2, 10]},
+            {"name": "head", "translation": [0.0, 0.5, 0.0], "children": [3, 11]},
+            {"name": "bun_0", "translation": [0.0, 0.05, -0.1], "children": [4]},
+            {"name": "bun_1", "translation": [0.0, -0.04, -0.06], "children": [5, 6]},
+            {"name": "bun_end", "translation": [0.0, -0.06, -0.02]},
+            {"name": "tassel_0", "translation": [0.02, -0.03, 0.0], "children": [7]},
+            {"name": "tassel_1", "translation": [0.0, -0.06, 0.0], "children": [8]},
+            {"name": "tassel_end", "translation": [0.0, -0.06, 0.0]},
+            {"name": "unused"},
+            {"name": "center", "translation": [0.0, 0.2, 0.0]},
+            {"name": "strand_0", "translation": [0.03, 0.08, -0.06], "children": [12]},
+            {"name": "strand_1", "translation": [0.0, -0.07, -0.03], "children": [13]},
+            {"name": "strand_2", "translation": [0.0, -0.07, -0.01], "children": [14]},
+            {"name": "strand_end", "translation": [0.0, -0.06, 0.0]}
+        ],
+        "extensionsUsed": ["VRMC_springBone"],
+        "extensions": {"VRMC_springBone": {"specVersion": "1.0",
+            "colliders": [{"node": 3, "shape": {"sphere": {"offset": [0.0, -0.03, -0.02], "radius": 0.05}}}],
+            "colliderGroups": [{"colliders": [0]}],
+            "springs": [
+                {"name": "bun", "center": 10, "joints": [joint(3), joint(4), {"node": 5}]},
+                {"name": "tassel", "joints": [joint(6), joint(7), {"node": 8}]},
+                {"name": "strand", "center": 10, "colliderGroups": [0],
+                 "joints": [joint(11), joint(12), joint(13), {"node": 14}]}
+            ]}},
+    });
+    let file = dir.join("cross_space.gltf");
+    std::fs::write(&file, serde_json::to_vec_pretty(&gltf).unwrap()).unwrap();
+    let (motion, frames) =
+        standard_motion((1, Vec3::new(0.0, 1.0, 0.0)), (2, Quat::IDENTITY), None);
+    Fixture {
+        name: "cross-space springs".into(),
+        file,
+        motion,
+        frames,
+        teleports: Vec::new(),
+    }
+}
+
 /// A spring whose first joint is a scene root (a strap exported as its own
 /// node tree, no skeleton above it): the scene moves and turns.
 fn root_level_spring(dir: &Path) -> Fixture {
@@ -945,7 +1002,9 @@ fn root_level_spring(dir: &Path) -> Fixture {
 /// under the root moves (UniVRM); secmo runs the root and its first strand
 /// as one chain and each other strand as a chain hanging from the root
 /// joint, which it reads substep by substep. A sphere collider on the head.
-fn branched_vrm0(dir: &Path) -> Fixture {
+/// `centered`: the group in the hips' space (the hanging strands then carry
+/// the root joint's records into it).
+fn branched_vrm0(dir: &Path, centered: bool) -> Fixture {
     let mut nodes = vec![
         json!({"name": "root", "children": [1]}),
         json!({"name": "hips", "translation": [0.0, 1.0, 0.0], "children": [2]}),
@@ -989,9 +1048,19 @@ fn branched_vrm0(dir: &Path) -> Fixture {
             }
         }},
     });
-    let file = dir.join("branched_vrm0.gltf");
+    let mut gltf = gltf;
+    let (name, file) = if centered {
+        gltf["extensions"]["VRM"]["secondaryAnimation"]["boneGroups"][0]["center"] = json!(1);
+        (
+            "branched in a center (VRM 0.x)",
+            "branched_center_vrm0.gltf",
+        )
+    } else {
+        ("branched (VRM 0.x)", "branched_vrm0.gltf")
+    };
+    let file = dir.join(file);
     std::fs::write(&file, serde_json::to_vec_pretty(&gltf).unwrap()).unwrap();
-    file_fixture("branched (VRM 0.x)", file)
+    file_fixture(name, file)
 }
 
 /// World positions of every joint's tail, per frame, in three-vrm's joint

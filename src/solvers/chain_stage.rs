@@ -937,6 +937,11 @@ struct Interpolated {
     /// In a simulation space, what turns the world's fixed directions
     /// into the space's current frame at this substep ([`Carry`]).
     world: Option<Quat>,
+    /// In a simulation space, the part of its motion still ahead at this
+    /// substep and the part of that which carries the chain: what takes a
+    /// world frame of the substep into the chain's frame ([`Stage::records`]
+    /// are world frames).
+    ahead: Option<(Affine3A, f32)>,
 }
 
 /// Interpolates chain `ci`'s frames to fraction `f` of this update, and
@@ -963,6 +968,16 @@ fn interpolate(
         fc.to_bits(),
         scale.to_bits(),
     ];
+    let ahead = match p.carry {
+        Some(carry) if fc != CURRENT && f < 1.0 => {
+            let at = between((&carry.from, &carry.to), f).to_affine();
+            Some((carry.to.to_affine() * at.inverse(), carry.carried))
+        }
+        _ => None,
+    };
+    // A world frame of this substep (another chain's record) in the
+    // chain's frame.
+    let in_space = |t: Transform| ahead.map_or(t, |(a, c)| carried_frame(&t, (&a, c)));
     let shared = |stage: &mut Stage, c: usize| {
         let frames = (
             &stage.state.previous_colliders[c],
@@ -976,11 +991,8 @@ fn interpolate(
         // In a simulation space: each collider between its previous frame
         // seen from the space's current frame and its current one, placed
         // for this chain alone; one riding on another chain's joint where
-        // that chain left it at this substep (a world frame then), seen
-        // from the space's current frame.
-        let ahead = rig.reads_moving_collider[ci].then(|| {
-            carry.to.to_affine() * between((&carry.from, &carry.to), fc).to_affine().inverse()
-        });
+        // that chain left it at this substep, seen from the space's
+        // current frame.
         for &c in &setup.colliders {
             let c = c as usize;
             let previous = carried_frame(
@@ -988,14 +1000,12 @@ fn interpolate(
                 (&carry.delta, carry.carried),
             );
             let frames = (&previous, &stage.current_colliders[c]);
-            let record = ahead.and_then(|ahead| {
-                recorded_at(&stage.records, rig.collider_slots[c], end).map(|r| (ahead, r))
-            });
-            let m = match record {
-                Some((ahead, r)) => {
-                    let there = Transform::new(r.head, r.rotation, between(frames, fc).scale());
-                    carried_frame(&there, (&ahead, carry.carried))
-                }
+            let m = match recorded_at(&stage.records, rig.collider_slots[c], end) {
+                Some(r) => in_space(Transform::new(
+                    r.head,
+                    r.rotation,
+                    between(frames, fc).scale(),
+                )),
                 None => between(frames, fc),
             };
             stage.placed[c] = rig.colliders[c].place(&m.to_affine(), scale);
@@ -1029,10 +1039,8 @@ fn interpolate(
     let recorded = recorded_at(&stage.records, setup.parent_slot, end);
     let (parent_affine, parent_rotation) = if let Some(r) = recorded {
         let scale = previous_parent.scale().lerp(parent_now.scale(), f);
-        (
-            Transform::new(r.head, r.rotation, scale).to_affine(),
-            r.rotation,
-        )
+        let t = in_space(Transform::new(r.head, r.rotation, scale));
+        (t.to_affine(), t.rotation())
     } else {
         stage.frames.parents[setup.parent_slot as usize].get(key, || {
             let parent = Transform::new(
@@ -1066,6 +1074,7 @@ fn interpolate(
             }
             _ => None,
         },
+        ahead,
     }
 }
 
@@ -1208,6 +1217,7 @@ fn run_substeps(
         root: Vec3::ZERO,
         parent: Quat::IDENTITY,
         world: None,
+        ahead: None,
     }; lanes::W];
     loop {
         // The chains that take a substep now: when it ends, at what
@@ -1438,6 +1448,16 @@ fn record_joints(
                 }
                 let t = math::decompose(&m, Vec3::ONE).transform;
                 (t.rotation(), t.translation())
+            };
+            // A chain in a simulation space walks in the space's current
+            // frame; the record is the world frame of the substep.
+            let (rotation, head) = match at.ahead {
+                Some((ahead, c)) => {
+                    let t = Transform::new(head, rotation, Vec3::ONE);
+                    let t = carried_frame(&t, (&ahead.inverse(), c));
+                    (t.rotation(), t.translation())
+                }
+                None => (rotation, head),
             };
             let records = &mut stage.records[slot as usize];
             // Within capacity: never allocates.
