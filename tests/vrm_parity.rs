@@ -875,12 +875,22 @@ fn avatar(dir: &Path, vrm0: bool) -> Fixture {
         (head as i64, Quat::IDENTITY),
         None,
     );
-    // Arms hang along the body and swing forward and back, legs walk, from
-    // 1 s to 6 s.
+    // Arms hang along the body and swing forward and back, legs walk, the
+    // hips twist ±20° and sway ±8°, from 1 s to 6 s.
     let swing = |t: f32, amplitude: f32, phase: f32| {
         let envelope = smooth(t, 1.0, 0.5) * (1.0 - smooth(t, 5.5, 0.5));
         amplitude.to_radians() * envelope * (std::f32::consts::TAU * 0.8 * (t - 1.0) + phase).sin()
     };
+    // The hips twist and sway as they walk (the skirt's center turns).
+    motion[0].rotation = Some(
+        (0..frames)
+            .map(|f| {
+                let t = f as f32 / RATE as f32;
+                Quat::from_rotation_y(swing(t, 20.0, 0.0))
+                    * Quat::from_rotation_z(swing(t, 8.0, 1.0))
+            })
+            .collect(),
+    );
     for (node, down, amplitude, phase) in [
         (arm_l, -75f32, 45f32, 0.0),
         (arm_r, 75.0, 45.0, std::f32::consts::PI),
