@@ -968,43 +968,17 @@ fn build_node_constraints(
         deps.retain(|&k| k != i);
         dependencies.push(deps);
     }
-    // Depth-first topological order; 1 = on the current path, 2 = done.
-    let mut state = vec![0u8; descs.len()];
-    let mut order = Vec::with_capacity(descs.len());
-    for start in 0..descs.len() {
-        if state[start] != 0 {
-            continue;
-        }
-        let mut stack = vec![(start, 0usize)];
-        state[start] = 1;
-        while let Some(&mut (node, ref mut next)) = stack.last_mut() {
-            if let Some(&dep) = dependencies[node].get(*next) {
-                *next += 1;
-                match state[dep] {
-                    0 => {
-                        state[dep] = 1;
-                        stack.push((dep, 0));
-                    }
-                    1 => {
-                        let from = stack.iter().position(|&(c, _)| c == dep).unwrap_or(0);
-                        let mut names: Vec<&str> = stack[from..]
-                            .iter()
-                            .map(|&(c, _)| bones[descs[c].destination as usize].name.as_str())
-                            .collect();
-                        names.push(bones[descs[dep].destination as usize].name.as_str());
-                        return Err(RigError::NodeConstraintCycle {
-                            bones: names.join(" → "),
-                        });
-                    }
-                    _ => {}
-                }
-            } else {
-                state[node] = 2;
-                order.push(node);
-                stack.pop();
-            }
-        }
-    }
+    // Depth-first topological order; a cycle is an error naming its bones.
+    let order = depth_first_order(&dependencies, |path, dep| {
+        let mut names: Vec<&str> = path
+            .iter()
+            .map(|&c| bones[descs[c].destination as usize].name.as_str())
+            .collect();
+        names.push(bones[descs[dep].destination as usize].name.as_str());
+        Err(RigError::NodeConstraintCycle {
+            bones: names.join(" → "),
+        })
+    })?;
     Ok(order
         .into_iter()
         .map(|i| {
@@ -1340,6 +1314,54 @@ pub fn forward_vector(axis: UpAxis) -> Vec3 {
         UpAxis::Y => Vec3::Z,
         UpAxis::Z => Vec3::X,
     }
+}
+
+/// Items in depth-first order of `dependencies` (each item after the ones
+/// it lists), starting from each item in index order, on an explicit stack
+/// (a file may chain thousands one below the other). Where a dependency
+/// closes a circle, `on_cycle` gets the path from the circle's first item
+/// to the last one reached and the item closing it: an error stops the
+/// walk, `Ok` skips that dependency.
+pub(crate) fn depth_first_order<E>(
+    dependencies: &[Vec<usize>],
+    mut on_cycle: impl FnMut(&[usize], usize) -> Result<(), E>,
+) -> Result<Vec<usize>, E> {
+    // 1 = on the current path, 2 = placed. A stack entry is an item and
+    // its next dependency.
+    let mut state = vec![0u8; dependencies.len()];
+    let mut order = Vec::with_capacity(dependencies.len());
+    let mut stack: Vec<(usize, usize)> = Vec::new();
+    let mut path: Vec<usize> = Vec::new();
+    for start in 0..dependencies.len() {
+        if state[start] != 0 {
+            continue;
+        }
+        state[start] = 1;
+        stack.push((start, 0));
+        while let Some(&mut (item, ref mut next)) = stack.last_mut() {
+            if let Some(&dep) = dependencies[item].get(*next) {
+                *next += 1;
+                match state[dep] {
+                    0 => {
+                        state[dep] = 1;
+                        stack.push((dep, 0));
+                    }
+                    1 => {
+                        let from = stack.iter().position(|&(c, _)| c == dep).unwrap_or(0);
+                        path.clear();
+                        path.extend(stack[from..].iter().map(|&(c, _)| c));
+                        on_cycle(&path, dep)?;
+                    }
+                    _ => {}
+                }
+            } else {
+                state[item] = 2;
+                order.push(item);
+                stack.pop();
+            }
+        }
+    }
+    Ok(order)
 }
 
 #[cfg(test)]

@@ -455,37 +455,13 @@ fn order_chains(
             on
         })
         .collect();
-    // Depth first in file order, with an explicit stack (a file may hang
-    // thousands of springs one below the other): 1 = on the current path,
-    // 2 = placed. A stack entry is a chain and its next dependency.
-    let mut state = vec![0u8; chains.len()];
-    let mut order = Vec::with_capacity(chains.len());
+    // Depth first in file order (three-vrm's sort); where springs read
+    // each other in a circle, the walk breaks it where it closes.
     let mut circle = false;
-    let mut stack: Vec<(usize, usize)> = Vec::new();
-    for start in 0..chains.len() {
-        if state[start] != 0 {
-            continue;
-        }
-        state[start] = 1;
-        stack.push((start, 0));
-        while let Some(&mut (c, ref mut next)) = stack.last_mut() {
-            if let Some(&d) = depends[c].get(*next) {
-                *next += 1;
-                match state[d] {
-                    0 => {
-                        state[d] = 1;
-                        stack.push((d, 0));
-                    }
-                    1 => circle = true,
-                    _ => {}
-                }
-            } else {
-                state[c] = 2;
-                order.push(c);
-                stack.pop();
-            }
-        }
-    }
+    let Ok(order) = crate::rig::depth_first_order(&depends, |_, _| {
+        circle = true;
+        Ok::<(), std::convert::Infallible>(())
+    });
     if circle {
         notes.push(
             "springs read each other's joints in a circle (a collider or a root on a joint of \

@@ -365,15 +365,14 @@ struct Prepared {
 /// parent and anchor were carried by `carried` (`1 − inertia`) of `delta`
 /// at the start of the update; the colliders' previous frames are carried
 /// the same way when they are placed, and the world's fixed directions
-/// (gravity, wind) turn by the part of `turn` still ahead at each substep:
-/// within the update everything moves relative to the space, in its
-/// current frame, as a VRM center's tails do at each three-vrm step.
+/// (gravity, wind) turn by the part of the space's turn still ahead at
+/// each substep: within the update everything moves relative to the
+/// space, in its current frame, as a VRM center's tails do at each
+/// three-vrm step.
 #[derive(Clone, Copy)]
 struct Carry {
     delta: Affine3A,
     carried: f32,
-    /// `delta`'s rotation.
-    turn: Quat,
     /// The space's frames at the previous update and now.
     from: Transform,
     to: Transform,
@@ -816,7 +815,6 @@ fn prepare(
         carry = Some(Carry {
             delta,
             carried,
-            turn: math::decompose(&delta, Vec3::ONE).transform.rotation(),
             from: clock.previous_space,
             to: now.space,
         });
@@ -968,12 +966,22 @@ fn interpolate(
         fc.to_bits(),
         scale.to_bits(),
     ];
-    let ahead = match p.carry {
+    // The part of the space's motion still ahead at this substep (none at
+    // the update's end, so one substep per update moves nothing), and its
+    // turn, which the world's fixed directions take.
+    let (ahead, world) = match p.carry {
         Some(carry) if fc != CURRENT && f < 1.0 => {
-            let at = between((&carry.from, &carry.to), f).to_affine();
-            Some((carry.to.to_affine() * at.inverse(), carry.carried))
+            let at = between((&carry.from, &carry.to), f);
+            let turn = carry.to.rotation() * at.rotation().conjugate();
+            (
+                Some((
+                    carry.to.to_affine() * at.to_affine().inverse(),
+                    carry.carried,
+                )),
+                Some(Quat::IDENTITY.slerp(turn, carry.carried)),
+            )
         }
-        _ => None,
+        _ => (None, None),
     };
     // A world frame of this substep (another chain's record) in the
     // chain's frame.
@@ -1000,14 +1008,9 @@ fn interpolate(
                 (&carry.delta, carry.carried),
             );
             let frames = (&previous, &stage.current_colliders[c]);
-            let m = match recorded_at(&stage.records, rig.collider_slots[c], end) {
-                Some(r) => in_space(Transform::new(
-                    r.head,
-                    r.rotation,
-                    between(frames, fc).scale(),
-                )),
-                None => between(frames, fc),
-            };
+            let (m, recorded) =
+                collider_frame(&stage.records, rig.collider_slots[c], frames, (end, fc));
+            let m = if recorded { in_space(m) } else { m };
             stage.placed[c] = rig.colliders[c].place(&m.to_affine(), scale);
         }
     } else if rig.reads_moving_collider[ci] {
@@ -1066,14 +1069,7 @@ fn interpolate(
             parent_affine.transform_point3(local)
         },
         parent: parent_rotation,
-        // The part of the space's turn still ahead (none at the update's
-        // end, so one substep per update turns nothing).
-        world: match p.carry {
-            Some(carry) if !p.jumped && f < 1.0 => {
-                Some(Quat::IDENTITY.slerp(carry.turn, (1.0 - f) * carry.carried))
-            }
-            _ => None,
-        },
+        world,
         ahead,
     }
 }
@@ -1109,11 +1105,26 @@ fn riding(
     (end, f): (f64, f32),
     scale: f32,
 ) -> PlacedCollider {
-    let m = match recorded_at(records, slot, end) {
-        Some(r) => Transform::new(r.head, r.rotation, between(frames, f).scale()),
-        None => between(frames, f),
-    };
+    let (m, _) = collider_frame(records, slot, frames, (end, f));
     rig.colliders[c].place(&m.to_affine(), scale)
+}
+
+/// The frame of a collider on chain frame `slot` at the substep ending at
+/// `end`: the moving chain's record then (a world frame, and `true`), else
+/// `frames` interpolated to `f`.
+fn collider_frame(
+    records: &[Vec<JointRecord>],
+    slot: u32,
+    frames: (&Transform, &Transform),
+    (end, f): (f64, f32),
+) -> (Transform, bool) {
+    match recorded_at(records, slot, end) {
+        Some(r) => (
+            Transform::new(r.head, r.rotation, between(frames, f).scale()),
+            true,
+        ),
+        None => (between(frames, f), false),
+    }
 }
 
 /// Chain frame `slot` as the chain owning it left it at the substep ending
