@@ -824,8 +824,10 @@ fn load_buffers(gltf: &gltf::Gltf, path: &Path) -> Vec<Result<Vec<u8>, String>> 
 
 /// The file a relative buffer URI names beside the glTF in `base`.
 fn buffer_file(base: &Path, uri: &str) -> Result<PathBuf, String> {
-    // glTF URIs are percent-encoded (RFC 3986); spaces are the usual case.
-    let decoded = uri.replace("%20", " ");
+    // glTF URIs are percent-encoded (RFC 3986): spaces, and the UTF-8 bytes
+    // of non-ASCII names (a Japanese VRM tool's `%E9%AB%AA.bin`).
+    let decoded = percent_decode(uri)
+        .ok_or_else(|| format!("uri {uri:?} is not a percent-encoded UTF-8 path"))?;
     let is_scheme = decoded.split_once(':').is_some_and(|(scheme, _)| {
         scheme.len() > 1
             && scheme
@@ -863,6 +865,29 @@ fn buffer_file(base: &Path, uri: &str) -> Result<PathBuf, String> {
         return Err(format!("{} is not a regular file", file.display()));
     }
     Ok(file)
+}
+
+/// `uri` with every `%XX` replaced by its byte, or `None` when an escape is
+/// not two hex digits or the bytes are not UTF-8. A `%` that does not start
+/// an escape is refused rather than guessed at.
+fn percent_decode(uri: &str) -> Option<String> {
+    let bytes = uri.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
+            if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return None;
+            }
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
 }
 
 /// The first `length` bytes of `file` (never more, whatever the file holds).

@@ -151,6 +151,17 @@ fn buffer_uris_stay_beside_the_file() {
             "absolute",
         ),
         ("up.gltf", "../secret.bin".to_string(), ".."),
+        ("up_escaped.gltf", "%2E%2E/secret.bin".to_string(), ".."),
+        (
+            "bad_escape.gltf",
+            "keys%G1.bin".to_string(),
+            "percent-encoded",
+        ),
+        (
+            "not_utf8.gltf",
+            "keys%FF.bin".to_string(),
+            "percent-encoded",
+        ),
         ("file.gltf", "file:///etc/passwd".to_string(), "scheme"),
         (
             "http.gltf",
@@ -177,6 +188,14 @@ fn buffer_uris_stay_beside_the_file() {
     let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
     v["buffers"][0]["uri"] = json!("keys.bin");
     let f = write(&d.join("sub"), "ok.gltf", &v);
+    let (code, out, err) = secmo(&["import", &f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("clip \"clip\": 1.00 s, 1 channels"), "{out}");
+    // URIs are percent-encoded: a space, and a non-ASCII name as a Japanese
+    // VRM tool writes it (髪 データ.bin).
+    std::fs::write(d.join("sub/髪 データ.bin"), &bytes).unwrap();
+    v["buffers"][0]["uri"] = json!("%E9%AB%AA%20%E3%83%87%E3%83%BC%E3%82%BF.bin");
+    let f = write(&d.join("sub"), "escaped.gltf", &v);
     let (code, out, err) = secmo(&["import", &f]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("clip \"clip\": 1.00 s, 1 channels"), "{out}");
