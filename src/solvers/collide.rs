@@ -155,6 +155,12 @@ fn point_to_segment_squared(p: Vec3, a: Vec3, b: Vec3) -> f32 {
 /// head than this move the tip at most 1/0.2 = 5× the penetration.
 const MIN_LEVER: f32 = 0.2;
 
+/// How much deeper than an inside head a link must dive, as a fraction of
+/// the collider's and the link's radii, before it is pushed: the closest
+/// point of a link leaving the head is the head itself, and its distance to
+/// the axis differs from the head's by rounding.
+pub(crate) const HEAD_IN_SLACK: f32 = 1e-4;
+
 /// Resolves one link against one collider. Returns the tip correction
 /// (zero when not touching) and the unit contact normal.
 #[must_use]
@@ -174,40 +180,56 @@ pub fn resolve(
             if point_to_segment_squared(mid, c.a, c.b) > reach * reach {
                 return None;
             }
-            // A head stuck inside the shape (a chain root under a thick
-            // collider): the part of the link next to it cannot be pushed
-            // out, and pushing its tip sideways by `overlap / u` never
-            // resolves the contact and feeds energy into an orbit. Only the
-            // tip is kept out then, straight away from the axis.
+            // A head inside the shape (a chain root under a thick collider,
+            // or a joint the link before left on the surface, which float
+            // rounding puts a hair inside as often as not): the part of the
+            // link next to it cannot be pushed out, and pushing its tip
+            // sideways by `overlap / u` never resolves the contact and feeds
+            // energy into an orbit. The link is then kept as far from the
+            // axis as its head (the shape shrunk to pass through the head),
+            // and its tip out of the whole shape, straight away from the
+            // axis. A head on the surface is treated as one just outside:
+            // until session 16 the head's side of the surface switched the
+            // link between the whole-link test and the tip alone, and a
+            // strand draped over a capsule sank through it and popped back
+            // out 3 cm in two frames as a character idled.
+            let radii = c.radius + link_radius;
             let (_, vh) = closest_segment_params(head, head, c.a, c.b);
-            if (head - (c.a + (c.b - c.a) * vh)).length() < c.radius + link_radius {
-                return push_point(tip, link_radius, c).map(|push| {
-                    let n = push.normalize_or(Vec3::Y);
-                    (push, n)
-                });
-            }
+            let dh = (head - (c.a + (c.b - c.a) * vh)).length();
+            let head_in = dh < radii;
             let (u, v) = closest_segment_params(head, tip, c.a, c.b);
             let on_link = head + (tip - head) * u;
             let on_axis = c.a + (c.b - c.a) * v;
             let delta = on_link - on_axis;
             let d = delta.length();
-            let overlap = c.radius + link_radius - d; // −C
-            if overlap <= 0.0 {
-                return None;
-            }
-            // Direction away from the axis; a link through the axis itself
-            // leaves sideways, perpendicular to both.
-            let n = if d > 1e-6 {
-                delta / d
-            } else {
-                let side = (tip - head).cross(c.b - c.a);
-                if side.length_squared() > 1e-12 {
-                    side.normalize()
+            let overlap = if head_in { dh } else { radii } - d; // −C
+                                                                // A link leaving an inside head is level with it at u = 0: only
+                                                                // a dive deeper than rounding counts.
+            let whole = overlap > if head_in { HEAD_IN_SLACK * radii } else { 0.0 };
+            let whole = whole.then(|| {
+                // Direction away from the axis; a link through the axis
+                // itself leaves sideways, perpendicular to both.
+                let n = if d > 1e-6 {
+                    delta / d
                 } else {
-                    (tip - head).any_orthonormal_vector()
-                }
-            };
-            Some((n * (overlap / u.max(MIN_LEVER)), n))
+                    let side = (tip - head).cross(c.b - c.a);
+                    if side.length_squared() > 1e-12 {
+                        side.normalize()
+                    } else {
+                        (tip - head).any_orthonormal_vector()
+                    }
+                };
+                (n * (overlap / u.max(MIN_LEVER)), n)
+            });
+            if !head_in {
+                return whole;
+            }
+            let moved = whole.map_or(tip, |(correction, _)| tip + correction);
+            match (whole, push_point(moved, link_radius, c)) {
+                (whole, None) => whole,
+                (None, Some(push)) => Some((push, push.normalize_or(Vec3::Y))),
+                (Some((correction, n)), Some(push)) => Some((correction + push, n)),
+            }
         }
         ColliderShape::Plane => {
             let n = c.b;

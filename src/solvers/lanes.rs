@@ -663,37 +663,46 @@ fn resolve(head: V3, tip: V3, link_radius: F, c: &Capsules, mask: M) -> (M, V3, 
     if !near.any() {
         return (M::none(), V3::zero(), V3::zero(), M::none());
     }
-    // A head already inside: push the tip alone (never past the root).
+    // A head inside: the link kept as far from the axis as its head, then
+    // its tip out of the whole shape ([`collide::resolve`]).
     let vh = point_segment_param(head, c.a, c.b);
-    let head_in = (head - (c.a + (c.b - c.a) * vh))
-        .length()
-        .lt(c.radius + link_radius);
-    // The tip's push is read only where a near head is inside.
-    let (pp_hit, push, pp_normal) = if near.and(head_in).any() {
-        let (pp_hit, push) = push_point(tip, link_radius, c);
-        (pp_hit, push, push.normalize_or(unit_y()))
-    } else {
-        (M::none(), V3::zero(), V3::zero())
-    };
+    let radii = c.radius + link_radius;
+    let dh = (head - (c.a + (c.b - c.a) * vh)).length();
+    let head_in = dh.lt(radii);
     // The whole link.
     let (u, v) = link_params(head, tip, c.a, c.b, near);
     let on_link = head + (tip - head) * u;
     let on_axis = c.a + (c.b - c.a) * v;
     let delta = on_link - on_axis;
     let d = delta.length();
-    let overlap = c.radius + link_radius - d;
-    let g_hit = overlap.le(zero).not();
+    let overlap = sel(head_in, dh, radii) - d;
+    let slack = sel(head_in, F::splat(collide::HEAD_IN_SLACK) * radii, zero);
+    let g_hit = overlap.le(slack).not();
     let clear = d.gt(F::splat(1e-6));
     let n = delta / d;
-    let correction = n * (overlap / u.max(F::splat(0.2)));
     // MIN_LEVER is collide.rs's 0.2.
-    let hit = near.and(vsel_m(head_in, pp_hit, g_hit));
+    let correction = n * (overlap / u.max(F::splat(0.2)));
+    // The tip's push, read only where a near head is inside.
+    let inside = near.and(head_in);
+    let (pp_hit, push, pp_normal) = if inside.any() {
+        let moved = vsel(g_hit, tip + correction, tip);
+        let (pp_hit, push) = push_point(moved, link_radius, c);
+        (pp_hit, push, push.normalize_or(unit_y()))
+    } else {
+        (M::none(), V3::zero(), V3::zero())
+    };
+    let hit = near.and(vsel_m(head_in, g_hit.or(pp_hit), g_hit));
     // Axis through the link: the scalar function picks the normal.
-    let redo = near.and(head_in.not()).and(g_hit).and(clear.not());
+    let redo = near.and(g_hit).and(clear.not());
+    let both = head_in.and(g_hit).and(pp_hit);
     (
         hit,
-        vsel(head_in, push, correction),
-        vsel(head_in, pp_normal, n),
+        vsel(
+            both,
+            correction + push,
+            vsel(head_in.and(g_hit.not()), push, correction),
+        ),
+        vsel(head_in.and(g_hit.not()), pp_normal, n),
         redo,
     )
 }
