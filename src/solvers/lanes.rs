@@ -1627,6 +1627,95 @@ mod tests {
     }
 
     #[test]
+    fn link_contacts_are_the_scalar_functions_bit_for_bit() {
+        // Links against spheres and capsules of radius 0.5 with heads far
+        // out, near the surface (on it up to rounding, where the link before
+        // leaves a joint) and deep inside, diving into the shape or leaving
+        // it; the lanes the kernel hands to the scalar function (`redo`)
+        // excepted.
+        let mut next = numbers(0x2545_f491);
+        let (mut hits, mut inside) = (0, 0);
+        for round in 0..2000 {
+            let (mut head, mut tip) = (V3::zero(), V3::zero());
+            let mut c = Capsules::zero();
+            let mut link_radius = F::splat(0.0);
+            let mut cases = [(Vec3::ZERO, Vec3::ZERO, 0.0, PlacedCollider::default()); W];
+            for (l, case) in cases.iter_mut().enumerate() {
+                let sphere = (round + l) % 3 == 0;
+                let a = Vec3::new(next(), next(), next()) * 0.1;
+                let b = if sphere {
+                    a
+                } else {
+                    a + Vec3::new(next(), next(), next()) * 0.5
+                };
+                let r = 0.4 + 0.05 * next();
+                let lr = 0.05 + 0.02 * next();
+                let axis = a + (b - a) * (0.5 + 0.25 * next());
+                let out = Vec3::new(next(), next(), next()).normalize_or(Vec3::Y);
+                let depth = match (round / 2 + l) % 5 {
+                    0 => 0.0,
+                    1 => 1e-7 * next(),
+                    2 => 0.05 * next().abs(),
+                    3 => (r + lr) * 0.9,
+                    _ => -0.3 * next().abs(),
+                };
+                let h = axis + out * (r + lr - depth);
+                let t = h + Vec3::new(next(), next(), next()) * 0.3 - out * 0.1 * next();
+                let placed = PlacedCollider {
+                    shape: if sphere {
+                        ColliderShape::Sphere
+                    } else {
+                        ColliderShape::Capsule
+                    },
+                    a,
+                    b,
+                    radius: r,
+                };
+                *case = (h, t, lr, placed);
+                head.set(l, h);
+                tip.set(l, t);
+                c.a.set(l, a);
+                c.b.set(l, b);
+                c.radius.0[l] = r;
+                c.sphere.set(l, sphere);
+                link_radius.0[l] = lr;
+            }
+            let mask = M(core::array::from_fn(|l| mask((round + l) % 4 != 0)));
+            let (hit, correction, normal, redo) = resolve(head, tip, link_radius, &c, mask);
+            for (l, case) in cases.iter().enumerate() {
+                if !mask.get(l) || redo.get(l) {
+                    continue;
+                }
+                let scalar = collide::resolve(case.0, case.1, case.2, &case.3);
+                let lanes = hit.get(l).then(|| (correction.get(l), normal.get(l)));
+                let bits = |r: Option<(Vec3, Vec3)>| {
+                    r.map(|(c, n)| [c.to_array(), n.to_array()].map(|v| v.map(f32::to_bits)))
+                };
+                assert_eq!(
+                    bits(lanes),
+                    bits(scalar),
+                    "round {round}, lane {l}: {case:?}"
+                );
+                hits += usize::from(scalar.is_some());
+                let dh = case.0.distance(
+                    case.3.a
+                        + (case.3.b - case.3.a) * {
+                            let (_, v) =
+                                collide::closest_segment_params(case.0, case.0, case.3.a, case.3.b);
+                            v
+                        },
+                );
+                inside += usize::from(scalar.is_some() && dh < case.3.radius + case.2);
+            }
+        }
+        // Both branches ran many times.
+        assert!(
+            hits > 3000 && inside > 1000,
+            "{hits} hits, {inside} with the head inside"
+        );
+    }
+
+    #[test]
     fn closest_segment_params_match_the_scalar_function_bit_for_bit() {
         // Crossing, parallel, degenerate (points) and far segments, in
         // every lane combination.
