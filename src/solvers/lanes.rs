@@ -1628,7 +1628,7 @@ mod tests {
 
     #[test]
     fn link_contacts_are_the_scalar_functions_bit_for_bit() {
-        // Links against spheres and capsules of radius 0.5 with heads far
+        // Links against spheres and capsules of radius 0.3 to 0.5 with heads far
         // out, near the surface (on it up to rounding, where the link before
         // leaves a joint) and deep inside, diving into the shape or leaving
         // it; the lanes the kernel hands to the scalar function (`redo`)
