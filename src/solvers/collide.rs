@@ -153,7 +153,7 @@ fn point_to_segment_squared(p: Vec3, a: Vec3, b: Vec3) -> f32 {
 
 /// Smallest contact parameter used to move the tip; contacts closer to the
 /// head than this move the tip at most 1/0.2 = 5× the penetration.
-const MIN_LEVER: f32 = 0.2;
+pub(crate) const MIN_LEVER: f32 = 0.2;
 
 /// How much deeper than an inside head a link must dive, as a fraction of
 /// the collider's and the link's radii, before it is pushed: the closest
@@ -188,11 +188,11 @@ pub fn resolve(
             // energy into an orbit. The link is then kept as far from the
             // axis as its head (the shape shrunk to pass through the head),
             // and its tip out of the whole shape, straight away from the
-            // axis. A head on the surface is treated as one just outside:
-            // until session 16 the head's side of the surface switched the
-            // link between the whole-link test and the tip alone, and a
-            // strand draped over a capsule sank through it and popped back
-            // out 3 cm in two frames as a character idled.
+            // axis. A head on the surface is so treated alike on either
+            // side of it: until session 16 the side switched the link
+            // between the whole-link test and the tip alone, and a strand
+            // draped over a capsule sank through it and popped back out by
+            // up to 39 mm between frames as a character idled.
             let radii = c.radius + link_radius;
             let (_, vh) = closest_segment_params(head, head, c.a, c.b);
             let dh = (head - (c.a + (c.b - c.a) * vh)).length();

@@ -680,8 +680,7 @@ fn resolve(head: V3, tip: V3, link_radius: F, c: &Capsules, mask: M) -> (M, V3, 
     let g_hit = overlap.le(slack).not();
     let clear = d.gt(F::splat(1e-6));
     let n = delta / d;
-    // MIN_LEVER is collide.rs's 0.2.
-    let correction = n * (overlap / u.max(F::splat(0.2)));
+    let correction = n * (overlap / u.max(F::splat(collide::MIN_LEVER)));
     // The tip's push, read only where a near head is inside.
     let inside = near.and(head_in);
     let (pp_hit, push, pp_normal) = if inside.any() {
