@@ -49,6 +49,12 @@ pub fn clips_and_baker(
 ) -> anyhow::Result<(Vec<crate::import::Clip>, crate::bake::Baker, String)> {
     let imported = crate::import::import(&args.input)?;
     let (units_per_meter, mut units_note) = imported.units(args.units_per_meter);
+    // What the file holds that was read only in part (a Draco-compressed
+    // or bufferless mesh, an extension's note): the measures and the bake
+    // go without it, and say so.
+    for w in &imported.warnings {
+        units_note.push_str(&format!("\n{w}"));
+    }
     let clips: Vec<_> = imported
         .clips
         .iter()

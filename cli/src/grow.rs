@@ -518,9 +518,21 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
     let skeleton = &imported.skeleton;
     let bones = &skeleton.bones;
     let Some(first) = imported.meshes.first() else {
-        return Err(at(
-            "no skinned triangle mesh (a skin with JOINTS_0/WEIGHTS_0) to grow chains on".into(),
-        ));
+        // Say why the file's meshes were left out (Draco, a missing buffer).
+        let skipped: Vec<&str> = imported
+            .warnings
+            .iter()
+            .filter(|w| w.starts_with("mesh ") && w.ends_with("skipped"))
+            .map(String::as_str)
+            .collect();
+        let why = if skipped.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", skipped.join("; "))
+        };
+        return Err(at(format!(
+            "no skinned triangle mesh (a skin with JOINTS_0/WEIGHTS_0) to grow chains on{why}"
+        )));
     };
     let skin = first.skin;
     let joints = imported.skins.get(skin).cloned().unwrap_or_default();

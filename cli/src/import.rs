@@ -54,7 +54,9 @@ pub struct Imported {
     /// written by `secmo rig` and the demo).
     pub rig_settings: Option<secmo::RigSettings>,
     /// Corners of the bounding boxes of the meshes that are not skinned
-    /// (rigid parts parented to bones), in their node's rest world frame.
+    /// (rigid parts parented to bones), in their node's rest world frame,
+    /// and of skinned meshes secmo cannot read (Draco), placed at rest by
+    /// their first joint.
     pub rigid_corners: Vec<glam::Vec3>,
 }
 
@@ -410,6 +412,9 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
     let mut meshes = Vec::new();
     let mut warnings = extension_notes;
     let mut rigid_boxes = Vec::new();
+    // Bind-space boxes of skinned meshes secmo cannot read (Draco): joint,
+    // its inverse bind, min, max.
+    let mut skinned_boxes = Vec::new();
     for node in gltf.nodes() {
         let (Some(mesh), Some(skin)) = (node.mesh(), node.skin()) else {
             if let Some(mesh) = node.mesh() {
@@ -432,6 +437,27 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
         for (p, primitive) in mesh.primitives().enumerate() {
             let name = format!("{}[{p}]", mesh.name().unwrap_or("mesh"));
             if primitive.mode() != gltf::mesh::Mode::Triangles {
+                continue;
+            }
+            // A Draco-compressed primitive without the optional
+            // uncompressed copy: its accessors have no buffer view.
+            let draco = json["meshes"][mesh.index()]["primitives"][p]["extensions"]
+                .get(DRACO)
+                .is_some()
+                && primitive
+                    .get(&gltf::Semantic::Positions)
+                    .is_some_and(|a| a.view().is_none());
+            if draco {
+                // Its box (POSITION's min and max, which glTF requires) in
+                // bind space, placed as its first joint places it at rest,
+                // still tells the character's size (units inference).
+                if let Some(&j) = joints.first() {
+                    let b = primitive.bounding_box();
+                    skinned_boxes.push((j, inverse_bind[j], b.min, b.max));
+                }
+                warnings.push(format!(
+                    "mesh {name}: Draco-compressed ({DRACO}), which secmo cannot decode; skipped"
+                ));
                 continue;
             }
             let reader = primitive.reader(data);
@@ -512,8 +538,13 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
     let world = imported.rest_world();
     imported.rigid_corners = rigid_boxes
         .iter()
-        .flat_map(|&(b, lo, hi)| {
-            let m = world[b];
+        .map(|&(b, lo, hi)| (world[b], lo, hi))
+        .chain(
+            skinned_boxes
+                .iter()
+                .map(|&(b, inverse_bind, lo, hi)| (world[b] * inverse_bind, lo, hi)),
+        )
+        .flat_map(|(m, lo, hi)| {
             (0..8).map(move |c| {
                 let pick = |k: usize| if c >> k & 1 == 1 { hi[k] } else { lo[k] };
                 m.transform_point3(glam::Vec3::new(pick(0), pick(1), pick(2)))
@@ -535,7 +566,27 @@ fn read_document(bytes: &[u8], json: &serde_json::Value) -> Result<gltf::Gltf, S
         root.remove("extensionsRequired");
     }
     let root: gltf::json::Root = serde_json::from_value(json).map_err(|e| e.to_string())?;
-    let document = gltf::Document::from_json(root).map_err(|e| e.to_string())?;
+    // The reader's own checks, but for one: it wants a buffer view on every
+    // accessor that is not sparse, where glTF 2.0 (§5.1.1) lets an accessor
+    // go without one (zeros, or data an extension supplies: a Draco
+    // primitive's). The glTF reader reads no data from such an accessor.
+    let mut errors = Vec::new();
+    {
+        use gltf::json::validation::{Error, Validate};
+        root.validate(&root, gltf::json::Path::new, &mut |path, error| {
+            let path = path();
+            let viewless = matches!(error, Error::Missing)
+                && path.as_str().starts_with("accessors[")
+                && path.as_str().ends_with("].bufferView");
+            if !viewless {
+                errors.push(format!(" {}: {error};", path.as_str()));
+            }
+        });
+    }
+    if !errors.is_empty() {
+        return Err(format!("invalid glTF:{}", errors.concat()));
+    }
+    let document = gltf::Document::from_json_without_validation(root);
     let blob = if bytes.starts_with(b"glTF") {
         glb_bin_chunk(bytes)?.map(<[u8]>::to_vec)
     } else {
@@ -570,13 +621,16 @@ fn glb_bin_chunk(bytes: &[u8]) -> Result<Option<&[u8]>, String> {
         .ok_or_else(|| format!("GLB BIN chunk of {length} bytes runs past the end of the file"))
 }
 
-/// Required extensions that change how vertex data is stored, which secmo
-/// cannot read: a file requiring one is refused, naming it.
+/// The extension that stores a mesh primitive's vertices Draco-compressed.
+/// Only those primitives are compressed (their accessors have no buffer
+/// view); the skeleton, skins, clips and springs are plain accessors and
+/// JSON, so a file requiring it opens without those meshes.
+const DRACO: &str = "KHR_draco_mesh_compression";
+
+/// Required extensions that can compress any buffer view (clips and
+/// inverse binds too), which secmo cannot read: a file requiring one is
+/// refused, naming it.
 const UNREADABLE_EXTENSIONS: &[(&str, &str)] = &[
-    (
-        "KHR_draco_mesh_compression",
-        "Draco-compressed positions and skin weights",
-    ),
     (
         "EXT_meshopt_compression",
         "meshopt-compressed buffers (positions, skin weights, keys)",
@@ -599,9 +653,11 @@ const READ_EXTENSIONS: &[&str] = &[
 ];
 
 /// What secmo does with each extension a file requires (glTF 2.0 §3.12):
-/// compressed vertex data is refused with an error naming the extension;
-/// extensions secmo reads pass; any other (materials, textures, lights,
-/// VRM's own) changes nothing secmo reads and gets a one-line note.
+/// compressed buffer views are refused with an error naming the extension;
+/// Draco-compressed meshes are left out with a note (everything else is
+/// read; the commands that need a mesh say why there is none); extensions
+/// secmo reads pass; any other (materials, textures, lights, VRM's own)
+/// changes nothing secmo reads and gets a one-line note.
 pub fn required_extensions(json: &serde_json::Value) -> Result<Vec<String>, String> {
     let required = json
         .get("extensionsRequired")
@@ -616,7 +672,13 @@ pub fn required_extensions(json: &serde_json::Value) -> Result<Vec<String>, Stri
                  export the file without it"
             ));
         }
-        if !READ_EXTENSIONS.contains(&name) {
+        if name == DRACO {
+            notes.push(format!(
+                "note: requires {DRACO}: its Draco-compressed meshes are left out \
+                 (the skeleton, skins, clips and springs are read); `rig` and the skin \
+                 measures need the file exported without it"
+            ));
+        } else if !READ_EXTENSIONS.contains(&name) {
             notes.push(format!(
                 "note: requires {name}, which changes nothing secmo reads (skeleton, skins, clips); ignored"
             ));
