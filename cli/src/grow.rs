@@ -522,7 +522,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
         let skipped: Vec<&str> = imported
             .warnings
             .iter()
-            .filter(|w| w.starts_with("mesh ") && w.ends_with("skipped"))
+            .filter(|w| w.ends_with("skipped"))
             .map(String::as_str)
             .collect();
         let why = if skipped.is_empty() {

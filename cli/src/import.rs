@@ -427,6 +427,18 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
         };
         let mut inverse_bind = vec![glam::Affine3A::IDENTITY; skeleton.bones.len()];
         let joints: Vec<usize> = skin.joints().map(bone).collect();
+        // Data glTF 2.0 reads as zeros (an accessor with neither a buffer
+        // view nor sparse values): here no skin can use it.
+        let zeros = |a: &gltf::Accessor<'_>| a.view().is_none() && a.sparse().is_none();
+        if let Some(a) = skin.inverse_bind_matrices().filter(|a| zeros(a)) {
+            warnings.push(format!(
+                "skins[{}].inverseBindMatrices: accessors[{}] has no buffer view (all zeros); \
+                 the meshes it skins are skipped",
+                skin.index(),
+                a.index()
+            ));
+            continue;
+        }
         if let Some(ibms) = skin.reader(data).read_inverse_bind_matrices() {
             for (j, m) in ibms.enumerate() {
                 if let Some(&b) = joints.get(j) {
@@ -444,9 +456,15 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
             let draco = json["meshes"][mesh.index()]["primitives"][p]["extensions"]
                 .get(DRACO)
                 .is_some()
-                && primitive
-                    .get(&gltf::Semantic::Positions)
-                    .is_some_and(|a| a.view().is_none());
+                && [
+                    gltf::Semantic::Positions,
+                    gltf::Semantic::Joints(0),
+                    gltf::Semantic::Weights(0),
+                ]
+                .iter()
+                .filter_map(|s| primitive.get(s))
+                .chain(primitive.indices())
+                .any(|a| zeros(&a));
             if draco {
                 // Its box (POSITION's min and max, which glTF requires) in
                 // bind space, placed as its first joint places it at rest,

@@ -280,6 +280,54 @@ fn accessors_that_do_not_fit_their_use_are_refused() {
 }
 
 #[test]
+fn accessors_without_a_buffer_view_read_as_nothing_not_as_data() {
+    // glTF 2.0 lets an accessor go without a buffer view (zeros, or data an
+    // extension supplies); since Draco files open, such accessors pass the
+    // document checks, and every use of one must still be refused or
+    // skipped by name, never read as data.
+    let d = dir("viewless");
+    for (accessor, part) in [
+        (0, "key times cannot be read"),
+        (1, "key values cannot be read"),
+    ] {
+        let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
+        v["accessors"][accessor]
+            .as_object_mut()
+            .unwrap()
+            .remove("bufferView");
+        let f = write(&d, &format!("viewless-{accessor}.gltf"), &v);
+        refused_everywhere(&f, part);
+    }
+    // A skin whose inverse binds are all zeros: its meshes are skipped,
+    // named, and the rest opens.
+    let fox = common::asset("Fox.glb");
+    let mut glb = secmo_cli::glb::Glb::read(Path::new(&fox)).unwrap();
+    let ibm = glb.json["skins"][0]["inverseBindMatrices"]
+        .as_u64()
+        .unwrap() as usize;
+    glb.json["accessors"][ibm]
+        .as_object_mut()
+        .unwrap()
+        .remove("bufferView");
+    let f = d.join("zero-binds.glb");
+    glb.write(&f).unwrap();
+    let f = f.to_str().unwrap();
+    let (code, out, err) = secmo(&["import", f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(&format!(
+            "skins[0].inverseBindMatrices: accessors[{ibm}] has no buffer view (all zeros); \
+             the meshes it skins are skipped"
+        )),
+        "{out}"
+    );
+    let (code, _, err) = secmo(&["rig", f, "-o", d.join("rig.glb").to_str().unwrap()]);
+    assert_eq!(code, 1);
+    assert!(err.contains("inverseBindMatrices"), "{err}");
+    std::fs::remove_dir_all(d).ok();
+}
+
+#[test]
 fn a_sampler_naming_a_missing_accessor_is_an_error() {
     // Found by CI's fuzzing: the layout check looked the accessor up before
     // the reference check had refused the dangling index.
