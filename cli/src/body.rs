@@ -23,7 +23,14 @@ const MIN_VERTICES: usize = 12;
 pub fn fit(imported: &Imported, exclude: &[usize], root: Vec3, keep_out: f32) -> Vec<Collider> {
     let bones = imported.skeleton.bones.len();
     let mut owned: Vec<Vec<Vec3>> = vec![Vec::new(); bones];
-    let mut bind_world: Vec<Option<Affine3A>> = vec![None; bones];
+    // Where each bone places its capsule at rest, as the runtime places
+    // colliders: the rest pose's world frame. (Not the inverse of the
+    // inverse bind: KHR_mesh_quantization exporters such as gltfpack fold
+    // the positions' dequantization into the inverse binds, and that
+    // inverse is then in the quantized grid's units, not the world's; the
+    // keep-out test against the chain root then kept a capsule around a
+    // Fox's tail root, 2.9 cm deep.)
+    let rest = imported.rest_world();
     for mesh in &imported.meshes {
         for (p, influences) in mesh.positions.iter().zip(&mesh.influences) {
             let Some(&(bone, weight)) = influences.iter().max_by(|a, b| a.1.total_cmp(&b.1)) else {
@@ -33,11 +40,7 @@ pub fn fit(imported: &Imported, exclude: &[usize], root: Vec3, keep_out: f32) ->
             if weight < 0.5 || bone >= bones || exclude.contains(&bone) {
                 continue;
             }
-            let inverse_bind = mesh.inverse_bind[bone];
-            if bind_world[bone].is_none() {
-                bind_world[bone] = Some(inverse_bind.inverse());
-            }
-            owned[bone].push(inverse_bind.transform_point3(*p));
+            owned[bone].push(mesh.inverse_bind[bone].transform_point3(*p));
         }
     }
     let mut out = Vec::new();
@@ -45,7 +48,7 @@ pub fn fit(imported: &Imported, exclude: &[usize], root: Vec3, keep_out: f32) ->
         if points.len() < MIN_VERTICES {
             continue;
         }
-        let Some(world) = bind_world[bone] else {
+        let Some(&world) = rest.get(bone) else {
             continue;
         };
         let n = points.len() as f32;

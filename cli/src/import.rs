@@ -278,7 +278,8 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
     let gltf = read_document(&bytes, &json).map_err(at)?;
     // A missing buffer is only an error for the data that needs it (the
     // three-vrm fixtures ship without their mesh .bin).
-    let buffers = load_buffers(&gltf, path);
+    let mut buffers = load_buffers(&gltf, path);
+    decompress_views(&json, &mut buffers).map_err(at)?;
     let data = |b: gltf::Buffer<'_>| buffers.get(b.index())?.as_deref().ok();
     let unreadable = |accessor: gltf::Accessor<'_>| {
         let buffer = accessor.view()?.buffer().index();
@@ -645,24 +646,16 @@ fn glb_bin_chunk(bytes: &[u8]) -> Result<Option<&[u8]>, String> {
 /// JSON, so a file requiring it opens without those meshes.
 const DRACO: &str = "KHR_draco_mesh_compression";
 
-/// Required extensions that can compress any buffer view (clips and
-/// inverse binds too), which secmo cannot read: a file requiring one is
-/// refused, naming it.
-const UNREADABLE_EXTENSIONS: &[(&str, &str)] = &[
-    (
-        "EXT_meshopt_compression",
-        "meshopt-compressed buffers (positions, skin weights, keys)",
-    ),
-    (
-        "KHR_meshopt_compression",
-        "meshopt-compressed buffers (positions, skin weights, keys)",
-    ),
-];
+/// The extensions that compress buffer views ([`decompress_views`]).
+const MESHOPT: [&str; 2] = ["EXT_meshopt_compression", "KHR_meshopt_compression"];
 
 /// Required extensions secmo reads: KHR_mesh_quantization (integer
-/// positions, [`read_vec3`]) and the VRM ones (src/vrm.rs).
+/// positions, [`read_vec3`]), meshopt ([`decompress_views`]) and the VRM
+/// ones (src/vrm.rs).
 const READ_EXTENSIONS: &[&str] = &[
     "KHR_mesh_quantization",
+    MESHOPT[0],
+    MESHOPT[1],
     "VRM",
     "VRMC_vrm",
     "VRMC_springBone",
@@ -671,11 +664,12 @@ const READ_EXTENSIONS: &[&str] = &[
 ];
 
 /// What secmo does with each extension a file requires (glTF 2.0 §3.12):
-/// compressed buffer views are refused with an error naming the extension;
 /// Draco-compressed meshes are left out with a note (everything else is
 /// read; the commands that need a mesh say why there is none); extensions
-/// secmo reads pass; any other (materials, textures, lights, VRM's own)
-/// changes nothing secmo reads and gets a one-line note.
+/// secmo reads pass (meshopt-compressed views are decoded); any other
+/// (materials, textures, lights, VRM's own) changes nothing secmo reads
+/// and gets a one-line note. The `Result` is kept for a required extension
+/// secmo must refuse; none is refused today.
 pub fn required_extensions(json: &serde_json::Value) -> Result<Vec<String>, String> {
     let required = json
         .get("extensionsRequired")
@@ -684,12 +678,6 @@ pub fn required_extensions(json: &serde_json::Value) -> Result<Vec<String>, Stri
         .unwrap_or_default();
     let mut notes = Vec::new();
     for name in required.iter().filter_map(serde_json::Value::as_str) {
-        if let Some((_, what)) = UNREADABLE_EXTENSIONS.iter().find(|(n, _)| *n == name) {
-            return Err(format!(
-                "extensionsRequired: {name} stores {what}, which secmo cannot read; \
-                 export the file without it"
-            ));
-        }
         if name == DRACO {
             notes.push(format!(
                 "note: requires {DRACO}: its Draco-compressed meshes are left out \
@@ -900,6 +888,107 @@ fn load_buffers(gltf: &gltf::Gltf, path: &Path) -> Vec<Result<Vec<u8>, String>> 
             Ok(bytes)
         })
         .collect()
+}
+
+/// Decodes every meshopt-compressed buffer view (`EXT_meshopt_compression`,
+/// `KHR_meshopt_compression`; [`crate::meshopt`]) into the buffer the view
+/// names, so that the glTF reader reads it as any other view. That buffer
+/// is usually a placeholder without data (a "fallback"); it is rebuilt
+/// from zeros, its length already counted against the limit on all
+/// buffers. An error names the view and what is wrong.
+fn decompress_views(
+    json: &serde_json::Value,
+    buffers: &mut [Result<Vec<u8>, String>],
+) -> Result<(), String> {
+    use serde_json::Value;
+    let views = json["bufferViews"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let mut rebuilt: Vec<Option<Vec<u8>>> = vec![None; buffers.len()];
+    for (v, view) in views.iter().enumerate() {
+        let Some((name, ext)) = MESHOPT
+            .iter()
+            .find_map(|n| Some((*n, view["extensions"].get(*n)?)))
+        else {
+            continue;
+        };
+        let what = |m: String| format!("bufferViews[{v}].extensions.{name}: {m}");
+        let number = |value: &Value, field: &str, default: Option<u64>| {
+            value
+                .get(field)
+                .map_or(default, Value::as_u64)
+                .and_then(|n| usize::try_from(n).ok())
+                .ok_or_else(|| what(format!("{field} is missing or not a count")))
+        };
+        let source = number(ext, "buffer", None)?;
+        let offset = number(ext, "byteOffset", Some(0))?;
+        let length = number(ext, "byteLength", None)?;
+        let stride = number(ext, "byteStride", None)?;
+        let count = number(ext, "count", None)?;
+        let mode = ext.get("mode").and_then(Value::as_str).unwrap_or("");
+        let filter = ext.get("filter").and_then(Value::as_str).unwrap_or("NONE");
+        let target = number(view, "buffer", None)?;
+        let target_offset = number(view, "byteOffset", Some(0))?;
+        let target_length = number(view, "byteLength", None)?;
+        if stride.checked_mul(count) != Some(target_length) {
+            return Err(what(format!(
+                "{count} elements of {stride} bytes are not the view's byteLength {target_length}"
+            )));
+        }
+        let compressed = match buffers.get(source) {
+            Some(Ok(bytes)) => offset
+                .checked_add(length)
+                .and_then(|end| bytes.get(offset..end))
+                .ok_or_else(|| {
+                    what(format!(
+                        "bytes {offset}.. (+{length}) lie outside buffers[{source}]"
+                    ))
+                })?,
+            Some(Err(e)) => return Err(what(format!("buffers[{source}] cannot be read: {e}"))),
+            None => return Err(what(format!("buffers[{source}] does not exist"))),
+        };
+        let decoded =
+            crate::meshopt::decode_view(compressed, count, stride, mode, filter).map_err(&what)?;
+        let into = match rebuilt.get_mut(target) {
+            None => return Err(what(format!("buffers[{target}] does not exist"))),
+            Some(Some(into)) => into,
+            Some(slot) => {
+                // A buffer with data of its own (a URI, or the GLB's binary
+                // chunk) keeps its other views; a placeholder starts as
+                // zeros of its declared length, which load_buffers has
+                // counted against the limit on all buffers.
+                let has_data = target == 0 || json["buffers"][target].get("uri").is_some();
+                let start = match &buffers[target] {
+                    Ok(bytes) if has_data => bytes.clone(),
+                    Err(e) if e.contains("limit") => return Err(what(e.clone())),
+                    _ => {
+                        let declared = json["buffers"][target]["byteLength"]
+                            .as_u64()
+                            .filter(|&n| n <= limits::MAX_TOTAL_BUFFER_BYTES)
+                            .ok_or_else(|| {
+                                what(format!(
+                                    "buffers[{target}] has no byteLength within the limit"
+                                ))
+                            })?;
+                        vec![0; declared as usize]
+                    }
+                };
+                slot.insert(start)
+            }
+        };
+        target_offset
+            .checked_add(target_length)
+            .and_then(|end| into.get_mut(target_offset..end))
+            .ok_or_else(|| what(format!("the view lies outside buffers[{target}]")))?
+            .copy_from_slice(&decoded);
+    }
+    for (slot, bytes) in buffers.iter_mut().zip(rebuilt) {
+        if let Some(bytes) = bytes {
+            *slot = Ok(bytes);
+        }
+    }
+    Ok(())
 }
 
 /// The file a relative buffer URI names beside the glTF in `base`.

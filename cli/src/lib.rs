@@ -9,6 +9,7 @@ pub mod demo_character;
 pub mod glb;
 pub mod grow;
 pub mod import;
+pub mod meshopt;
 pub mod plot;
 pub mod procedural;
 pub mod report;

@@ -1,9 +1,8 @@
 //! Files that require extensions (glTF 2.0 §3.12) open: VRM 1.0 exporters
 //! list VRMC_vrm, others KHR_texture_transform or KHR_materials_unlit
 //! (nothing secmo reads changes: a one-line note), KHR_mesh_quantization is
-//! read (integer positions), Draco-compressed meshes are left out with a
-//! note, and compressed buffer views (meshopt) are refused naming the
-//! extension.
+//! read (integer positions), and Draco-compressed meshes are left out with
+//! a note. meshopt-compressed files are read (cli/tests/meshopt.rs).
 
 mod common;
 
@@ -53,22 +52,6 @@ fn files_requiring_extensions_secmo_does_not_need_open_with_a_note() {
     assert_eq!(code, 0, "bake: {stderr}");
     let (code, _, stderr) = secmo(&["import", baked.to_str().unwrap()]);
     assert_eq!(code, 0, "the baked file opens again: {stderr}");
-    std::fs::remove_dir_all(&out).ok();
-}
-
-#[test]
-fn compressed_buffer_views_are_refused_by_name() {
-    // meshopt can compress any buffer view, clips and inverse binds too.
-    let out = dir("meshopt");
-    for ext in ["EXT_meshopt_compression", "KHR_meshopt_compression"] {
-        let file = fox_requiring(&[ext], &out);
-        let (code, _, stderr) = secmo(&["import", &file]);
-        assert_ne!(code, 0);
-        assert!(
-            stderr.contains(ext) && stderr.contains("cannot read"),
-            "{ext}: {stderr}"
-        );
-    }
     std::fs::remove_dir_all(&out).ok();
 }
 
