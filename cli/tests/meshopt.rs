@@ -124,17 +124,14 @@ fn broken_meshopt_views_are_errors_naming_the_view() {
     std::fs::remove_dir_all(&out).ok();
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_meshoptimizer),
-    ignore = "needs node and meshoptimizer (npm ci --prefix tools/meshopt); .ci/run installs them"
-)]
-fn every_view_decodes_as_meshoptimizer_decodes_it() {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/meshopt/decode.mjs");
-    let files: Vec<String> = FILES.iter().map(|f| asset(f)).collect();
+/// Runs tools/meshopt/`script` under node with `args`: its JSON lines.
+fn node_lines(script: &str, args: &[String]) -> Vec<serde_json::Value> {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../tools/meshopt")
+        .join(script);
     let out = std::process::Command::new("node")
         .arg(script)
-        .args(&files)
+        .args(args)
         .output()
         .expect("run node");
     assert!(
@@ -142,10 +139,68 @@ fn every_view_decodes_as_meshoptimizer_decodes_it() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// Component `i`'s integer in a filter's output (`size` bytes each).
+fn component(bytes: &[u8], size: usize, i: usize, signed: bool) -> i64 {
+    match (size, signed) {
+        (1, true) => i64::from(bytes[i] as i8),
+        (1, false) => i64::from(bytes[i]),
+        (_, true) => i64::from(i16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]])),
+        (_, false) => i64::from(u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]])),
+    }
+}
+
+/// Holds secmo's decoding of a view to meshoptimizer's: the same bytes, or
+/// for a filter's integers (Appendix B specifies them to one unit in the
+/// last place; meshoptimizer computes the quaternion in another order than
+/// the specification) within one. Returns how many integers differ by one.
+fn assert_decodes_alike(
+    what: &str,
+    ours: &[u8],
+    reference: &[u8],
+    stride: usize,
+    filter: &str,
+) -> usize {
+    assert_eq!(ours.len(), reference.len(), "{what}");
+    if !matches!(filter, "OCTAHEDRAL" | "QUATERNION" | "COLOR") {
+        assert!(ours == reference, "{what} ({filter})");
+        return 0;
+    }
+    let (size, signed) = (stride / 4, filter != "COLOR");
+    let mut off = 0;
+    for (e, (a, b)) in ours
+        .chunks(stride)
+        .zip(reference.chunks(stride))
+        .enumerate()
+    {
+        for i in 0..4 {
+            let (x, y) = (component(a, size, i, signed), component(b, size, i, signed));
+            assert!(
+                (x - y).abs() <= 1,
+                "{what}: element {e} component {i}: {x} against {y}"
+            );
+            off += usize::from(x != y);
+        }
+    }
+    off
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_meshoptimizer),
+    ignore = "needs node and meshoptimizer (npm ci --prefix tools/meshopt); .ci/run installs them"
+)]
+fn every_view_decodes_as_meshoptimizer_decodes_it() {
+    let files: Vec<String> = FILES.iter().map(|f| asset(f)).collect();
     let mut views = 0;
     let mut modes = std::collections::BTreeSet::new();
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
-        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+    for r in node_lines("decode.mjs", &files) {
         let (file, view) = (r["file"].as_str().unwrap(), r["view"].as_u64().unwrap());
         let reference = base64::engine::general_purpose::STANDARD
             .decode(r["bytes"].as_str().unwrap())
@@ -162,30 +217,13 @@ fn every_view_decodes_as_meshoptimizer_decodes_it() {
         let ours =
             secmo_cli::meshopt::decode_view(compressed, n("count"), n("byteStride"), mode, filter)
                 .unwrap_or_else(|e| panic!("{file} view {view}: {e}"));
-        assert_eq!(ours.len(), reference.len(), "{file} view {view}");
-        if filter == "QUATERNION" || filter == "OCTAHEDRAL" {
-            // Appendix B: a filter's result is specified to one unit in the
-            // last place of its integers (meshoptimizer computes the
-            // quaternion in another order than the specification's).
-            let size = n("byteStride") / 4;
-            for (i, (a, b)) in ours.chunks(size).zip(reference.chunks(size)).enumerate() {
-                let int = |c: &[u8]| {
-                    if size == 2 {
-                        i64::from(i16::from_le_bytes([c[0], c[1]]))
-                    } else {
-                        i64::from(c[0] as i8)
-                    }
-                };
-                assert!(
-                    (int(a) - int(b)).abs() <= 1,
-                    "{file} view {view} component {i}: {} against {}",
-                    int(a),
-                    int(b)
-                );
-            }
-        } else {
-            assert!(ours == reference, "{file} view {view} ({mode}, {filter})");
-        }
+        assert_decodes_alike(
+            &format!("{file} view {view}"),
+            &ours,
+            &reference,
+            n("byteStride"),
+            filter,
+        );
         views += 1;
         modes.insert(format!(
             "{}{mode}/{filter}",
@@ -211,16 +249,6 @@ fn every_view_decodes_as_meshoptimizer_decodes_it() {
     }
 }
 
-/// Component `i`'s integer in a filter's output (`size` bytes each).
-fn component(bytes: &[u8], size: usize, i: usize, signed: bool) -> i64 {
-    match (size, signed) {
-        (1, true) => i64::from(bytes[i] as i8),
-        (1, false) => i64::from(bytes[i]),
-        (_, true) => i64::from(i16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]])),
-        (_, false) => i64::from(u16::from_le_bytes([bytes[2 * i], bytes[2 * i + 1]])),
-    }
-}
-
 #[test]
 #[cfg_attr(
     not(secmo_has_meshoptimizer),
@@ -232,16 +260,6 @@ fn what_meshoptimizer_encodes_decodes_to_its_own_decoding() {
     // elements (tools/meshopt/synthetic.mjs): secmo decodes each stream to
     // meshoptimizer's decoded bytes (filters: to the one unit Appendix B
     // allows).
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/meshopt/synthetic.mjs");
-    let out = std::process::Command::new("node")
-        .arg(script)
-        .output()
-        .expect("run node");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
     let b64 = |v: &serde_json::Value| {
         base64::engine::general_purpose::STANDARD
             .decode(v.as_str().unwrap())
@@ -249,40 +267,17 @@ fn what_meshoptimizer_encodes_decodes_to_its_own_decoding() {
     };
     let mut cases = 0;
     let mut off_by_one = 0;
-    for line in String::from_utf8(out.stdout).unwrap().lines() {
-        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+    for r in node_lines("synthetic.mjs", &[]) {
         let name = r["name"].as_str().unwrap();
         let (mode, filter) = (r["mode"].as_str().unwrap(), r["filter"].as_str().unwrap());
         let (count, stride) = (
             r["count"].as_u64().unwrap() as usize,
             r["stride"].as_u64().unwrap() as usize,
         );
-        let reference = b64(&r["decoded"]);
         let ours =
             secmo_cli::meshopt::decode_view(&b64(&r["encoded"]), count, stride, mode, filter)
                 .unwrap_or_else(|e| panic!("{name}: {e}"));
-        assert_eq!(ours.len(), reference.len(), "{name}");
-        match filter {
-            "OCTAHEDRAL" | "QUATERNION" | "COLOR" => {
-                let size = stride / 4;
-                for (e, (a, b)) in ours
-                    .chunks(stride)
-                    .zip(reference.chunks(stride))
-                    .enumerate()
-                {
-                    for i in 0..4 {
-                        let signed = filter != "COLOR";
-                        let (x, y) = (component(a, size, i, signed), component(b, size, i, signed));
-                        assert!(
-                            (x - y).abs() <= 1,
-                            "{name}: element {e} component {i}: {x} against {y}"
-                        );
-                        off_by_one += usize::from(x != y);
-                    }
-                }
-            }
-            _ => assert!(ours == reference, "{name}"),
-        }
+        off_by_one += assert_decodes_alike(name, &ours, &b64(&r["decoded"]), stride, filter);
         cases += 1;
     }
     println!("{cases} streams, {off_by_one} filtered components one unit off");
