@@ -609,8 +609,15 @@ pub fn write_glb(
             .unwrap_or_default()
             .into_iter()
             .filter(|c| {
-                let node = c["target"]["node"].as_u64().map(|n| n as usize);
-                let path = &c["target"]["path"];
+                // A KHR_animation_pointer channel on a node's transform
+                // counts as that node's channel.
+                let (node, path) = match crate::import::pointer_target(c) {
+                    Some((node, path)) => (Some(node as usize), Value::from(path)),
+                    None => (
+                        c["target"]["node"].as_u64().map(|n| n as usize),
+                        c["target"]["path"].clone(),
+                    ),
+                };
                 let replaced = |nodes: &[usize]| node.is_some_and(|n| nodes.contains(&n));
                 !((path == "rotation" && replaced(&joints_nodes))
                     || ((path == "rotation" || path == "translation") && replaced(&helper_nodes)))

@@ -271,9 +271,11 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
     let at = |what: String| anyhow::anyhow!("{}: {what}", path.display());
     let bytes = std::fs::read(path).map_err(|e| at(e.to_string()))?;
     check_format(&bytes).map_err(at)?;
-    let json = vrm::gltf_json(&bytes).map_err(|e| at(e.to_string()))?;
+    let mut json = vrm::gltf_json(&bytes).map_err(|e| at(e.to_string()))?;
+    let pointer_notes = animation_pointers(&mut json);
     check_references(&json).map_err(at)?;
-    let extension_notes = required_extensions(&json).map_err(at)?;
+    let mut extension_notes = required_extensions(&json).map_err(at)?;
+    extension_notes.extend(pointer_notes);
     let skeleton = vrm::gltf_skeleton(&bytes).map_err(|e| at(e.to_string()))?;
     let gltf = read_document(&bytes, &json).map_err(at)?;
     // A missing buffer is only an error for the data that needs it (the
@@ -572,6 +574,56 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
         .filter(|p| p.is_finite())
         .collect();
     Ok(imported)
+}
+
+/// The node and property a `KHR_animation_pointer` channel animates, when
+/// it is a node's translation, rotation or scale (`/nodes/N/rotation`).
+pub fn pointer_target(channel: &serde_json::Value) -> Option<(u64, &'static str)> {
+    let pointer = channel["target"]["extensions"]["KHR_animation_pointer"]["pointer"].as_str()?;
+    let (node, property) = pointer.strip_prefix("/nodes/")?.split_once('/')?;
+    let property = ["translation", "rotation", "scale"]
+        .into_iter()
+        .find(|p| *p == property)?;
+    Some((node.parse().ok()?, property))
+}
+
+/// Channels of `KHR_animation_pointer` (target path `pointer`): one that
+/// points at a node's translation, rotation or scale is read as the
+/// ordinary channel it is; any other (a material's colour, a camera, a
+/// light, morph weights by pointer) animates no bone and is left out, with
+/// a note per animation. Without this a file using the extension for any
+/// property was refused whole (the path is not one of core glTF's four).
+fn animation_pointers(json: &mut serde_json::Value) -> Vec<String> {
+    let mut notes = Vec::new();
+    let Some(animations) = json.get_mut("animations").and_then(|a| a.as_array_mut()) else {
+        return notes;
+    };
+    for (a, animation) in animations.iter_mut().enumerate() {
+        let Some(channels) = animation.get_mut("channels").and_then(|c| c.as_array_mut()) else {
+            continue;
+        };
+        let before = channels.len();
+        channels.retain_mut(|channel| {
+            if channel["target"]["path"] != "pointer" {
+                return true;
+            }
+            match pointer_target(channel) {
+                Some((node, path)) => {
+                    channel["target"] = serde_json::json!({"node": node, "path": path});
+                    true
+                }
+                None => false,
+            }
+        });
+        if channels.len() < before {
+            notes.push(format!(
+                "note: animations[{a}]: {} KHR_animation_pointer channel(s) animate no bone \
+                 (materials, cameras, lights, weights); ignored",
+                before - channels.len()
+            ));
+        }
+    }
+    notes
 }
 
 /// The glTF document, validated as the glTF reader validates it, except

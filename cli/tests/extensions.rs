@@ -303,3 +303,115 @@ fn node_constraints_are_listed_and_written() {
     );
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// The Fox with every channel written as a `KHR_animation_pointer` channel
+/// (`/nodes/N/rotation`, ...), and one more that animates a material.
+fn fox_by_pointers(out: &Path) -> String {
+    let mut glb = Glb::read(Path::new(&asset("Fox.glb"))).unwrap();
+    glb.json["extensionsUsed"] = json!(["KHR_animation_pointer"]);
+    for animation in glb.json["animations"].as_array_mut().unwrap() {
+        let channels = animation["channels"].as_array_mut().unwrap();
+        for channel in channels.iter_mut() {
+            let target = &channel["target"];
+            let pointer = format!(
+                "/nodes/{}/{}",
+                target["node"],
+                target["path"].as_str().unwrap()
+            );
+            channel["target"] = json!({
+                "path": "pointer",
+                "extensions": {"KHR_animation_pointer": {"pointer": pointer}}
+            });
+        }
+        let sampler = channels[0]["sampler"].clone();
+        channels.push(json!({"sampler": sampler, "target": {
+            "path": "pointer",
+            "extensions": {"KHR_animation_pointer": {"pointer": "/materials/0/pbrMetallicRoughness/baseColorFactor"}}
+        }}));
+    }
+    let path = out.join("fox-pointers.glb");
+    glb.write(&path).unwrap();
+    path.to_string_lossy().into_owned()
+}
+
+#[test]
+fn animation_pointer_channels_on_bones_are_read_and_the_rest_are_noted() {
+    // KHR_animation_pointer's path is `pointer`, not one of core glTF's
+    // four: such files were refused whole. A pointer at a node's
+    // translation, rotation or scale is that node's channel; a pointer at
+    // anything else animates no bone and is left out with a note.
+    let out = dir("pointer");
+    let file = fox_by_pointers(&out);
+    let (code, stdout, stderr) = secmo(&["import", &file]);
+    assert_eq!(code, 0, "{stderr}");
+    let (_, plain, _) = secmo(&["import", &asset("Fox.glb")]);
+    for l in plain.lines() {
+        let l = l.rsplit_once(".glb: ").map_or(l, |(_, rest)| rest);
+        assert!(stdout.contains(l), "`{l}` missing from:\n{stdout}");
+    }
+    assert!(
+        stdout.contains("note: animations[0]: 1 KHR_animation_pointer channel(s) animate no bone"),
+        "{stdout}"
+    );
+    // The same motion: the report's figures for the Walk are the Fox's.
+    let figures = |file: &str| {
+        let dir = out.join("report");
+        let (code, text, err) = secmo(&[
+            "report",
+            file,
+            "--clip",
+            "Walk",
+            "--out",
+            dir.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let line = text
+            .lines()
+            .find(|l| l.starts_with("\"Walk\""))
+            .unwrap()
+            .to_owned();
+        line.split("; update").next().unwrap().to_owned()
+    };
+    assert_eq!(figures(&file), figures(&asset("Fox.glb")));
+    // A bake replaces the tail's authored rotations, pointer channels too:
+    // each tail joint keeps one rotation channel, the baked one.
+    let baked = out.join("baked.glb");
+    let (code, _, stderr) = secmo(&[
+        "bake",
+        &file,
+        "--clip",
+        "Walk",
+        "--out",
+        baked.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    let glb = Glb::read(&baked).unwrap();
+    let tail: Vec<u64> = glb.json["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| n["name"].as_str().is_some_and(|s| s.starts_with("b_Tail")))
+        .map(|(i, _)| i as u64)
+        .collect();
+    assert_eq!(tail.len(), 3);
+    let walk = glb.json["animations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["name"] == "Walk")
+        .unwrap();
+    for node in tail {
+        let rotations = walk["channels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| {
+                secmo_cli::import::pointer_target(c) == Some((node, "rotation"))
+                    || (c["target"]["node"] == node && c["target"]["path"] == "rotation")
+            })
+            .count();
+        assert_eq!(rotations, 1, "node {node}");
+    }
+    std::fs::remove_dir_all(&out).ok();
+}
