@@ -612,10 +612,10 @@ pub fn write_glb(
                 // A KHR_animation_pointer channel on a node's transform
                 // counts as that node's channel.
                 let (node, path) = match crate::import::pointer_target(c) {
-                    Some((node, path)) => (Some(node as usize), Value::from(path)),
+                    Some((node, path)) => (Some(node as usize), path),
                     None => (
                         c["target"]["node"].as_u64().map(|n| n as usize),
-                        c["target"]["path"].clone(),
+                        c["target"]["path"].as_str().unwrap_or(""),
                     ),
                 };
                 let replaced = |nodes: &[usize]| node.is_some_and(|n| nodes.contains(&n));

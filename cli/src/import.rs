@@ -274,7 +274,7 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
     let mut json = vrm::gltf_json(&bytes).map_err(|e| at(e.to_string()))?;
     let pointer_notes = animation_pointers(&mut json);
     check_references(&json).map_err(at)?;
-    let mut extension_notes = required_extensions(&json).map_err(at)?;
+    let mut extension_notes = required_extensions(&json);
     extension_notes.extend(pointer_notes);
     let skeleton = vrm::gltf_skeleton(&bytes).map_err(|e| at(e.to_string()))?;
     let gltf = read_document(&bytes, &json).map_err(at)?;
@@ -720,9 +720,8 @@ const READ_EXTENSIONS: &[&str] = &[
 /// read; the commands that need a mesh say why there is none); extensions
 /// secmo reads pass (meshopt-compressed views are decoded); any other
 /// (materials, textures, lights, VRM's own) changes nothing secmo reads
-/// and gets a one-line note. The `Result` is kept for a required extension
-/// secmo must refuse; none is refused today.
-pub fn required_extensions(json: &serde_json::Value) -> Result<Vec<String>, String> {
+/// and gets a one-line note. No required extension is refused.
+pub fn required_extensions(json: &serde_json::Value) -> Vec<String> {
     let required = json
         .get("extensionsRequired")
         .and_then(serde_json::Value::as_array)
@@ -742,7 +741,7 @@ pub fn required_extensions(json: &serde_json::Value) -> Result<Vec<String>, Stri
             ));
         }
     }
-    Ok(notes)
+    notes
 }
 
 /// Reads a VEC3 accessor of any component type glTF allows for positions:

@@ -95,10 +95,8 @@ pub fn run(input: &Path, out: &Path) -> anyhow::Result<Report> {
         let _ = writeln!(summary, "note: {note}");
     }
     if let Ok(json) = secmo::vrm::gltf_json(&bytes) {
-        if let Ok(notes) = crate::import::required_extensions(&json) {
-            for note in notes {
-                let _ = writeln!(summary, "{note}");
-            }
+        for note in crate::import::required_extensions(&json) {
+            let _ = writeln!(summary, "{note}");
         }
     }
     Ok(Report {
