@@ -7,11 +7,13 @@
 //! VRM 1.0 fixtures covering stiffness, drag, gravity, colliders (a root
 //! inside one too), a center space and a teleport. The motion (sampled at
 //! 120 Hz): 3 s still, the hips +0.5 m over 0.5 s, the head yaws 60°, then
-//! rolls 60°, then 2 s still. three-vrm steps with dt = 1/120; secmo gets
-//! the same samples at 120 Hz and, for the frame-rate table, every 2nd / 4th
-//! sample at 60 / 30 Hz. The figure is the largest difference of a joint
-//! tail's world position over the run, as a percentage of its chain's
-//! length. docs/vrm-mapping.md holds the table this test prints.
+//! rolls 60°, then 2 s still; once with the moves at a constant rate (as the
+//! issue states them) and once eased in and out. three-vrm steps with
+//! dt = 1/120; secmo gets the same samples at 120 Hz and, for the
+//! frame-rate table, every 2nd / 4th sample at 60 / 30 Hz. The figure is
+//! the largest difference of a joint tail's world position over the run,
+//! as a percentage of its chain's length. docs/vrm-mapping.md holds the
+//! table this test prints.
 //!
 //! Needs node and `npm ci --prefix tools/three-vrm` (.ci/run does both);
 //! without them the test is reported as ignored (build.rs).
@@ -51,12 +53,35 @@ fn smooth(t: f32, start: f32, duration: f32) -> f32 {
     x * x * (3.0 - 2.0 * x)
 }
 
+/// How the standard motion's moves run over their 0.5 s.
+#[derive(Clone, Copy, PartialEq)]
+enum Ease {
+    /// At a constant rate, as the issue states the motion ("+0.5 m over
+    /// 0.5 s"): every corner falls on a 30 Hz key, so 30 Hz keys hold the
+    /// whole motion and the frame-rate columns measure the solver.
+    Ramp,
+    /// Smoothstep in and out: 30 Hz keys, linear in between, miss the
+    /// curve by up to 1.7 mm (hips) and 3.5 mrad (head), and the columns
+    /// measure what a chain makes of that.
+    Smooth,
+}
+
+impl Ease {
+    fn at(self, t: f32, start: f32, duration: f32) -> f32 {
+        match self {
+            Ease::Ramp => ((t - start) / duration).clamp(0.0, 1.0),
+            Ease::Smooth => smooth(t, start, duration),
+        }
+    }
+}
+
 /// 3 s still, hips +0.5 m along x over 0.5 s, head yaw 60° over 0.5 s, head
 /// roll 60° over 0.5 s, 2 s still: the issue's motion.
 fn standard_motion(
     hips: (i64, Vec3),
     head: (i64, Quat),
     teleport: Option<f32>,
+    ease: Ease,
 ) -> (Vec<Motion>, usize) {
     let frames = (6.5 * RATE as f32) as usize;
     let mut hip_track = Vec::with_capacity(frames);
@@ -67,9 +92,9 @@ fn standard_motion(
             Some(at) if t >= at => Vec3::new(4.0, 0.0, 3.0),
             _ => Vec3::ZERO,
         };
-        hip_track.push(hips.1 + Vec3::X * 0.5 * smooth(t, 3.0, 0.5) + jump);
-        let yaw = Quat::from_rotation_y(60f32.to_radians() * smooth(t, 3.5, 0.5));
-        let roll = Quat::from_rotation_z(60f32.to_radians() * smooth(t, 4.0, 0.5));
+        hip_track.push(hips.1 + Vec3::X * 0.5 * ease.at(t, 3.0, 0.5) + jump);
+        let yaw = Quat::from_rotation_y(60f32.to_radians() * ease.at(t, 3.5, 0.5));
+        let roll = Quat::from_rotation_z(60f32.to_radians() * ease.at(t, 4.0, 0.5));
         head_track.push(yaw * roll * head.1);
     }
     let mut motion = vec![Motion {
@@ -115,7 +140,7 @@ fn node_rest(json: &Value, node: i64) -> (Vec3, Quat) {
 
 /// A fixture over a file: the hips and head are the VRM humanoid's when it
 /// has one, otherwise the scene moves and the first spring's parent turns.
-fn file_fixture(name: &str, file: PathBuf) -> Fixture {
+fn file_fixture(name: &str, file: PathBuf, ease: Ease) -> Fixture {
     let json = gltf_json(&file);
     let humanoid = |bone: &str| -> Option<i64> {
         json.pointer("/extensions/VRMC_vrm/humanoid/humanBones")
@@ -150,6 +175,7 @@ fn file_fixture(name: &str, file: PathBuf) -> Fixture {
         (hips, node_rest(&json, hips).0),
         (head, node_rest(&json, head).1),
         None,
+        ease,
     );
     Fixture {
         name: name.into(),
@@ -236,7 +262,7 @@ impl Default for Spec {
 /// root (0) → hips (1, 1 m up) → head (2, 0.5 m up) → a five-joint strand
 /// (3..7, the last its tail end) starting behind the head and hanging down
 /// and back; node 8 a child of the hips for a center space.
-fn synthetic(spec: &Spec, dir: &Path) -> Fixture {
+fn synthetic(spec: &Spec, dir: &Path, ease: Ease) -> Fixture {
     let nodes = json!([
         {"name": "root", "children": [1]},
         {"name": "hips", "translation": [0.0, 1.0, 0.0], "children": [2, 8]},
@@ -354,8 +380,12 @@ fn synthetic(spec: &Spec, dir: &Path) -> Fixture {
     let file = dir.join(format!("{}.gltf", spec.name));
     std::fs::write(&file, serde_json::to_vec_pretty(&gltf).unwrap()).unwrap();
     let teleport = spec.teleport.then_some(2.0);
-    let (motion, frames) =
-        standard_motion((1, Vec3::new(0.0, 1.0, 0.0)), (2, Quat::IDENTITY), teleport);
+    let (motion, frames) = standard_motion(
+        (1, Vec3::new(0.0, 1.0, 0.0)),
+        (2, Quat::IDENTITY),
+        teleport,
+        ease,
+    );
     Fixture {
         name: spec.name.into(),
         file,
@@ -557,26 +587,28 @@ fn synthetic_specs() -> Vec<Spec> {
     specs
 }
 
-fn fixtures(dir: &Path) -> Vec<Fixture> {
+fn fixtures(dir: &Path, ease: Ease) -> Vec<Fixture> {
     let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/assets");
     let mut out = Vec::new();
     for name in ["sphere-collider", "plane-collider", "inside-collider"] {
         out.push(file_fixture(
             &format!("three-vrm {name}"),
             assets.join(format!("three-vrm-springbone/{name}.gltf")),
+            ease,
         ));
     }
     out.push(file_fixture(
         "Godette (VRM 0.x)",
         assets.join("Godette_vrm_v4.vrm"),
+        ease,
     ));
-    out.extend(synthetic_specs().iter().map(|s| synthetic(s, dir)));
-    out.push(branched_vrm0(dir, false));
-    out.push(branched_vrm0(dir, true));
-    out.push(root_level_spring(dir));
-    out.push(cross_space(dir));
-    out.push(avatar(dir, false));
-    out.push(avatar(dir, true));
+    out.extend(synthetic_specs().iter().map(|s| synthetic(s, dir, ease)));
+    out.push(branched_vrm0(dir, false, ease));
+    out.push(branched_vrm0(dir, true, ease));
+    out.push(root_level_spring(dir, ease));
+    out.push(cross_space(dir, ease));
+    out.push(avatar(dir, false, ease));
+    out.push(avatar(dir, true, ease));
     out
 }
 
@@ -590,7 +622,7 @@ fn fixtures(dir: &Path) -> Vec<Fixture> {
 /// bone group per kind listing its strands' roots (every node below a root
 /// moves, the last ones with UniVRM's 7 cm tail). The swinging arms push
 /// through the hair and the skirt, the legs through the skirt.
-fn avatar(dir: &Path, vrm0: bool) -> Fixture {
+fn avatar(dir: &Path, vrm0: bool, ease: Ease) -> Fixture {
     let mut nodes: Vec<Value> = Vec::new();
     let add = |nodes: &mut Vec<Value>, name: &str, t: [f32; 3], parent: Option<usize>| {
         let i = nodes.len();
@@ -874,6 +906,7 @@ fn avatar(dir: &Path, vrm0: bool) -> Fixture {
         (hips as i64, Vec3::new(0.0, 0.9, 0.0)),
         (head as i64, Quat::IDENTITY),
         None,
+        ease,
     );
     // Arms hang along the body and swing forward and back, legs walk, the
     // hips twist ±20° and sway ±8°, from 1 s to 6 s.
@@ -929,7 +962,7 @@ fn avatar(dir: &Path, vrm0: bool) -> Fixture {
 /// its second joint, and a strand in the bun's space sliding over a
 /// sphere on the bun's first joint. The records the bun leaves at each
 /// substep are world frames; each reader sees them from its own space.
-fn cross_space(dir: &Path) -> Fixture {
+fn cross_space(dir: &Path, ease: Ease) -> Fixture {
     let joint = |node: usize| {
         json!({"node": node, "stiffness": 0.6, "dragForce": 0.3, "gravityPower": 0.4,
                "hitRadius": 0.015})
@@ -968,8 +1001,12 @@ fn cross_space(dir: &Path) -> Fixture {
     });
     let file = dir.join("cross_space.gltf");
     std::fs::write(&file, serde_json::to_vec_pretty(&gltf).unwrap()).unwrap();
-    let (motion, frames) =
-        standard_motion((1, Vec3::new(0.0, 1.0, 0.0)), (2, Quat::IDENTITY), None);
+    let (motion, frames) = standard_motion(
+        (1, Vec3::new(0.0, 1.0, 0.0)),
+        (2, Quat::IDENTITY),
+        None,
+        ease,
+    );
     Fixture {
         name: "cross-space springs".into(),
         file,
@@ -981,7 +1018,7 @@ fn cross_space(dir: &Path) -> Fixture {
 
 /// A spring whose first joint is a scene root (a strap exported as its own
 /// node tree, no skeleton above it): the scene moves and turns.
-fn root_level_spring(dir: &Path) -> Fixture {
+fn root_level_spring(dir: &Path, ease: Ease) -> Fixture {
     let gltf = json!({
         "asset": {"version": "2.0", "generator": "secmo tests/vrm_parity.rs"},
         "scene": 0,
@@ -1005,7 +1042,7 @@ fn root_level_spring(dir: &Path) -> Fixture {
     });
     let file = dir.join("root_level_spring.gltf");
     std::fs::write(&file, serde_json::to_vec_pretty(&gltf).unwrap()).unwrap();
-    file_fixture("root-level spring", file)
+    file_fixture("root-level spring", file, ease)
 }
 
 /// A VRM 0.x bone group whose root has three strands below it: every node
@@ -1014,7 +1051,7 @@ fn root_level_spring(dir: &Path) -> Fixture {
 /// joint, which it reads substep by substep. A sphere collider on the head.
 /// `centered`: the group in the hips' space (the hanging strands then carry
 /// the root joint's records into it).
-fn branched_vrm0(dir: &Path, centered: bool) -> Fixture {
+fn branched_vrm0(dir: &Path, centered: bool, ease: Ease) -> Fixture {
     let mut nodes = vec![
         json!({"name": "root", "children": [1]}),
         json!({"name": "hips", "translation": [0.0, 1.0, 0.0], "children": [2]}),
@@ -1070,7 +1107,7 @@ fn branched_vrm0(dir: &Path, centered: bool) -> Fixture {
     };
     let file = dir.join(file);
     std::fs::write(&file, serde_json::to_vec_pretty(&gltf).unwrap()).unwrap();
-    file_fixture(name, file)
+    file_fixture(name, file, ease)
 }
 
 /// World positions of every joint's tail, per frame, in three-vrm's joint
@@ -1357,22 +1394,24 @@ fn vrm_preset_matches_three_vrm_and_is_frame_rate_independent() {
     std::fs::create_dir_all(&dir).unwrap();
     let mut failures = Vec::new();
     println!(
-        "| fixture | secmo 120 Hz vs three-vrm 120 Hz | secmo 60 Hz | secmo 30 Hz | secmo 30 Hz vs 120 Hz, same input | three-vrm 30 Hz vs itself at 120 Hz | secmo vs three-vrm's stock manager loop |"
+        "| fixture | secmo 120 Hz vs three-vrm 120 Hz, ramps / eased | ramps: secmo 60 Hz | ramps: secmo 30 Hz | ramps: three-vrm 30 Hz vs itself at 120 Hz | eased: secmo 60 Hz | eased: secmo 30 Hz | eased: secmo 30 Hz vs 120 Hz, same input | secmo vs three-vrm's stock manager loop |"
     );
-    println!("|---|---|---|---|---|---|---|");
-    for fixture in fixtures(&dir) {
+    println!("|---|---|---|---|---|---|---|---|---|");
+    let eased = fixtures(&dir, Ease::Smooth);
+    for (fixture, eased) in fixtures(&dir, Ease::Ramp).iter().zip(&eased) {
         // SECMO_PARITY_ONLY=name,name runs only those fixtures (debugging).
         if let Ok(only) = std::env::var("SECMO_PARITY_ONLY") {
             if !only.split(',').any(|o| o == fixture.name) {
                 continue;
             }
         }
-        let reference = three_vrm(&fixture, 1, "joints", &dir);
-        let reference_30 = three_vrm(&fixture, 4, "joints", &dir);
-        let stock = three_vrm(&fixture, 1, "manager", &dir);
-        let (at_120, lengths) = secmo_run(&fixture, 1, &reference);
-        let (at_60, _) = secmo_run(&fixture, 2, &reference);
-        let (at_30, _) = secmo_run(&fixture, 4, &reference);
+        // The motion as the issue states it (moves at a constant rate).
+        let reference = three_vrm(fixture, 1, "joints", &dir);
+        let reference_30 = three_vrm(fixture, 4, "joints", &dir);
+        let stock = three_vrm(fixture, 1, "manager", &dir);
+        let (at_120, lengths) = secmo_run(fixture, 1, &reference);
+        let (at_60, _) = secmo_run(fixture, 2, &reference);
+        let (at_30, _) = secmo_run(fixture, 4, &reference);
         let parity = worst(&at_120, 1, &reference, 1, &lengths);
         if std::env::var("SECMO_PARITY_DEBUG").is_ok() {
             for (f, (a, b)) in at_120
@@ -1399,16 +1438,27 @@ fn vrm_preset_matches_three_vrm_and_is_frame_rate_independent() {
         let rate_30 = worst(&at_30, 4, &reference, 1, &lengths);
         let three_30 = worst(&reference_30, 4, &reference, 1, &lengths);
         let stock = worst(&at_120, 1, &stock, 1, &lengths);
+        // The same moves eased in and out: 30 Hz keys no longer hold them.
+        let eased_reference = three_vrm(eased, 1, "joints", &dir);
+        let (eased_120, _) = secmo_run(eased, 1, &eased_reference);
+        let (eased_60, _) = secmo_run(eased, 2, &eased_reference);
+        let (eased_30, _) = secmo_run(eased, 4, &eased_reference);
+        let eased_parity = worst(&eased_120, 1, &eased_reference, 1, &lengths);
+        let eased_rate_60 = worst(&eased_60, 2, &eased_reference, 1, &lengths);
+        let eased_rate_30 = worst(&eased_30, 4, &eased_reference, 1, &lengths);
         // The solver alone: 120 Hz updates on the 30 Hz keys re-sampled
         // linearly, against the 30 Hz run (same input, different rate).
-        let (same_input, _) = secmo_run(&rekeyed(&fixture, 4), 1, &reference);
-        let solver_30 = worst(&at_30, 4, &same_input, 1, &lengths);
+        let (same_input, _) = secmo_run(&rekeyed(eased, 4), 1, &eased_reference);
+        let solver_30 = worst(&eased_30, 4, &same_input, 1, &lengths);
         println!(
-            "| {} | {parity:.4} % | {rate_60:.3} % | {rate_30:.3} % | {solver_30:.4} % | {three_30:.2} % | {stock:.2} % |",
+            "| {} | {parity:.4} / {eased_parity:.4} % | {rate_60:.3} % | {rate_30:.3} % | {three_30:.2} % | {eased_rate_60:.3} % | {eased_rate_30:.3} % | {solver_30:.4} % | {stock:.2} % |",
             fixture.name
         );
-        if parity > 0.5 {
-            failures.push(format!("{}: {parity:.3} % against three-vrm", fixture.name));
+        if parity > 0.5 || eased_parity > 0.5 {
+            failures.push(format!(
+                "{}: {parity:.3} / {eased_parity:.3} % against three-vrm",
+                fixture.name
+            ));
         }
         // Chains hanging from another chain's joint (skipped_node,
         // turned_gravity) read it substep by substep, so this holds for
@@ -1425,17 +1475,26 @@ fn vrm_preset_matches_three_vrm_and_is_frame_rate_independent() {
                 fixture.name
             ));
         }
-        // The one fixture past 2 % at 30 Hz: drag 0.05 barely damps, and
-        // 30 Hz keys do not hold the 120 Hz motion (three-vrm's own 30 Hz
-        // run is 95 % off); the solver column shows secmo adds 0.007 %.
-        let limit_30 = if fixture.name == "drag_0.05" {
+        if rate_60 > 2.0 || rate_30 > 2.0 {
+            failures.push(format!(
+                "{}: 60 / 30 Hz input {rate_60:.3} / {rate_30:.3} % from three-vrm at 120 Hz",
+                fixture.name
+            ));
+        }
+        // Eased, one fixture is past 2 % at 30 Hz: drag 0.05 barely damps
+        // and rings with what 30 Hz keys miss of the curve (three-vrm's own
+        // 30 Hz run is 95 % off); the solver column shows secmo adds
+        // 0.003 %. Interpolating the keys with a higher-order curve would
+        // trade this for the exact agreement of linear keys at any rate
+        // (tests/vrm.rs, the issue's item 5).
+        let eased_limit_30 = if fixture.name == "drag_0.05" {
             3.0
         } else {
             2.0
         };
-        if rate_60 > 2.0 || rate_30 > limit_30 {
+        if eased_rate_60 > 2.0 || eased_rate_30 > eased_limit_30 {
             failures.push(format!(
-                "{}: 60 / 30 Hz input {rate_60:.3} / {rate_30:.3} % from three-vrm at 120 Hz",
+                "{}: eased, 60 / 30 Hz input {eased_rate_60:.3} / {eased_rate_30:.3} % from three-vrm at 120 Hz",
                 fixture.name
             ));
         }
