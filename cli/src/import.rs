@@ -905,6 +905,15 @@ fn load_buffers(gltf: &gltf::Gltf, path: &Path) -> Vec<Result<Vec<u8>, String>> 
             }
             budget -= length;
             let bytes = match b.source() {
+                // glTF 2.0 §4.4.3.3: only the first buffer may leave out its
+                // uri to stand for a GLB's binary chunk (the reader calls
+                // every uri-less buffer `Bin`). A meshopt placeholder is
+                // rebuilt by decompress_views whatever this says.
+                gltf::buffer::Source::Bin if b.index() > 0 => {
+                    return Err(what(
+                        "has no uri, and only buffers[0] may stand for a GLB's binary chunk".into(),
+                    ))
+                }
                 gltf::buffer::Source::Bin => gltf
                     .blob
                     .clone()

@@ -401,3 +401,43 @@ fn dir_for(path: &Path) -> PathBuf {
         path.file_name().unwrap().to_string_lossy()
     ))
 }
+
+#[test]
+fn only_the_first_buffer_of_a_glb_is_its_binary_chunk() {
+    // glTF 2.0 §4.4.3.3: in a GLB, buffers[0] may leave out its uri and
+    // stand for the binary chunk; any other buffer without a uri has no
+    // data. The clip's rotations in such a buffer were read from the
+    // binary chunk (the key times, read as quaternions) without a word.
+    let d = dir("second-bin");
+    let v = gltf(&[0.0, 1.0], &[Q, [0.0, 0.6, 0.0, 0.8]]);
+    let uri = v["buffers"][0]["uri"].as_str().unwrap();
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(uri.split_once(";base64,").unwrap().1)
+        .unwrap();
+    let rotations = v["bufferViews"][1]["byteLength"].as_u64().unwrap();
+    let glb = |second_has_data: bool| {
+        let mut glb = secmo_cli::glb::Glb::new(v.clone());
+        glb.bin = bytes.clone();
+        glb.json["buffers"] = json!([{"byteLength": bytes.len()}, {"byteLength": rotations}]);
+        if second_has_data {
+            let tail = &bytes[bytes.len() - rotations as usize..];
+            glb.json["buffers"][1]["uri"] = json!(format!(
+                "data:application/octet-stream;base64,{}",
+                base64::engine::general_purpose::STANDARD.encode(tail)
+            ));
+        }
+        glb.json["bufferViews"][1] = json!({"buffer": 1, "byteLength": rotations});
+        glb.to_bytes().unwrap()
+    };
+    // With its own data the second buffer reads as written.
+    let f = d.join("data.glb");
+    std::fs::write(&f, glb(true)).unwrap();
+    let (code, out, err) = secmo(&["import", f.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("clip \"clip\": 1.00 s, 1 channels"), "{out}");
+    // Without, it is refused by name.
+    let f = d.join("no-data.glb");
+    std::fs::write(&f, glb(false)).unwrap();
+    refused_everywhere(f.to_str().unwrap(), "buffers[1]");
+    std::fs::remove_dir_all(d).ok();
+}
