@@ -20,6 +20,11 @@ const HZ: f32 = 60.0;
 /// strand's root (0: the root on the axis, where a sideways push has no
 /// preferred direction and used to make the tip orbit).
 fn rig(params: ChainParams, shape: ColliderShape, radius: f32, off: f32) -> Arc<Rig> {
+    rig_at(params, shape, radius, Vec3::new(0.0, 0.0, off))
+}
+
+/// [`rig`] with the collider's centre `off` from the strand's root.
+fn rig_at(params: ChainParams, shape: ColliderShape, radius: f32, off: Vec3) -> Arc<Rig> {
     let mut desc = common::chain_rig(
         "head",
         1.5,
@@ -28,7 +33,7 @@ fn rig(params: ChainParams, shape: ColliderShape, radius: f32, off: f32) -> Arc<
         4,
         params,
     );
-    let centre = Vec3::new(0.0, 0.05, -0.08 + off);
+    let centre = Vec3::new(0.0, 0.05, -0.08) + off;
     desc.colliders.push(Collider {
         bone: 1,
         shape,
@@ -47,23 +52,28 @@ fn rig(params: ChainParams, shape: ColliderShape, radius: f32, off: f32) -> Arc<
 /// Per-frame tip motion (m) over the second after `still` seconds of no
 /// input, following 2 s of the head turning ±40°.
 fn motion_after(rig: &Arc<Rig>, still: f32) -> f32 {
+    motion_after_at(rig, still, HZ)
+}
+
+/// [`motion_after`] at `hz` input.
+fn motion_after_at(rig: &Arc<Rig>, still: f32, hz: f32) -> f32 {
     let mut c = Character::new(Arc::clone(rig), CharacterOptions::default());
     let reference: Vec<Transform> = rig.reference_pose().to_vec();
     let tip = rig.bone_count() - 1;
     let mut pose = reference.clone();
     let mut component = vec![Affine3A::IDENTITY; pose.len()];
-    let frames = ((2.0 + still + 1.0) * HZ) as usize;
+    let frames = ((2.0 + still + 1.0) * hz) as usize;
     let mut previous = None;
     let mut worst = 0.0f32;
     for f in 0..frames {
-        let t = f as f32 / HZ;
+        let t = f as f32 / hz;
         let yaw = if t < 2.0 {
             40f32.to_radians() * (t * std::f32::consts::PI * 1.5).sin()
         } else {
             0.0
         };
         pose[1].rotation = Quat::from_rotation_y(yaw).to_array();
-        let out = common::step(&mut c, 1.0 / HZ, &pose);
+        let out = common::step(&mut c, 1.0 / hz, &pose);
         forward_kinematics(rig.parents(), &out, &mut component);
         let end = component[tip].transform_point3(Vec3::new(0.0, -0.1, -0.02));
         if t >= 2.0 + still {
@@ -97,6 +107,66 @@ fn a_root_inside_a_collider_comes_to_rest_in_every_preset() {
             }
         }
     }
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// The same for roots inside spheres and capsules from 2 cm to 1.5 m, the
+/// collider's centre below, behind or on the first joint, at 30, 60 and
+/// 144 Hz input. Three cases failed until session 18, each for ever: a hair
+/// strand whose first link rests on a sphere crept in through the contact
+/// slack and sprang back out (0.007–0.03 mm per frame every 2.5 s; r = 0.11
+/// m 3 cm above the root, r = 0.05 m 4 cm in front of it), and a tail whose
+/// first link a sphere held away from its bend was pulled back by the
+/// coupling and pushed out again (1.8–2 mm per frame; the sphere on the
+/// first joint, r = 0.11 m).
+#[test]
+fn a_root_inside_a_collider_of_any_size_comes_to_rest() {
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for (name, params) in [
+        ("tail", ChainParams::tail(1.0)),
+        ("hair", ChainParams::hair(1.0)),
+        ("vrm", ChainParams::vrm(1.0)),
+    ] {
+        for shape in [ColliderShape::Sphere, ColliderShape::Capsule] {
+            for radius in [0.02, 0.05, 0.11, 0.2, 0.6, 1.5] {
+                for off in [
+                    Vec3::new(0.0, -0.03, 0.0),
+                    Vec3::new(0.0, 0.0, -0.04),
+                    Vec3::new(0.0, -0.1, -0.02),
+                ] {
+                    // The root inside: within the radius and the link's.
+                    let root = -off;
+                    let axis = if shape == ColliderShape::Capsule {
+                        root.y.clamp(0.0, 0.15)
+                    } else {
+                        0.0
+                    };
+                    let depth = (root - Vec3::new(0.0, axis, 0.0)).length();
+                    if depth >= radius + params.radius {
+                        continue;
+                    }
+                    // A capsule standing on the first joint, its axis 2 cm
+                    // behind the root, is left out: see docs/chains.md.
+                    if shape == ColliderShape::Capsule && off.y < -0.05 {
+                        continue;
+                    }
+                    for hz in [30.0, 60.0, 144.0] {
+                        runs += 1;
+                        let moving = motion_after_at(&rig_at(params, shape, radius, off), 3.0, hz);
+                        if moving >= 1e-6 {
+                            failures.push(format!(
+                                "{name} {shape:?} r = {radius} off = {off} at {hz} Hz: tip moves {:.4} mm per frame 3 s after the input stopped",
+                                moving * 1e3
+                            ));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{runs} runs, {} moving", failures.len());
+    assert!(runs > 150, "{runs} runs");
     assert!(failures.is_empty(), "{failures:#?}");
 }
 

@@ -922,6 +922,21 @@ pub(crate) fn bend_link(
     q
 }
 
+/// The bend of a link that the forward plane, the floor or a collider
+/// turned after [`bend_link`] (from `bent` to `dir`, world directions):
+/// `q` turned the same way, so that the next link's limit and the next
+/// substep's coupling read where the link is. Until session 18 they read
+/// where the bend step had put it: a tail whose first link a collider held
+/// away from that shape was pulled back toward it by the coupling and
+/// pushed out again, 2 mm per frame for ever. Shared by both kernels.
+#[inline(never)]
+pub(crate) fn rebend(ctx: &BendContext, q: Quat, bent: Vec3, dir: Vec3) -> Quat {
+    if bent == dir {
+        return q;
+    }
+    crate::math::rotation_arc(ctx.anchor_inv * bent, ctx.anchor_inv * dir) * q
+}
+
 /// SPEC §7: the spring integrator's ω = 2πf of link `i` of `n`, f from
 /// `frequency_root` at the base to `frequency_tip` at the tip.
 #[inline]
@@ -1056,6 +1071,8 @@ pub fn substep(
             Quat::IDENTITY
         };
 
+        let bent = dir;
+
         // Forward plane: never swing between the legs (SPEC §7).
         if params.forward_plane != 0 {
             if let Some(back) = back_anchor.map(|b| frame.anchor * b) {
@@ -1121,6 +1138,10 @@ pub fn substep(
                 v -= dir * v.dot(dir); // no velocity along the link after contact
                 contacts[i] = 1;
             }
+        }
+        if bend_context.coupling || bend_context.limiting {
+            bend_scratch[i] = rebend(&bend_context, bend_scratch[i], bent, dir);
+            previous_bend = bend_scratch[i];
         }
 
         position[i] = p;

@@ -675,9 +675,9 @@ fn resolve(head: V3, tip: V3, link_radius: F, c: &Capsules, mask: M) -> (M, V3, 
     let on_axis = c.a + (c.b - c.a) * v;
     let delta = on_link - on_axis;
     let d = delta.length();
-    let overlap = sel(head_in, dh, radii) - d;
-    let slack = sel(head_in, F::splat(collide::HEAD_IN_SLACK) * radii, zero);
-    let g_hit = overlap.le(slack).not();
+    // Only what lies deeper than the slack is pushed ([`collide::CONTACT_SLACK`]).
+    let overlap = sel(head_in, dh, radii) - d - F::splat(collide::CONTACT_SLACK) * radii;
+    let g_hit = overlap.le(zero).not();
     let clear = d.gt(F::splat(1e-6));
     let n = delta / d;
     let correction = n * (overlap / u.max(F::splat(collide::MIN_LEVER)));
@@ -1116,6 +1116,7 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
             }
             pending[l] = q;
         }
+        let bent = dir;
 
         // Forward plane: never swing between the legs (SPEC §7).
         let side = (p - k.root).dot(k.back);
@@ -1200,6 +1201,15 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
             }
             v = vsel(touched, v - dir * v.dot(dir), v);
             contact = contact.or(touched);
+        }
+
+        // The bend of a link turned since the bend step ([`chain::rebend`]).
+        for (l, pending) in pending.iter_mut().enumerate().filter(|_| any_bend) {
+            if live.get(l) && moving.get(l) {
+                let ctx = contexts[l].as_ref().expect("a context per lane");
+                *pending = chain::rebend(ctx, *pending, bent.get(l), dir.get(l));
+                previous_bend[l] = *pending;
+            }
         }
 
         // Scatter.
