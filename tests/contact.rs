@@ -115,7 +115,7 @@ fn a_root_inside_a_collider_comes_to_rest_in_every_preset() {
 /// 144 Hz input. Three cases failed until session 18, each for ever: a hair
 /// strand whose first link rests on a sphere crept in through the contact
 /// slack and sprang back out (0.007–0.03 mm per frame every 2.5 s; r = 0.11
-/// m 3 cm above the root, r = 0.05 m 4 cm in front of it), and a tail whose
+/// m 3 cm below the root, r = 0.05 m 4 cm behind it), and a tail whose
 /// first link a sphere held away from its bend was pulled back by the
 /// coupling and pushed out again (1.8–2 mm per frame; the sphere on the
 /// first joint, r = 0.11 m).
