@@ -112,10 +112,11 @@ fn a_root_inside_a_collider_comes_to_rest_in_every_preset() {
 
 /// The same for roots inside spheres and capsules from 2 cm to 1.5 m, the
 /// collider's centre below, behind or on the first joint, at 30, 60 and
-/// 144 Hz input. Three cases failed until session 18, each for ever: a hair
-/// strand whose first link rests on a sphere crept in through the contact
-/// slack and sprang back out (0.007–0.03 mm per frame every 2.5 s; r = 0.11
-/// m 3 cm below the root, r = 0.05 m 4 cm behind it), and a tail whose
+/// 144 Hz input. Four placements failed until session 18 (12 runs), each
+/// for ever: a hair strand whose first link rests on a sphere or capsule
+/// crept in through the contact slack and sprang back out (0.004–0.03 mm
+/// per frame; a sphere of r = 0.11 m 3 cm below the root, a sphere and a
+/// capsule of r = 0.05 m 4 cm behind it), and a tail whose
 /// first link a sphere held away from its bend was pulled back by the
 /// coupling and pushed out again (1.8–2 mm per frame; the sphere on the
 /// first joint, r = 0.11 m).
