@@ -148,8 +148,9 @@ fn a_root_inside_a_collider_of_any_size_comes_to_rest() {
                         continue;
                     }
                     // A capsule standing on the first joint, its axis 2 cm
-                    // behind the root, is left out: see docs/chains.md.
-                    if shape == ColliderShape::Capsule && off.y < -0.05 {
+                    // behind the root, lets the hair and VRM presets rest
+                    // only after 3 s: the next test.
+                    if shape == ColliderShape::Capsule && off.y < -0.05 && name != "tail" {
                         continue;
                     }
                     for hz in [30.0, 60.0, 144.0] {
@@ -168,6 +169,59 @@ fn a_root_inside_a_collider_of_any_size_comes_to_rest() {
     }
     eprintln!("{runs} runs, {} moving", failures.len());
     assert!(runs > 150, "{runs} runs");
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
+/// A capsule standing on the chain's first joint, its axis 1–2 cm beside
+/// the root (0–2 cm above the joint): the rest pose runs into the end of the
+/// axis, where every way out is as short, and the first link is held in the
+/// corner between the push that keeps it level with its root and the push
+/// that keeps its tip out of the capsule. Until session 19 the velocity into
+/// that corner was removed along the first push alone: a tail kept moving
+/// 0.007–2.9 mm per frame for ever, a hair strand 0.002–0.005 mm (at 12 s,
+/// and as much at 24 s). The tail now rests within 3 s; the hair preset
+/// slides round the capsule toward the side nearest its rest pose, barely
+/// nearer than the others for these placements, and rests within 12 s. The
+/// VRM preset is left out: it is three-vrm's verlet, and three-vrm itself
+/// (tools/three-vrm, the same rig and motion at 120 Hz) still slides 0.146,
+/// 0.037 and 0.009 mm per 1/60 s at 3, 12 and 24 s in the 5 cm capsule,
+/// as secmo's VRM preset does (docs/chains.md, Known limits).
+#[test]
+fn a_capsule_standing_on_the_first_joint_lets_the_tail_and_the_hair_rest() {
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for (name, params, still) in [
+        ("tail", ChainParams::tail(1.0), 3.0),
+        ("hair", ChainParams::hair(1.0), 12.0),
+    ] {
+        for radius in [0.02, 0.05, 0.11, 0.2, 0.6, 1.5] {
+            for off in [
+                Vec3::new(0.0, -0.1, -0.02),
+                Vec3::new(0.0, -0.1, -0.01),
+                Vec3::new(0.0, -0.08, -0.02),
+            ] {
+                // The root inside: within the radius and the link's.
+                let root = -off;
+                let depth = (root - Vec3::new(0.0, root.y.clamp(0.0, 0.15), 0.0)).length();
+                if depth >= radius + params.radius {
+                    continue;
+                }
+                for hz in [30.0, 60.0, 144.0] {
+                    runs += 1;
+                    let rig = rig_at(params, ColliderShape::Capsule, radius, off);
+                    let moving = motion_after_at(&rig, still, hz);
+                    if moving >= 1e-6 {
+                        failures.push(format!(
+                            "{name} r = {radius} off = {off} at {hz} Hz: tip moves {:.4} mm per frame {still} s after the input stopped",
+                            moving * 1e3
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    eprintln!("{runs} runs, {} moving", failures.len());
+    assert!(runs > 80, "{runs} runs");
     assert!(failures.is_empty(), "{failures:#?}");
 }
 

@@ -701,7 +701,11 @@ fn resolve(head: V3, tip: V3, link_radius: F, c: &Capsules, mask: M) -> (M, V3, 
             correction + push,
             vsel(head_in.and(g_hit.not()), push, correction),
         ),
-        vsel(head_in.and(g_hit.not()), pp_normal, n),
+        vsel(
+            both,
+            (correction + push).normalize_or(n),
+            vsel(head_in.and(g_hit.not()), pp_normal, n),
+        ),
         redo,
     )
 }
