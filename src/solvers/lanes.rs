@@ -701,11 +701,15 @@ fn resolve(head: V3, tip: V3, link_radius: F, c: &Capsules, mask: M) -> (M, V3, 
             correction + push,
             vsel(head_in.and(g_hit.not()), push, correction),
         ),
-        vsel(
-            both,
-            (correction + push).normalize_or(n),
-            vsel(head_in.and(g_hit.not()), pp_normal, n),
-        ),
+        {
+            // [`collide::resolve`]: both pushes, the normal along their sum.
+            let normal = vsel(head_in.and(g_hit.not()), pp_normal, n);
+            if both.any() {
+                vsel(both, (correction + push).normalize_or(n), normal)
+            } else {
+                normal
+            }
+        },
         redo,
     )
 }
