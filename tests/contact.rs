@@ -86,6 +86,18 @@ fn motion_after_at(rig: &Arc<Rig>, still: f32, hz: f32) -> f32 {
     worst
 }
 
+/// Distance from the strand's root to the axis of [`rig_at`]'s collider
+/// (a capsule's axis runs 0.15 m up from its centre).
+fn root_to_axis(shape: ColliderShape, off: Vec3) -> f32 {
+    let root = -off;
+    let axis = if shape == ColliderShape::Capsule {
+        root.y.clamp(0.0, 0.15)
+    } else {
+        0.0
+    };
+    (root - Vec3::new(0.0, axis, 0.0)).length()
+}
+
 /// A failure naming `what` if the tip still moves 0.001 mm or more per
 /// frame `still` seconds after the input stopped, at `hz` input.
 fn still_moving(rig: &Arc<Rig>, still: f32, hz: f32, what: &str) -> Option<String> {
@@ -149,14 +161,7 @@ fn a_root_inside_a_collider_of_any_size_comes_to_rest() {
                     Vec3::new(0.0, -0.1, -0.02),
                 ] {
                     // The root inside: within the radius and the link's.
-                    let root = -off;
-                    let axis = if shape == ColliderShape::Capsule {
-                        root.y.clamp(0.0, 0.15)
-                    } else {
-                        0.0
-                    };
-                    let depth = (root - Vec3::new(0.0, axis, 0.0)).length();
-                    if depth >= radius + params.radius {
+                    if root_to_axis(shape, off) >= radius + params.radius {
                         continue;
                     }
                     // A capsule standing on the first joint, its axis 2 cm
@@ -209,9 +214,7 @@ fn a_capsule_standing_on_the_first_joint_lets_the_tail_and_the_hair_rest() {
                 Vec3::new(0.0, -0.08, -0.02),
             ] {
                 // The root inside: within the radius and the link's.
-                let root = -off;
-                let depth = (root - Vec3::new(0.0, root.y.clamp(0.0, 0.15), 0.0)).length();
-                if depth >= radius + params.radius {
+                if root_to_axis(ColliderShape::Capsule, off) >= radius + params.radius {
                     continue;
                 }
                 for hz in [30.0, 60.0, 144.0] {

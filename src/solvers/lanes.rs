@@ -694,21 +694,17 @@ fn resolve(head: V3, tip: V3, link_radius: F, c: &Capsules, mask: M) -> (M, V3, 
     // Axis through the link: the scalar function picks the normal.
     let redo = near.and(g_hit).and(clear.not());
     let both = head_in.and(g_hit).and(pp_hit);
+    let sum = correction + push;
+    let one = head_in.and(g_hit.not());
+    let normal = vsel(one, pp_normal, n);
     (
         hit,
-        vsel(
-            both,
-            correction + push,
-            vsel(head_in.and(g_hit.not()), push, correction),
-        ),
-        {
-            // [`collide::resolve`]: both pushes, the normal along their sum.
-            let normal = vsel(head_in.and(g_hit.not()), pp_normal, n);
-            if both.any() {
-                vsel(both, (correction + push).normalize_or(n), normal)
-            } else {
-                normal
-            }
+        vsel(both, sum, vsel(one, push, correction)),
+        // [`collide::resolve`]: both pushes, the normal along their sum.
+        if both.any() {
+            vsel(both, sum.normalize_or(n), normal)
+        } else {
+            normal
         },
         redo,
     )
@@ -1212,11 +1208,13 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         }
 
         // The bend of a link turned since the bend step ([`chain::rebend`]).
-        for (l, pending) in pending.iter_mut().enumerate().filter(|_| any_bend) {
-            if live.get(l) && moving.get(l) {
-                let ctx = contexts[l].as_ref().expect("a context per lane");
-                *pending = chain::rebend(ctx, *pending, bent.get(l), dir.get(l));
-                previous_bend[l] = *pending;
+        if any_bend {
+            for (l, pending) in pending.iter_mut().enumerate() {
+                if live.get(l) && moving.get(l) {
+                    let ctx = contexts[l].as_ref().expect("a context per lane");
+                    *pending = chain::rebend(ctx, *pending, bent.get(l), dir.get(l));
+                    previous_bend[l] = *pending;
+                }
             }
         }
 
