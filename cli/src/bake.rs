@@ -157,15 +157,44 @@ impl Baker {
         units_per_meter: f32,
         carriage_params: ChainParams,
     ) -> anyhow::Result<Self> {
-        let at = |m: &str| anyhow::anyhow!("{}: {m}", imported.path.display());
+        let path = imported.path.clone();
+        let at = |m: &str| anyhow::anyhow!("{}: {m}", path.display());
+        // A spring or a tail that starts at a scene root hangs from the
+        // identity bone the VRM import adds above the scene roots
+        // (`secmo::vrm::SCENE_ROOT`): the whole character goes under it,
+        // so clips, skins and chains index one skeleton.
+        let springs_lifted = imported
+            .spring_bones
+            .as_ref()
+            .is_some_and(|springs| springs.skeleton != imported.skeleton);
+        let tail_at_root = imported
+            .tail()
+            .first()
+            .is_some_and(|&b| imported.skeleton.bones[b].parent < 0);
+        let imported = if springs_lifted || tail_at_root {
+            let lifted = imported
+                .under_scene_root()
+                .ok_or_else(|| at("the skeleton already has the scene-root bone"))?;
+            if let Some(springs) = &lifted.spring_bones {
+                let names = |s: &secmo::vrm::Skeleton| -> Vec<String> {
+                    s.bones.iter().map(|b| b.name.clone()).collect()
+                };
+                if springs.skeleton != imported.skeleton
+                    && (names(&lifted.skeleton) != names(&springs.skeleton)
+                        || lifted.skeleton.bone_of_node != springs.skeleton.bone_of_node)
+                {
+                    return Err(at(
+                        "the VRM springs' skeleton does not match the file's nodes",
+                    ));
+                }
+            }
+            lifted
+        } else {
+            imported
+        };
         // The file's own secmo settings, then its VRM springs.
         let mut settings = imported.rig_settings.clone().unwrap_or_default();
         if let Some(springs) = &imported.spring_bones {
-            if springs.skeleton != imported.skeleton {
-                return Err(at(
-                    "a spring starts at a scene root; baking needs it under a bone",
-                ));
-            }
             for chain in &springs.settings.chains {
                 let taken = |name: &String| settings.chains.iter().any(|c| c.joints.contains(name));
                 if !chain.joints.iter().any(taken) {

@@ -55,16 +55,10 @@ pub fn clips_and_baker(
     for w in &imported.warnings {
         units_note.push_str(&format!("\n{w}"));
     }
-    let clips: Vec<_> = imported
-        .clips
-        .iter()
-        .filter(|c| args.clips.is_empty() || args.clips.contains(&c.name))
-        .cloned()
-        .collect();
     if let Some(missing) = args
         .clips
         .iter()
-        .find(|n| !clips.iter().any(|c| &c.name == *n))
+        .find(|n| !imported.clips.iter().any(|c| &c.name == *n))
     {
         return Err(anyhow::anyhow!(
             "{}: no clip named {missing:?}",
@@ -72,6 +66,15 @@ pub fn clips_and_baker(
         ));
     }
     let baker = crate::bake::Baker::new(imported, units_per_meter)?;
+    // The clips as the baker holds them: its skeleton may have the bone
+    // added above the scene roots, which moves every bone index by one.
+    let clips: Vec<_> = baker
+        .imported
+        .clips
+        .iter()
+        .filter(|c| args.clips.is_empty() || args.clips.contains(&c.name))
+        .cloned()
+        .collect();
     for w in baker.rig.warnings() {
         units_note.push_str(&format!(
             "\nwarning: {}: {}",

@@ -113,6 +113,51 @@ impl Imported {
         }
         best
     }
+
+    /// The same character with [`vrm::SCENE_ROOT`], an identity bone, above
+    /// the glTF scene roots, as `secmo::vrm` adds it when a spring starts at
+    /// a scene root (a chain needs a parent frame to hold its rest arc in):
+    /// every bone index (skins, clip channels, mesh influences, inverse
+    /// binds) moves up by one, so the file's springs, clips and meshes drive
+    /// one rig. Nothing changes for the nodes: the added bone has none.
+    /// `None` when the skeleton already has it.
+    #[must_use]
+    pub fn under_scene_root(&self) -> Option<Imported> {
+        if self
+            .skeleton
+            .bones
+            .first()
+            .is_some_and(|b| b.name == vrm::SCENE_ROOT)
+        {
+            return None;
+        }
+        let mut out = self.clone();
+        let root = secmo::BoneDesc::new(vrm::SCENE_ROOT, -1, Transform::IDENTITY);
+        out.skeleton.bones = std::iter::once(root)
+            .chain(self.skeleton.bones.iter().map(|b| secmo::BoneDesc {
+                parent: b.parent.max(-1) + 1,
+                ..b.clone()
+            }))
+            .collect();
+        for b in &mut out.skeleton.bone_of_node {
+            *b += 1;
+        }
+        for skin in &mut out.skins {
+            for b in skin {
+                *b += 1;
+            }
+        }
+        for channel in out.clips.iter_mut().flat_map(|c| &mut c.channels) {
+            channel.bone += 1;
+        }
+        for mesh in &mut out.meshes {
+            for (b, _) in mesh.influences.iter_mut().flatten() {
+                *b += 1;
+            }
+            mesh.inverse_bind.insert(0, glam::Affine3A::IDENTITY);
+        }
+        Some(out)
+    }
 }
 
 impl Clip {
