@@ -1035,20 +1035,30 @@ impl Character {
         // for only when something is wrong: the finite test over the whole
         // pose as floats first; with no NaN left, the shape tests are plain
         // comparisons.
-        let usable = |t: &Transform| {
+        // A zero scale is refused only on a bone secmo reads
+        // (`Rig::reads_bone`): elsewhere it hides a part, and the bone is
+        // passed through.
+        let usable = |t: &Transform, reads: bool| {
             let scale = Vec3::from_array(t.scale).abs();
-            (scale.min_element() >= MIN_SCALE)
+            ((scale.min_element() >= MIN_SCALE) | !reads)
                 & (scale.max_element() <= MAX_SCALE)
                 & (t.rotation().length_squared() >= 1e-12)
         };
-        if math::all_finite(input.pose) && input.pose.iter().fold(true, |ok, t| ok & usable(t)) {
+        let reads = &self.rig.reads;
+        if math::all_finite(input.pose)
+            && input
+                .pose
+                .iter()
+                .zip(reads)
+                .fold(true, |ok, (t, &r)| ok & usable(t, r))
+        {
             return Ok(());
         }
         for (bone, t) in input.pose.iter().enumerate() {
             if !t.is_finite() {
                 return Err(Error::NonFinitePose { bone });
             }
-            if t.scale.iter().any(|s| s.abs() < MIN_SCALE) {
+            if reads[bone] && t.scale.iter().any(|s| s.abs() < MIN_SCALE) {
                 return Err(Error::DegeneratePose {
                     bone,
                     what: "scale has a zero component",

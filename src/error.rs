@@ -21,7 +21,9 @@ pub enum Error {
     NonFinitePose {
         bone: usize,
     },
-    /// A zero scale component or a zero-length quaternion in an input transform.
+    /// A zero-length quaternion or a scale component beyond 1e4 in an input
+    /// transform, or a zero scale component on a bone secmo reads
+    /// ([`crate::Rig::reads_bone`]).
     DegeneratePose {
         bone: usize,
         what: &'static str,

@@ -340,6 +340,9 @@ pub struct Rig {
     /// after a change of `b` refreshes only that range (ozz-animation's
     /// `LocalToModelJob` from/to).
     pub(crate) subtree_end: Vec<u32>,
+    /// Per bone, whether a stage reads or writes its input transform or
+    /// that of a bone below it ([`Rig::reads_bone`]).
+    pub(crate) reads: Vec<bool>,
     /// The bones each recorded stage writes — rotation and node
     /// constraints, translation springs, correctives — sorted. A stage
     /// record keeps only these (the rest of its pose is the stage before).
@@ -685,6 +688,45 @@ impl Rig {
                 subtree_end[p] = subtree_end[p].max(subtree_end[i]);
             }
         }
+        // The bones whose input transform a stage reads or writes, and
+        // every ancestor of one: the update refuses a zero scale only on
+        // these ([`Rig::reads_bone`]).
+        let reads = {
+            let mut reads = vec![false; n];
+            let mut mark = |b: u32| reads[b as usize] = true;
+            springs.iter().for_each(|s| mark(s.bone));
+            for c in &constraints {
+                mark(c.bone);
+                mark(c.target);
+            }
+            for c in &node_constraints {
+                mark(c.source);
+                mark(c.destination);
+            }
+            for c in &correctives {
+                mark(c.driven);
+                c.probes.iter().for_each(|p| mark(p.bone));
+            }
+            desc.colliders.iter().for_each(|c| mark(c.bone));
+            for setup in &chains {
+                setup.joints.iter().for_each(|&j| mark(j));
+                mark(setup.anchor);
+                if let Ok(space) = u32::try_from(setup.params.simulation_space) {
+                    mark(space);
+                }
+            }
+            for &b in &chain_frames {
+                if let Ok(b) = u32::try_from(b) {
+                    mark(b);
+                }
+            }
+            for i in (0..n).rev() {
+                if let (true, Ok(p)) = (reads[i], usize::try_from(parents[i])) {
+                    reads[p] = true;
+                }
+            }
+            reads
+        };
         let sorted = |mut bones: Vec<u32>| {
             bones.sort_unstable();
             bones.dedup();
@@ -731,10 +773,22 @@ impl Rig {
             fk_before_chains,
             particle_count,
             subtree_end,
+            reads,
             stage_bones,
             warnings,
             fingerprint,
         })
+    }
+
+    /// Whether secmo reads bone `bone`'s input transform: a stage reads or
+    /// writes it or a bone below it (a chain joint, anchor or simulation
+    /// space, a spring, constraint, corrective or collider bone, or one of
+    /// their ancestors). An update refuses a zero scale only on these; any
+    /// other bone is passed through as the engine gave it, so a prop hidden
+    /// by a zero scale leaves the hair moving.
+    #[must_use]
+    pub fn reads_bone(&self, bone: usize) -> bool {
+        self.reads.get(bone).copied().unwrap_or(false)
     }
 
     #[must_use]

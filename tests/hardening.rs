@@ -644,3 +644,102 @@ fn the_c_abi_reports_a_chain_listed_before_the_chain_it_hangs_from() {
         }
     }
 }
+
+/// The helper rig (springs on the hips and chest) with a hair strand on the
+/// chest and a prop under the root with a bone below it that no stage reads.
+fn rig_with_a_prop() -> (std::sync::Arc<secmo::Rig>, usize, usize) {
+    let mut desc = helper_rig_desc();
+    let t = |x: f32, y: f32, z: f32| Transform::from_translation(Vec3::new(x, y, z));
+    let chest = 3;
+    let hair = desc.bones.len() as u32;
+    desc.bones
+        .push(secmo::BoneDesc::new("hair_0", chest, t(0.0, 20.0, -8.0)));
+    desc.bones.push(secmo::BoneDesc::new(
+        "hair_1",
+        hair as i32,
+        t(0.0, -8.0, -2.0),
+    ));
+    desc.bones.push(secmo::BoneDesc::new(
+        "hair_2",
+        hair as i32 + 1,
+        t(0.0, -8.0, 0.0),
+    ));
+    let prop = desc.bones.len();
+    desc.bones
+        .push(secmo::BoneDesc::new("prop", 0, t(30.0, 90.0, 0.0)));
+    desc.bones.push(secmo::BoneDesc::new(
+        "prop_tip",
+        prop as i32,
+        t(0.0, 10.0, 0.0),
+    ));
+    desc.chains.push(secmo::ChainDesc::new(
+        vec![hair, hair + 1, hair + 2],
+        chest as u32,
+        ChainParams::hair(UPM),
+    ));
+    (shared(desc), chest as usize, prop)
+}
+
+#[test]
+fn a_zero_scale_hides_a_bone_no_stage_reads_and_is_refused_on_one_it_reads() {
+    // Engines and clips hide a prop by scaling its bone to zero. On a bone
+    // that no stage reads (nor any bone below it) that is not an error: the
+    // bone passes through and every other output is the same, bit for bit,
+    // as with the prop shown.
+    let (rig, chest, prop) = rig_with_a_prop();
+    assert!(!rig.reads_bone(prop) && !rig.reads_bone(prop + 1));
+    for b in 0..prop {
+        assert!(rig.reads_bone(b), "bone {b} ({:?})", rig.bone_name(b));
+    }
+    let mut shown = Character::new(rig.clone(), Default::default());
+    let mut hidden = Character::new(rig.clone(), Default::default());
+    for f in 0..120 {
+        let pose = pose_at(&rig, f as f32 / 60.0, 2.0);
+        let mut hiding = pose.clone();
+        if f >= 30 {
+            hiding[prop].scale = [0.0; 3];
+            hiding[prop + 1].scale = [0.0, 1.0, 0.0];
+        }
+        let a = step(&mut shown, 1.0 / 60.0, &pose);
+        let b = step(&mut hidden, 1.0 / 60.0, &hiding);
+        for bone in 0..prop {
+            assert_eq!(a[bone], b[bone], "frame {f}, bone {bone}");
+        }
+        assert_eq!(b[prop], hiding[prop], "frame {f}: the prop passes through");
+        assert_eq!(b[prop + 1], hiding[prop + 1]);
+        assert!(b.iter().all(Transform::is_finite));
+    }
+    assert_eq!(snapshot(&shown), snapshot(&hidden));
+    // The hair moved: the test is not of a still character.
+    let rest = rig.reference_pose()[chest + 5];
+    let out = step(&mut hidden, 1.0 / 60.0, &pose_at(&rig, 2.0, 2.0));
+    assert!(
+        glam::Quat::from_array(out[chest + 5].rotation)
+            .angle_between(glam::Quat::from_array(rest.rotation))
+            > 0.01
+    );
+    // On a bone that a stage reads — the strand's anchor, an ancestor of
+    // it, a spring bone — a zero scale is refused and the state kept.
+    let before = snapshot(&hidden);
+    for bone in [chest, 0, 4] {
+        let mut pose = pose_at(&rig, 2.0, 2.0);
+        pose[bone].scale = [1.0, 0.0, 1.0];
+        let mut out = pose.clone();
+        let r = hidden.update(
+            &FrameInput {
+                dt: 1.0 / 60.0,
+                pose: &pose,
+                teleport: false,
+            },
+            &mut out,
+        );
+        assert_eq!(
+            r.unwrap_err(),
+            Error::DegeneratePose {
+                bone,
+                what: "scale has a zero component"
+            }
+        );
+        assert_eq!(snapshot(&hidden), before);
+    }
+}

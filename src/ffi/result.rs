@@ -23,7 +23,8 @@ pub const SECMO_ERROR_BUFFER_LENGTH: SecmoResult = 7002;
 pub const SECMO_ERROR_INVALID_DT: SecmoResult = 7003;
 /// NaN or infinity in an input pose.
 pub const SECMO_ERROR_NON_FINITE_POSE: SecmoResult = 7004;
-/// Zero scale or zero-length quaternion in an input pose.
+/// Zero-length quaternion or scale beyond 1e4 in an input pose, or a zero
+/// scale on a bone secmo reads (a zero scale elsewhere passes through).
 pub const SECMO_ERROR_DEGENERATE_POSE: SecmoResult = 7005;
 /// The rig descriptor is invalid (parents, values, solver setup); the message names the bone.
 pub const SECMO_ERROR_INVALID_RIG: SecmoResult = 7006;

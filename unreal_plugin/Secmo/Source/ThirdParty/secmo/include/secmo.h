@@ -975,7 +975,8 @@ typedef struct SecmoRigDesc {
 #define SECMO_ERROR_NON_FINITE_POSE 7004
 
 /**
- * Zero scale or zero-length quaternion in an input pose.
+ * Zero-length quaternion or scale beyond 1e4 in an input pose, or a zero
+ * scale on a bone secmo reads (a zero scale elsewhere passes through).
  */
 #define SECMO_ERROR_DEGENERATE_POSE 7005
 
