@@ -184,7 +184,10 @@ impl fmt::Display for RigError {
                 write!(f, "bone {bone}: {field} contains NaN or infinity")
             }
             RigError::ZeroScale { bone } => {
-                write!(f, "bone {bone}: reference scale has a zero component")
+                write!(
+                    f,
+                    "bone {bone}: reference scale has a zero component, and a stage reads the bone or one below it"
+                )
             }
             RigError::ZeroRotation { bone } => {
                 write!(
@@ -366,8 +369,9 @@ impl Rig {
         }
         let parents: Vec<i32> = desc.bones.iter().map(|b| b.parent).collect();
         validate_parents(&parents)?;
+        let reads = bones_read(&desc, &parents);
         for (i, b) in desc.bones.iter().enumerate() {
-            validate_transform(i, &b.reference)?;
+            validate_transform(i, &b.reference, reads[i])?;
             if let Some(m) = &b.inverse_bind {
                 if !m.is_finite() {
                     return Err(RigError::NonFinite {
@@ -389,13 +393,17 @@ impl Rig {
             }
         }
 
-        let (reference, mut warnings) = recover_neutral_pose(&desc.bones);
-        for (bone, t) in reference.iter().enumerate() {
-            if !t.is_finite()
-                || t.scale
-                    .iter()
-                    .any(|s| !(MIN_SCALE..=MAX_SCALE).contains(&s.abs()))
-            {
+        let (mut reference, mut warnings) = recover_neutral_pose(&desc.bones);
+        for (bone, t) in reference.iter_mut().enumerate() {
+            let scale_ok = |s: &f32| s.abs() <= MAX_SCALE && (s.abs() >= MIN_SCALE || !reads[bone]);
+            let usable = t.is_finite() && t.scale.iter().all(scale_ok);
+            if !usable && !reads[bone] {
+                // Below a bone hidden by a zero scale, whose frame cannot be
+                // inverted: nothing reads it, so it keeps the pose it has.
+                *t = desc.bones[bone].reference;
+                t.rotation = t.rotation().normalize().to_array();
+            }
+            if !t.is_finite() || !t.scale.iter().all(scale_ok) {
                 return Err(RigError::NonFinite {
                     bone,
                     field: "bind pose recovered from the inverse binds",
@@ -688,45 +696,6 @@ impl Rig {
                 subtree_end[p] = subtree_end[p].max(subtree_end[i]);
             }
         }
-        // The bones whose input transform a stage reads or writes, and
-        // every ancestor of one: the update refuses a zero scale only on
-        // these ([`Rig::reads_bone`]).
-        let reads = {
-            let mut reads = vec![false; n];
-            let mut mark = |b: u32| reads[b as usize] = true;
-            springs.iter().for_each(|s| mark(s.bone));
-            for c in &constraints {
-                mark(c.bone);
-                mark(c.target);
-            }
-            for c in &node_constraints {
-                mark(c.source);
-                mark(c.destination);
-            }
-            for c in &correctives {
-                mark(c.driven);
-                c.probes.iter().for_each(|p| mark(p.bone));
-            }
-            desc.colliders.iter().for_each(|c| mark(c.bone));
-            for setup in &chains {
-                setup.joints.iter().for_each(|&j| mark(j));
-                mark(setup.anchor);
-                if let Ok(space) = u32::try_from(setup.params.simulation_space) {
-                    mark(space);
-                }
-            }
-            for &b in &chain_frames {
-                if let Ok(b) = u32::try_from(b) {
-                    mark(b);
-                }
-            }
-            for i in (0..n).rev() {
-                if let (true, Ok(p)) = (reads[i], usize::try_from(parents[i])) {
-                    reads[p] = true;
-                }
-            }
-            reads
-        };
         let sorted = |mut bones: Vec<u32>| {
             bones.sort_unstable();
             bones.dedup();
@@ -1258,7 +1227,51 @@ fn build_chain(
     })
 }
 
-fn validate_transform(bone: usize, t: &Transform) -> Result<(), RigError> {
+/// Per bone, whether a stage of `desc` reads or writes it or a bone below
+/// it ([`Rig::reads_bone`]). Indices out of range are skipped here (the
+/// stages' own checks refuse them).
+fn bones_read(desc: &RigDesc, parents: &[i32]) -> Vec<bool> {
+    let n = parents.len();
+    let mut reads = vec![false; n];
+    let mut mark = |b: u32| {
+        if let Some(r) = reads.get_mut(b as usize) {
+            *r = true;
+        }
+    };
+    desc.springs.iter().for_each(|s| mark(s.bone));
+    for c in &desc.constraints {
+        mark(c.bone);
+        mark(c.target);
+    }
+    for c in &desc.node_constraints {
+        mark(c.source);
+        mark(c.destination);
+    }
+    for c in &desc.correctives {
+        mark(c.driven);
+        c.probes.iter().for_each(|p| mark(p.bone));
+    }
+    desc.colliders.iter().for_each(|c| mark(c.bone));
+    for chain in &desc.chains {
+        chain.joints.iter().for_each(|&j| mark(j));
+        mark(chain.anchor);
+        if let Ok(space) = u32::try_from(chain.params.simulation_space) {
+            mark(space);
+        }
+    }
+    // Parents precede children: one pass from the last bone marks every
+    // ancestor.
+    for i in (0..n).rev() {
+        if let (true, Ok(p)) = (reads[i], usize::try_from(parents[i])) {
+            reads[p] = true;
+        }
+    }
+    reads
+}
+
+/// A bone's reference transform: finite, a rotation of non-zero length,
+/// and a scale without a zero component where a stage reads the bone.
+fn validate_transform(bone: usize, t: &Transform, read: bool) -> Result<(), RigError> {
     let checks: [(&[f32], &'static str); 3] = [
         (&t.translation, "reference translation"),
         (&t.rotation, "reference rotation"),
@@ -1269,7 +1282,7 @@ fn validate_transform(bone: usize, t: &Transform) -> Result<(), RigError> {
             return Err(RigError::NonFinite { bone, field });
         }
     }
-    if t.scale.iter().any(|s| s.abs() < MIN_SCALE) {
+    if read && t.scale.iter().any(|s| s.abs() < MIN_SCALE) {
         return Err(RigError::ZeroScale { bone });
     }
     if t.rotation().length_squared() < 1e-12 {
@@ -1503,12 +1516,25 @@ mod tests {
                 field: "reference translation"
             }
         );
+        // A zero scale is refused where a stage reads the bone (here a
+        // spring on its child), and accepted where none does: a hidden part.
         let mut z = bone(-1, Vec3::ZERO);
         z.reference.scale = [1.0, 0.0, 1.0];
+        let mut sprung = desc(vec![z.clone(), bone(0, Vec3::X)]);
+        sprung.springs.push(SpringParams::hip(1, 1.0));
         assert_eq!(
-            Rig::new(desc(vec![z])).unwrap_err(),
+            Rig::new(sprung).unwrap_err(),
             RigError::ZeroScale { bone: 0 }
         );
+        let hidden = Rig::new(desc(vec![z.clone()])).unwrap();
+        assert!(!hidden.reads_bone(0));
+        assert_eq!(hidden.reference_pose()[0].scale, [1.0, 0.0, 1.0]);
+        // A skin joint below it: its bind pose cannot be taken relative to
+        // a parent that cannot be inverted, and it keeps its own.
+        let mut joint = bone(0, Vec3::new(0.0, 2.0, 0.0));
+        joint.inverse_bind = Some(glam::Mat4::from_translation(Vec3::new(0.0, -2.0, 0.0)));
+        let hidden = Rig::new(desc(vec![z, joint.clone()])).unwrap();
+        assert_eq!(hidden.reference_pose()[1], joint.reference);
         let mut q = bone(-1, Vec3::ZERO);
         q.reference.rotation = [0.0; 4];
         assert_eq!(

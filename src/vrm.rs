@@ -262,13 +262,12 @@ fn read_nodes(json: &Value) -> Result<Nodes, SettingsError> {
         if !t.is_finite() {
             return Err(err(format!("nodes[{i}]"), "transform has NaN or infinity"));
         }
-        if t.scale
-            .iter()
-            .any(|s| !(crate::math::MIN_SCALE..=crate::math::MAX_SCALE).contains(&s.abs()))
-        {
+        // A zero scale hides a part (the rig refuses it only where a
+        // chain, a collider or another stage reads the node).
+        if t.scale.iter().any(|s| s.abs() > crate::math::MAX_SCALE) {
             return Err(err(
                 format!("nodes[{i}].scale"),
-                "a component is zero or beyond 1e4",
+                "a component is beyond 1e4",
             ));
         }
         if t.rotation().length_squared() < 1e-12 {

@@ -425,8 +425,18 @@ impl Baker {
             )
             .map(|_| ())
             .map_err(|e| {
+                // The bone by name, as the file calls it.
+                let bone = match e {
+                    secmo::Error::NonFinitePose { bone }
+                    | secmo::Error::DegeneratePose { bone, .. }
+                    | secmo::Error::NonFiniteResult { bone } => rig
+                        .bone_name(bone)
+                        .map(|name| format!(" ({name})"))
+                        .unwrap_or_default(),
+                    _ => String::new(),
+                };
                 anyhow::anyhow!(
-                    "{}: clip {:?} at frame {frame}: {e}",
+                    "{}: clip {:?} at frame {frame}: {e}{bone}",
                     self.imported.path.display(),
                     clip.name
                 )

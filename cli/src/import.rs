@@ -414,13 +414,11 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
                     Property::Rotation if Quat::from_array(*v).length_squared() < 1e-12 => {
                         return Err(what(&format!("key {key} is a zero-length rotation")));
                     }
-                    Property::Scale
-                        if v[..3].iter().any(|s| {
-                            !(secmo::math::MIN_SCALE..=secmo::math::MAX_SCALE).contains(&s.abs())
-                        }) =>
-                    {
+                    // A zero scale hides a part; the update refuses it
+                    // only on a bone a chain or another stage reads.
+                    Property::Scale if v[..3].iter().any(|s| s.abs() > secmo::math::MAX_SCALE) => {
                         return Err(what(&format!(
-                            "key {key} scale {:?} is zero or beyond 1e4",
+                            "key {key} scale {:?} is beyond 1e4",
                             &v[..3]
                         )));
                     }

@@ -57,3 +57,25 @@ pub fn assert_khronos_valid(files: &[&Path]) -> Vec<u64> {
         })
         .collect()
 }
+
+/// The baked rotation keys of node `node` (its sampler's output floats).
+pub fn rotation_keys(baked: &Path, node: u64) -> Vec<f32> {
+    let glb = secmo_cli::glb::Glb::read(baked).unwrap();
+    let animation = &glb.json["animations"][0];
+    let channel = animation["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["target"]["node"] == node && c["target"]["path"] == "rotation")
+        .unwrap_or_else(|| panic!("{}: no rotation keys for node {node}", baked.display()));
+    let sampler = &animation["samplers"][channel["sampler"].as_u64().unwrap() as usize];
+    let accessor = &glb.json["accessors"][sampler["output"].as_u64().unwrap() as usize];
+    let view = &glb.json["bufferViews"][accessor["bufferView"].as_u64().unwrap() as usize];
+    let start = view["byteOffset"].as_u64().unwrap_or(0) as usize
+        + accessor["byteOffset"].as_u64().unwrap_or(0) as usize;
+    let count = accessor["count"].as_u64().unwrap() as usize * 4;
+    glb.bin[start..start + count * 4]
+        .chunks_exact(4)
+        .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
+        .collect()
+}

@@ -1,0 +1,104 @@
+//! A part hidden by a zero scale — keyed in a clip, or left at zero in the
+//! file — does not stop the file from opening or the chains from moving,
+//! unless it is a bone the chains read.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{asset, rotation_keys, secmo};
+use secmo_cli::glb::Glb;
+use serde_json::json;
+
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("secmo-hidden-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// The Fox with a prop node as its last scene root (node 26) at `prop_scale`;
+/// `hide`: a channel in the first clip ("Survey") that scales node `hide`
+/// from 1 to 0 over its first half second.
+fn fox(out: &Path, name: &str, prop_scale: f32, hide: Option<u64>) -> PathBuf {
+    let mut glb = Glb::read(Path::new(&asset("Fox.glb"))).unwrap();
+    let prop = glb.json["nodes"].as_array().unwrap().len();
+    glb.json["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"name": "prop", "translation": [0.0, 50.0, 0.0],
+                     "scale": [prop_scale, prop_scale, prop_scale]}));
+    glb.json["scenes"][0]["nodes"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!(prop));
+    if let Some(node) = hide {
+        let times = glb.push_floats(&[0.0, 0.5], "SCALAR", true);
+        let scales = glb.push_floats(&[1.0, 1.0, 1.0, 0.0, 0.0, 0.0], "VEC3", false);
+        let animation = &mut glb.json["animations"][0];
+        let sampler = animation["samplers"].as_array().unwrap().len();
+        animation["samplers"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"input": times, "output": scales, "interpolation": "LINEAR"}));
+        animation["channels"]
+            .as_array_mut()
+            .unwrap()
+            .push(json!({"sampler": sampler, "target": {"node": node, "path": "scale"}}));
+    }
+    let path = out.join(name);
+    glb.write(&path).unwrap();
+    path
+}
+
+fn bake(file: &Path) -> (i32, String, PathBuf) {
+    let out = file.with_extension("baked.glb");
+    let (code, stdout, stderr) = secmo(&[
+        "bake",
+        file.to_str().unwrap(),
+        "--clip",
+        "Survey",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    (code, format!("{stdout}{stderr}"), out)
+}
+
+/// The Fox's tail nodes.
+const TAIL: [u64; 3] = [15, 16, 17];
+
+#[test]
+fn a_prop_hidden_by_a_zero_scale_leaves_the_tail_as_it_was() {
+    let out = dir("prop");
+    let (code, text, shown) = bake(&fox(&out, "shown.glb", 1.0, None));
+    assert_eq!(code, 0, "{text}");
+    // Hidden by the clip, and hidden in the file itself.
+    for (name, scale) in [("keyed.glb", 1.0), ("rest.glb", 0.0)] {
+        let (code, text, hidden) = bake(&fox(&out, name, scale, Some(26)));
+        assert_eq!(code, 0, "{name}: {text}");
+        for node in TAIL {
+            let (a, b) = (rotation_keys(&shown, node), rotation_keys(&hidden, node));
+            assert!(a.len() > 100);
+            assert_eq!(a, b, "{name}: tail node {node}");
+        }
+    }
+    // `import` opens the file with the prop at a zero scale.
+    let (code, stdout, stderr) =
+        secmo(&["import", fox(&out, "rest.glb", 0.0, None).to_str().unwrap()]);
+    assert_eq!(code, 0, "{stdout}{stderr}");
+    assert!(stdout.contains("27 bones (nodes)"), "{stdout}");
+    std::fs::remove_dir_all(&out).ok();
+}
+
+#[test]
+fn a_zero_scale_on_a_bone_the_tail_reads_is_refused_naming_it() {
+    let out = dir("tail");
+    // The tail's first joint scaled to zero by the clip.
+    let (code, text, _) = bake(&fox(&out, "tail.glb", 1.0, Some(TAIL[0])));
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("clip \"Survey\" at frame")
+            && text.contains("scale has a zero component (b_Tail01_012)"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&out).ok();
+}
