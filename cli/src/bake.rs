@@ -267,7 +267,7 @@ impl Baker {
                  no springs in extras.secmo_rig_settings)",
             ));
         }
-        let rig = Rig::new(desc.clone()).map_err(|e| at(&e.to_string()))?;
+        let rig = Rig::new(desc.clone()).map_err(|e| at(&rig_error(&desc, &e)))?;
         let joints: Vec<usize> = rig
             .chains()
             .iter()
@@ -587,6 +587,25 @@ impl Baker {
 }
 
 /// Each bone's world transform in the reference pose of `desc`.
+/// A rig error with the bone's name, as the file calls it, after its index.
+pub(crate) fn rig_error(desc: &RigDesc, e: &secmo::RigError) -> String {
+    use secmo::RigError as E;
+    let bone = match e {
+        E::NonFinite { bone, .. }
+        | E::ZeroScale { bone }
+        | E::ZeroRotation { bone }
+        | E::SingularInverseBind { bone }
+        | E::Cycle { bone }
+        | E::ParentOutOfRange { bone, .. }
+        | E::ParentAfterChild { bone, .. } => desc.bones.get(*bone),
+        _ => None,
+    };
+    match bone {
+        Some(b) => format!("{e} ({})", b.name),
+        None => e.to_string(),
+    }
+}
+
 fn bind_world(desc: &RigDesc) -> Vec<glam::Affine3A> {
     let parents: Vec<i32> = desc.bones.iter().map(|b| b.parent).collect();
     let pose: Vec<Transform> = desc.bones.iter().map(|b| b.reference).collect();

@@ -90,6 +90,28 @@ pub fn run(input: &Path, out: &Path) -> anyhow::Result<Report> {
             count("rotation"),
         );
     }
+    // The settings on the file's own nodes: what an engine whose bones
+    // rest as the file's do gets (a zero scale above a spring, say).
+    match import
+        .settings
+        .to_rig_desc(import.skeleton.bones.clone(), 1.0, secmo::UpAxis::Y)
+    {
+        Ok(desc) => {
+            if let Err(e) = secmo::Rig::new(desc.clone()) {
+                let _ = writeln!(
+                    summary,
+                    "warning: a rig of these settings on the file's own nodes is refused: {}",
+                    crate::bake::rig_error(&desc, &e)
+                );
+            }
+        }
+        Err(e) => {
+            let _ = writeln!(
+                summary,
+                "warning: these settings do not fit the file's own nodes: {e}"
+            );
+        }
+    }
     // Every field the import read but does not apply, by name.
     for note in &import.notes {
         let _ = writeln!(summary, "note: {note}");

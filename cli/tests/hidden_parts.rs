@@ -102,3 +102,70 @@ fn a_zero_scale_on_a_bone_the_tail_reads_is_refused_naming_it() {
     );
     std::fs::remove_dir_all(&out).ok();
 }
+
+#[test]
+fn a_zero_scale_above_the_tail_in_the_file_is_refused_naming_the_node() {
+    let out = dir("root");
+    let mut glb = Glb::read(Path::new(&asset("Fox.glb"))).unwrap();
+    glb.json["nodes"][0]["scale"] = json!([0.0, 0.0, 0.0]);
+    let file = out.join("root.glb");
+    glb.write(&file).unwrap();
+    let (code, text, _) = bake(&file);
+    assert_eq!(code, 1, "{text}");
+    assert!(
+        text.contains("bone 0: reference scale has a zero component") && text.contains("(root)"),
+        "{text}"
+    );
+    std::fs::remove_dir_all(&out).ok();
+}
+
+/// A VRM 1.0 strand under `head`, and a `prop` beside it; `root_scale` and
+/// `prop_scale` are the root's and the prop's scales in the file.
+fn strand(out: &Path, name: &str, root_scale: f32, prop_scale: f32) -> PathBuf {
+    let gltf = json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [
+            {"name": "root", "scale": [root_scale, root_scale, root_scale], "children": [1, 5]},
+            {"name": "head", "translation": [0.0, 1.5, 0.0], "children": [2]},
+            {"name": "hair_0", "translation": [0.0, 0.1, -0.05], "children": [3]},
+            {"name": "hair_1", "translation": [0.0, -0.1, 0.0], "children": [4]},
+            {"name": "hair_2", "translation": [0.0, -0.1, 0.0]},
+            {"name": "prop", "translation": [0.3, 1.0, 0.0], "scale": [prop_scale, prop_scale, prop_scale]}
+        ],
+        "extensionsUsed": ["VRMC_springBone"],
+        "extensions": {"VRMC_springBone": {"specVersion": "1.0",
+            "springs": [{"joints": [{"node": 2}, {"node": 3}, {"node": 4}]}]}}
+    });
+    let path = out.join(name);
+    std::fs::write(&path, serde_json::to_vec(&gltf).unwrap()).unwrap();
+    path
+}
+
+#[test]
+fn vrm_settings_warns_when_a_zero_scale_sits_above_a_spring() {
+    let out = dir("vrm");
+    let settings = out.join("out.json");
+    let run = |file: &Path| {
+        let (code, stdout, stderr) = secmo(&[
+            "vrm-settings",
+            file.to_str().unwrap(),
+            "--out",
+            settings.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 0, "{stdout}{stderr}");
+        stdout
+    };
+    let hidden_prop = run(&strand(&out, "prop.gltf", 1.0, 0.0));
+    assert!(!hidden_prop.contains("warning"), "{hidden_prop}");
+    let hidden_root = run(&strand(&out, "root.gltf", 0.0, 1.0));
+    assert!(
+        hidden_root.contains(
+            "warning: a rig of these settings on the file's own nodes is refused: \
+             bone 0: reference scale has a zero component"
+        ) && hidden_root.contains("(root)"),
+        "{hidden_root}"
+    );
+    std::fs::remove_dir_all(&out).ok();
+}
