@@ -51,16 +51,7 @@ fn fox(out: &Path, name: &str, prop_scale: f32, hide: Option<u64>) -> PathBuf {
 }
 
 fn bake(file: &Path) -> (i32, String, PathBuf) {
-    let out = file.with_extension("baked.glb");
-    let (code, stdout, stderr) = secmo(&[
-        "bake",
-        file.to_str().unwrap(),
-        "--clip",
-        "Survey",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    (code, format!("{stdout}{stderr}"), out)
+    common::bake(file, &["--clip", "Survey"])
 }
 
 /// The Fox's tail nodes.

@@ -136,16 +136,8 @@ fn strap(out: &Path, prefix: &str, held: bool, vrm: bool) -> PathBuf {
 }
 
 fn bake(file: &Path) -> PathBuf {
-    let out = file.with_extension("baked.glb");
-    let (code, stdout, stderr) = secmo(&[
-        "bake",
-        file.to_str().unwrap(),
-        "--units-per-meter",
-        "1",
-        "--out",
-        out.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "bake {}: {stdout}{stderr}", file.display());
+    let (code, text, out) = common::bake(file, &["--units-per-meter", "1"]);
+    assert_eq!(code, 0, "bake {}: {text}", file.display());
     out
 }
 

@@ -79,3 +79,14 @@ pub fn rotation_keys(baked: &Path, node: u64) -> Vec<f32> {
         .map(|b| f32::from_le_bytes(b.try_into().unwrap()))
         .collect()
 }
+
+/// Runs `secmo bake FILE ARGS --out FILE.baked.glb`: exit code, stdout and
+/// stderr together, and the output path.
+pub fn bake(file: &Path, args: &[&str]) -> (i32, String, std::path::PathBuf) {
+    let out = file.with_extension("baked.glb");
+    let mut all = vec!["bake", file.to_str().unwrap()];
+    all.extend_from_slice(args);
+    all.extend(["--out", out.to_str().unwrap()]);
+    let (code, stdout, stderr) = secmo(&all);
+    (code, format!("{stdout}{stderr}"), out)
+}
