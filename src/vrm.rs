@@ -691,25 +691,50 @@ fn node_constraints(
         else {
             continue;
         };
+        // A constraint secmo cannot read (a draft's position constraint, a
+        // missing or dangling source) is left out with a note (three-vrm's
+        // loader skips a constraint of another kind): the rest of the file
+        // still opens.
         let path = format!("nodes[{i}].extensions.VRMC_node_constraint.constraint");
-        let constraint = ext.get("constraint").ok_or_else(|| err(&path, "missing"))?;
+        let Some(constraint) = ext.get("constraint") else {
+            notes.push(format!("{path}: missing; the node's constraint is ignored"));
+            continue;
+        };
         let Some((kind, body)) = ["roll", "aim", "rotation"]
             .iter()
             .find_map(|k| constraint.get(*k).map(|b| (*k, b)))
         else {
-            return Err(err(&path, "not a roll, aim or rotation constraint"));
-        };
-        let source = body
-            .get("source")
-            .and_then(Value::as_u64)
-            .ok_or_else(|| err(format!("{path}.{kind}.source"), "missing node index"))?
-            as usize;
-        if source >= nodes.names.len() {
-            return Err(err(
-                format!("{path}.{kind}.source"),
-                format!("node {source} does not exist"),
+            let found: Vec<&str> = constraint
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(k, _)| k.as_str())
+                .collect();
+            notes.push(format!(
+                "{path}: not a roll, aim or rotation constraint ({}); ignored",
+                if found.is_empty() {
+                    "empty".to_string()
+                } else {
+                    found.join(", ")
+                }
             ));
-        }
+            continue;
+        };
+        let source = match body.get("source").and_then(Value::as_u64) {
+            Some(s) if (s as usize) < nodes.names.len() => s as usize,
+            Some(s) => {
+                notes.push(format!(
+                    "{path}.{kind}.source: node {s} does not exist; the constraint is ignored"
+                ));
+                continue;
+            }
+            None => {
+                notes.push(format!(
+                    "{path}.{kind}.source: missing node index; the constraint is ignored"
+                ));
+                continue;
+            }
+        };
         let axis_key = match kind {
             "roll" => Some("rollAxis"),
             "aim" => Some("aimAxis"),

@@ -323,6 +323,53 @@ fn node_constraints_are_listed_and_written() {
     std::fs::remove_dir_all(&out).ok();
 }
 
+#[test]
+fn node_constraints_secmo_cannot_read_are_noted_and_the_rest_opens() {
+    // A draft's position constraint, an empty one and one whose source does
+    // not exist: each is left out with a note naming it (three-vrm skips
+    // them too); the roll constraint and the spring are read.
+    let out = dir("node-constraints-unread");
+    let constraint = |body: serde_json::Value| json!({"VRMC_node_constraint": {"specVersion": "1.0", "constraint": body}});
+    let text = json!({
+        "asset": {"version": "2.0"},
+        "nodes": [
+            {"name": "Arm", "children": [1, 2, 3, 4, 5]},
+            {"name": "Hand", "translation": [0.3, 0, 0]},
+            {"name": "Twist", "translation": [0.15, 0, 0],
+             "extensions": constraint(json!({"roll": {"source": 1, "rollAxis": "X"}}))},
+            {"name": "Pos", "extensions": constraint(json!({"position": {"source": 1}}))},
+            {"name": "Empty", "extensions": constraint(json!({}))},
+            {"name": "Dangling", "translation": [0, -0.1, 0], "children": [6],
+             "extensions": constraint(json!({"aim": {"source": 42, "aimAxis": "PositiveY"}}))},
+            {"name": "Tip", "translation": [0, -0.1, 0]}
+        ],
+        "extensionsUsed": ["VRMC_node_constraint", "VRMC_springBone"],
+        "extensions": {"VRMC_springBone": {"specVersion": "1.0",
+            "springs": [{"joints": [{"node": 5}, {"node": 6}]}]}}
+    });
+    let (file, settings, stdout) = vrm_settings(&out, "unread", &text);
+    for expected in [
+        "nodes[3].extensions.VRMC_node_constraint.constraint: not a roll, aim or rotation constraint (position); ignored",
+        "nodes[4].extensions.VRMC_node_constraint.constraint: not a roll, aim or rotation constraint (empty); ignored",
+        "nodes[5].extensions.VRMC_node_constraint.constraint.aim.source: node 42 does not exist; the constraint is ignored",
+        "node constraints: 1 (1 roll, 0 aim, 0 rotation)",
+        "1 springs, 1 roots → 1 chains",
+    ] {
+        assert!(stdout.contains(expected), "{expected}: {stdout}");
+    }
+    let parsed =
+        secmo::RigSettings::from_json(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert_eq!(parsed.node_constraints.len(), 1);
+    assert_eq!(parsed.chains.len(), 1);
+    let (code, stdout, stderr) = secmo(&["import", file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.contains("node constraint: roll Twist ← Hand"),
+        "{stdout}"
+    );
+    std::fs::remove_dir_all(&out).ok();
+}
+
 /// The Fox with every channel written as a `KHR_animation_pointer` channel
 /// (`/nodes/N/rotation`, ...), and one more that animates a material.
 fn fox_by_pointers(out: &Path) -> String {
