@@ -248,13 +248,7 @@ fn vrm_settings(out: &Path, name: &str, text: &serde_json::Value) -> (PathBuf, P
     let file = out.join(format!("{name}.gltf"));
     std::fs::write(&file, serde_json::to_vec(text).unwrap()).unwrap();
     let settings = out.join(format!("{name}.json"));
-    let (code, stdout, stderr) = secmo(&[
-        "vrm-settings",
-        file.to_str().unwrap(),
-        "--out",
-        settings.to_str().unwrap(),
-    ]);
-    assert_eq!(code, 0, "{stderr}");
+    let stdout = common::vrm_settings(&file, &settings);
     (file, settings, stdout)
 }
 

@@ -138,16 +138,7 @@ fn strand(out: &Path, name: &str, root_scale: f32, prop_scale: f32) -> PathBuf {
 fn vrm_settings_warns_when_a_zero_scale_sits_above_a_spring() {
     let out = dir("vrm");
     let settings = out.join("out.json");
-    let run = |file: &Path| {
-        let (code, stdout, stderr) = secmo(&[
-            "vrm-settings",
-            file.to_str().unwrap(),
-            "--out",
-            settings.to_str().unwrap(),
-        ]);
-        assert_eq!(code, 0, "{stdout}{stderr}");
-        stdout
-    };
+    let run = |file: &Path| common::vrm_settings(file, &settings);
     let hidden_prop = run(&strand(&out, "prop.gltf", 1.0, 0.0));
     assert!(!hidden_prop.contains("warning"), "{hidden_prop}");
     let hidden_root = run(&strand(&out, "root.gltf", 0.0, 1.0));

@@ -90,3 +90,16 @@ pub fn bake(file: &Path, args: &[&str]) -> (i32, String, std::path::PathBuf) {
     let (code, stdout, stderr) = secmo(&all);
     (code, format!("{stdout}{stderr}"), out)
 }
+
+/// Runs `secmo vrm-settings FILE --out SETTINGS`, asserts it succeeded and
+/// returns its standard output.
+pub fn vrm_settings(file: &Path, settings: &Path) -> String {
+    let (code, stdout, stderr) = secmo(&[
+        "vrm-settings",
+        file.to_str().unwrap(),
+        "--out",
+        settings.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "vrm-settings {}: {stdout}{stderr}", file.display());
+    stdout
+}
