@@ -1125,14 +1125,16 @@ pub fn substep(
                         pushed = true;
                     }
                 }
-                dir = (p - head).try_normalize().unwrap_or(dir);
-                p = head + dir * length;
-                touched |= pushed;
                 if !pushed {
                     // Nothing moved the link: a second pass would test the
-                    // same link against the same colliders.
+                    // same link against the same colliders (and the link is
+                    // left bit for bit as it was: a chain no collider
+                    // touches moves as it would without them).
                     break;
                 }
+                dir = (p - head).try_normalize().unwrap_or(dir);
+                p = head + dir * length;
+                touched = true;
             }
             if touched {
                 v -= dir * v.dot(dir); // no velocity along the link after contact

@@ -204,6 +204,18 @@ pub fn resolve(
             let (_, vh) = closest_segment_params(head, head, c.a, c.b);
             let dh = (head - (c.a + (c.b - c.a) * vh)).length();
             let head_in = dh < radii;
+            // A link buried in the shape, its head so deep that no
+            // direction takes its tip out (the farthest a tip can get from
+            // the axis is `dh + length`, straight away from it): nothing is
+            // pushed, and the link hangs as if the shape were not there
+            // (#13 item 4). Pushed toward the one way out it cannot reach,
+            // it fought its rest pose for ever: a hair strand rooted 6 cm
+            // inside a 20 cm sphere, the centre 4 mm off its first link's
+            // line, swept round the sphere 1–8 mm per frame 3 s after the
+            // input stopped (session 21).
+            if head_in && dh + (tip - head).length() < radii * (1.0 - CONTACT_SLACK) {
+                return None;
+            }
             let (u, v) = closest_segment_params(head, tip, c.a, c.b);
             let on_link = head + (tip - head) * u;
             let on_axis = c.a + (c.b - c.a) * v;

@@ -668,7 +668,14 @@ fn resolve(head: V3, tip: V3, link_radius: F, c: &Capsules, mask: M) -> (M, V3, 
     let vh = point_segment_param(head, c.a, c.b);
     let radii = c.radius + link_radius;
     let dh = (head - (c.a + (c.b - c.a) * vh)).length();
+    // A link buried so deep that no direction takes its tip out is not
+    // pushed ([`collide::resolve`]).
+    let buried = (dh + (tip - head).length()).lt(radii * F::splat(1.0 - collide::CONTACT_SLACK));
     let head_in = dh.lt(radii);
+    let near = near.and(head_in.and(buried).not());
+    if !near.any() {
+        return (M::none(), V3::zero(), V3::zero(), M::none());
+    }
     // The whole link.
     let (u, v) = link_params(head, tip, c.a, c.b, near);
     let on_link = head + (tip - head) * u;
@@ -1195,10 +1202,12 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
                         pushed = pushed.or(hit);
                     }
                 }
+                // Only a pushed link is put back to its length
+                // ([`chain::substep`]).
+                pass = pass.and(pushed);
                 dir = vsel(pass, (p - head).normalize_or(dir), dir);
                 p = vsel(pass, head + dir * length, p);
                 touched = touched.or(pushed);
-                pass = pass.and(pushed);
                 if !pass.any() {
                     break;
                 }
