@@ -466,6 +466,14 @@ fn synthetic_specs() -> Vec<Spec> {
             collider: Some(sphere([0.004, 0.049, -0.121], 0.2)),
             ..Spec::default()
         },
+        // The whole strand within 2 mm of the axis of a 60 cm capsule: the
+        // VRM preset pushes every tail toward a surface none can reach, as
+        // three-vrm does.
+        Spec {
+            name: "root_buried_in_capsule",
+            collider: Some(capsule([0.002, -0.3, -0.09], [0.002, 0.3, -0.09], 0.6)),
+            ..Spec::default()
+        },
         Spec {
             name: "root_inside_capsule",
             collider: Some(capsule([0.0, 0.0, -0.05], [0.0, 0.15, -0.05], 0.14)),
