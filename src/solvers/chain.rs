@@ -512,6 +512,28 @@ pub fn settle_substeps(params: &ChainParams, still: f64) -> u32 {
     (1.0 + (params.settle_speedup.min(MAX_SETTLE_SPEEDUP) - 1.0) * x).round() as u32
 }
 
+/// Static friction of a hair chain's contacts (the exponential-damping
+/// integrator with velocity rebuilt from positions) `still` seconds after
+/// its input last changed: none while the input moves, then
+/// [`collide::STATIC_FRICTION`] ramped in with the settle phase
+/// ([`settle_engagement`]). A tip that would slide over a shape, relative
+/// to its head, by less than half of `friction × push` in a substep stays
+/// where it was (between half and all of it, in part), so a strand resting
+/// on a shape near a balance point stops instead of sliding round it for
+/// seconds (#13 item 4). Only once the input rests: a hold decided on
+/// micrometres of slide is tipped one way or the other by the rounding of
+/// world positions, and while the input moves that made the same motion
+/// differ by 0.026 % of a strand's length between 30 and 120 Hz updates
+/// (docs/chains.md).
+#[must_use]
+pub fn settle_friction(params: &ChainParams, still: f64) -> f32 {
+    if params.integrator != ChainParams::EXPONENTIAL_DAMPING || params.velocity_from_positions == 0
+    {
+        return 0.0;
+    }
+    collide::STATIC_FRICTION * settle_engagement(still)
+}
+
 /// Whether a chain at full settle speed has come to rest: no particle moved
 /// more than a few float32 steps of its own position (and never less than
 /// 1e-7 units at scale 1) over the last 120 Hz step. The per-frame motion is
@@ -758,6 +780,9 @@ pub struct SubstepFrame<'a> {
     /// The substep's decay factors ([`StepDecay::new`], once per chain and
     /// update: `h` and the parameters do not change between its substeps).
     pub decay: StepDecay,
+    /// Static friction of the contacts at this substep ([`settle_friction`]):
+    /// 0 while the chain's input moves.
+    pub friction: f32,
 }
 
 /// Per-substep factors that depend only on the step and the parameters.
@@ -996,6 +1021,8 @@ pub fn substep(
         c.try_normalize()
     };
     let mut head = frame.root;
+    // Where each link's head was at the start of the substep (friction).
+    let mut head_start = frame.root;
     let mut previous_bend = Quat::IDENTITY;
     for i in 0..n {
         let length = setup.lengths[i] * frame.scale;
@@ -1003,6 +1030,7 @@ pub fn substep(
         contacts[i] = 0;
         if length <= 1e-6 {
             // Zero-length link: the particle sits on its head (no NaN).
+            head_start = position[i];
             position[i] = head;
             velocity[i] = Vec3::ZERO;
             bend_scratch[i] = Quat::IDENTITY;
@@ -1112,12 +1140,14 @@ pub fn substep(
         if !setup.colliders.is_empty() {
             let radius = setup.radii[i] * frame.scale; // segment i reads joint i
             let mut touched = false;
+            let mut push_sum = Vec3::ZERO;
             for _ in 0..2 {
                 let mut pushed = false;
                 for &c in &setup.colliders {
                     let c = &frame.colliders[c as usize];
                     if let Some((correction, normal)) = collide::resolve(head, p, radius, c) {
                         p += correction;
+                        push_sum += correction;
                         let approaching = v.dot(normal);
                         if approaching < 0.0 {
                             v -= normal * approaching;
@@ -1136,6 +1166,34 @@ pub fn substep(
                 p = head + dir * length;
                 touched = true;
             }
+            // Static friction once the input rests ([`settle_friction`]):
+            // held in full below half the cone, in part up to its edge (a
+            // ramp, not a switch); a collider that holds the held place
+            // deeper than `HOLD_DEPTH` of the radii (it moved into it) lets
+            // the tip slide, again by a ramp.
+            let cone = frame.friction * push_sum.length();
+            if touched && cone > 0.0 {
+                let normal = push_sum.normalize();
+                let slide = (p - head) - (start - head_start);
+                let tangential = slide - normal * slide.dot(normal);
+                let mut hold = ((cone - tangential.length()) / (0.5 * cone)).clamp(0.0, 1.0);
+                if hold > 0.0 {
+                    let held = head + (start - head_start);
+                    let held_dir = (held - head).try_normalize().unwrap_or(dir);
+                    let held = head + held_dir * length;
+                    for &c in &setup.colliders {
+                        let c = &frame.colliders[c as usize];
+                        if let Some((push, _)) = collide::resolve(head, held, radius, c) {
+                            let depth = collide::HOLD_DEPTH * (radius + c.radius);
+                            hold *= ((depth - push.length()) / (0.5 * depth)).clamp(0.0, 1.0);
+                        }
+                    }
+                    p += (held - p) * hold;
+                    dir = (p - head).try_normalize().unwrap_or(dir);
+                    p = head + dir * length;
+                    v *= 1.0 - hold;
+                }
+            }
             if touched {
                 v -= dir * v.dot(dir); // no velocity along the link after contact
                 contacts[i] = 1;
@@ -1149,6 +1207,7 @@ pub fn substep(
         position[i] = p;
         velocity[i] = v;
         head = p;
+        head_start = start;
     }
     bend.copy_from_slice(&bend_scratch[..n]);
 }

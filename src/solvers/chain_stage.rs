@@ -354,6 +354,8 @@ struct Prepared {
     gravity_direction: Vec3,
     acceleration: Vec3,
     substeps: u32,
+    /// Static friction of the next substep ([`chain::settle_friction`]).
+    friction: f32,
     /// Settle-phase repeats left this update.
     extra_budget: u32,
     /// A chain in a simulation space: how the space moved since the
@@ -874,6 +876,7 @@ fn prepare(
         acceleration: gravity_direction * params.gravity * scale
             + stage.inputs.wind * params.wind_factor,
         substeps: 0,
+        friction: 0.0,
         // Settle-phase repeats count against the same budget: one
         // update never runs more than 2 × MAX_CHAIN_SUBSTEPS substeps,
         // however long the pause before it (the extra ones only make
@@ -1166,6 +1169,7 @@ fn substep_frame<'a>(
         wind: world(update.wind * params.wind_factor),
         floor_shift: update.floor_shift,
         decay: p.decay,
+        friction: p.friction,
     }
 }
 
@@ -1272,8 +1276,9 @@ fn run_substeps(
                 // Once the input has rested, the same substeps run
                 // faster (ChainParams::settle_speedup); the input is
                 // still, so every one sees the same frame.
-                wanted[l] =
-                    chain::settle_substeps(&job.stage.params[m.ci], end - clock.still_since);
+                let params = &job.stage.params[m.ci];
+                wanted[l] = chain::settle_substeps(params, end - clock.still_since);
+                p.friction = chain::settle_friction(params, end - clock.still_since);
                 repeats[l] = 1 + (wanted[l] - 1).min(p.extra_budget);
                 p.extra_budget -= repeats[l] - 1;
             }

@@ -168,6 +168,18 @@ pub(crate) const MIN_LEVER: f32 = 0.2;
 /// whichever side rounding puts it.
 pub(crate) const CONTACT_SLACK: f32 = 1e-4;
 
+/// Static friction of a resting hair chain's contacts
+/// ([`super::chain::settle_friction`]): a Coulomb cone of about 17°,
+/// position-based as in Macklin et al. 2014, "Unified Particle Physics for
+/// Real-Time Applications", §6.1.
+pub(crate) const STATIC_FRICTION: f32 = 0.3;
+
+/// How deep, as a fraction of a collider's and the link's radii, a held
+/// tip's place may lie in a collider and still be held in full (to twice
+/// as deep, in part): deeper, the collider has moved into it and the tip
+/// slides on.
+pub(crate) const HOLD_DEPTH: f32 = 1e-2;
+
 /// Resolves one link against one collider. Returns the tip correction
 /// (zero when not touching) and the unit contact normal.
 #[must_use]

@@ -950,6 +950,8 @@ struct Constants {
     floor: F,
     any_orthonormal_up: V3,
     has_colliders: M,
+    /// Static friction ([`SubstepFrame::friction`]).
+    friction: F,
 }
 
 fn constants(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Constants {
@@ -967,6 +969,7 @@ fn constants(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Constants {
         floor: F::splat(0.0),
         any_orthonormal_up: V3::zero(),
         has_colliders: M::none(),
+        friction: F::splat(0.0),
     };
     for (l, lane) in lanes.iter().enumerate() {
         let (frame, params) = (&lane.frame, lane.params);
@@ -994,6 +997,7 @@ fn constants(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Constants {
                 .set(l, frame.up.any_orthonormal_vector());
         }
         k.has_colliders.set(l, !lane.setup.colliders.is_empty());
+        k.friction.0[l] = frame.friction;
     }
     k
 }
@@ -1042,6 +1046,8 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     // bends in a scratch array until the chain is done).
     let mut pending = [Quat::IDENTITY; W];
     let mut head = k.root;
+    // Where each link's head was at the start of the substep (friction).
+    let mut head_start = head;
     let mut anchor = Q::zero();
     for (l, lane) in lanes.iter().enumerate() {
         anchor.set(l, lane.frame.anchor.to_array());
@@ -1169,6 +1175,7 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         if colliding.any() {
             let mut pass = colliding;
             let mut touched = M::none();
+            let mut push_sum = V3::zero();
             for _ in 0..2 {
                 let mut pushed = M::none();
                 for j in 0..count {
@@ -1196,6 +1203,7 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
                     }
                     if hit.any() {
                         p = vsel(hit, p + correction, p);
+                        push_sum = vsel(hit, push_sum + correction, push_sum);
                         let approaching = v.dot(normal);
                         let slowed = hit.and(approaching.lt(zero));
                         v = vsel(slowed, v - normal * approaching, v);
@@ -1210,6 +1218,54 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
                 touched = touched.or(pushed);
                 if !pass.any() {
                     break;
+                }
+            }
+            // Static friction once the input rests ([`chain::substep`]).
+            let cone = k.friction * push_sum.length();
+            let rubbing = touched.and(cone.gt(zero));
+            if rubbing.any() {
+                let normal = push_sum.normalize_or(unit_y());
+                let slide = (p - head) - (start - head_start);
+                let tangential = slide - normal * slide.dot(normal);
+                let mut hold = sel(
+                    rubbing,
+                    ((cone - tangential.length()) / (F::splat(0.5) * cone)).clamp(0.0, 1.0),
+                    zero,
+                );
+                let holding = hold.gt(zero);
+                if holding.any() {
+                    let held = head + (start - head_start);
+                    let held_dir = (held - head).normalize_or(dir);
+                    let held = head + held_dir * length;
+                    for j in 0..count {
+                        let (c, vector, scalar) = loaded
+                            .as_ref()
+                            .expect("colliders are loaded")
+                            .get(lanes, j, holding, &mut spare);
+                        let (hit, push, _, redo) = resolve(head, held, radius, c, vector);
+                        // Lanes the vector test cannot answer take the
+                        // scalar function, as in the passes above.
+                        let odd = scalar.or(redo);
+                        let depth = F::splat(collide::HOLD_DEPTH) * (radius + c.radius);
+                        let kept =
+                            ((depth - push.length()) / (F::splat(0.5) * depth)).clamp(0.0, 1.0);
+                        hold = sel(hit.and(odd.not()), hold * kept, hold);
+                        for (l, lane) in lanes.iter().enumerate().filter(|&(l, _)| odd.get(l)) {
+                            let c = placed(lane, j);
+                            let r = collide::resolve(head.get(l), held.get(l), radius.0[l], c);
+                            if let Some((push, _)) = r {
+                                let depth = collide::HOLD_DEPTH * (radius.0[l] + c.radius);
+                                hold.0[l] *=
+                                    ((depth - push.length()) / (0.5 * depth)).clamp(0.0, 1.0);
+                            }
+                        }
+                    }
+                    let q = p + (held - p) * hold;
+                    let d = (q - head).normalize_or(dir);
+                    let q = head + d * length;
+                    p = vsel(holding, q, p);
+                    dir = vsel(holding, d, dir);
+                    v = vsel(holding, v * (F::splat(1.0) - hold), v);
                 }
             }
             v = vsel(touched, v - dir * v.dot(dir), v);
@@ -1241,6 +1297,7 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
             a.contacts[i] = u32::from(contact.get(l));
         }
         head = p;
+        head_start = start;
     }
     for (l, a) in arrays.iter_mut().enumerate() {
         if !any_bend {
@@ -1525,6 +1582,7 @@ mod tests {
             wind: Vec3::ZERO,
             floor_shift: 0.0,
             decay: StepDecay::new(&params, h, 3),
+            friction: 0.0,
         };
         let start = |first: Vec3| {
             vec![
