@@ -170,9 +170,10 @@ fn a_root_inside_a_collider_of_any_size_comes_to_rest() {
                         continue;
                     }
                     // A capsule standing on the first joint, its axis 2 cm
-                    // behind the root, lets the hair and VRM presets rest
-                    // only after 3 s: the next test.
-                    if shape == ColliderShape::Capsule && off.y < -0.05 && name != "tail" {
+                    // behind the root, lets the VRM preset rest only
+                    // after 3 s, as it lets three-vrm (docs/chains.md,
+                    // Known limits).
+                    if shape == ColliderShape::Capsule && off.y < -0.05 && name == "vrm" {
                         continue;
                     }
                     for hz in [30.0, 60.0, 144.0] {
@@ -307,10 +308,11 @@ fn a_hair_strand_resting_near_a_balance_point_on_a_shape_stops_within_3_s() {
 /// that keeps its tip out of the capsule. Until session 19 the velocity into
 /// that corner was removed along the first push alone: a tail kept moving
 /// 0.007–2.9 mm per frame for ever, a hair strand 0.002–0.005 mm (at 12 s,
-/// and as much at 24 s). The tail now rests within 3 s; the hair preset
-/// slides round the capsule toward the side nearest its rest pose, barely
-/// nearer than the others for these placements, and rests within 12 s. The
-/// VRM preset is left out: it is three-vrm's verlet, and three-vrm itself
+/// and as much at 24 s). The tail now rests within 3 s. The hair preset
+/// slid round the capsule toward the side nearest its rest pose, barely
+/// nearer than the others for these placements, for up to 12 s; since its
+/// resting contacts hold with static friction (session 21) it too rests
+/// within 3 s. The VRM preset is left out: it is three-vrm's verlet, and three-vrm itself
 /// (tools/three-vrm, the same rig and motion at 120 Hz) still slides 0.146,
 /// 0.037 and 0.009 mm per 1/60 s at 3, 12 and 24 s in the 5 cm capsule,
 /// as secmo's VRM preset does (docs/chains.md, Known limits).
@@ -320,7 +322,7 @@ fn a_capsule_standing_on_the_first_joint_lets_the_tail_and_the_hair_rest() {
     let mut runs = 0;
     for (name, params, still) in [
         ("tail", ChainParams::tail(1.0), 3.0),
-        ("hair", ChainParams::hair(1.0), 12.0),
+        ("hair", ChainParams::hair(1.0), 3.0),
     ] {
         for radius in [0.02, 0.05, 0.11, 0.2, 0.6, 1.5] {
             for off in [
