@@ -1171,8 +1171,12 @@ pub fn substep(
             // ramp, not a switch); a collider that holds the held place
             // deeper than `HOLD_DEPTH` of the radii (it moved into it) lets
             // the tip slide, again by a ramp.
-            let cone = frame.friction * push_sum.length();
-            if touched && cone > 0.0 {
+            let cone = if touched && frame.friction > 0.0 {
+                frame.friction * push_sum.length()
+            } else {
+                0.0
+            };
+            if cone > 0.0 {
                 let normal = push_sum.normalize();
                 let slide = (p - head) - (start - head_start);
                 let tangential = slide - normal * slide.dot(normal);

@@ -950,8 +950,10 @@ struct Constants {
     floor: F,
     any_orthonormal_up: V3,
     has_colliders: M,
-    /// Static friction ([`SubstepFrame::friction`]).
+    /// Static friction ([`SubstepFrame::friction`]), and whether a lane has
+    /// any (none while the input moves).
     friction: F,
+    any_friction: bool,
 }
 
 fn constants(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Constants {
@@ -970,6 +972,7 @@ fn constants(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Constants {
         any_orthonormal_up: V3::zero(),
         has_colliders: M::none(),
         friction: F::splat(0.0),
+        any_friction: false,
     };
     for (l, lane) in lanes.iter().enumerate() {
         let (frame, params) = (&lane.frame, lane.params);
@@ -998,6 +1001,7 @@ fn constants(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Constants {
         }
         k.has_colliders.set(l, !lane.setup.colliders.is_empty());
         k.friction.0[l] = frame.friction;
+        k.any_friction |= frame.friction > 0.0;
     }
     k
 }
@@ -1221,7 +1225,11 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
                 }
             }
             // Static friction once the input rests ([`chain::substep`]).
-            let cone = k.friction * push_sum.length();
+            let cone = if k.any_friction {
+                k.friction * push_sum.length()
+            } else {
+                zero
+            };
             let rubbing = touched.and(cone.gt(zero));
             if rubbing.any() {
                 let normal = push_sum.normalize_or(unit_y());
