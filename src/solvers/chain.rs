@@ -13,7 +13,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::{Quat, Vec3};
 
 use crate::math::Transform;
-use crate::solvers::collide::{self, PlacedCollider};
+use crate::solvers::collide::{self, ColliderShape, PlacedCollider};
 
 /// The fixed chain substep, exactly 1/120 s (SPEC §8: 120 steps/s).
 pub const CHAIN_STEP: f64 = 1.0 / 120.0;
@@ -525,13 +525,79 @@ pub fn settle_substeps(params: &ChainParams, still: f64) -> u32 {
 /// world positions, and while the input moves that made the same motion
 /// differ by 0.026 % of a strand's length between 30 and 120 Hz updates
 /// (docs/chains.md).
+///
+/// The VRM preset's joints that a sphere or capsule pushes too
+/// ([`vrm_hold`]): while the input moves the preset is three-vrm's verlet
+/// to float32 noise, and once the input rests such a joint holds its place
+/// instead of turning or sliding round the shape for seconds, as
+/// three-vrm's does (#13 item 4, docs/chains.md).
 #[must_use]
 pub fn settle_friction(params: &ChainParams, still: f64) -> f32 {
-    if params.integrator != ChainParams::EXPONENTIAL_DAMPING || params.velocity_from_positions == 0
-    {
+    let hair = params.integrator == ChainParams::EXPONENTIAL_DAMPING
+        && params.velocity_from_positions != 0;
+    if !hair && params.integrator != ChainParams::VRM {
         return 0.0;
     }
     collide::STATIC_FRICTION * settle_engagement(still)
+}
+
+/// The VRM preset's static friction ([`settle_friction`]), one joint: its
+/// tail `next` after the collider pushes, `push_sum` the sum of the pushes
+/// of spheres and capsules, and where the joint and its head were at the
+/// start of the substep (`start`, `head_start`). Returns the new tail, on
+/// the joint's sphere. Both kernels call it, so their bits agree.
+///
+/// A joint a sphere or capsule pushed keeps its place relative to its head,
+/// as the hair's contacts do ([`substep`]): in full while it would slide,
+/// across the pushes' normal, by less than half of `friction × |push_sum|`,
+/// in part up to all of it, and not where a collider holds that place
+/// deeper than the pushes left the tail (the collider moved into it).
+/// three-vrm pushes a joint's tail out of the shape every step and puts it
+/// back at its length: a tail its length keeps inside (a strand rooted
+/// near the axis of a thick capsule) turns round its head for ever, and
+/// one on a surface near a balance point slides round it for tens of
+/// seconds (#13 item 4; tools/three-vrm/vrm.mjs: 5.41 mm per 1/30 s 3–4 s
+/// after the input stopped in a 1.5 m capsule, 0.146, 0.037 and 0.009 mm
+/// per 1/60 s at 3, 12 and 24 s in a 5 cm capsule standing on the first
+/// joint), as secmo's VRM preset did until session 22. Inside colliders and
+/// planes do not hold: a strand in a hood slides along its wall as in
+/// three-vrm (holding there moved three-vrm's own inside-collider fixture
+/// 1.6 % of its chain's length off three-vrm, docs/vrm-mapping.md).
+#[must_use]
+pub(crate) fn vrm_hold(
+    (head, head_start): (Vec3, Vec3),
+    (start, next): (Vec3, Vec3),
+    push_sum: Vec3,
+    (length, radius, fallback): (f32, f32, Vec3),
+    friction: f32,
+    (colliders, placed): (&[u32], &[PlacedCollider]),
+) -> Vec3 {
+    let cone = friction * push_sum.length();
+    let (true, Some(normal)) = (cone > 0.0, push_sum.try_normalize()) else {
+        return next;
+    };
+    let depth =
+        |p: Vec3, c: &PlacedCollider| collide::push_point(p, radius, c).map_or(0.0, Vec3::length);
+    let onto_sphere = |p: Vec3| head + (p - head).try_normalize().unwrap_or(fallback) * length;
+    let slide = (next - head) - (start - head_start);
+    let tangential = slide - normal * slide.dot(normal);
+    let mut hold = ((cone - tangential.length()) / (0.5 * cone)).clamp(0.0, 1.0);
+    if hold <= 0.0 {
+        return next;
+    }
+    let held = onto_sphere(head + (start - head_start));
+    for &c in colliders {
+        let c = &placed[c as usize];
+        let deeper = depth(held, c) - depth(next, c);
+        if deeper > 0.0 {
+            let allowed = collide::HOLD_DEPTH * (radius + c.radius);
+            hold *= ((allowed - deeper) / (0.5 * allowed)).clamp(0.0, 1.0);
+        }
+    }
+    if hold <= 0.0 {
+        return next;
+    }
+    onto_sphere(next + (held - next) * hold)
 }
 
 /// Whether a chain at full settle speed has come to rest: no particle moved
@@ -1264,6 +1330,8 @@ fn substep_vrm(
     let mut pull = stiffness * frame.scale * h;
     let mut external = frame.gravity_velocity * (frame.scale * h) + frame.wind * (h * h);
     let mut head = frame.root;
+    // Where each joint's head was at the start of the substep (friction).
+    let mut head_start = frame.root;
     let mut parent = frame.parent;
     for i in 0..setup.len() {
         if !setup.vrm_offsets.is_empty() {
@@ -1276,6 +1344,7 @@ fn substep_vrm(
         let axis_world = bind * axis;
         contacts[i] = 0;
         if length <= 1e-6 {
+            head_start = position[i];
             position[i] = head;
             velocity[i] = Vec3::ZERO;
             rest_targets[i] = head;
@@ -1289,12 +1358,28 @@ fn substep_vrm(
         let mut next = onto_sphere(start + velocity[i] * (h * keep) + axis_world * pull + external);
         if !setup.colliders.is_empty() {
             let radius = setup.radii[i] * frame.scale;
+            let mut push_sum = Vec3::ZERO;
             for &c in &setup.colliders {
-                if let Some(push) = collide::push_point(next, radius, &frame.colliders[c as usize])
-                {
+                let c = &frame.colliders[c as usize];
+                if let Some(push) = collide::push_point(next, radius, c) {
                     next = onto_sphere(next + push);
+                    // Spheres and capsules only ([`vrm_hold`]).
+                    if matches!(c.shape, ColliderShape::Sphere | ColliderShape::Capsule) {
+                        push_sum += push;
+                    }
                     contacts[i] = 1;
                 }
+            }
+            // Static friction once the input rests ([`vrm_hold`]).
+            if contacts[i] != 0 && frame.friction > 0.0 {
+                next = vrm_hold(
+                    (head, head_start),
+                    (start, next),
+                    push_sum,
+                    (length, radius, axis_world),
+                    frame.friction,
+                    (&setup.colliders, frame.colliders),
+                );
             }
         }
         velocity[i] = (next - start) / h;
@@ -1302,6 +1387,7 @@ fn substep_vrm(
         let local_dir = bind.conjugate() * ((next - head) / length);
         parent = bind * crate::math::rotation_arc(axis, local_dir);
         head = next;
+        head_start = start;
     }
 }
 

@@ -1361,6 +1361,11 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     let loaded = (count > 0).then(|| Loaded::new(lanes, count));
     // A collider past the loaded ones, per link.
     let mut spare = None;
+    // Static friction once the input rests ([`chain::vrm_hold`]): none while
+    // it moves, and then the block below is skipped.
+    let any_friction = lanes.iter().any(|l| l.frame.friction > 0.0);
+    // Where each joint's head was at the start of the substep (friction).
+    let mut head_start = head;
     for i in 0..n_max {
         let mut pose = Q::zero();
         let mut axis = V3::zero();
@@ -1387,6 +1392,7 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         let onto_sphere = |p: V3| head + (p - head).normalize_or(axis_world) * length;
         let mut next = onto_sphere(start + velocity * carry + axis_world * pull + external);
         let mut contact = M::none();
+        let mut push_sum = V3::zero();
         for j in 0..count {
             let (c, vector, scalar) = loaded
                 .as_ref()
@@ -1405,7 +1411,26 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
             }
             if hit.any() {
                 next = vsel(hit, onto_sphere(next + push), next);
+                // Spheres and capsules only ([`chain::vrm_hold`]).
+                let shaped = hit.and(vector);
+                push_sum = vsel(shaped, push_sum + push, push_sum);
                 contact = contact.or(hit);
+            }
+        }
+        if any_friction && contact.any() {
+            for (l, lane) in lanes.iter().enumerate() {
+                if !contact.get(l) || lane.frame.friction <= 0.0 {
+                    continue;
+                }
+                let held = chain::vrm_hold(
+                    (head.get(l), head_start.get(l)),
+                    (start.get(l), next.get(l)),
+                    push_sum.get(l),
+                    (length.0[l], radius.0[l], axis_world.get(l)),
+                    lane.frame.friction,
+                    (&lane.setup.colliders, lane.frame.colliders),
+                );
+                next.set(l, held);
             }
         }
         let new_velocity = (next - start) / h;
@@ -1447,6 +1472,7 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
             a.contacts[i] = u32::from(contact.get(l));
         }
         head = vsel(moving, next, head);
+        head_start = vsel(live, start, head_start);
     }
     for a in arrays.iter_mut() {
         a.bend.fill(Quat::IDENTITY);
