@@ -1411,9 +1411,11 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
             }
             if hit.any() {
                 next = vsel(hit, onto_sphere(next + push), next);
-                // Spheres and capsules only ([`chain::vrm_hold`]).
-                let shaped = hit.and(vector);
-                push_sum = vsel(shaped, push_sum + push, push_sum);
+                if any_friction {
+                    // Spheres and capsules only ([`chain::vrm_hold`]).
+                    let shaped = hit.and(vector);
+                    push_sum = vsel(shaped, push_sum + push, push_sum);
+                }
                 contact = contact.or(hit);
             }
         }
@@ -1472,7 +1474,9 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
             a.contacts[i] = u32::from(contact.get(l));
         }
         head = vsel(moving, next, head);
-        head_start = vsel(live, start, head_start);
+        if any_friction {
+            head_start = vsel(live, start, head_start);
+        }
     }
     for a in arrays.iter_mut() {
         a.bend.fill(Quat::IDENTITY);
