@@ -337,6 +337,43 @@ fn a_hair_strand_resting_near_a_balance_point_on_a_shape_stops_within_3_s() {
     assert!(failures.is_empty(), "{failures:#?}");
 }
 
+/// A tail whose first link rests along a thin capsule beside its root (2 cm,
+/// the axis 1 cm from the root, its end 6 cm down the first link), the one
+/// placement of session 21's sweep (1,692 tail runs) that never rested: the
+/// link lies nearly parallel to the axis at its head's distance, so its
+/// closest point jumps between the head and the middle of the link, the
+/// push at the middle leaves it 10 µm deep once the link is put back to its
+/// length, and a second pass fires or not by a hair — a cycle of four
+/// substeps, 0.0035–0.0085 mm per frame for ever (until session 23). Once
+/// the input rests the tail's contacts hold with static friction as the
+/// hair's do (`chain::settle_friction`), and it stops within 3 s; the
+/// neighbouring placements (4 mm, the other side, the sphere) with it.
+#[test]
+fn a_tail_resting_along_a_thin_capsule_beside_its_root_stops_within_3_s() {
+    let link = Vec3::new(0.0, -0.1, -0.02).normalize();
+    let across = link.cross(Vec3::X).normalize();
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for (shape, side) in [
+        (ColliderShape::Capsule, across * -0.01),
+        (ColliderShape::Capsule, across * 0.01),
+        (ColliderShape::Capsule, across * -0.004),
+        (ColliderShape::Sphere, across * -0.01),
+    ] {
+        let rig = rig_at(ChainParams::tail(1.0), shape, 0.02, link * 0.06 + side);
+        for hz in [30.0, 60.0, 120.0, 144.0] {
+            for swing in [10.0, 40.0] {
+                runs += 1;
+                let what = format!("tail {shape:?} r = 0.02 side = {side}");
+                failures.extend(still_moving_after(&rig, 3.0, hz, swing, &what));
+            }
+        }
+    }
+    eprintln!("{runs} runs, {} moving", failures.len());
+    assert_eq!(runs, 32);
+    assert!(failures.is_empty(), "{failures:#?}");
+}
+
 /// A capsule standing on the chain's first joint, its axis 1–2 cm beside
 /// the root (0–2 cm above the joint): the rest pose runs into the end of the
 /// axis, where every way out is as short, and the first link is held in the
@@ -513,12 +550,14 @@ fn turn_then_rest(rig: &Arc<Rig>, hz: f32, kernel: secmo::ChainKernel) -> Vec<[[
 /// Three strands draped over a capsule, stepped in lanes, come to rest
 /// once the head stops, with the scalar kernel's bits: the static friction
 /// that holds a resting contact (`chain::settle_friction`) runs alike in
-/// both kernels. On the VRM preset these strands settle on the capsule by
-/// themselves, so the result does not hang on its hold
-/// (`chain::vrm_hold`); the buried strands of the next test do.
+/// both kernels, for the tail preset too since session 23. On the VRM
+/// preset these strands settle on the capsule by themselves, so the result
+/// does not hang on its hold (`chain::vrm_hold`); the buried strands of the
+/// next test do.
 #[test]
 fn strands_draped_over_a_capsule_rest_alike_in_lanes_and_alone() {
     for (name, params) in [
+        ("tail", ChainParams::tail(1.0)),
         ("hair", ChainParams::hair(1.0)),
         ("vrm", ChainParams::vrm(1.0)),
     ] {

@@ -1278,7 +1278,7 @@ fn run_substeps(
                 // still, so every one sees the same frame.
                 let params = &job.stage.params[m.ci];
                 wanted[l] = chain::settle_substeps(params, end - clock.still_since);
-                p.friction = chain::settle_friction(params, end - clock.still_since);
+                p.friction = chain::settle_friction(end - clock.still_since);
                 repeats[l] = 1 + (wanted[l] - 1).min(p.extra_budget);
                 p.extra_budget -= repeats[l] - 1;
             }
