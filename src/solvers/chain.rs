@@ -598,26 +598,26 @@ pub(crate) fn vrm_hold(
 }
 
 /// Whether a chain at full settle speed has come to rest: no particle moved
-/// more than 16 float32 steps of its own position (and never less than
-/// 1e-7 units at scale 1) over the last 120 Hz step: 2.9 µm for a joint
-/// 1.5 m from the simulation origin, which the chain keeps near the
-/// character.
+/// more than 32 float32 steps of its own position (and never less than
+/// 1e-7 units at scale 1) over the last 120 Hz step: 3.8 µm for a particle
+/// 1 m from the simulation origin, which is the first chain's anchor
+/// (docs/chains.md), a speed of 0.5 mm/s.
 ///
 /// A chain at its resting shape does not stand still in float32: each
 /// substep rounds every particle to its float grid, and the integrator
 /// carries that rounding on as velocity, so the particles walk a few grid
-/// steps per 120 Hz step for as long as they run (0.3–3 µm per 1/24 s at
-/// 1.5 m up). Until session 23 the bound was 4 steps, which such a walk
-/// crosses most steps: a free hair strand of seven 3–15 cm links hanging
-/// forward then slept only 10.8 s after its input stopped and moved up to
-/// 0.003 mm per frame until then, and 8 of tests/settling.rs's 360 random
-/// strands (all hair) still moved 0.0013–0.0035 mm per frame 2 s after
-/// their input stopped. Asleep, nothing moves; the step
+/// steps per 120 Hz step for as long as they run. Until session 23 the
+/// bound was 4 steps, which such a walk crosses most steps: a free hair
+/// strand of seven 3–15 cm links hanging forward slept only 10.8 s after
+/// its input stopped, moving up to 0.003 mm per frame until then, and 8 of
+/// tests/settling.rs's 360 random strands (all hair) still moved
+/// 0.0013–0.0035 mm per frame 2 s after their input stopped; with 16
+/// steps, 3 of 3,600 such runs still did. Asleep, nothing moves; the step
 /// that puts a chain to sleep moves it less than this bound.
 #[must_use]
 pub fn at_rest(position: &[Vec3], previous: &[Vec3], scale: f32) -> bool {
     position.iter().zip(previous).all(|(p, q)| {
-        let noise = (16.0 * f32::EPSILON * p.abs().max_element()).max(1e-7 * scale);
+        let noise = (32.0 * f32::EPSILON * p.abs().max_element()).max(1e-7 * scale);
         p.distance(*q) <= noise
     })
 }
