@@ -866,6 +866,7 @@ impl Character {
         // normal speed again (ChainParams::settle_speedup).
         let clock = &mut self.chain.state.clocks[chain];
         clock.sleeping = 0;
+        crate::solvers::chain::restart_window(clock);
         clock.still_since = clock.time;
         Ok(())
     }

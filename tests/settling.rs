@@ -324,26 +324,13 @@ fn waking_a_sleeping_chain_does_not_twitch() {
 }
 
 /// A small deterministic generator for [`random_strand`] (a 64-bit LCG).
-struct Numbers(u64);
-
-impl Numbers {
-    /// Uniform in `[a, b)`.
-    fn between(&mut self, a: f32, b: f32) -> f32 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        a + (b - a) * ((self.0 >> 40) as f32 / (1u64 << 24) as f32)
-    }
-}
-
 /// A strand a user might bring, from `seed`: 3–8 links of 3–15 cm
 /// hanging from the head 1.5 m up, each turned a random way down and
 /// back from the one before (some hang forward of the root), with
 /// `params`; and the head's motion: a yaw of 5–60° and a pitch of up to
 /// 30° at 0.5–2 Hz and a sway of up to 0.3 m, for 2 s, then still.
 fn random_strand(seed: u64, params: ChainParams) -> (Arc<Rig>, [f32; 4]) {
-    let mut g = Numbers(seed);
+    let mut g = common::Numbers(seed);
     let links = 3 + (g.between(0.0, 6.0) as usize).min(5);
     let first = Vec3::new(
         g.between(-0.05, 0.05),
@@ -375,58 +362,9 @@ fn random_strand(seed: u64, params: ChainParams) -> (Arc<Rig>, [f32; 4]) {
             Transform::from_translation(offset),
         ));
     }
-    let motion = [
-        g.between(5.0, 60.0).to_radians(),
-        g.between(0.0, 30.0).to_radians(),
-        g.between(0.0, 0.3),
-        g.between(0.5, 2.0),
-    ];
-    let desc = secmo::RigDesc {
-        bones,
-        units_per_meter: 1.0,
-        chains: vec![secmo::ChainDesc::new(
-            (0..links).map(|i| (i + 2) as u32).collect(),
-            1,
-            params,
-        )],
-        ..Default::default()
-    };
+    let motion = common::random_head_motion(&mut g);
+    let desc = common::strand_on_head(bones, params);
     (common::shared(desc), motion)
-}
-
-/// The largest per-frame motion of [`random_strand`]'s last joint (m)
-/// over the second after `still` seconds of no input, at `hz` input.
-fn random_strand_motion(
-    rig: &Arc<Rig>,
-    [yaw, pitch, sway, rate]: [f32; 4],
-    hz: f32,
-    still: f32,
-) -> f32 {
-    let mut c = Character::new(Arc::clone(rig), CharacterOptions::default());
-    let mut pose: Vec<Transform> = rig.reference_pose().to_vec();
-    let mut component = vec![Affine3A::IDENTITY; pose.len()];
-    let tip = rig.bone_count() - 1;
-    let (mut previous, mut worst) = (None::<Vec3>, 0.0f32);
-    for f in 0..((STOP + still + 1.0) * hz) as usize {
-        let t = f as f32 / hz;
-        let (y, p, x) = if t < STOP {
-            let s = (t * std::f32::consts::TAU * rate).sin();
-            (yaw * s, pitch * (t * 5.0).sin(), sway * (t * 3.0).sin())
-        } else {
-            (0.0, 0.0, 0.0)
-        };
-        pose[1].rotation = (Quat::from_rotation_y(y) * Quat::from_rotation_x(p)).to_array();
-        pose[1].translation = [x, 1.5, 0.0];
-        let out = common::step(&mut c, 1.0 / hz, &pose);
-        forward_kinematics(rig.parents(), &out, &mut component);
-        let end = Vec3::from(component[tip].translation);
-        assert!(end.is_finite(), "frame {f}: the strand is not finite");
-        if let (true, Some(p)) = (t >= STOP + still, previous) {
-            worst = worst.max(end.distance(p));
-        }
-        previous = Some(end);
-    }
-    worst
 }
 
 /// Strands a user might bring (40 random shapes and motions per preset, at
@@ -438,27 +376,7 @@ fn random_strand_motion(
 /// frame 2 s after the stop.
 #[test]
 fn random_strands_come_to_rest_within_two_seconds() {
-    let mut failures = Vec::new();
-    let mut runs = 0;
-    for (name, params) in [
-        ("tail", ChainParams::tail(1.0)),
-        ("hair", ChainParams::hair(1.0)),
-        ("vrm", ChainParams::vrm(1.0)),
-    ] {
-        for seed in 100_003..100_043 {
-            let (rig, motion) = random_strand(seed, params);
-            for hz in [24.0, 60.0, 144.0] {
-                runs += 1;
-                let moving = random_strand_motion(&rig, motion, hz, 2.0);
-                if moving >= 1e-6 {
-                    failures.push(format!(
-                        "{name}, seed {seed}, {hz} Hz: the tip moves {:.4} mm per frame 2 s after the stop",
-                        moving * 1e3
-                    ));
-                }
-            }
-        }
-    }
+    let (runs, failures) = common::strands_still_moving(100_003..100_043, random_strand, 2.0);
     println!("{runs} runs, {} moving", failures.len());
     assert_eq!(runs, 360);
     assert!(failures.is_empty(), "{failures:#?}");

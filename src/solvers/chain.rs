@@ -623,6 +623,85 @@ pub fn at_rest(position: &[Vec3], previous: &[Vec3], scale: f32) -> bool {
     })
 }
 
+/// 120 Hz steps in each window over which the settle phase judges a chain
+/// that is not at rest in float32 ([`settle_window`]): an eighth of a
+/// second of input time, a second of simulated time at the presets'
+/// speed-up of 8.
+const QUIET_WINDOW: u64 = 15;
+
+/// A window whose particles all moved slower than this, at every step, is
+/// quiet: units per simulated second at scale 1 (2 mm/s).
+const QUIET_SPEED: f32 = 2e-3;
+
+/// Seconds after the chain's input last changed from which a window whose
+/// peak speed is at least [`UNDECAYED`] of the window's before it puts the
+/// chain to sleep: by then the settle phase has run 8 s of simulated time
+/// at the presets' speed-up, in which their swings decay by e^-15 or more.
+const CYCLE_AFTER: f64 = 2.0;
+const UNDECAYED: f32 = 0.9;
+
+/// The fastest any particle moved in the substep from `previous` to
+/// `position` of `h` seconds, units/s.
+#[must_use]
+pub fn peak_speed(position: &[Vec3], previous: &[Vec3], h: f32) -> f32 {
+    let d = position
+        .iter()
+        .zip(previous)
+        .map(|(p, q)| p.distance_squared(*q))
+        .fold(0.0f32, f32::max);
+    d.sqrt() / h
+}
+
+/// The settle phase's judgement of a chain its float32 test
+/// ([`at_rest`]) does not put to sleep, one 120 Hz step `step` steps after
+/// its input last changed, at which its particles moved at most `speed`
+/// units/s, at `scale` units per metre (#13 item 4). Keeps the running
+/// window in `clock` and returns whether the chain sleeps: at the end of a
+/// window of [`QUIET_WINDOW`] steps in which no particle moved faster than
+/// [`QUIET_SPEED`] (a creep), or, [`CYCLE_AFTER`] seconds after the input
+/// last changed, whose peak speed is no lower than [`UNDECAYED`] of the
+/// window's before (a motion that has stopped decaying: a contact's
+/// cycle). Rigid bodies sleep alike below a speed for a time in Box2D and
+/// PhysX (1 cm/s for half a second in Box2D).
+///
+/// Contact needs it. A chain held by a collider does not always come to a
+/// standstill that [`at_rest`]'s float32 bound sees: session 24's sweep of
+/// 3,600 random strands rooted inside spheres and capsules (tests/contact.rs
+/// keeps 84 of them) left a hair strand in a 1.3 cm sphere creeping 0.014 mm
+/// per frame and slower for 10 s more, a tail creeping over its sphere that
+/// slept 3.5 s after the stop, and seven tails in cycles that their contacts
+/// keep going for ever: 0.02–2.3 mm per frame, periods of 11–22 steps,
+/// peaks of 16–170 mm/s of simulated time. A swing of the presets has
+/// decayed many times over by [`CYCLE_AFTER`], and neither rule touches the
+/// VRM preset (it never repeats substeps, so never sleeps) or a chain with
+/// `settle_speedup` 1.
+pub fn settle_window(
+    clock: &mut ChainClock,
+    step: u64,
+    speed: f32,
+    scale: f32,
+    still: f64,
+) -> bool {
+    let peak = f32::from_bits(clock.window_peak).max(speed);
+    if step % QUIET_WINDOW != 0 {
+        clock.window_peak = peak.to_bits();
+        return false;
+    }
+    let before = f32::from_bits(clock.previous_peak);
+    clock.previous_peak = peak.to_bits();
+    clock.window_peak = 0f32.to_bits();
+    peak <= QUIET_SPEED * scale || (still >= CYCLE_AFTER && peak >= UNDECAYED * before)
+}
+
+/// Restarts [`settle_window`]'s count (a chain woken or not yet settled):
+/// the window under way when the chain settles is judged neither quiet nor
+/// undecayed, and the first whole one is judged quiet or not but only the
+/// second is compared with the one before.
+pub fn restart_window(clock: &mut ChainClock) {
+    clock.window_peak = f32::INFINITY.to_bits();
+    clock.previous_peak = f32::INFINITY.to_bits();
+}
+
 /// SPEC §7 bend coupling weight for a time step: `α = 1 − exp(−k·Δt)`.
 #[inline]
 #[must_use]
@@ -801,7 +880,12 @@ pub struct ChainClock {
     /// Anchor world rotation and root head at the last simulated update.
     pub previous_anchor: [f32; 4],
     pub previous_root: [f32; 3],
-    pub _pad: u32,
+    /// The fastest a particle moved at the last substep of a 120 Hz step
+    /// in the settle phase's previous window of [`QUIET_WINDOW`] steps,
+    /// units/s (`f32` bits; [`f32::INFINITY`] before the first whole window).
+    /// This and [`ChainClock::window_peak`] were padding until session 24:
+    /// a snapshot before then restarts the count.
+    pub previous_peak: u32,
     /// Simulation-space frame at the last update.
     pub previous_space: Transform,
     /// World frame of the chain root's parent, and the root's local
@@ -819,7 +903,8 @@ pub struct ChainClock {
     /// The character's wind at the last simulated update (a change wakes
     /// the chain).
     pub previous_wind: [f32; 3],
-    pub _pad2: u32,
+    /// The same in the current window (`f32` bits).
+    pub window_peak: u32,
 }
 
 const _: () = assert!(core::mem::size_of::<ChainClock>() == 184);
@@ -1405,6 +1490,49 @@ fn substep_vrm(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Feeds [`settle_window`] one speed per 120 Hz step from `first`
+    /// (steps since the input last changed) and returns the step at which
+    /// the chain sleeps, if it does before `last`.
+    fn sleeps_at(first: u64, last: u64, speed: impl Fn(u64) -> f32) -> Option<u64> {
+        let mut clock = ChainClock::default();
+        restart_window(&mut clock);
+        (first..last).find(|&step| {
+            let still = step as f64 / 120.0;
+            settle_window(&mut clock, step, speed(step), 1.0, still)
+        })
+    }
+
+    #[test]
+    fn the_settle_window_sleeps_on_a_creep_or_a_cycle_never_on_a_decaying_swing() {
+        // Settled from 1 s (step 120): a creep at 1.5 mm/s sleeps at the
+        // end of the first whole window, not of the one under way.
+        assert_eq!(sleeps_at(123, 600, |_| 1.5e-3), Some(150));
+        // A cycle: the same peaks window after window, from 2 s (step 240).
+        let cycle = |step: u64| 0.02 + 0.15 * ((step % 11) as f32 / 10.0);
+        assert_eq!(sleeps_at(120, 600, cycle), Some(240));
+        // A swing decaying at the presets' slowest rate (1.5 /s of simulated
+        // time, 8 simulated steps per step) never counts as a cycle, and
+        // sleeps only once quiet.
+        let swing = |step: u64| 0.5 * (-1.5 * (step - 120) as f32 * 8.0 / 120.0).exp();
+        let quiet = sleeps_at(120, 600, swing).expect("quiet in the end");
+        assert!(
+            swing(quiet - 14) <= 2e-3,
+            "asleep at {quiet} while still moving"
+        );
+        assert!(swing(quiet - 29) > 2e-3, "quiet a window before {quiet}");
+        // A swing decaying more slowly than 0.1 /s (15 times slower than
+        // that) is taken for a cycle at 2 s, the limit docs/chains.md
+        // names; one decaying at 0.15 /s is not.
+        let slow =
+            |rate: f32| move |step: u64| 0.5 * (-rate * (step - 120) as f32 * 8.0 / 120.0).exp();
+        assert_eq!(sleeps_at(120, 600, slow(0.1)), Some(240));
+        assert_eq!(sleeps_at(120, 600, slow(0.15)), None);
+        // Faster than the bound at every window's end and decaying by half a
+        // window: awake.
+        let halving = |step: u64| 10.0 * 0.5f32.powf(step as f32 / 15.0);
+        assert_eq!(sleeps_at(120, 181, halving), None);
+    }
 
     #[test]
     fn bend_alpha_at_60_and_30_fps() {

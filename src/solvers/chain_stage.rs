@@ -754,6 +754,7 @@ fn prepare(
         clock.last_update = clock.time;
         clock.still_since = clock.time;
         clock.sleeping = 0;
+        chain::restart_window(clock);
         in_range_or_park((&update.range, params.simulation_space >= 0), clock, kept);
         return None;
     }
@@ -782,6 +783,7 @@ fn prepare(
         // it carries nothing more this update (they moved twice before
         // session 15, 1.4 chain lengths off three-vrm's reset).
         clock.sleeping = 0;
+        chain::restart_window(clock);
         remember(clock, &now);
         clock.previous_space = now.space;
     }
@@ -805,6 +807,7 @@ fn prepare(
     if input_changed {
         clock.still_since = clock.time;
         clock.sleeping = 0;
+        chain::restart_window(clock);
     }
     clock.previous_wind = wind;
 
@@ -1377,11 +1380,23 @@ fn run_substeps(
                 ..
             } = &mut job.stage.state;
             let clock = &mut clocks[m.ci];
-            if repeats[l] > 1
-                && repeats[l] == wanted[l]
-                && chain::settle_engagement(end - clock.still_since) >= 1.0
-                && chain::at_rest(&position[range.clone()], &previous[range], update.units)
-            {
+            // At rest to float32 noise, or judged over windows of steps
+            // (chain::settle_window): a contact's creep or cycle.
+            let still = end - clock.still_since;
+            let settled =
+                repeats[l] > 1 && repeats[l] == wanted[l] && chain::settle_engagement(still) >= 1.0;
+            let (now, before) = (&position[range.clone()], &previous[range]);
+            let h = prepared[l].as_ref().map_or(0.0, |p| p.h);
+            let asleep = settled
+                && (chain::at_rest(now, before, update.units) || {
+                    let speed = chain::peak_speed(now, before, h as f32);
+                    let step = (still / h).round() as u64;
+                    chain::settle_window(clock, step, speed, update.units, still)
+                });
+            if !settled {
+                chain::restart_window(clock);
+            }
+            if asleep {
                 // Asleep, the state is kept exactly as it is
                 // (velocities too: a spring held by the coupling
                 // or a floor keeps pushing, and zeroing that made

@@ -426,3 +426,127 @@ pub fn c_tail_rig(params: *const secmo::ChainParams) -> *mut secmo::ffi::SecmoRi
     assert_eq!(unsafe { secmo_rig_create(&desc, &mut rig) }, SECMO_OK);
     rig
 }
+
+/// Uniform numbers from a seed (a 64-bit LCG), for the random strands of
+/// tests/settling.rs and tests/contact.rs.
+pub struct Numbers(pub u64);
+
+impl Numbers {
+    /// Uniform in `[a, b)`.
+    pub fn between(&mut self, a: f32, b: f32) -> f32 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        a + (b - a) * ((self.0 >> 40) as f32 / (1u64 << 24) as f32)
+    }
+
+    /// A uniform direction.
+    pub fn direction(&mut self) -> Vec3 {
+        loop {
+            let v = Vec3::new(
+                self.between(-1.0, 1.0),
+                self.between(-1.0, 1.0),
+                self.between(-1.0, 1.0),
+            );
+            if v.length() > 0.1 && v.length() <= 1.0 {
+                return v.normalize();
+            }
+        }
+    }
+}
+
+/// The largest per-frame motion (m) of the last joint of a strand hanging
+/// from bone 1 (a head 1.5 m up) over the second after `still` seconds of
+/// no input, at `hz` input, when the head yaws by `yaw` at `rate` Hz,
+/// pitches by `pitch` and sways by `sway` for 2 s and then holds still.
+pub fn random_motion_after_stop(
+    rig: &Arc<Rig>,
+    [yaw, pitch, sway, rate]: [f32; 4],
+    hz: f32,
+    still: f32,
+) -> f32 {
+    const STOP: f32 = 2.0;
+    let mut c = Character::new(Arc::clone(rig), CharacterOptions::default());
+    let mut pose: Vec<Transform> = rig.reference_pose().to_vec();
+    let mut component = vec![glam::Affine3A::IDENTITY; pose.len()];
+    let tip = rig.bone_count() - 1;
+    let (mut previous, mut worst) = (None::<Vec3>, 0.0f32);
+    for f in 0..((STOP + still + 1.0) * hz) as usize {
+        let t = f as f32 / hz;
+        let (y, p, x) = if t < STOP {
+            let s = (t * std::f32::consts::TAU * rate).sin();
+            (yaw * s, pitch * (t * 5.0).sin(), sway * (t * 3.0).sin())
+        } else {
+            (0.0, 0.0, 0.0)
+        };
+        pose[1].rotation = (Quat::from_rotation_y(y) * Quat::from_rotation_x(p)).to_array();
+        pose[1].translation = [x, 1.5, 0.0];
+        let out = step(&mut c, 1.0 / hz, &pose);
+        secmo::math::forward_kinematics(rig.parents(), &out, &mut component);
+        let end = Vec3::from(component[tip].translation);
+        assert!(end.is_finite(), "frame {f}: the strand is not finite");
+        if let (true, Some(p)) = (t >= STOP + still, previous) {
+            worst = worst.max(end.distance(p));
+        }
+        previous = Some(end);
+    }
+    worst
+}
+
+/// Runs every preset (tail, hair, VRM) on each strand that `strand` makes
+/// from a seed of `seeds`, at 24, 60 and 144 Hz input
+/// ([`random_motion_after_stop`]), and returns how many runs there were and
+/// a line for each whose tip still moved 0.001 mm or more in a frame
+/// `still` seconds after the stop.
+pub fn strands_still_moving(
+    seeds: impl Iterator<Item = u64> + Clone,
+    strand: impl Fn(u64, ChainParams) -> (Arc<Rig>, [f32; 4]),
+    still: f32,
+) -> (usize, Vec<String>) {
+    let mut failures = Vec::new();
+    let mut runs = 0;
+    for (name, params) in [
+        ("tail", ChainParams::tail(1.0)),
+        ("hair", ChainParams::hair(1.0)),
+        ("vrm", ChainParams::vrm(1.0)),
+    ] {
+        for seed in seeds.clone() {
+            let (rig, motion) = strand(seed, params);
+            for hz in [24.0, 60.0, 144.0] {
+                runs += 1;
+                let moving = random_motion_after_stop(&rig, motion, hz, still);
+                if moving >= 1e-6 {
+                    failures.push(format!(
+                        "{name}, seed {seed}, {hz} Hz: the tip moves {:.4} mm per frame {still} s after the stop",
+                        moving * 1e3
+                    ));
+                }
+            }
+        }
+    }
+    (runs, failures)
+}
+
+/// A random head motion for [`random_motion_after_stop`]: a yaw of 5–60°
+/// at 0.5–2 Hz, a pitch of up to 30° and a sway of up to 0.3 m.
+pub fn random_head_motion(g: &mut Numbers) -> [f32; 4] {
+    [
+        g.between(5.0, 60.0).to_radians(),
+        g.between(0.0, 30.0).to_radians(),
+        g.between(0.0, 0.3),
+        g.between(0.5, 2.0),
+    ]
+}
+
+/// A rig of `bones` (a root, a head and the strand's joints after them)
+/// in metres, whose strand is one chain with `params` anchored on the head.
+pub fn strand_on_head(bones: Vec<BoneDesc>, params: ChainParams) -> RigDesc {
+    let joints = (2..bones.len() as u32).collect();
+    RigDesc {
+        bones,
+        units_per_meter: 1.0,
+        chains: vec![ChainDesc::new(joints, 1, params)],
+        ..Default::default()
+    }
+}
