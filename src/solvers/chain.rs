@@ -682,24 +682,33 @@ pub fn settle_window(
     scale: f32,
     still: f64,
 ) -> bool {
+    // 0 bits: the window under way began part-way (a restart, a new
+    // chain, a snapshot from before session 24) and is not judged; a
+    // whole window starts from the smallest positive float.
+    let whole = clock.window_peak != 0;
     let peak = f32::from_bits(clock.window_peak).max(speed);
     if step % QUIET_WINDOW != 0 {
-        clock.window_peak = peak.to_bits();
+        if whole {
+            clock.window_peak = peak.to_bits();
+        }
         return false;
     }
-    let before = f32::from_bits(clock.previous_peak);
-    clock.previous_peak = peak.to_bits();
-    clock.window_peak = 0f32.to_bits();
-    peak <= QUIET_SPEED * scale || (still >= CYCLE_AFTER && peak >= UNDECAYED * before)
+    let before = clock.previous_peak;
+    clock.previous_peak = if whole { peak.to_bits() } else { 0 };
+    clock.window_peak = f32::MIN_POSITIVE.to_bits();
+    whole
+        && (peak <= QUIET_SPEED * scale
+            || (still >= CYCLE_AFTER && before != 0 && peak >= UNDECAYED * f32::from_bits(before)))
 }
 
 /// Restarts [`settle_window`]'s count (a chain woken or not yet settled):
-/// the window under way when the chain settles is judged neither quiet nor
-/// undecayed, and the first whole one is judged quiet or not but only the
-/// second is compared with the one before.
+/// the window under way is not judged, the first whole one is judged
+/// quiet or not, and only the second is compared with the one before. A
+/// zeroed clock (a new chain, a snapshot from before session 24) is so
+/// restarted.
 pub fn restart_window(clock: &mut ChainClock) {
-    clock.window_peak = f32::INFINITY.to_bits();
-    clock.previous_peak = f32::INFINITY.to_bits();
+    clock.window_peak = 0;
+    clock.previous_peak = 0;
 }
 
 /// SPEC §7 bend coupling weight for a time step: `α = 1 − exp(−k·Δt)`.
@@ -882,9 +891,10 @@ pub struct ChainClock {
     pub previous_root: [f32; 3],
     /// The fastest a particle moved at the last substep of a 120 Hz step
     /// in the settle phase's previous window of [`QUIET_WINDOW`] steps,
-    /// units/s (`f32` bits; [`f32::INFINITY`] before the first whole window).
-    /// This and [`ChainClock::window_peak`] were padding until session 24:
-    /// a snapshot before then restarts the count.
+    /// units/s (`f32` bits; 0 when there was no whole window before:
+    /// [`settle_window`]). This and [`ChainClock::window_peak`] were
+    /// padding until session 24: a snapshot from before then, zero there,
+    /// restarts the count.
     pub previous_peak: u32,
     /// Simulation-space frame at the last update.
     pub previous_space: Transform,
@@ -903,7 +913,8 @@ pub struct ChainClock {
     /// The character's wind at the last simulated update (a change wakes
     /// the chain).
     pub previous_wind: [f32; 3],
-    /// The same in the current window (`f32` bits).
+    /// The same in the current window (`f32` bits; 0 while the window
+    /// under way began part-way).
     pub window_peak: u32,
 }
 
@@ -1495,8 +1506,8 @@ mod tests {
     /// (steps since the input last changed) and returns the step at which
     /// the chain sleeps, if it does before `last`.
     fn sleeps_at(first: u64, last: u64, speed: impl Fn(u64) -> f32) -> Option<u64> {
+        // A zeroed clock (a new chain, an old snapshot) is a restarted one.
         let mut clock = ChainClock::default();
-        restart_window(&mut clock);
         (first..last).find(|&step| {
             let still = step as f64 / 120.0;
             settle_window(&mut clock, step, speed(step), 1.0, still)
@@ -1532,6 +1543,23 @@ mod tests {
         // window: awake.
         let halving = |step: u64| 10.0 * 0.5f32.powf(step as f32 / 15.0);
         assert_eq!(sleeps_at(120, 181, halving), None);
+        // Restarted mid-cycle (woken at step 250): the window under way and
+        // the first whole one are never compared, the second is.
+        let mut clock = ChainClock::default();
+        for step in 120..240 {
+            assert!(!settle_window(
+                &mut clock,
+                step,
+                cycle(step),
+                1.0,
+                step as f64 / 120.0
+            ));
+        }
+        restart_window(&mut clock);
+        assert_eq!(clock, ChainClock::default());
+        let woken = (250..400)
+            .find(|&step| settle_window(&mut clock, step, cycle(step), 1.0, step as f64 / 120.0));
+        assert_eq!(woken, Some(285));
     }
 
     #[test]
