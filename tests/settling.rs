@@ -381,3 +381,67 @@ fn random_strands_come_to_rest_within_two_seconds() {
     assert_eq!(runs, 360);
     assert!(failures.is_empty(), "{failures:#?}");
 }
+
+/// Chains asleep after 4 s of still input, then teleported with their
+/// hips tilted (so gravity pulls them another way), wake and settle into
+/// the same rest as chains that started tilted: the settle phase's cycle
+/// rule (`chain::settle_window`) must not take the fall that follows for
+/// a motion that stopped decaying. A teleport keeps the input's still
+/// clock, and judged by it from the second window after the wake the rule
+/// stopped the 8-link tail mid-fall, its tip 0.8–29 cm from its rest
+/// (`chain::woken_still_since`); the 3- and 8-link tails and the hair rest
+/// within 1.4e-4 m of the fresh ones now.
+#[test]
+fn chains_woken_by_a_tilting_teleport_after_a_long_rest_settle_into_their_new_rest() {
+    let mut worst = 0.0f32;
+    for (params, links) in [
+        (ChainParams::tail(1.0), 3),
+        (ChainParams::tail(1.0), 8),
+        (ChainParams::hair(1.0), 4),
+    ] {
+        for degrees in [20.0f32, 60.0, 120.0, 170.0] {
+            for axis in [Vec3::X, Vec3::Z] {
+                let rig = chain(params, links);
+                let tip_after = |pose_of: &dyn Fn(usize) -> (Vec<Transform>, bool),
+                                 frames: usize| {
+                    let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
+                    let mut out = rig.reference_pose().to_vec();
+                    for f in 0..frames {
+                        let (pose, teleport) = pose_of(f);
+                        let input = secmo::FrameInput {
+                            dt: 1.0 / HZ,
+                            pose: &pose,
+                            teleport,
+                        };
+                        c.update(&input, &mut out).unwrap();
+                    }
+                    tip_end(&rig, links, &out)
+                };
+                let tilted = || {
+                    let mut pose: Vec<Transform> = rig.reference_pose().to_vec();
+                    pose[common::TAIL_HIPS].rotation =
+                        (Quat::from_axis_angle(axis, degrees.to_radians())
+                            * Quat::from_array(pose[common::TAIL_HIPS].rotation))
+                        .to_array();
+                    pose
+                };
+                let jump = (4.0 * HZ) as usize;
+                let woken = tip_after(
+                    &|f| {
+                        if f < jump {
+                            (rig.reference_pose().to_vec(), false)
+                        } else {
+                            (tilted(), f == jump)
+                        }
+                    },
+                    jump + (4.0 * HZ) as usize,
+                );
+                let fresh = tip_after(&|_| (tilted(), false), (8.0 * HZ) as usize);
+                let d = woken.distance(fresh);
+                println!("{links} links, {degrees}° about {axis}: woken tip {d:.2e} m from the fresh one's rest");
+                worst = worst.max(d);
+            }
+        }
+    }
+    assert!(worst < 1e-3, "{worst}");
+}

@@ -659,7 +659,7 @@ pub fn peak_speed(position: &[Vec3], previous: &[Vec3], h: f32) -> f32 {
 /// window in `clock` and returns whether the chain sleeps: at the end of a
 /// window of [`QUIET_WINDOW`] steps in which no particle moved faster than
 /// [`QUIET_SPEED`] (a creep), or, [`CYCLE_AFTER`] seconds after the input
-/// last changed, whose peak speed is no lower than [`UNDECAYED`] of the
+/// last changed (a teleport's wake counts, [`woken_still_since`]), whose peak speed is no lower than [`UNDECAYED`] of the
 /// window's before (a motion that has stopped decaying: a contact's
 /// cycle). Rigid bodies sleep alike below a speed for a time in Box2D and
 /// PhysX (1 cm/s for half a second in Box2D).
@@ -699,6 +699,20 @@ pub fn settle_window(
     whole
         && (peak <= QUIET_SPEED * scale
             || (still >= CYCLE_AFTER && before != 0 && peak >= UNDECAYED * f32::from_bits(before)))
+}
+
+/// The still clock of a chain woken by a teleport at input time `time`,
+/// whose input last changed at `still_since`: the teleport keeps it (the
+/// particles were carried, not the input changed, and the settle phase
+/// goes on at full speed), but no further back than a chain whose phase
+/// has just ramped in, so that [`settle_window`]'s cycle rule counts from
+/// the wake. Judged by the old clock, a tail of eight links teleported
+/// with its hips tilted 20–170° after 4 s of still input was stopped
+/// mid-fall, its tip 0.8–29 cm from its rest (tests/settling.rs; now
+/// 0.4–19 µm, as before the cycle rule).
+#[must_use]
+pub(crate) fn woken_still_since(still_since: f64, time: f64) -> f64 {
+    still_since.max(time - SETTLE_DELAY - SETTLE_RAMP)
 }
 
 /// Restarts [`settle_window`]'s count (a chain woken or not yet settled):

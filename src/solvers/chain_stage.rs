@@ -784,6 +784,7 @@ fn prepare(
         // session 15, 1.4 chain lengths off three-vrm's reset).
         clock.sleeping = 0;
         chain::restart_window(clock);
+        clock.still_since = chain::woken_still_since(clock.still_since, clock.time);
         remember(clock, &now);
         clock.previous_space = now.space;
     }
