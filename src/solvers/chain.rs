@@ -643,7 +643,7 @@ const UNDECAYED: f32 = 0.9;
 /// The fastest any particle moved in the substep from `previous` to
 /// `position` of `h` seconds, units/s.
 #[must_use]
-pub fn peak_speed(position: &[Vec3], previous: &[Vec3], h: f32) -> f32 {
+pub(crate) fn peak_speed(position: &[Vec3], previous: &[Vec3], h: f32) -> f32 {
     let d = position
         .iter()
         .zip(previous)
@@ -659,7 +659,8 @@ pub fn peak_speed(position: &[Vec3], previous: &[Vec3], h: f32) -> f32 {
 /// window in `clock` and returns whether the chain sleeps: at the end of a
 /// window of [`QUIET_WINDOW`] steps in which no particle moved faster than
 /// [`QUIET_SPEED`] (a creep), or, [`CYCLE_AFTER`] seconds after the input
-/// last changed (a teleport's wake counts, [`woken_still_since`]), whose peak speed is no lower than [`UNDECAYED`] of the
+/// last changed (a teleport's wake counts, [`woken_still_since`]), whose
+/// peak speed is no lower than [`UNDECAYED`] of the
 /// window's before (a motion that has stopped decaying: a contact's
 /// cycle). Rigid bodies sleep alike below a speed for a time in Box2D and
 /// PhysX (1 cm/s for half a second in Box2D).
@@ -675,7 +676,7 @@ pub fn peak_speed(position: &[Vec3], previous: &[Vec3], h: f32) -> f32 {
 /// decayed many times over by [`CYCLE_AFTER`], and neither rule touches the
 /// VRM preset (it never repeats substeps, so never sleeps) or a chain with
 /// `settle_speedup` 1.
-pub fn settle_window(
+pub(crate) fn settle_window(
     clock: &mut ChainClock,
     step: u64,
     speed: f32,
@@ -720,7 +721,7 @@ pub(crate) fn woken_still_since(still_since: f64, time: f64) -> f64 {
 /// quiet or not, and only the second is compared with the one before. A
 /// zeroed clock (a new chain, a snapshot from before session 24) is so
 /// restarted.
-pub fn restart_window(clock: &mut ChainClock) {
+pub(crate) fn restart_window(clock: &mut ChainClock) {
     clock.window_peak = 0;
     clock.previous_peak = 0;
 }
@@ -904,9 +905,9 @@ pub struct ChainClock {
     pub previous_anchor: [f32; 4],
     pub previous_root: [f32; 3],
     /// The fastest a particle moved at the last substep of a 120 Hz step
-    /// in the settle phase's previous window of [`QUIET_WINDOW`] steps,
-    /// units/s (`f32` bits; 0 when there was no whole window before:
-    /// [`settle_window`]). This and [`ChainClock::window_peak`] were
+    /// in the settle phase's previous window of 15 steps, units/s (`f32`
+    /// bits; 0 when there was no whole window before: `settle_window`).
+    /// This and [`ChainClock::window_peak`] were
     /// padding until session 24: a snapshot from before then, zero there,
     /// restarts the count.
     pub previous_peak: u32,
