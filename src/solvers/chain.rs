@@ -671,8 +671,8 @@ pub(crate) fn peak_speed(position: &[Vec3], previous: &[Vec3], h: f32) -> f32 {
 /// keeps 84 of them) left a hair strand in a 1.3 cm sphere creeping 0.014 mm
 /// per frame and slower for 10 s more, a tail creeping over its sphere that
 /// slept 3.5 s after the stop, and seven tails in cycles that their contacts
-/// keep going for ever: 0.02–2.3 mm per frame, periods of 11–22 steps,
-/// peaks of 16–170 mm/s of simulated time. A swing of the presets has
+/// keep going for ever: 0.02–2.3 mm per frame (the two measured: periods
+/// of 11 and 22 steps, peaks of 16 and 170 mm/s of simulated time). A swing of the presets has
 /// decayed many times over by [`CYCLE_AFTER`], and neither rule touches the
 /// VRM preset (it never repeats substeps, so never sleeps) or a chain with
 /// `settle_speedup` 1.
