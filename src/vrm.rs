@@ -3,7 +3,8 @@
 //! Reads VRM 0.x `secondaryAnimation` and VRM 1.0 `VRMC_springBone` (with
 //! `VRMC_springBone_extended_collider`) from a .vrm/.glb file or a .gltf
 //! JSON text, and gives the skeleton (from the glTF nodes) and a
-//! [`RigSettings`] whose chains use secmo's hair solver. Only the JSON chunk
+//! [`RigSettings`] whose chains use the VRM preset of secmo's chain solver
+//! (the VRMC_springBone verlet at a fixed 120 Hz). Only the JSON chunk
 //! is read; meshes and animations are the tool's business.
 
 use std::collections::{HashMap, HashSet};
@@ -138,18 +139,6 @@ pub fn gltf_json(bytes: &[u8]) -> Result<Value, SettingsError> {
     })
 }
 
-fn f32s<const N: usize>(v: Option<&Value>, default: [f32; N]) -> [f32; N] {
-    let mut out = default;
-    if let Some(a) = v.and_then(Value::as_array) {
-        for (o, x) in out.iter_mut().zip(a) {
-            if let Some(f) = x.as_f64() {
-                *o = f as f32;
-            }
-        }
-    }
-    out
-}
-
 fn num(v: Option<&Value>, default: f32) -> f32 {
     v.and_then(Value::as_f64).map_or(default, |f| f as f32)
 }
@@ -157,6 +146,122 @@ fn num(v: Option<&Value>, default: f32) -> f32 {
 /// A JSON array field as a slice; empty when it is absent.
 fn array(v: Option<&Value>) -> &[Value] {
     v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
+}
+
+/// A JSON value as a note quotes it (at most 40 characters).
+fn quoted(v: &Value) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(40) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
+/// The number `key` of `object` (at `path`): `default` when it is absent;
+/// a value that is not a number finite as an f32 is noted and `default`
+/// taken instead, so a damaged field never passes for an authored one.
+fn number(object: &Value, key: &str, default: f32, path: &str, notes: &mut Vec<String>) -> f32 {
+    let Some(v) = object.get(key) else {
+        return default;
+    };
+    match v.as_f64().map(|f| f as f32).filter(|f| f.is_finite()) {
+        Some(f) => f,
+        None => {
+            notes.push(format!(
+                "{path}.{key}: {} is not a finite number; {default} is used",
+                quoted(v)
+            ));
+            default
+        }
+    }
+}
+
+/// The `N` numbers `key` of `object` (at `path`), as [`number`] reads one:
+/// anything but an array of `N` finite numbers is noted and `default`
+/// taken whole (a short `gravityDir` is not completed from the default).
+fn numbers<const N: usize>(
+    object: &Value,
+    key: &str,
+    default: [f32; N],
+    path: &str,
+    notes: &mut Vec<String>,
+) -> [f32; N] {
+    let Some(v) = object.get(key) else {
+        return default;
+    };
+    let read: Option<Vec<f32>> = v.as_array().filter(|a| a.len() == N).and_then(|a| {
+        a.iter()
+            .map(|x| x.as_f64().map(|f| f as f32).filter(|f| f.is_finite()))
+            .collect()
+    });
+    match read {
+        Some(read) => core::array::from_fn(|i| read[i]),
+        None => {
+            notes.push(format!(
+                "{path}.{key}: {} is not {N} finite numbers; {default:?} is used",
+                quoted(v)
+            ));
+            default
+        }
+    }
+}
+
+/// The list `key` of `object` (at `path`): empty when it is absent; a value
+/// that is not a list is noted and read as empty.
+fn list<'v>(object: &'v Value, key: &str, path: &str, notes: &mut Vec<String>) -> &'v [Value] {
+    match object.get(key) {
+        None => &[],
+        Some(Value::Array(a)) => a,
+        Some(v) => {
+            notes.push(format!(
+                "{path}.{key}: {} is not a list; nothing is read from it",
+                quoted(v)
+            ));
+            &[]
+        }
+    }
+}
+
+/// A VRM 0.x vector `{"x": …, "y": …, "z": …}` at `path` (absent
+/// components 0), as [`number`] reads each; `default` when it is absent,
+/// and when it is not an object (noted).
+fn vector3(v: Option<&Value>, default: [f32; 3], path: &str, notes: &mut Vec<String>) -> [f32; 3] {
+    match v {
+        None => default,
+        Some(o @ Value::Object(_)) => ["x", "y", "z"].map(|axis| number(o, axis, 0.0, path, notes)),
+        Some(other) => {
+            notes.push(format!(
+                "{path}: {} is not an {{x, y, z}} vector; {default:?} is used",
+                quoted(other)
+            ));
+            default
+        }
+    }
+}
+
+/// A VRM 0.x bone group's `gravityDir` ([`vector3`]; down when absent).
+fn gravity_dir_or_down(v: Option<&Value>, path: &str, notes: &mut Vec<String>) -> [f32; 3] {
+    vector3(v, [0.0, -1.0, 0.0], &format!("{path}.gravityDir"), notes)
+}
+
+/// A number as a note shows it: `2`, `0.4`, `1e30` (not thirty zeros).
+fn shown(x: f32) -> String {
+    if x != 0.0 && !(1e-4..1e6).contains(&x.abs()) {
+        format!("{x:e}")
+    } else {
+        x.to_string()
+    }
+}
+
+/// A non-negative length (`hitRadius`, a collider's radius) as the rig
+/// takes it: a negative one is noted and 0 used.
+fn non_negative(value: f32, field: &str, notes: &mut Vec<String>) -> f32 {
+    if value < 0.0 {
+        notes.push(format!("{field}: {} is negative; 0 is used", shown(value)));
+        0.0
+    } else {
+        value
+    }
 }
 
 /// The collider names of the groups listed in `groups` (indices into
@@ -248,15 +353,32 @@ fn read_nodes(json: &Value) -> Result<Nodes, SettingsError> {
             parents[c] = i as i32;
             children[i].push(c);
         }
-        let t = if let Some(m) = node.get("matrix") {
-            let m: [f32; 16] = f32s(Some(m), [0.0; 16]);
-            let (s, r, t) = Mat4::from_cols_array(&m).to_scale_rotation_translation();
+        // A transform must be whole (glTF: exactly N numbers): a short or
+        // mistyped one is refused, never completed from the defaults.
+        let field = |key: &str| -> Result<Option<Vec<f32>>, SettingsError> {
+            let Some(v) = node.get(key) else {
+                return Ok(None);
+            };
+            let n = match key {
+                "matrix" => 16,
+                "rotation" => 4,
+                _ => 3,
+            };
+            v.as_array()
+                .filter(|a| a.len() == n)
+                .and_then(|a| a.iter().map(|x| x.as_f64().map(|f| f as f32)).collect())
+                .map(Some)
+                .ok_or_else(|| err(format!("nodes[{i}].{key}"), format!("not {n} numbers")))
+        };
+        let t = if let Some(m) = field("matrix")? {
+            let (s, r, t) = Mat4::from_cols_slice(&m).to_scale_rotation_translation();
             Transform::new(t, r, s)
         } else {
+            let or = |v: Option<Vec<f32>>, default: &[f32]| v.unwrap_or_else(|| default.to_vec());
             Transform::new(
-                Vec3::from_array(f32s(node.get("translation"), [0.0; 3])),
-                Quat::from_array(f32s(node.get("rotation"), [0.0, 0.0, 0.0, 1.0])),
-                Vec3::from_array(f32s(node.get("scale"), [1.0; 3])),
+                Vec3::from_slice(&or(field("translation")?, &[0.0; 3])),
+                Quat::from_slice(&or(field("rotation")?, &[0.0, 0.0, 0.0, 1.0])),
+                Vec3::from_slice(&or(field("scale")?, &[1.0; 3])),
             )
         };
         if !t.is_finite() {
@@ -610,6 +732,9 @@ pub fn gltf_skeleton(bytes: &[u8]) -> Result<Skeleton, SettingsError> {
     Ok(skeleton(&nodes, false))
 }
 
+/// The largest stiffness or gravity power (per second) an import passes on.
+const VRM_MAX: f32 = 1e6;
+
 /// One joint's VRM spring settings.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct VrmJoint {
@@ -624,16 +749,46 @@ impl VrmJoint {
     /// `gravityDir · gravityPower` as they are, so a longer direction
     /// pulls harder and a zero one not at all; secmo's preset takes a
     /// unit direction, so the length moves into the power.
+    /// A negative power pulls the other way in both (the sum is the same
+    /// with the direction turned and the power made positive).
     fn unit_gravity(mut self) -> Self {
         let dir = Vec3::from_array(self.gravity_dir);
         let length = dir.length();
         if length.is_finite() && length > 0.0 {
-            self.gravity_dir = (dir / length).to_array();
-            self.gravity_power *= length;
+            let sign = if self.gravity_power < 0.0 { -1.0 } else { 1.0 };
+            self.gravity_dir = (dir * (sign / length)).to_array();
+            self.gravity_power *= sign * length;
         } else {
             self.gravity_dir = [0.0, -1.0, 0.0];
             self.gravity_power = 0.0;
         }
+        self
+    }
+
+    /// The joint with its numbers in the ranges the preset takes, each one
+    /// changed noted under its field's name in `fields` (stiffness, drag
+    /// force, gravity power) at `path`. three-vrm and UniVRM run any number
+    /// as written: a negative stiffness pushes the joint off its rest
+    /// direction, a drag force above 1 turns its inertia around; stiffness
+    /// or gravity beyond [`VRM_MAX`] per second holds the joint on its rest
+    /// or gravity direction to within 2e-5 rad at the preset's 120 Hz, as
+    /// any larger number does (the rig refuses numbers beyond 1e7).
+    fn checked(mut self, path: &str, fields: [&str; 3], notes: &mut Vec<String>) -> Self {
+        let mut clamp = |value: &mut f32, field: &str, lo: f32, hi: f32| {
+            if *value < lo || *value > hi {
+                let used = value.clamp(lo, hi);
+                notes.push(format!(
+                    "{path}.{field}: {} is outside [{lo}, {}]; {} is used",
+                    shown(*value),
+                    shown(hi),
+                    shown(used)
+                ));
+                *value = used;
+            }
+        };
+        clamp(&mut self.stiffness, fields[0], 0.0, VRM_MAX);
+        clamp(&mut self.drag, fields[1], 0.0, 1.0);
+        clamp(&mut self.gravity_power, fields[2], 0.0, VRM_MAX);
         self
     }
 
@@ -794,8 +949,17 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
     let (version, groups, roots);
     if let Some(spring) = ext.and_then(|e| e.get("VRMC_springBone")) {
         version = 1;
-        for (i, c) in array(spring.get("colliders")).iter().enumerate() {
-            let path = format!("VRMC_springBone.colliders[{i}]");
+        const TOP: &str = "VRMC_springBone";
+        match spring.get("specVersion").and_then(Value::as_str) {
+            // three-vrm reads these two; a file without one is read as 1.0.
+            Some("1.0" | "1.0-beta") | None => {}
+            Some(other) => notes.push(format!(
+                "{TOP}.specVersion: \"{other}\" is not a version secmo knows; read as 1.0"
+            )),
+        }
+        let colliders = list(spring, "colliders", TOP, &mut notes);
+        for (i, c) in colliders.iter().enumerate() {
+            let path = format!("{TOP}.colliders[{i}]");
             let node = name(format!("{path}.node"), c.get("node"))?;
             let extended = c
                 .get("extensions")
@@ -805,27 +969,53 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 notes.push(format!("{path}: no shape; left out"));
                 continue;
             };
+            let kinds = ["sphere", "capsule", "plane"];
+            let given: Vec<&str> = kinds
+                .into_iter()
+                .filter(|k| shape.get(k).is_some())
+                .collect();
+            if given.len() > 1 {
+                // The schema allows one; three-vrm takes the first of these.
+                notes.push(format!(
+                    "{path}.shape: has {}; the {} is used",
+                    given.join(" and "),
+                    given[0]
+                ));
+            }
+            let sub = |kind: &str| format!("{path}.shape.{kind}");
             let (kind, a, b, radius) = if let Some(s) = shape.get("sphere") {
+                let at = sub("sphere");
                 let inside = s.get("inside").and_then(Value::as_bool).unwrap_or(false);
                 (
                     if inside { "inside_sphere" } else { "sphere" },
-                    f32s(s.get("offset"), [0.0; 3]),
+                    numbers(s, "offset", [0.0; 3], &at, &mut notes),
                     [0.0; 3],
-                    num(s.get("radius"), 0.0),
+                    number(s, "radius", 0.0, &at, &mut notes),
                 )
             } else if let Some(s) = shape.get("capsule") {
+                let at = sub("capsule");
                 let inside = s.get("inside").and_then(Value::as_bool).unwrap_or(false);
                 (
                     if inside { "inside_capsule" } else { "capsule" },
-                    f32s(s.get("offset"), [0.0; 3]),
-                    f32s(s.get("tail"), [0.0; 3]),
-                    num(s.get("radius"), 0.0),
+                    numbers(s, "offset", [0.0; 3], &at, &mut notes),
+                    numbers(s, "tail", [0.0; 3], &at, &mut notes),
+                    number(s, "radius", 0.0, &at, &mut notes),
                 )
             } else if let Some(s) = shape.get("plane") {
+                let at = sub("plane");
+                let normal = numbers(s, "normal", [0.0, 0.0, 1.0], &at, &mut notes);
+                if !Vec3::from_array(normal).length().is_normal() {
+                    // No side to keep the joints on (three-vrm divides by
+                    // its length).
+                    notes.push(format!(
+                        "{at}.normal: {normal:?} has no direction; left out"
+                    ));
+                    continue;
+                }
                 (
                     "plane",
-                    f32s(s.get("offset"), [0.0; 3]),
-                    f32s(s.get("normal"), [0.0, 0.0, 1.0]),
+                    numbers(s, "offset", [0.0; 3], &at, &mut notes),
+                    normal,
                     0.0,
                 )
             } else {
@@ -836,6 +1026,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 ));
                 continue;
             };
+            let radius = non_negative(radius, &format!("{path}.shape.{kind}.radius"), &mut notes);
             collider_shapes.push(kind.to_string());
             settings.colliders.push(ColliderSettings {
                 name: format!("collider{i}"),
@@ -850,11 +1041,13 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         }
         // The colliders read above, by index (one left out is absent).
         let read: HashSet<String> = settings.colliders.iter().map(|c| c.name.clone()).collect();
-        let count = array(spring.get("colliders")).len();
+        let count = colliders.len();
         let mut table: Vec<Vec<String>> = Vec::new();
-        for (g, group) in array(spring.get("colliderGroups")).iter().enumerate() {
+        let groups_list = list(spring, "colliderGroups", TOP, &mut notes);
+        for (g, group) in groups_list.iter().enumerate() {
             let mut names = Vec::new();
-            for (k, c) in array(group.get("colliders")).iter().enumerate() {
+            let at = format!("{TOP}.colliderGroups[{g}]");
+            for (k, c) in list(group, "colliders", &at, &mut notes).iter().enumerate() {
                 match c.as_u64().map(|c| format!("collider{c}")) {
                     Some(name) if read.contains(&name) => names.push(name),
                     // A collider left out above, which has its own note.
@@ -867,10 +1060,10 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
             }
             table.push(names);
         }
-        let springs = array(spring.get("springs"));
+        let springs = list(spring, "springs", TOP, &mut notes);
         for (s, sp) in springs.iter().enumerate() {
-            let path = format!("VRMC_springBone.springs[{s}]");
-            let js = array(sp.get("joints"));
+            let path = format!("{TOP}.springs[{s}]");
+            let js = list(sp, "joints", &path, &mut notes);
             note_ignored(sp, &path, SPRING_FIELDS, &mut notes);
             if js.is_empty() {
                 // three-vrm and UniVRM make no joint of it either.
@@ -894,18 +1087,48 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 continue;
             }
             let colliders = group_colliders(sp.get("colliderGroups"), &table, &path, &mut notes);
-            let joint = |j: &Value| {
-                VrmJoint {
-                    stiffness: num(j.get("stiffness"), 1.0),
-                    drag: num(j.get("dragForce"), 0.5),
-                    gravity_power: num(j.get("gravityPower"), 0.0),
-                    gravity_dir: f32s(j.get("gravityDir"), [0.0, -1.0, 0.0]),
-                }
-                .unit_gravity()
-            };
+            // Each joint read once, what it changes noted under its name.
+            // The last joint is only the tail end: its numbers are not read.
+            let mut read = Vec::with_capacity(js.len());
+            let mut radii = Vec::with_capacity(js.len());
             for (k, j) in js.iter().enumerate() {
                 let joint_path = format!("{path}.joints[{k}] ({})", nodes.names[indices[k]]);
                 note_ignored(j, &joint_path, JOINT_FIELDS, &mut notes);
+                if k + 1 == js.len() {
+                    continue;
+                }
+                let mut field =
+                    |key: &str, default: f32| number(j, key, default, &joint_path, &mut notes);
+                let (stiffness, drag, gravity_power) = (
+                    field("stiffness", 1.0),
+                    field("dragForce", 0.5),
+                    field("gravityPower", 0.0),
+                );
+                let joint = VrmJoint {
+                    stiffness,
+                    drag,
+                    gravity_power,
+                    gravity_dir: numbers(
+                        j,
+                        "gravityDir",
+                        [0.0, -1.0, 0.0],
+                        &joint_path,
+                        &mut notes,
+                    ),
+                }
+                .unit_gravity()
+                .checked(
+                    &joint_path,
+                    ["stiffness", "dragForce", "gravityPower"],
+                    &mut notes,
+                );
+                read.push(joint);
+                let radius = number(j, "hitRadius", 0.0, &joint_path, &mut notes);
+                radii.push(non_negative(
+                    radius,
+                    &format!("{joint_path}.hitRadius"),
+                    &mut notes,
+                ));
             }
             // VRMC_springBone 1.0 asks only that each joint lie below the
             // one before, not right below it: the nodes between move with
@@ -941,17 +1164,17 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
             let simulated = indices.len() - 1;
             let mut start = 0;
             while start < simulated {
-                let first = joint(&js[start]);
+                let first = read[start];
                 let mut end = start + 1;
                 while end < simulated
                     && direct[end - 1]
-                    && joint(&js[end]).gravity_dir == first.gravity_dir
+                    && read[end].gravity_dir == first.gravity_dir
                 {
                     end += 1;
                 }
-                let numbers: Vec<[f32; 3]> =
-                    js[start..end].iter().map(|j| joint(j).numbers()).collect();
-                let vrm_offsets = relative_to_first(&numbers);
+                let chain_numbers: Vec<[f32; 3]> =
+                    read[start..end].iter().map(|j| j.numbers()).collect();
+                let vrm_offsets = relative_to_first(&chain_numbers);
                 let anchor = anchor_of(&nodes, indices[start], &mut scene_root);
                 settings.chains.push(ChainSettings {
                     preset: "vrm".into(),
@@ -961,10 +1184,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                         .map(|&i| nodes.names[i].clone())
                         .collect(),
                     params: vrm_params(first, center.as_deref()),
-                    radii: js[start..end]
-                        .iter()
-                        .map(|j| num(j.get("hitRadius"), 0.0))
-                        .collect(),
+                    radii: radii[start..end].to_vec(),
                     weights: Vec::new(),
                     end_offset: Some(rest_offset(&nodes, indices[end - 1], indices[end])),
                     colliders: colliders.clone(),
@@ -981,35 +1201,46 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         .and_then(|v| v.get("secondaryAnimation"))
     {
         version = 0;
+        const TOP: &str = "VRM.secondaryAnimation";
         let mut table = Vec::new();
-        for (g, cg) in array(secondary.get("colliderGroups")).iter().enumerate() {
-            let path = format!("VRM.secondaryAnimation.colliderGroups[{g}]");
+        for (g, cg) in list(secondary, "colliderGroups", TOP, &mut notes)
+            .iter()
+            .enumerate()
+        {
+            let path = format!("{TOP}.colliderGroups[{g}]");
             let node = name(format!("{path}.node"), cg.get("node"))?;
             let mut names = Vec::new();
-            for (k, c) in array(cg.get("colliders")).iter().enumerate() {
-                let o = c.get("offset");
-                let get = |axis: &str| num(o.and_then(|o| o.get(axis)), 0.0);
+            for (k, c) in list(cg, "colliders", &path, &mut notes).iter().enumerate() {
+                let at = format!("{path}.colliders[{k}]");
+                let offset = vector3(
+                    c.get("offset"),
+                    [0.0; 3],
+                    &format!("{at}.offset"),
+                    &mut notes,
+                );
+                let radius = number(c, "radius", 0.0, &at, &mut notes);
+                let radius = non_negative(radius, &format!("{at}.radius"), &mut notes);
                 let collider = format!("group{g}_{k}");
                 settings.colliders.push(ColliderSettings {
                     name: collider.clone(),
                     bone: nodes.names[node].clone(),
                     shape: "sphere".into(),
                     // VRM 0.x stores offsets with z flipped (Unity's convention).
-                    a: [get("x"), get("y"), -get("z")],
+                    a: [offset[0], offset[1], -offset[2]],
                     b: [0.0; 3],
                     // UniVRM 0.x scales radii by the node's largest world
                     // scale axis; secmo's collider radii are unscaled.
-                    radius: num(c.get("radius"), 0.0) * nodes.world_scale[node],
+                    radius: radius * nodes.world_scale[node],
                 });
                 collider_shapes.push("sphere".into());
                 names.push(collider);
             }
             table.push(names);
         }
-        let bone_groups = array(secondary.get("boneGroups"));
+        let bone_groups = list(secondary, "boneGroups", TOP, &mut notes);
         let mut root_count = 0;
         for (g, bg) in bone_groups.iter().enumerate() {
-            let path = format!("VRM.secondaryAnimation.boneGroups[{g}]");
+            let path = format!("{TOP}.boneGroups[{g}]");
             let center = match bg.get("center").and_then(Value::as_i64) {
                 Some(c) if c >= 0 => {
                     Some(nodes.names[name(format!("{path}.center"), bg.get("center"))?].clone())
@@ -1017,28 +1248,27 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 _ => None,
             };
             // three-vrm: an absent gravityDir is down; absent components are 0.
-            let gravity_dir = match bg.get("gravityDir") {
-                Some(d) => [
-                    num(d.get("x"), 0.0),
-                    num(d.get("y"), 0.0),
-                    num(d.get("z"), 0.0),
-                ],
-                None => [0.0, -1.0, 0.0],
-            };
+            let gravity_dir = gravity_dir_or_down(bg.get("gravityDir"), &path, &mut notes);
             let params = vrm_params(
                 VrmJoint {
-                    stiffness: num(bg.get("stiffiness"), 1.0),
-                    drag: num(bg.get("dragForce"), 0.4),
-                    gravity_power: num(bg.get("gravityPower"), 0.0),
+                    stiffness: number(bg, "stiffiness", 1.0, &path, &mut notes),
+                    drag: number(bg, "dragForce", 0.4, &path, &mut notes),
+                    gravity_power: number(bg, "gravityPower", 0.0, &path, &mut notes),
                     gravity_dir,
                 }
-                .unit_gravity(),
+                .unit_gravity()
+                .checked(
+                    &path,
+                    ["stiffiness", "dragForce", "gravityPower"],
+                    &mut notes,
+                ),
                 center.as_deref(),
             );
-            let radius = num(bg.get("hitRadius"), 0.02);
+            let radius = number(bg, "hitRadius", 0.02, &path, &mut notes);
+            let radius = non_negative(radius, &format!("{path}.hitRadius"), &mut notes);
             note_ignored(bg, &path, GROUP_FIELDS, &mut notes);
             let colliders = group_colliders(bg.get("colliderGroups"), &table, &path, &mut notes);
-            for (r, root) in array(bg.get("bones")).iter().enumerate() {
+            for (r, root) in list(bg, "bones", &path, &mut notes).iter().enumerate() {
                 let root = name(format!("{path}.bones[{r}]"), Some(root))?;
                 root_count += 1;
                 // VRM 0.x moves every node below the root, each following its

@@ -1209,3 +1209,121 @@ fn thousands_of_springs_hanging_one_below_another_are_ordered_without_recursion(
     assert_eq!(rig.chains().len(), springs);
     assert!(rig.warnings().is_empty());
 }
+
+#[test]
+fn damaged_or_out_of_range_numbers_are_named_and_the_rig_still_builds() {
+    // Numbers three-vrm would run as written but the preset cannot (a
+    // negative hit radius or collider radius, a drag force outside [0, 1],
+    // a stiffness of 1e30), values of the wrong type or length, a second
+    // shape, a list that is not one: each is named with its field and the
+    // value used, the rest of the file opens, and its settings build a rig
+    // (before, a short gravityDir was completed from the default and
+    // pointed up, a string stiffness passed for 1, and the out-of-range
+    // numbers made the rig refuse the whole file).
+    let text = head_strand_file(
+        r#""extensionsUsed": ["VRMC_springBone", "VRMC_springBone_extended_collider"],
+      "extensions": {"VRMC_springBone": {"specVersion": "1.0",
+        "colliders": [
+          {"node": 0, "shape": {"sphere": {"offset": [0, 0, 0.1], "radius": -1},
+                                "capsule": {"offset": [0, 0, 0], "tail": [0, 1, 0], "radius": 1}}},
+          {"node": 0, "extensions": {"VRMC_springBone_extended_collider": {
+             "specVersion": "1.0", "shape": {"plane": {"offset": [0, 0, 0], "normal": [0, 0, 0]}}}}}
+        ],
+        "colliderGroups": [{"colliders": [0, 1]}],
+        "springs": [{"name": "hair", "colliderGroups": [0],
+          "joints": [
+            {"node": 1, "stiffness": 1e30, "dragForce": 2, "hitRadius": -3,
+             "gravityPower": 1, "gravityDir": [0, 1]},
+            {"node": 2, "stiffness": "high", "dragForce": -1, "hitRadius": 0.02},
+            {"node": 3}
+          ]}]}}"#,
+    );
+    let import = vrm::import(text.as_bytes()).expect("the file opens");
+    let notes = import.notes.join("\n");
+    for named in [
+        "colliders[0].shape: has sphere and capsule; the sphere is used",
+        "colliders[0].shape.sphere.radius: -1 is negative; 0 is used",
+        "colliders[1].shape.plane.normal: [0.0, 0.0, 0.0] has no direction; left out",
+        "joints[0] (H1).stiffness: 1e30 is outside [0, 1e6]; 1e6 is used",
+        "joints[0] (H1).dragForce: 2 is outside [0, 1]; 1 is used",
+        "joints[0] (H1).hitRadius: -3 is negative; 0 is used",
+        "joints[0] (H1).gravityDir: [0,1] is not 3 finite numbers; [0.0, -1.0, 0.0] is used",
+        "joints[1] (H2).stiffness: \"high\" is not a finite number; 1 is used",
+        "joints[1] (H2).dragForce: -1 is outside [0, 1]; 0 is used",
+    ] {
+        assert!(notes.contains(named), "missing note {named:?} in:\n{notes}");
+    }
+    assert_eq!(import.notes.len(), 9, "{notes}");
+    let chain = &import.settings.chains[0];
+    assert_eq!(chain.radii, [0.0, 0.02]);
+    assert_eq!(chain.param_f32("vrm_stiffness"), Some(1e6));
+    assert_eq!(chain.param_f32("vrm_drag_force"), Some(1.0));
+    let direction: Vec<f64> = chain.params["gravity_direction"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(
+        direction,
+        [0.0, -1.0, 0.0],
+        "the default down, not [0, 1, 0]"
+    );
+    assert_eq!(import.settings.colliders.len(), 1);
+    assert_eq!(import.settings.colliders[0].shape, "sphere");
+    assert_eq!(import.settings.colliders[0].radius, 0.0);
+    let rig = rig_of(&import);
+    assert_eq!(rig.chains()[0].colliders.len(), 1);
+
+    // A negative gravity power pulls the other way in three-vrm and UniVRM
+    // (they add gravityDir · gravityPower): the direction turns, no note.
+    let text = head_strand_file(
+        r#""extensions": {"VRMC_springBone": {"specVersion": "1.0", "springs": [{
+        "joints": [{"node": 1, "gravityPower": -0.5, "gravityDir": [0, -1, 0]},
+                   {"node": 2}]}]}}"#,
+    );
+    let import = vrm::import(text.as_bytes()).unwrap();
+    assert!(import.notes.is_empty(), "{:?}", import.notes);
+    let chain = &import.settings.chains[0];
+    assert_eq!(chain.param_f32("vrm_gravity_power"), Some(0.5));
+    assert_eq!(chain.params["gravity_direction"][1].as_f64(), Some(1.0));
+
+    // A list that is not one, and a version secmo does not know.
+    let text = head_strand_file(
+        r#""extensions": {"VRMC_springBone": {"specVersion": "2.0", "springs": {"a": 1}}}"#,
+    );
+    let import = vrm::import(text.as_bytes()).unwrap();
+    let notes = import.notes.join("\n");
+    assert!(
+        notes.contains("VRMC_springBone.springs: {\"a\":1} is not a list; nothing is read from it")
+            && notes.contains("VRMC_springBone.specVersion: \"2.0\" is not a version secmo knows"),
+        "{notes}"
+    );
+
+    // VRM 0.x: the bone group's numbers and its vector fields the same way.
+    let vrm0 = BRANCHED.replace(
+        "\"stiffiness\": 1,",
+        "\"stiffiness\": -2, \"gravityDir\": 3,",
+    );
+    assert_ne!(vrm0, BRANCHED, "the fixture's bone group");
+    let import = vrm::import(vrm0.as_bytes()).unwrap();
+    let notes = import.notes.join("\n");
+    for named in [
+        "boneGroups[0].stiffiness: -2 is outside [0, 1e6]; 0 is used",
+        "boneGroups[0].gravityDir: 3 is not an {x, y, z} vector; [0.0, -1.0, 0.0] is used",
+    ] {
+        assert!(notes.contains(named), "missing note {named:?} in:\n{notes}");
+    }
+    rig_of(&import);
+
+    // A node transform of the wrong length is refused, naming it.
+    let text = head_strand_file(r#""extensions": {}"#).replace(
+        "[0, -0.1, 0], \"children\": [2]",
+        "[0, -0.1], \"children\": [2]",
+    );
+    let e = vrm::import(text.as_bytes()).unwrap_err();
+    assert_eq!(
+        (e.path.as_str(), e.message.as_str()),
+        ("nodes[1].translation", "not 3 numbers")
+    );
+}

@@ -101,7 +101,7 @@ impl Baker {
     /// The rig for `imported`, in the file's units (`units_per_meter`): the
     /// file's secmo rig settings (`extras.secmo_rig_settings`: helper
     /// springs, constraints, correctives, chains), its VRM spring bones as
-    /// hair chains (docs/vrm-mapping.md) where those do not already move
+    /// chains on the VRM preset (docs/vrm-mapping.md) where those do not already move
     /// the joints, and a tail chain on its tail candidate unless a chain
     /// already moves it: around each clip's own carriage where the clip keys
     /// the tail ([`Baker::carriage_params`], [`Baker::rig_for`]), the SPEC §7

@@ -66,7 +66,7 @@ enum Command {
     /// the motion baked into its clips.
     ///
     /// The tail (bones named *tail*) runs secmo's tail solver, VRM spring
-    /// bones its hair solver, and the file's secmo rig settings
+    /// bones its VRM preset, and the file's secmo rig settings
     /// (extras.secmo_rig_settings) its helper springs, constraints and
     /// correctives. Each clip is looped until the chain state repeats (at
     /// most 30 passes; --cold skips this), then its keys are written:
