@@ -484,6 +484,16 @@ fn broken_files_name_what_is_wrong() {
 
 /// A glTF of a head node and a three-joint strand below it (H1, H2, H3),
 /// with `rest` (the top-level fields after `nodes`) added.
+/// Asserts that each of `named` is part of one of the import's notes, and
+/// returns the notes, one per line.
+fn assert_notes(import: &VrmImport, named: &[&str]) -> String {
+    let notes = import.notes.join("\n");
+    for named in named {
+        assert!(notes.contains(named), "missing note {named:?} in:\n{notes}");
+    }
+    notes
+}
+
 fn head_strand_file(rest: &str) -> String {
     format!(
         r#"{{
@@ -522,16 +532,16 @@ fn broken_references_are_left_out_with_a_note_and_the_rest_opens() {
         ]}}"#,
     );
     let import = vrm::import(text.as_bytes()).expect("the file opens");
-    let notes = import.notes.join("\n");
-    for named in [
-        "VRMC_springBone.colliders[1].shape: not a sphere, capsule or plane; left out",
-        "VRMC_springBone.colliders[2]: no shape; left out",
-        "VRMC_springBone.colliderGroups[0].colliders[3]: no collider 7; left out",
-        "VRMC_springBone.springs[0]: no joints; nothing to simulate",
-        "VRMC_springBone.springs[1].colliderGroups[1]: no collider group 3; left out",
-    ] {
-        assert!(notes.contains(named), "missing note {named:?} in:\n{notes}");
-    }
+    assert_notes(
+        &import,
+        &[
+            "VRMC_springBone.colliders[1].shape: not a sphere, capsule or plane; left out",
+            "VRMC_springBone.colliders[2]: no shape; left out",
+            "VRMC_springBone.colliderGroups[0].colliders[3]: no collider 7; left out",
+            "VRMC_springBone.springs[0]: no joints; nothing to simulate",
+            "VRMC_springBone.springs[1].colliderGroups[1]: no collider group 3; left out",
+        ],
+    );
     assert_eq!(import.settings.colliders.len(), 1);
     assert_eq!(import.settings.chains.len(), 1);
     assert_eq!(import.settings.chains[0].colliders, vec!["collider0"]);
@@ -555,6 +565,16 @@ fn broken_references_are_left_out_with_a_note_and_the_rest_opens() {
         "{notes}"
     );
     rig_of(&import);
+}
+
+/// A chain's `gravity_direction` parameter.
+fn gravity_direction(chain: &secmo::settings::ChainSettings) -> Vec<f64> {
+    chain.params["gravity_direction"]
+        .as_array()
+        .expect("a gravity direction")
+        .iter()
+        .map(|x| x.as_f64().expect("a number"))
+        .collect()
 }
 
 #[test]
@@ -584,12 +604,7 @@ fn gravity_pulls_by_the_direction_as_written() {
             (got - power).abs() < 1e-6,
             "{dir}: power {got}, not {power}"
         );
-        let direction: Vec<f64> = chain.params["gravity_direction"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_f64().unwrap())
-            .collect();
+        let direction = gravity_direction(chain);
         for (a, b) in direction.iter().zip(unit) {
             assert!((a - b).abs() < 1e-6, "{dir}: direction {direction:?}");
         }
@@ -1239,33 +1254,27 @@ fn damaged_or_out_of_range_numbers_are_named_and_the_rig_still_builds() {
           ]}]}}"#,
     );
     let import = vrm::import(text.as_bytes()).expect("the file opens");
-    let notes = import.notes.join("\n");
-    for named in [
-        "colliders[0].shape: has sphere and capsule; the sphere is used",
-        "colliders[0].shape.sphere.radius: -1 is negative; 0 is used",
-        "colliders[1].shape.plane.normal: [0.0, 0.0, 0.0] has no direction; left out",
-        "joints[0] (H1).stiffness: 1e30 is outside [0, 1e6]; 1e6 is used",
-        "joints[0] (H1).dragForce: 2 is outside [0, 1]; 1 is used",
-        "joints[0] (H1).hitRadius: -3 is negative; 0 is used",
-        "joints[0] (H1).gravityDir: [0,1] is not 3 finite numbers; [0.0, -1.0, 0.0] is used",
-        "joints[1] (H2).stiffness: \"high\" is not a finite number; 1 is used",
-        "joints[1] (H2).dragForce: -1 is outside [0, 1]; 0 is used",
-    ] {
-        assert!(notes.contains(named), "missing note {named:?} in:\n{notes}");
-    }
+    let notes = assert_notes(
+        &import,
+        &[
+            "colliders[0].shape: has sphere and capsule; the sphere is used",
+            "colliders[0].shape.sphere.radius: -1 is negative; 0 is used",
+            "colliders[1].shape.plane.normal: [0.0, 0.0, 0.0] has no direction; left out",
+            "joints[0] (H1).stiffness: 1e30 is outside [0, 1e6]; 1e6 is used",
+            "joints[0] (H1).dragForce: 2 is outside [0, 1]; 1 is used",
+            "joints[0] (H1).hitRadius: -3 is negative; 0 is used",
+            "joints[0] (H1).gravityDir: [0,1] is not 3 finite numbers; [0.0, -1.0, 0.0] is used",
+            "joints[1] (H2).stiffness: \"high\" is not a finite number; 1 is used",
+            "joints[1] (H2).dragForce: -1 is outside [0, 1]; 0 is used",
+        ],
+    );
     assert_eq!(import.notes.len(), 9, "{notes}");
     let chain = &import.settings.chains[0];
     assert_eq!(chain.radii, [0.0, 0.02]);
     assert_eq!(chain.param_f32("vrm_stiffness"), Some(1e6));
     assert_eq!(chain.param_f32("vrm_drag_force"), Some(1.0));
-    let direction: Vec<f64> = chain.params["gravity_direction"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_f64().unwrap())
-        .collect();
     assert_eq!(
-        direction,
+        gravity_direction(chain),
         [0.0, -1.0, 0.0],
         "the default down, not [0, 1, 0]"
     );
@@ -1307,13 +1316,13 @@ fn damaged_or_out_of_range_numbers_are_named_and_the_rig_still_builds() {
     );
     assert_ne!(vrm0, BRANCHED, "the fixture's bone group");
     let import = vrm::import(vrm0.as_bytes()).unwrap();
-    let notes = import.notes.join("\n");
-    for named in [
-        "boneGroups[0].stiffiness: -2 is outside [0, 1e6]; 0 is used",
-        "boneGroups[0].gravityDir: 3 is not an {x, y, z} vector; [0.0, -1.0, 0.0] is used",
-    ] {
-        assert!(notes.contains(named), "missing note {named:?} in:\n{notes}");
-    }
+    assert_notes(
+        &import,
+        &[
+            "boneGroups[0].stiffiness: -2 is outside [0, 1e6]; 0 is used",
+            "boneGroups[0].gravityDir: 3 is not an {x, y, z} vector; [0.0, -1.0, 0.0] is used",
+        ],
+    );
     rig_of(&import);
 
     // A node transform of the wrong length is refused, naming it.
