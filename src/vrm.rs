@@ -139,10 +139,6 @@ pub fn gltf_json(bytes: &[u8]) -> Result<Value, SettingsError> {
     })
 }
 
-fn num(v: Option<&Value>, default: f32) -> f32 {
-    v.and_then(Value::as_f64).map_or(default, |f| f as f32)
-}
-
 /// A JSON array field as a slice; empty when it is absent.
 fn array(v: Option<&Value>) -> &[Value] {
     v.and_then(Value::as_array).map_or(&[], Vec::as_slice)
@@ -309,10 +305,14 @@ impl Nodes {
 }
 
 fn read_nodes(json: &Value) -> Result<Nodes, SettingsError> {
-    let nodes = json
-        .get("nodes")
-        .and_then(Value::as_array)
-        .ok_or_else(|| err("nodes", "missing"))?;
+    // glTF 2.0 makes `nodes` optional: a file without it has no bones.
+    let nodes = match json.get("nodes") {
+        None => &[][..],
+        Some(v) => v
+            .as_array()
+            .ok_or_else(|| err("nodes", "not a list"))?
+            .as_slice(),
+    };
     let n = nodes.len();
     let mut names = Vec::with_capacity(n);
     let mut children = vec![Vec::new(); n];
@@ -902,7 +902,38 @@ fn node_constraints(
                 .unwrap_or(if kind == "roll" { "X" } else { "PositiveX" })
                 .to_string()
         });
-        let weight = num(body.get("weight"), 1.0);
+        if let (Some(key), Some(axis)) = (axis_key, &axis) {
+            let allowed: &[&str] = if kind == "roll" {
+                &["X", "Y", "Z"]
+            } else {
+                &[
+                    "PositiveX",
+                    "NegativeX",
+                    "PositiveY",
+                    "NegativeY",
+                    "PositiveZ",
+                    "NegativeZ",
+                ]
+            };
+            if !allowed.contains(&axis.as_str()) {
+                notes.push(format!(
+                    "{path}.{kind}.{key}: {} is not one of {}; the constraint is ignored",
+                    quoted(&body[key]),
+                    allowed.join(", ")
+                ));
+                continue;
+            }
+        }
+        let at = format!("{path}.{kind}");
+        let mut weight = number(body, "weight", 1.0, &at, notes);
+        if !(0.0..=1.0).contains(&weight) {
+            let used = weight.clamp(0.0, 1.0);
+            notes.push(format!(
+                "{at}.weight: {} is outside [0, 1]; {used} is used",
+                shown(weight)
+            ));
+            weight = used;
+        }
         for key in body.as_object().into_iter().flatten().map(|(k, _)| k) {
             if !["source", "weight", "extensions", "extras"].contains(&key.as_str())
                 && Some(key.as_str()) != axis_key

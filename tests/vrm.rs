@@ -482,8 +482,6 @@ fn broken_files_name_what_is_wrong() {
     assert_eq!(e.path, "nodes[1]", "{e:?}");
 }
 
-/// A glTF of a head node and a three-joint strand below it (H1, H2, H3),
-/// with `rest` (the top-level fields after `nodes`) added.
 /// Asserts that each of `named` is part of one of the import's notes, and
 /// returns the notes, one per line.
 fn assert_notes(import: &VrmImport, named: &[&str]) -> String {
@@ -494,6 +492,8 @@ fn assert_notes(import: &VrmImport, named: &[&str]) -> String {
     notes
 }
 
+/// A glTF of a head node and a three-joint strand below it (H1, H2, H3),
+/// with `rest` (the top-level fields after `nodes`) added.
 fn head_strand_file(rest: &str) -> String {
     format!(
         r#"{{
@@ -1335,4 +1335,39 @@ fn damaged_or_out_of_range_numbers_are_named_and_the_rig_still_builds() {
         (e.path.as_str(), e.message.as_str()),
         ("nodes[1].translation", "not 3 numbers")
     );
+}
+
+#[test]
+fn node_constraints_with_a_damaged_weight_or_axis_are_named() {
+    // A weight outside [0, 1] (the rig refused the file for it), a weight
+    // that is not a number, an axis that is none of the schema's: each is
+    // named; the weights are clamped or defaulted, the constraint with no
+    // axis it can turn about is left out, and the rest builds a rig.
+    let text = r#"{"asset": {"version": "2.0"}, "nodes": [
+      {"name": "A"},
+      {"name": "B", "extensions": {"VRMC_node_constraint": {"specVersion": "1.0",
+        "constraint": {"rotation": {"source": 0, "weight": 1.5}}}}},
+      {"name": "C", "extensions": {"VRMC_node_constraint": {"specVersion": "1.0",
+        "constraint": {"roll": {"source": 0, "rollAxis": "W"}}}}},
+      {"name": "D", "extensions": {"VRMC_node_constraint": {"specVersion": "1.0",
+        "constraint": {"aim": {"source": 0, "aimAxis": "PositiveY", "weight": "x"}}}}}
+    ]}"#;
+    let import = vrm::import(text.as_bytes()).expect("the file opens");
+    let at = "extensions.VRMC_node_constraint.constraint";
+    assert_notes(
+        &import,
+        &[
+            &format!("nodes[1].{at}.rotation.weight: 1.5 is outside [0, 1]; 1 is used"),
+            &format!(
+                "nodes[2].{at}.roll.rollAxis: \"W\" is not one of X, Y, Z; the constraint is \
+                 ignored"
+            ),
+            &format!("nodes[3].{at}.aim.weight: \"x\" is not a finite number; 1 is used"),
+        ],
+    );
+    assert_eq!(import.notes.len(), 3, "{:?}", import.notes);
+    let constraints = &import.settings.node_constraints;
+    assert_eq!(constraints.len(), 2);
+    assert_eq!((constraints[0].weight, constraints[1].weight), (1.0, 1.0));
+    rig_of(&import);
 }

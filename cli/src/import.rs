@@ -317,6 +317,7 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
     let bytes = std::fs::read(path).map_err(|e| at(e.to_string()))?;
     check_format(&bytes).map_err(at)?;
     let mut json = vrm::gltf_json(&bytes).map_err(|e| at(e.to_string()))?;
+    check_version(&json).map_err(at)?;
     let pointer_notes = animation_pointers(&mut json);
     check_references(&json).map_err(at)?;
     let mut extension_notes = required_extensions(&json);
@@ -646,9 +647,14 @@ fn animation_pointers(json: &mut serde_json::Value) -> Vec<String> {
             continue;
         };
         let before = channels.len();
+        let mut targetless = 0;
         channels.retain_mut(|channel| {
             if channel["target"]["path"] != "pointer" {
-                return true;
+                // glTF 2.0 §5.13: without a node the target is an
+                // extension's business, and the channel is ignored.
+                let has_node = channel["target"].get("node").is_some();
+                targetless += usize::from(!has_node);
+                return has_node;
             }
             match pointer_target(channel) {
                 Some((node, path)) => {
@@ -658,11 +664,17 @@ fn animation_pointers(json: &mut serde_json::Value) -> Vec<String> {
                 None => false,
             }
         });
-        if channels.len() < before {
+        if targetless > 0 {
+            notes.push(format!(
+                "note: animations[{a}]: {targetless} channel(s) without a target node \
+                 (an extension's target) animate no bone; ignored"
+            ));
+        }
+        if channels.len() + targetless < before {
             notes.push(format!(
                 "note: animations[{a}]: {} KHR_animation_pointer channel(s) animate no bone \
                  (materials, cameras, lights, weights); ignored",
-                before - channels.len()
+                before - channels.len() - targetless
             ));
         }
     }
@@ -678,8 +690,32 @@ fn read_document(bytes: &[u8], json: &serde_json::Value) -> Result<gltf::Gltf, S
     let mut json = json.clone();
     if let Some(root) = json.as_object_mut() {
         root.remove("extensionsRequired");
+        // glTF 2.0 makes a scene's `nodes` optional (an empty scene); the
+        // reader wants the list.
+        for scene in root
+            .get_mut("scenes")
+            .and_then(|s| s.as_array_mut())
+            .into_iter()
+            .flatten()
+        {
+            if let Some(scene) = scene.as_object_mut() {
+                scene
+                    .entry("nodes")
+                    .or_insert_with(|| serde_json::json!([]));
+            }
+        }
     }
-    let root: gltf::json::Root = serde_json::from_value(json).map_err(|e| e.to_string())?;
+    // The error names where it is (`animations[0].channels[2].target:
+    // missing field `node``), not only what.
+    let root: gltf::json::Root = serde_path_to_error::deserialize(json).map_err(|e| {
+        let path = e.path().to_string();
+        let what = e.into_inner().to_string();
+        if path == "." {
+            what
+        } else {
+            format!("{path}: {what}")
+        }
+    })?;
     // The reader's own checks, but for one: it wants a buffer view on every
     // accessor that is not sparse, where glTF 2.0 (§5.1.1) lets an accessor
     // go without one (zeros, or data an extension supplies: a Draco
@@ -1345,6 +1381,43 @@ fn check_layout(json: &serde_json::Value) -> Result<(), String> {
                     ))
                 }
             }
+        }
+    }
+    Ok(())
+}
+
+/// glTF 2.0 §3.2 (asset): a reader refuses a file of another major
+/// version, or one whose `minVersion` is above the version it implements
+/// (2.0); any 2.x file is read as 2.0.
+pub fn check_version(json: &serde_json::Value) -> Result<(), String> {
+    let asset = &json["asset"];
+    let version = |key: &str| -> Result<Option<(u64, u64)>, String> {
+        let Some(v) = asset.get(key) else {
+            return Ok(None);
+        };
+        let parsed = v.as_str().and_then(|t| {
+            let (major, minor) = t.split_once('.')?;
+            Some((major.parse().ok()?, minor.parse().ok()?))
+        });
+        parsed
+            .map(Some)
+            .ok_or_else(|| format!("asset.{key}: {v} is not <major>.<minor>"))
+    };
+    match version("version")? {
+        None => return Err("asset.version: missing".into()),
+        Some((2, _)) => {}
+        Some((major, minor)) => {
+            return Err(format!(
+                "asset.version: {major}.{minor}; secmo reads glTF 2.x files"
+            ))
+        }
+    }
+    if let Some((major, minor)) = version("minVersion")? {
+        if (major, minor) > (2, 0) {
+            return Err(format!(
+                "asset.minVersion: {major}.{minor}; this file needs a glTF reader newer \
+                 than secmo's (2.0)"
+            ));
         }
     }
     Ok(())

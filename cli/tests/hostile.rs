@@ -441,3 +441,72 @@ fn only_the_first_buffer_of_a_glb_is_its_binary_chunk() {
     refused_everywhere(f.to_str().unwrap(), "buffers[1]");
     std::fs::remove_dir_all(d).ok();
 }
+
+#[test]
+fn files_of_another_gltf_version_are_refused_by_name() {
+    let d = dir("version");
+    let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
+    v["asset"]["version"] = json!("3.0");
+    let f = write(&d, "three.gltf", &v);
+    refused_everywhere(&f, "asset.version: 3.0; secmo reads glTF 2.x files");
+    let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
+    v["asset"]["minVersion"] = json!("2.1");
+    let f = write(&d, "newer.gltf", &v);
+    refused_everywhere(&f, "asset.minVersion: 2.1");
+    // A later 2.x minor version is read as 2.0 (glTF 2.0 §3.2).
+    let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
+    v["asset"]["version"] = json!("2.1");
+    let f = write(&d, "minor.gltf", &v);
+    let (code, _, err) = secmo(&["import", &f]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::remove_dir_all(d).ok();
+}
+
+#[test]
+fn what_gltf_leaves_optional_may_be_absent() {
+    // A channel whose target has no node (an extension's target), a scene
+    // without nodes, a file without nodes at all: glTF 2.0 allows each;
+    // the file opens (before, "missing field `node`" with no path, and
+    // "nodes: missing").
+    let d = dir("optional");
+    let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
+    let channel = v["animations"][0]["channels"][0].clone();
+    let mut targetless = channel.clone();
+    targetless["target"].as_object_mut().unwrap().remove("node");
+    v["animations"][0]["channels"] = json!([channel, targetless]);
+    v["scenes"] = json!([{}]);
+    let f = write(&d, "targetless.gltf", &v);
+    let (code, out, err) = secmo(&["import", &f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "note: animations[0]: 1 channel(s) without a target node (an extension's target) \
+             animate no bone; ignored"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("1 channels"), "{out}");
+
+    let empty = json!({"asset": {"version": "2.0"}, "scene": 0, "scenes": [{"name": "Scene"}]});
+    let f = write(&d, "empty.gltf", &empty);
+    let (code, out, err) = secmo(&["import", &f]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("0 bones (nodes), no skin, no animation clips"),
+        "{out}"
+    );
+    std::fs::remove_dir_all(d).ok();
+}
+
+#[test]
+fn a_missing_required_field_is_named_with_its_path() {
+    let d = dir("required");
+    let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
+    v["animations"][0]["samplers"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("input");
+    let f = write(&d, "no-input.gltf", &v);
+    refused_everywhere(&f, "animations[0].samplers[0]: missing field `input`");
+    std::fs::remove_dir_all(d).ok();
+}
