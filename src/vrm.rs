@@ -249,6 +249,13 @@ fn shown(x: f32) -> String {
     }
 }
 
+/// A sphere's or capsule's `radius` at `path` ([`number`], then
+/// [`non_negative`]).
+fn radius_of(shape: &Value, path: &str, notes: &mut Vec<String>) -> f32 {
+    let radius = number(shape, "radius", 0.0, path, notes);
+    non_negative(radius, &format!("{path}.radius"), notes)
+}
+
 /// A non-negative length (`hitRadius`, a collider's radius) as the rig
 /// takes it: a negative one is noted and 0 used.
 fn non_negative(value: f32, field: &str, notes: &mut Vec<String>) -> f32 {
@@ -982,7 +989,8 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         version = 1;
         const TOP: &str = "VRMC_springBone";
         match spring.get("specVersion").and_then(Value::as_str) {
-            // three-vrm reads these two; a file without one is read as 1.0.
+            // three-vrm reads these two and skips the springs of any other
+            // version (with a warning); secmo reads them as 1.0 and says so.
             Some("1.0" | "1.0-beta") | None => {}
             Some(other) => notes.push(format!(
                 "{TOP}.specVersion: \"{other}\" is not a version secmo knows; read as 1.0"
@@ -1021,7 +1029,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                     if inside { "inside_sphere" } else { "sphere" },
                     numbers(s, "offset", [0.0; 3], &at, &mut notes),
                     [0.0; 3],
-                    number(s, "radius", 0.0, &at, &mut notes),
+                    radius_of(s, &at, &mut notes),
                 )
             } else if let Some(s) = shape.get("capsule") {
                 let at = sub("capsule");
@@ -1030,14 +1038,14 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                     if inside { "inside_capsule" } else { "capsule" },
                     numbers(s, "offset", [0.0; 3], &at, &mut notes),
                     numbers(s, "tail", [0.0; 3], &at, &mut notes),
-                    number(s, "radius", 0.0, &at, &mut notes),
+                    radius_of(s, &at, &mut notes),
                 )
             } else if let Some(s) = shape.get("plane") {
                 let at = sub("plane");
                 let normal = numbers(s, "normal", [0.0, 0.0, 1.0], &at, &mut notes);
                 if !Vec3::from_array(normal).length().is_normal() {
-                    // No side to keep the joints on (three-vrm divides by
-                    // its length).
+                    // No side to keep the joints on (three-vrm normalises
+                    // it, and a zero normal collides with nothing).
                     notes.push(format!(
                         "{at}.normal: {normal:?} has no direction; left out"
                     ));
@@ -1057,7 +1065,6 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 ));
                 continue;
             };
-            let radius = non_negative(radius, &format!("{path}.shape.{kind}.radius"), &mut notes);
             collider_shapes.push(kind.to_string());
             settings.colliders.push(ColliderSettings {
                 name: format!("collider{i}"),
@@ -1249,8 +1256,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                     &format!("{at}.offset"),
                     &mut notes,
                 );
-                let radius = number(c, "radius", 0.0, &at, &mut notes);
-                let radius = non_negative(radius, &format!("{at}.radius"), &mut notes);
+                let radius = radius_of(c, &at, &mut notes);
                 let collider = format!("group{g}_{k}");
                 settings.colliders.push(ColliderSettings {
                     name: collider.clone(),
