@@ -1313,7 +1313,7 @@ SecmoResult secmo_rig_write_settings(const struct SecmoRig *rig,
 /**
  * Reads the spring bones of a VRM 0.x or 1.0 file (.vrm/.glb bytes or
  * .gltf text) and writes them as a rig-settings text (UTF-8 JSON,
- * NUL-terminated) whose chains use the hair solver (docs/vrm-mapping.md).
+ * NUL-terminated) whose chains use the VRM preset (docs/vrm-mapping.md).
  * Two calls like `secmo_rig_write_settings`: `*out_len` receives the bytes
  * needed including the NUL, also when `buffer` is NULL or too small. A
  * spring that starts at a scene root is anchored to an added bone named
