@@ -1328,6 +1328,25 @@ SecmoResult secmo_settings_from_vrm(const uint8_t *bytes,
                                     size_t *out_len);
 
 /**
+ * Writes what `secmo_settings_from_vrm` leaves out or changes for the same
+ * file, one note per line (UTF-8, NUL-terminated; an empty text when there
+ * is nothing to say): every field the VRM preset does not apply (angle
+ * limits, unknown fields and extensions), every broken reference left
+ * out, and every damaged or out-of-range value with the value used
+ * instead, each naming its field (`VRMC_springBone.springs[0].joints[1]
+ * (Hair2).dragForce: 2 is outside [0, 1]; 1 is used`;
+ * docs/vrm-mapping.md "Not applied"). The same lines `secmo vrm-settings`
+ * prints. Two calls like `secmo_rig_write_settings`. Allocates.
+ * Errors: NULL_POINTER, BUFFER_LENGTH, SETTINGS (as
+ * `secmo_settings_from_vrm`).
+ */
+SecmoResult secmo_vrm_notes(const uint8_t *bytes,
+                            size_t bytes_len,
+                            char *buffer,
+                            size_t buffer_len,
+                            size_t *out_len);
+
+/**
  * Writes every bone name a rig-settings text refers to, one per line (each
  * once, in order of first mention), as UTF-8 with a terminating NUL: the
  * bones an engine must feed secmo, with their ancestors. Call it twice, like

@@ -307,6 +307,38 @@ fn settings_from_a_vrm_match_the_rust_importer() {
     assert_eq!(cs, rust);
 }
 
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn notes_from_a_vrm_match_the_rust_importer() {
+    // A spring with a drag force outside [0, 1] and an unknown field, and
+    // Godette (one note: VRM 0.x has no node constraints).
+    let dir = std::env::temp_dir().join(format!("secmo-cs-notes-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let damaged = dir.join("damaged.gltf");
+    std::fs::write(
+        &damaged,
+        r#"{"asset": {"version": "2.0"},
+          "nodes": [{"name": "Head", "children": [1]},
+                    {"name": "H1", "translation": [0, -0.1, 0], "children": [2]},
+                    {"name": "H2", "translation": [0, -0.1, 0]}],
+          "extensions": {"VRMC_springBone": {"specVersion": "1.0", "springs": [{
+            "joints": [{"node": 1, "dragForce": 2, "wobble": 1}, {"node": 2}]}]}}}"#,
+    )
+    .unwrap();
+    for path in [damaged, root().join("tests/assets/Godette_vrm_v4.vrm")] {
+        let cs = run_mode_with("vrm-notes", &[path.to_str().unwrap()]);
+        let rust = secmo::vrm::import(&std::fs::read(&path).unwrap())
+            .unwrap()
+            .notes;
+        assert!(!rust.is_empty());
+        assert_eq!(cs, rust.join("\n"), "{}", path.display());
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
 /// Unity ignores package assets without a .meta in a package installed
 /// from git (scripts/unity-metas writes them).
 #[test]

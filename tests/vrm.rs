@@ -660,6 +660,57 @@ fn c_abi_writes_the_settings_in_two_calls() {
 }
 
 #[test]
+fn c_abi_lists_the_notes_in_two_calls() {
+    use secmo::ffi::*;
+    let text = head_strand_file(
+        r#""extensions": {"VRMC_springBone": {"specVersion": "1.0", "springs": [{
+        "joints": [{"node": 1, "dragForce": 2}, {"node": 2, "wobble": 1}, {"node": 3}]}]}}"#,
+    );
+    let expected = vrm::import(text.as_bytes()).unwrap().notes.join("\n");
+    assert_eq!(expected.lines().count(), 2, "{expected}");
+    let notes = |file: &[u8]| unsafe {
+        let mut needed = 0usize;
+        let r = secmo_vrm_notes(
+            file.as_ptr(),
+            file.len(),
+            std::ptr::null_mut(),
+            0,
+            &mut needed,
+        );
+        assert_eq!(r, SECMO_ERROR_BUFFER_LENGTH);
+        let mut buffer = vec![0 as std::ffi::c_char; needed];
+        let r = secmo_vrm_notes(
+            file.as_ptr(),
+            file.len(),
+            buffer.as_mut_ptr(),
+            needed,
+            &mut needed,
+        );
+        assert_eq!(r, SECMO_OK);
+        std::ffi::CStr::from_ptr(buffer.as_ptr())
+            .to_str()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(notes(text.as_bytes()), expected);
+    assert!(expected.contains("joints[0] (H1).dragForce: 2 is outside [0, 1]; 1 is used"));
+    assert!(expected.contains("joints[1] (H2).wobble: unknown field, ignored"));
+    // A file with nothing to say: an empty text.
+    let clean = head_strand_file(
+        r#""extensions": {"VRMC_springBone": {"specVersion": "1.0", "springs": [{
+        "joints": [{"node": 1}, {"node": 2}]}]}}"#,
+    );
+    assert_eq!(notes(clean.as_bytes()), "");
+    unsafe {
+        let mut needed = 0usize;
+        let r = secmo_vrm_notes(b"{".as_ptr(), 1, std::ptr::null_mut(), 0, &mut needed);
+        assert_eq!(r, SECMO_ERROR_SETTINGS);
+        let r = secmo_vrm_notes(std::ptr::null(), 4, std::ptr::null_mut(), 0, &mut needed);
+        assert_eq!(r, SECMO_ERROR_NULL_POINTER);
+    }
+}
+
+#[test]
 fn fields_the_preset_does_not_apply_are_listed_by_name() {
     // A VRM 1.0 spring whose second joint carries an angle limit of the
     // VRMC_springBone_limit draft, plus fields no version defines.

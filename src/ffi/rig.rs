@@ -506,6 +506,43 @@ pub unsafe extern "C" fn secmo_settings_from_vrm(
     })
 }
 
+/// Writes what `secmo_settings_from_vrm` leaves out or changes for the same
+/// file, one note per line (UTF-8, NUL-terminated; an empty text when there
+/// is nothing to say): every field the VRM preset does not apply (angle
+/// limits, unknown fields and extensions), every broken reference left
+/// out, and every damaged or out-of-range value with the value used
+/// instead, each naming its field (`VRMC_springBone.springs[0].joints[1]
+/// (Hair2).dragForce: 2 is outside [0, 1]; 1 is used`;
+/// docs/vrm-mapping.md "Not applied"). The same lines `secmo vrm-settings`
+/// prints. Two calls like `secmo_rig_write_settings`. Allocates.
+/// Errors: NULL_POINTER, BUFFER_LENGTH, SETTINGS (as
+/// `secmo_settings_from_vrm`).
+#[no_mangle]
+pub unsafe extern "C" fn secmo_vrm_notes(
+    bytes: *const u8,
+    bytes_len: usize,
+    buffer: *mut c_char,
+    buffer_len: usize,
+    out_len: *mut usize,
+) -> SecmoResult {
+    guard("secmo_vrm_notes", || {
+        #[cfg(not(feature = "settings"))]
+        {
+            let _ = (bytes, bytes_len, buffer, buffer_len, out_len);
+            Err(without_settings())
+        }
+        #[cfg(feature = "settings")]
+        {
+            let bytes = slice(bytes, bytes_len, "bytes")?;
+            let import = crate::vrm::import(bytes)
+                .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, format!("VRM: {e}")))?;
+            // SAFETY: the caller's contract for `buffer`/`out_len` is
+            // write_text's (header comment of this function).
+            unsafe { write_text(&import.notes.join("\n"), buffer, buffer_len, out_len) }
+        }
+    })
+}
+
 /// Writes every bone name a rig-settings text refers to, one per line (each
 /// once, in order of first mention), as UTF-8 with a terminating NUL: the
 /// bones an engine must feed secmo, with their ancestors. Call it twice, like

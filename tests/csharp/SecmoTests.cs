@@ -1,5 +1,5 @@
 // Tests of the plain-C# P/Invoke layer under Mono (run by tests/csharp.rs).
-// Usage: mono SecmoTests.exe layout|bits|errors|alloc|handles|warnings|vrm FILE
+// Usage: mono SecmoTests.exe layout|bits|errors|alloc|handles|warnings|vrm FILE|vrm-notes FILE
 using System;
 using System.Collections.Generic;
 using System.Reflection;
@@ -18,9 +18,10 @@ static class SecmoTests
             case "alloc": return Alloc();
             case "handles": return Handles();
             case "vrm": return VrmSettings(args[1]);
+            case "vrm-notes": return VrmNotes(args[1]);
             case "warnings": return Warnings();
             default:
-                Console.Error.WriteLine("usage: SecmoTests layout|bits|errors|alloc|handles|warnings|vrm FILE");
+                Console.Error.WriteLine("usage: SecmoTests layout|bits|errors|alloc|handles|warnings|vrm FILE|vrm-notes FILE");
                 return 2;
         }
     }
@@ -288,6 +289,17 @@ static class SecmoTests
         Check(status == SecmoStatus.Settings && none == null, "status Settings, no text");
         Check(error.Contains("VRM: glb"), "message names the GLB header: " + error);
         Console.Write(settings);
+        return 0;
+    }
+
+    static int VrmNotes(string path)
+    {
+        byte[] file = System.IO.File.ReadAllBytes(path);
+        Check(Vrm.TryNotes(file, out string[] notes, out SecmoStatus status, out string error), "notes: " + error);
+        Check(status == SecmoStatus.Ok, "status Ok");
+        Check(!Vrm.TryNotes(new byte[] { (byte)'{' }, out string[] none, out status, out error), "broken JSON refused");
+        Check(status == SecmoStatus.Settings && none == null, "status Settings, no notes");
+        Console.Write(string.Join("\n", notes));
         return 0;
     }
 

@@ -98,6 +98,7 @@ namespace UnityEngine
 
     public static class Debug
     {
+        public static void LogWarning(object message) { }
         public static void LogWarning(object message, Object context) { }
         public static void LogError(object message, Object context) { }
     }

@@ -122,6 +122,7 @@ namespace UnityEngine
     public static class Debug
     {
         public static int Errors;
+        public static void LogWarning(object message) => Console.Error.WriteLine(message);
         public static void LogWarning(object message, Object context) => Console.Error.WriteLine(message);
         public static void LogError(object message, Object context)
         {

@@ -49,11 +49,16 @@ namespace Secmo.Unity.Editor
             if (extension != ".vrm" && extension != ".glb" && extension != ".gltf")
                 path = EditorUtility.OpenFilePanelWithFilters("VRM with spring bones", "", new[] { "VRM / glTF", "vrm,glb,gltf" });
             if (string.IsNullOrEmpty(path)) return;
-            if (!Vrm.TrySettingsFromVrm(System.IO.File.ReadAllBytes(path), out string settings, out SecmoStatus _, out string error))
+            byte[] file = System.IO.File.ReadAllBytes(path);
+            if (!Vrm.TrySettingsFromVrm(file, out string settings, out SecmoStatus _, out string error))
             {
                 EditorUtility.DisplayDialog("secmo", path + ": " + error, "OK");
                 return;
             }
+            // What the settings leave out or change, one console line per field.
+            if (Vrm.TryNotes(file, out string[] notes, out SecmoStatus notesStatus, out string notesError))
+                foreach (string note in notes)
+                    Debug.LogWarning("secmo: " + path + ": " + note);
             var asset = ScriptableObject.CreateInstance<SecmoRigSettings>();
             if (!asset.FromJson(settings, out error))
             {

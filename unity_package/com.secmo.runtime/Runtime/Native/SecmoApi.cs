@@ -78,6 +78,22 @@ namespace Secmo
         /// </summary>
         public static unsafe bool TrySettingsFromVrm(byte[] file, out string settings, out SecmoStatus status, out string error) =>
             TextOut.Get(file ?? new byte[0], SecmoNative.secmo_settings_from_vrm, out settings, out status, out error);
+
+        /// <summary>
+        /// What TrySettingsFromVrm leaves out or changes for the same file,
+        /// one note per field (the lines `secmo vrm-settings` prints: angle
+        /// limits and unknown fields not applied, broken references left
+        /// out, damaged or out-of-range values and the value used).
+        /// Editor-time: allocates.
+        /// </summary>
+        public static unsafe bool TryNotes(byte[] file, out string[] notes, out SecmoStatus status, out string error)
+        {
+            notes = null;
+            if (!TextOut.Get(file ?? new byte[0], SecmoNative.secmo_vrm_notes, out string joined, out status, out error))
+                return false;
+            notes = joined.Length == 0 ? new string[0] : joined.Split('\n');
+            return true;
+        }
     }
 
     /// <summary>What a rig-settings text refers to.</summary>

@@ -271,6 +271,7 @@ namespace Secmo
         [DllImport(Library)] public static extern uint secmo_settings_bone_names(byte* settings, UIntPtr settingsLen, byte* buffer, UIntPtr bufferLen, out UIntPtr outLen);
         [DllImport(Library)] public static extern uint secmo_settings_expand(byte* settings, UIntPtr settingsLen, float unitsPerMeter, byte* buffer, UIntPtr bufferLen, out UIntPtr outLen);
         [DllImport(Library)] public static extern uint secmo_settings_from_vrm(byte* bytes, UIntPtr bytesLen, byte* buffer, UIntPtr bufferLen, out UIntPtr outLen);
+        [DllImport(Library)] public static extern uint secmo_vrm_notes(byte* bytes, UIntPtr bytesLen, byte* buffer, UIntPtr bufferLen, out UIntPtr outLen);
         [DllImport(Library)] public static extern void secmo_rig_destroy(IntPtr rig);
         [DllImport(Library)] public static extern uint secmo_rig_bone_count(IntPtr rig);
         [DllImport(Library)] public static extern uint secmo_rig_warning_count(IntPtr rig);
