@@ -429,6 +429,9 @@ fn synthetic_specs() -> Vec<Spec> {
         // Not a unit vector: three-vrm and UniVRM scale by its length.
         ("gravity_0.8_long_dir", 0.8, [0.0, -1.5, 0.5]),
         ("gravity_1_zero_dir", 1.0, [0.0, 0.0, 0.0]),
+        // A negative power: both add gravityDir · gravityPower, so it pulls
+        // the other way (the import turns the direction; session 25).
+        ("gravity_-0.6_side", -0.6, [0.6, -0.8, 0.0]),
     ] {
         specs.push(Spec {
             name,
