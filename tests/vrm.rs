@@ -611,6 +611,46 @@ fn gravity_pulls_by_the_direction_as_written() {
     }
 }
 
+/// One of the C ABI's two-call text functions (`secmo_settings_from_vrm`,
+/// `secmo_vrm_notes`) on `file`: the size the first call (no buffer) asks
+/// for, and the text the second call writes.
+fn text_in_two_calls(
+    f: unsafe extern "C" fn(
+        *const u8,
+        usize,
+        *mut std::ffi::c_char,
+        usize,
+        *mut usize,
+    ) -> secmo::ffi::SecmoResult,
+    file: &[u8],
+) -> (usize, String) {
+    use secmo::ffi::*;
+    let mut needed = 0usize;
+    // SAFETY: `file` and `buffer` are live for the calls, with their lengths.
+    unsafe {
+        let r = f(
+            file.as_ptr(),
+            file.len(),
+            std::ptr::null_mut(),
+            0,
+            &mut needed,
+        );
+        assert_eq!(r, SECMO_ERROR_BUFFER_LENGTH);
+        let first = needed;
+        let mut buffer = vec![0 as std::ffi::c_char; needed];
+        let r = f(
+            file.as_ptr(),
+            file.len(),
+            buffer.as_mut_ptr(),
+            needed,
+            &mut needed,
+        );
+        assert_eq!(r, SECMO_OK);
+        let text = std::ffi::CStr::from_ptr(buffer.as_ptr()).to_str().unwrap();
+        (first, text.to_string())
+    }
+}
+
 #[test]
 fn c_abi_writes_the_settings_in_two_calls() {
     use secmo::ffi::*;
@@ -621,29 +661,12 @@ fn c_abi_writes_the_settings_in_two_calls() {
             .to_string_lossy()
             .into_owned()
     };
+    let (needed, text) = text_in_two_calls(secmo_settings_from_vrm, &file);
+    assert_eq!(needed, expected.len() + 1);
+    assert_eq!(text, expected);
+    let mut buffer = vec![0 as std::ffi::c_char; needed];
+    let mut needed = 0usize;
     unsafe {
-        let mut needed = 0usize;
-        let r = secmo_settings_from_vrm(
-            file.as_ptr(),
-            file.len(),
-            std::ptr::null_mut(),
-            0,
-            &mut needed,
-        );
-        assert_eq!(r, SECMO_ERROR_BUFFER_LENGTH);
-        assert_eq!(needed, expected.len() + 1);
-        let mut buffer = vec![0 as std::ffi::c_char; needed];
-        let r = secmo_settings_from_vrm(
-            file.as_ptr(),
-            file.len(),
-            buffer.as_mut_ptr(),
-            needed,
-            &mut needed,
-        );
-        assert_eq!(r, SECMO_OK);
-        let text = std::ffi::CStr::from_ptr(buffer.as_ptr()).to_str().unwrap();
-        assert_eq!(text, expected);
-
         let r = secmo_settings_from_vrm(
             std::ptr::null(),
             10,
@@ -668,30 +691,7 @@ fn c_abi_lists_the_notes_in_two_calls() {
     );
     let expected = vrm::import(text.as_bytes()).unwrap().notes.join("\n");
     assert_eq!(expected.lines().count(), 2, "{expected}");
-    let notes = |file: &[u8]| unsafe {
-        let mut needed = 0usize;
-        let r = secmo_vrm_notes(
-            file.as_ptr(),
-            file.len(),
-            std::ptr::null_mut(),
-            0,
-            &mut needed,
-        );
-        assert_eq!(r, SECMO_ERROR_BUFFER_LENGTH);
-        let mut buffer = vec![0 as std::ffi::c_char; needed];
-        let r = secmo_vrm_notes(
-            file.as_ptr(),
-            file.len(),
-            buffer.as_mut_ptr(),
-            needed,
-            &mut needed,
-        );
-        assert_eq!(r, SECMO_OK);
-        std::ffi::CStr::from_ptr(buffer.as_ptr())
-            .to_str()
-            .unwrap()
-            .to_string()
-    };
+    let notes = |file: &[u8]| text_in_two_calls(secmo_vrm_notes, file).1;
     assert_eq!(notes(text.as_bytes()), expected);
     assert!(expected.contains("joints[0] (H1).dragForce: 2 is outside [0, 1]; 1 is used"));
     assert!(expected.contains("joints[1] (H2).wobble: unknown field, ignored"));

@@ -488,22 +488,16 @@ pub unsafe extern "C" fn secmo_settings_from_vrm(
     buffer_len: usize,
     out_len: *mut usize,
 ) -> SecmoResult {
-    guard("secmo_settings_from_vrm", || {
-        #[cfg(not(feature = "settings"))]
-        {
-            let _ = (bytes, bytes_len, buffer, buffer_len, out_len);
-            Err(without_settings())
-        }
-        #[cfg(feature = "settings")]
-        {
-            let bytes = slice(bytes, bytes_len, "bytes")?;
-            let import = crate::vrm::import(bytes)
-                .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, format!("VRM: {e}")))?;
-            // SAFETY: the caller's contract for `buffer`/`out_len` is
-            // write_text's (header comment of this function).
-            unsafe { write_text(&import.settings.to_json(), buffer, buffer_len, out_len) }
-        }
-    })
+    // SAFETY: the caller's contract (header comment of this function) is
+    // vrm_text's.
+    unsafe {
+        vrm_text(
+            "secmo_settings_from_vrm",
+            VrmText::Settings,
+            (bytes, bytes_len),
+            (buffer, buffer_len, out_len),
+        )
+    }
 }
 
 /// Writes what `secmo_settings_from_vrm` leaves out or changes for the same
@@ -525,10 +519,44 @@ pub unsafe extern "C" fn secmo_vrm_notes(
     buffer_len: usize,
     out_len: *mut usize,
 ) -> SecmoResult {
-    guard("secmo_vrm_notes", || {
+    // SAFETY: the caller's contract (header comment of this function) is
+    // vrm_text's.
+    unsafe {
+        vrm_text(
+            "secmo_vrm_notes",
+            VrmText::Notes,
+            (bytes, bytes_len),
+            (buffer, buffer_len, out_len),
+        )
+    }
+}
+
+/// What [`vrm_text`] writes of a VRM's import.
+#[derive(Clone, Copy)]
+enum VrmText {
+    /// The rig-settings JSON.
+    Settings,
+    /// The notes, one per line.
+    Notes,
+}
+
+/// `secmo_settings_from_vrm` and `secmo_vrm_notes` (`name`): the file read
+/// from `bytes`, the import's `which` written through [`write_text`].
+///
+/// # Safety
+///
+/// `bytes` is NULL or points to `bytes_len` readable bytes; `buffer`,
+/// `buffer_len` and `out_len` are as [`write_text`] takes them.
+unsafe fn vrm_text(
+    name: &'static str,
+    which: VrmText,
+    (bytes, bytes_len): (*const u8, usize),
+    (buffer, buffer_len, out_len): (*mut c_char, usize, *mut usize),
+) -> SecmoResult {
+    guard(name, || {
         #[cfg(not(feature = "settings"))]
         {
-            let _ = (bytes, bytes_len, buffer, buffer_len, out_len);
+            let _ = (which, bytes, bytes_len, buffer, buffer_len, out_len);
             Err(without_settings())
         }
         #[cfg(feature = "settings")]
@@ -536,9 +564,12 @@ pub unsafe extern "C" fn secmo_vrm_notes(
             let bytes = slice(bytes, bytes_len, "bytes")?;
             let import = crate::vrm::import(bytes)
                 .map_err(|e| FfiError::new(SECMO_ERROR_SETTINGS, format!("VRM: {e}")))?;
-            // SAFETY: the caller's contract for `buffer`/`out_len` is
-            // write_text's (header comment of this function).
-            unsafe { write_text(&import.notes.join("\n"), buffer, buffer_len, out_len) }
+            let text = match which {
+                VrmText::Settings => import.settings.to_json(),
+                VrmText::Notes => import.notes.join("\n"),
+            };
+            // SAFETY: the caller's contract for `buffer`/`out_len`.
+            unsafe { write_text(&text, buffer, buffer_len, out_len) }
         }
     })
 }
