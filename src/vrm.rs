@@ -776,10 +776,11 @@ impl VrmJoint {
     /// changed noted under its field's name in `fields` (stiffness, drag
     /// force, gravity power) at `path`. three-vrm and UniVRM run any number
     /// as written: a negative stiffness pushes the joint off its rest
-    /// direction, a drag force above 1 turns its inertia around; stiffness
-    /// or gravity beyond [`VRM_MAX`] per second holds the joint on its rest
-    /// or gravity direction to within 2e-5 rad at the preset's 120 Hz, as
-    /// any larger number does (the rig refuses numbers beyond 1e7).
+    /// direction, a drag force above 1 turns its inertia around. A
+    /// stiffness or gravity power of [`VRM_MAX`] per second moves the tail
+    /// 8.3 km toward its direction per 120 Hz step, so the joint sits on
+    /// that direction to within (its own motion per step) / 8.3 km, as with
+    /// any larger number (the rig refuses numbers beyond 1e7).
     fn checked(mut self, path: &str, fields: [&str; 3], notes: &mut Vec<String>) -> Self {
         let mut clamp = |value: &mut f32, field: &str, lo: f32, hi: f32| {
             if *value < lo || *value > hi {

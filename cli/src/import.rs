@@ -650,8 +650,9 @@ fn animation_pointers(json: &mut serde_json::Value) -> Vec<String> {
         let mut targetless = 0;
         channels.retain_mut(|channel| {
             if channel["target"]["path"] != "pointer" {
-                // glTF 2.0 §5.13: without a node the target is an
-                // extension's business, and the channel is ignored.
+                // glTF 2.0 makes animation.channel.target's `node`
+                // optional: without it the target is an extension's
+                // business, and the channel is ignored.
                 let has_node = channel["target"].get("node").is_some();
                 targetless += usize::from(!has_node);
                 return has_node;
@@ -1386,7 +1387,7 @@ fn check_layout(json: &serde_json::Value) -> Result<(), String> {
     Ok(())
 }
 
-/// glTF 2.0 §3.2 (asset): a reader refuses a file of another major
+/// glTF 2.0, "Asset" (asset.schema.json): a reader refuses a file of another major
 /// version, or one whose `minVersion` is above the version it implements
 /// (2.0); any 2.x file is read as 2.0.
 pub fn check_version(json: &serde_json::Value) -> Result<(), String> {

@@ -453,7 +453,7 @@ fn files_of_another_gltf_version_are_refused_by_name() {
     v["asset"]["minVersion"] = json!("2.1");
     let f = write(&d, "newer.gltf", &v);
     refused_everywhere(&f, "asset.minVersion: 2.1");
-    // A later 2.x minor version is read as 2.0 (glTF 2.0 §3.2).
+    // A later 2.x minor version is read as 2.0 (glTF 2.0, "Asset").
     let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
     v["asset"]["version"] = json!("2.1");
     let f = write(&d, "minor.gltf", &v);
