@@ -17,6 +17,7 @@ use crate::rig::BoneDesc;
 use crate::settings::{
     ChainSettings, ColliderSettings, NodeConstraintSettings, RigSettings, SettingsError,
 };
+use crate::solvers::node_constraint::{AimAxis, RollAxis};
 
 /// What an import found, for reports and tests.
 #[derive(Clone, Debug, PartialEq)]
@@ -800,14 +801,10 @@ impl VrmJoint {
         self
     }
 
-    /// Stiffness, drag force and gravity power as the preset takes them
-    /// (clamped to their ranges).
+    /// Stiffness, drag force and gravity power, as [`VrmJoint::checked`]
+    /// left them (every joint goes through it).
     fn numbers(self) -> [f32; 3] {
-        [
-            self.stiffness.max(0.0),
-            self.drag.clamp(0.0, 1.0),
-            self.gravity_power.max(0.0),
-        ]
+        [self.stiffness, self.drag, self.gravity_power]
     }
 }
 
@@ -911,23 +908,24 @@ fn node_constraints(
                 .to_string()
         });
         if let (Some(key), Some(axis)) = (axis_key, &axis) {
-            let allowed: &[&str] = if kind == "roll" {
-                &["X", "Y", "Z"]
+            // The solver's own axis names (settings.rs reads them the same way).
+            let (known, allowed) = if kind == "roll" {
+                (
+                    RollAxis::from_name(axis).is_some(),
+                    [RollAxis::X, RollAxis::Y, RollAxis::Z]
+                        .map(RollAxis::name)
+                        .join(", "),
+                )
             } else {
-                &[
-                    "PositiveX",
-                    "NegativeX",
-                    "PositiveY",
-                    "NegativeY",
-                    "PositiveZ",
-                    "NegativeZ",
-                ]
+                (
+                    AimAxis::from_name(axis).is_some(),
+                    AimAxis::ALL.map(AimAxis::name).join(", "),
+                )
             };
-            if !allowed.contains(&axis.as_str()) {
+            if !known {
                 notes.push(format!(
-                    "{path}.{kind}.{key}: {} is not one of {}; the constraint is ignored",
+                    "{path}.{kind}.{key}: {} is not one of {allowed}; the constraint is ignored",
                     quoted(&body[key]),
-                    allowed.join(", ")
                 ));
                 continue;
             }
