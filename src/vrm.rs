@@ -268,6 +268,23 @@ fn non_negative(value: f32, field: &str, notes: &mut Vec<String>) -> f32 {
     }
 }
 
+/// `value` at `field` within `[lo, hi]`: one outside is noted and the
+/// nearest bound used.
+fn clamped(value: f32, field: &str, (lo, hi): (f32, f32), notes: &mut Vec<String>) -> f32 {
+    if value < lo || value > hi {
+        let used = value.clamp(lo, hi);
+        notes.push(format!(
+            "{field}: {} is outside [{lo}, {}]; {} is used",
+            shown(value),
+            shown(hi),
+            shown(used)
+        ));
+        used
+    } else {
+        value
+    }
+}
+
 /// The collider names of the groups listed in `groups` (indices into
 /// `table`; an index naming no group is left out with a note).
 fn group_colliders(
@@ -783,21 +800,12 @@ impl VrmJoint {
     /// that direction to within (its own motion per step) / 8.3 km, as with
     /// any larger number (the rig refuses numbers beyond 1e7).
     fn checked(mut self, path: &str, fields: [&str; 3], notes: &mut Vec<String>) -> Self {
-        let mut clamp = |value: &mut f32, field: &str, lo: f32, hi: f32| {
-            if *value < lo || *value > hi {
-                let used = value.clamp(lo, hi);
-                notes.push(format!(
-                    "{path}.{field}: {} is outside [{lo}, {}]; {} is used",
-                    shown(*value),
-                    shown(hi),
-                    shown(used)
-                ));
-                *value = used;
-            }
+        let mut clamp = |value: &mut f32, field: &str, range: (f32, f32)| {
+            *value = clamped(*value, &format!("{path}.{field}"), range, notes);
         };
-        clamp(&mut self.stiffness, fields[0], 0.0, VRM_MAX);
-        clamp(&mut self.drag, fields[1], 0.0, 1.0);
-        clamp(&mut self.gravity_power, fields[2], 0.0, VRM_MAX);
+        clamp(&mut self.stiffness, fields[0], (0.0, VRM_MAX));
+        clamp(&mut self.drag, fields[1], (0.0, 1.0));
+        clamp(&mut self.gravity_power, fields[2], (0.0, VRM_MAX));
         self
     }
 
@@ -931,15 +939,8 @@ fn node_constraints(
             }
         }
         let at = format!("{path}.{kind}");
-        let mut weight = number(body, "weight", 1.0, &at, notes);
-        if !(0.0..=1.0).contains(&weight) {
-            let used = weight.clamp(0.0, 1.0);
-            notes.push(format!(
-                "{at}.weight: {} is outside [0, 1]; {used} is used",
-                shown(weight)
-            ));
-            weight = used;
-        }
+        let weight = number(body, "weight", 1.0, &at, notes);
+        let weight = clamped(weight, &format!("{at}.weight"), (0.0, 1.0), notes);
         for key in body.as_object().into_iter().flatten().map(|(k, _)| k) {
             if !["source", "weight", "extensions", "extras"].contains(&key.as_str())
                 && Some(key.as_str()) != axis_key
