@@ -374,12 +374,30 @@ pub const BATCH_CHAINS_TOGETHER: usize = chain_stage::JOBS;
 /// every later bone reads its parent's fresh matrix).
 /// Snapshot header magic, "SMSN" little-endian.
 const SNAPSHOT_MAGIC: u32 = u32::from_le_bytes(*b"SMSN");
-/// Bumped whenever the snapshot layout changes. 4: a checksum over the
-/// header and the payload. 5: each particle's position before the last
-/// substep (the output between substeps). 6: each chain clock's settle
-/// phase (when its input last changed, whether it sleeps, the last wind).
-/// 7: the chains' simulation origin (positions are kept relative to it).
-pub const SNAPSHOT_VERSION: u32 = 7;
+/// Bumped whenever the snapshot layout changes (CHANGELOG.md lists the
+/// layouts). 8: the character's settings that later updates read (world
+/// transform, importance, wind, stage switches, substep target, chain
+/// parameters), and no collider frames in a rig without chains.
+pub const SNAPSHOT_VERSION: u32 = 8;
+
+/// What later updates read besides the solver state: the inputs an update
+/// keeps when its flags leave them out (world transform, importance, wind),
+/// the stage switches and the substep target. 88 bytes.
+#[repr(C)]
+#[derive(Clone, Copy, Pod, Zeroable)]
+struct SnapshotSettings {
+    world: Transform,
+    wind: [f32; 3],
+    importance: f32,
+    enabled: [u32; 4],
+    substep_target: u32,
+    reserved: [u32; 3],
+}
+
+/// Bytes of the character settings that follow the correctives in a snapshot.
+pub const SNAPSHOT_SETTINGS_SIZE: usize = core::mem::size_of::<SnapshotSettings>();
+const SETTINGS_SIZE: usize = SNAPSHOT_SETTINGS_SIZE;
+const _: () = assert!(SETTINGS_SIZE == 88);
 
 /// The chains' simulation origin in a snapshot: x, y, z and a zero.
 const ORIGIN_BYTES: usize = 16;
@@ -734,9 +752,9 @@ impl Character {
 
     /// Checks a world transform the way [`Character::set_world_transform`] does.
     pub fn validate_world_transform(&self, world: &Transform) -> Result<(), Error> {
-        if !world.is_finite() || world.rotation().length_squared() < 1e-12 {
+        if !world.is_finite() || !math::usable_rotation(world.rotation()) {
             return Err(Error::InvalidParameter(
-                "world transform is not finite or has a zero rotation",
+                "world transform is not finite or has a rotation that cannot be normalised",
             ));
         }
         if world
@@ -1043,7 +1061,7 @@ impl Character {
             let scale = Vec3::from_array(t.scale).abs();
             ((scale.min_element() >= MIN_SCALE) | !reads)
                 & (scale.max_element() <= MAX_SCALE)
-                & (t.rotation().length_squared() >= 1e-12)
+                & math::usable_rotation(t.rotation())
         };
         let reads = &self.rig.reads;
         if math::all_finite(input.pose)
@@ -1071,10 +1089,10 @@ impl Character {
                     what: "scale has a component beyond 1e4 (math::MAX_SCALE)",
                 });
             }
-            if t.rotation().length_squared() < 1e-12 {
+            if !math::usable_rotation(t.rotation()) {
                 return Err(Error::DegeneratePose {
                     bone,
-                    what: "rotation quaternion has zero length",
+                    what: "rotation quaternion cannot be normalised (zero length, or a squared length beyond float32's range)",
                 });
             }
         }
@@ -1438,21 +1456,35 @@ impl Character {
         HEADER_SIZE
             + self.springs.len() * core::mem::size_of::<SpringState>()
             + self.correctives.len() * core::mem::size_of::<CorrectiveState>()
+            + SETTINGS_SIZE
             + self.chain_bytes()
     }
 
-    /// Bytes of the chain section: clocks, then per particle position,
-    /// velocity, bend and position before the last substep, then the
-    /// previous collider frames.
+    /// Bytes of the chain section: each chain's parameters, its clock, then
+    /// per particle position, velocity, bend and position before the last
+    /// substep, then the previous collider frames and the simulation
+    /// origin. None in a rig without chains (its colliders move nothing).
     fn chain_bytes(&self) -> usize {
         let c = &self.chain.state;
         if c.clocks.is_empty() {
             return 0;
         }
-        c.clocks.len() * core::mem::size_of::<ChainClock>()
+        c.clocks.len() * (core::mem::size_of::<ChainClock>() + core::mem::size_of::<ChainParams>())
             + c.position.len() * (3 * core::mem::size_of::<Vec3>() + core::mem::size_of::<Quat>())
             + c.previous_colliders.len() * core::mem::size_of::<Transform>()
             + ORIGIN_BYTES
+    }
+
+    fn snapshot_settings(&self) -> SnapshotSettings {
+        let inputs = &self.chain.inputs;
+        SnapshotSettings {
+            world: inputs.world,
+            wind: inputs.wind.to_array(),
+            importance: inputs.importance,
+            enabled: self.enabled.map(u32::from),
+            substep_target: self.options.substep_target as u32,
+            reserved: [0; 3],
+        }
     }
 
     /// Writes the full solver state (ring contents, indices, remainders and
@@ -1485,23 +1517,28 @@ impl Character {
             springs_end + self.correctives.len() * core::mem::size_of::<CorrectiveState>();
         buffer[springs_end..correctives_end]
             .copy_from_slice(bytemuck::cast_slice(&self.correctives));
-        let mut at = correctives_end;
+        let settings_end = correctives_end + SETTINGS_SIZE;
+        buffer[correctives_end..settings_end]
+            .copy_from_slice(bytemuck::bytes_of(&self.snapshot_settings()));
+        let mut at = settings_end;
         let c = &self.chain.state;
         let origin = [c.origin.x, c.origin.y, c.origin.z, 0.0];
         let with_chains = !c.clocks.is_empty();
-        for bytes in [
-            bytemuck::cast_slice::<ChainClock, u8>(&c.clocks),
-            bytemuck::cast_slice(&c.position),
-            bytemuck::cast_slice(&c.velocity),
-            bytemuck::cast_slice(&c.bend),
-            bytemuck::cast_slice(&c.previous),
-            bytemuck::cast_slice(&c.previous_colliders),
-            if with_chains {
-                bytemuck::bytes_of(&origin)
-            } else {
-                &[]
-            },
-        ] {
+        let chain_sections: [&[u8]; 8] = if with_chains {
+            [
+                bytemuck::cast_slice::<ChainParams, u8>(&self.chain.params),
+                bytemuck::cast_slice(&c.clocks),
+                bytemuck::cast_slice(&c.position),
+                bytemuck::cast_slice(&c.velocity),
+                bytemuck::cast_slice(&c.bend),
+                bytemuck::cast_slice(&c.previous),
+                bytemuck::cast_slice(&c.previous_colliders),
+                bytemuck::bytes_of(&origin),
+            ]
+        } else {
+            [&[]; 8]
+        };
+        for bytes in chain_sections {
             buffer[at..at + bytes.len()].copy_from_slice(bytes);
             at += bytes.len();
         }
@@ -1573,12 +1610,38 @@ impl Character {
             }
             self.work_correctives[i] = c;
         }
+        let settings_end = correctives_end + SETTINGS_SIZE;
+        let settings: SnapshotSettings =
+            bytemuck::pod_read_unaligned(&buffer[correctives_end..settings_end]);
+        let substep_target = match settings.substep_target {
+            0 => SubstepTarget::Hold,
+            1 => SubstepTarget::Interpolate,
+            _ => return Err(Error::Snapshot("snapshot substep target is out of range")),
+        };
+        let wind = Vec3::from(settings.wind);
+        if settings.enabled.iter().any(|&e| e > 1)
+            || settings.reserved != [0; 3]
+            || !settings.importance.is_finite()
+            || !wind.is_finite()
+            || wind.length() > MAX_WIND_M_PER_S2 * self.rig.units_per_meter()
+            || self.validate_world_transform(&settings.world).is_err()
+        {
+            return Err(Error::Snapshot(
+                "snapshot character settings (world transform, importance, wind, stages) are out of range or corrupted",
+            ));
+        }
         // Chains: check every section straight from the buffer (there is no
         // second copy of the chain state to read it into), then copy.
         let c = &self.chain.state;
-        let (n_clocks, n_particles, n_colliders) =
-            (c.clocks.len(), c.position.len(), c.previous_colliders.len());
-        let clocks_at = correctives_end;
+        let (n_clocks, n_particles) = (c.clocks.len(), c.position.len());
+        // A rig without chains keeps no collider frames.
+        let n_colliders = if n_clocks > 0 {
+            c.previous_colliders.len()
+        } else {
+            0
+        };
+        let params_at = settings_end;
+        let clocks_at = params_at + n_clocks * core::mem::size_of::<ChainParams>();
         let position_at = clocks_at + n_clocks * core::mem::size_of::<ChainClock>();
         let velocity_at = position_at + n_particles * core::mem::size_of::<Vec3>();
         let bend_at = velocity_at + n_particles * core::mem::size_of::<Vec3>();
@@ -1594,6 +1657,15 @@ impl Character {
         // lag: an LOD hold does not simulate, and the next update catches up
         // at most MAX_CHAIN_SUBSTEPS substeps); positions, speeds and frames
         // in range.
+        let params_ok = (0..n_clocks).all(|i| {
+            let p: ChainParams = item(buffer, params_at, i);
+            p.validate().is_ok() && (-1..self.rig.bone_count() as i32).contains(&p.simulation_space)
+        });
+        if !params_ok {
+            return Err(Error::Snapshot(
+                "snapshot chain parameters are out of range or corrupted",
+            ));
+        }
         let clocks_ok = (0..n_clocks).all(|i| range.clock(&item(buffer, clocks_at, i)));
         let particles_ok = (0..n_particles).all(|i| {
             range.particle(
@@ -1627,19 +1699,34 @@ impl Character {
         };
         self.springs.copy_from_slice(&self.work_springs);
         self.correctives.copy_from_slice(&self.work_correctives);
-        let w = &mut self.chain.state;
-        let mut at = correctives_end;
-        let mut read = |dst: &mut [u8]| {
-            dst.copy_from_slice(&buffer[at..at + dst.len()]);
-            at += dst.len();
+        self.chain.inputs = chain_stage::ChainInputs {
+            world: settings.world,
+            importance: settings.importance,
+            wind,
         };
-        read(bytemuck::cast_slice_mut(&mut w.clocks));
-        read(bytemuck::cast_slice_mut(&mut w.position));
-        read(bytemuck::cast_slice_mut(&mut w.velocity));
-        read(bytemuck::cast_slice_mut(&mut w.bend));
-        read(bytemuck::cast_slice_mut(&mut w.previous));
-        read(bytemuck::cast_slice_mut(&mut w.previous_colliders));
-        w.origin = origin;
+        self.enabled = settings.enabled.map(|e| e == 1);
+        self.options.substep_target = substep_target;
+        if n_clocks > 0 {
+            let stage = &mut self.chain;
+            let w = &mut stage.state;
+            let mut at = params_at;
+            let mut read = |dst: &mut [u8]| {
+                dst.copy_from_slice(&buffer[at..at + dst.len()]);
+                at += dst.len();
+            };
+            read(bytemuck::cast_slice_mut(&mut stage.params));
+            read(bytemuck::cast_slice_mut(&mut w.clocks));
+            read(bytemuck::cast_slice_mut(&mut w.position));
+            read(bytemuck::cast_slice_mut(&mut w.velocity));
+            read(bytemuck::cast_slice_mut(&mut w.bend));
+            read(bytemuck::cast_slice_mut(&mut w.previous));
+            read(bytemuck::cast_slice_mut(&mut w.previous_colliders));
+            w.origin = origin;
+            // The rest directions follow the parameters.
+            for (setup, params) in self.rig.chains.iter().zip(&stage.params) {
+                chain::rest_directions(setup, params, &mut stage.rest[setup.particles()]);
+            }
+        }
         self.started = header.started;
         Ok(())
     }

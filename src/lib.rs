@@ -45,7 +45,7 @@ pub use character::{
     DebugLine, DebugSphere, FrameInput, SpringRecord, Stage, StageRecords, SubstepTarget,
     UpdateInfo, BATCH_CHAINS_TOGETHER, DEBUG_COLLIDER, DEBUG_CONTACT, DEBUG_LINK, DEBUG_PARTICLE,
     DEBUG_REST_LINK, DEBUG_REST_TARGET, MAX_CHAIN_SUBSTEPS, MAX_WIND_M_PER_S2,
-    SNAPSHOT_HEADER_SIZE, WARNING_SHEAR,
+    SNAPSHOT_HEADER_SIZE, SNAPSHOT_SETTINGS_SIZE, WARNING_SHEAR,
 };
 pub use error::Error;
 pub use math::Transform;

@@ -106,6 +106,17 @@ pub fn all_finite(pose: &[Transform]) -> bool {
     bits.iter().fold(0u32, |m, &c| m.max(c & 0x7fff_ffff)) < 0x7f80_0000
 }
 
+/// Whether a rotation quaternion can be normalised in float32: its squared
+/// length is at least 1e-12 and finite (a component beyond about 1.8e19
+/// overflows it, and normalising gives zero). The one rule for reference
+/// poses, input poses and world transforms.
+#[inline]
+#[must_use]
+pub fn usable_rotation(q: Quat) -> bool {
+    let l2 = q.length_squared();
+    (1e-12..=f32::MAX).contains(&l2)
+}
+
 /// Smallest |scale| component accepted anywhere; below it a matrix cannot be
 /// inverted reliably for writeback (SPEC §1: writeback needs `inverse(C_parent)`).
 pub const MIN_SCALE: f32 = 1e-6;

@@ -162,6 +162,41 @@ pub enum RigError {
     },
 }
 
+impl RigError {
+    /// The bone the error is about, where it is about one bone.
+    #[must_use]
+    pub fn bone(&self) -> Option<usize> {
+        match *self {
+            RigError::ParentOutOfRange { bone, .. }
+            | RigError::ParentAfterChild { bone, .. }
+            | RigError::Cycle { bone }
+            | RigError::NonFinite { bone, .. }
+            | RigError::ZeroScale { bone }
+            | RigError::ZeroRotation { bone }
+            | RigError::SingularInverseBind { bone } => Some(bone),
+            _ => None,
+        }
+    }
+
+    /// The message, with the bone's name from `bones` where the error is
+    /// about a named bone: `bone 3 ("tail_1"): ...`.
+    #[must_use]
+    pub fn describe(&self, bones: &[BoneDesc]) -> String {
+        let message = self.to_string();
+        match self.bone().and_then(|b| bones.get(b)) {
+            Some(b) if !b.name.is_empty() => {
+                let bone = self.bone().unwrap_or_default();
+                let prefix = format!("bone {bone}");
+                match message.strip_prefix(&prefix) {
+                    Some(rest) => format!("{prefix} (\"{}\"){rest}", b.name),
+                    None => message,
+                }
+            }
+            _ => message,
+        }
+    }
+}
+
 impl fmt::Display for RigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
@@ -192,7 +227,7 @@ impl fmt::Display for RigError {
             RigError::ZeroRotation { bone } => {
                 write!(
                     f,
-                    "bone {bone}: reference rotation quaternion has zero length"
+                    "bone {bone}: reference rotation quaternion cannot be normalised (zero length, or a squared length beyond float32's range)"
                 )
             }
             RigError::SingularInverseBind { bone } => {
@@ -1285,7 +1320,7 @@ fn validate_transform(bone: usize, t: &Transform, read: bool) -> Result<(), RigE
     if read && t.scale.iter().any(|s| s.abs() < MIN_SCALE) {
         return Err(RigError::ZeroScale { bone });
     }
-    if t.rotation().length_squared() < 1e-12 {
+    if !math::usable_rotation(t.rotation()) {
         return Err(RigError::ZeroRotation { bone });
     }
     Ok(())

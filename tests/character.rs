@@ -364,7 +364,7 @@ fn bad_input_returns_a_specific_error_and_leaves_state_untouched() {
             n,
             Error::DegeneratePose {
                 bone: 2,
-                what: "rotation quaternion has zero length",
+                what: "rotation quaternion cannot be normalised (zero length, or a squared length beyond float32's range)",
             },
         ),
         (

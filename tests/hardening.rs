@@ -33,9 +33,11 @@ fn snapshot(c: &Character) -> Vec<u8> {
 }
 
 /// The chain clock of a tail rig's snapshot (no springs, no correctives:
-/// the clocks follow the header).
+/// the character settings and the one chain's parameters, then the clock).
 fn clock_at(snap: &[u8]) -> (usize, ChainClock) {
-    let at = secmo::SNAPSHOT_HEADER_SIZE;
+    let at = secmo::SNAPSHOT_HEADER_SIZE
+        + secmo::SNAPSHOT_SETTINGS_SIZE
+        + std::mem::size_of::<ChainParams>();
     let size = std::mem::size_of::<ChainClock>();
     (at, bytemuck::pod_read_unaligned(&snap[at..at + size]))
 }
@@ -742,4 +744,205 @@ fn a_zero_scale_hides_a_bone_no_stage_reads_and_is_refused_on_one_it_reads() {
         );
         assert_eq!(snapshot(&hidden), before);
     }
+}
+
+/// A rig with colliders and no chain: its snapshot is as large as
+/// `snapshot_size` says, and restores (the colliders move nothing, so no
+/// collider frames are kept).
+#[test]
+fn a_rig_with_colliders_and_no_chain_snapshots_and_restores() {
+    use secmo::ffi::*;
+    let mut desc = tail_desc(3, ChainParams::tail(1.0));
+    desc.chains.clear();
+    desc.colliders = vec![secmo::Collider {
+        bone: 1,
+        shape: secmo::ColliderShape::Sphere,
+        a: Vec3::ZERO,
+        b: Vec3::ZERO,
+        radius: 0.1,
+    }];
+    let mut c = Character::new(shared(desc.clone()), Default::default());
+    run(&mut c, 10, 0);
+    let snap = snapshot(&c);
+    assert_eq!(snap.len(), c.snapshot_size());
+    c.restore(&snap).unwrap();
+    // The same through the C ABI.
+    let parents: Vec<i32> = desc.bones.iter().map(|b| b.parent).collect();
+    let reference: Vec<Transform> = desc.bones.iter().map(|b| b.reference).collect();
+    let collider = SecmoColliderDesc {
+        struct_size: std::mem::size_of::<SecmoColliderDesc>() as u32,
+        shape: SECMO_COLLIDER_SPHERE,
+        bone: 1,
+        a: [0.0; 3],
+        b: [0.0; 3],
+        radius: 0.1,
+    };
+    let d = SecmoRigDesc {
+        bone_count: parents.len() as u32,
+        parents: parents.as_ptr(),
+        reference_pose: reference.as_ptr(),
+        units_per_meter: 1.0,
+        colliders: &collider,
+        collider_count: 1,
+        ..Default::default()
+    };
+    // SAFETY: valid descriptors and buffers; handles destroyed below.
+    unsafe {
+        let (mut rig, mut ch) = (std::ptr::null_mut(), std::ptr::null_mut());
+        assert_eq!(secmo_rig_create(&d, &mut rig), SECMO_OK);
+        assert_eq!(
+            secmo_character_create(rig, std::ptr::null(), &mut ch),
+            SECMO_OK
+        );
+        let mut size = 0;
+        assert_eq!(secmo_character_snapshot_size(ch, &mut size), SECMO_OK);
+        let mut buf = vec![0u8; size];
+        let mut written = 0;
+        let r = secmo_character_snapshot(ch, buf.as_mut_ptr(), buf.len(), &mut written);
+        assert_eq!(
+            r,
+            SECMO_OK,
+            "{:?}",
+            std::ffi::CStr::from_ptr(secmo_last_error_message())
+        );
+        assert_eq!(written, size);
+        assert_eq!(secmo_character_restore(ch, buf.as_ptr(), written), SECMO_OK);
+        secmo_character_destroy(ch);
+        secmo_rig_destroy(rig);
+    }
+}
+
+/// Everything a later update reads is in the snapshot: a snapshot restored
+/// into a fresh character continues bit for bit, although the updates after
+/// it leave the world transform, importance and wind out (they keep the last
+/// ones) and the character had its chain parameters, stages and substep
+/// target changed.
+#[test]
+fn a_snapshot_restored_into_a_fresh_character_continues_bit_for_bit() {
+    use secmo::{CharacterOptions, Stage, SubstepTarget};
+    let rig = shared(tail_desc(4, ChainParams::tail(1.0)));
+    let mut a = Character::new(rig.clone(), Default::default());
+    a.set_world_transform(Transform::new(
+        Vec3::new(3.0, 0.5, -2.0),
+        glam::Quat::from_rotation_y(0.7),
+        Vec3::splat(1.3),
+    ))
+    .unwrap();
+    a.set_importance(0.4).unwrap();
+    a.set_wind(Vec3::new(2.0, 0.0, 1.0)).unwrap();
+    let mut p = *a.chain_params(0).unwrap();
+    p.lod_half_below = 0.5; // half rate at importance 0.4
+    p.gravity *= 0.5;
+    a.set_chain_params(0, p).unwrap();
+    a.set_options(CharacterOptions {
+        substep_target: SubstepTarget::Interpolate,
+    });
+    a.set_stage_enabled(Stage::Springs, false);
+    run(&mut a, 45, 0);
+    let snap = snapshot(&a);
+    let mut b = Character::new(rig, Default::default());
+    b.restore(&snap).unwrap();
+    assert_eq!(
+        snapshot(&b),
+        snap,
+        "the restored character's own snapshot is the same"
+    );
+    let mut moved = 0f32;
+    for f in 45..165 {
+        let pose = hips_pose(&a, f as f32 / 60.0);
+        let (oa, ob) = (
+            step(&mut a, 1.0 / 60.0, &pose),
+            step(&mut b, 1.0 / 60.0, &pose),
+        );
+        assert_eq!(oa, ob, "update {f} after the restore");
+        moved =
+            moved.max(glam::Quat::from_array(oa[3].rotation).angle_between(glam::Quat::IDENTITY));
+    }
+    assert!(moved > 0.05, "the tail moves ({moved} rad)");
+    // A settings section out of range is refused and changes nothing.
+    let mut bad = snap.clone();
+    let importance_at = secmo::SNAPSHOT_HEADER_SIZE + 40 + 12;
+    bad[importance_at..importance_at + 4].copy_from_slice(&f32::NAN.to_le_bytes());
+    secmo::reseal_snapshot(&mut bad).unwrap();
+    refused(&mut b, &bad, "character settings");
+    let mut bad = snap.clone();
+    let (at, _) = clock_at(&snap);
+    let integrator_at = at - std::mem::size_of::<ChainParams>() + 4;
+    bad[integrator_at..integrator_at + 4].copy_from_slice(&7u32.to_le_bytes()); // no such integrator
+    secmo::reseal_snapshot(&mut bad).unwrap();
+    refused(&mut b, &bad, "chain parameters");
+}
+
+/// A rig is accepted only if its own reference pose updates: a reference
+/// rotation whose squared length overflows float32 is refused with the
+/// bone's index and name, as an input pose with it is; a merely
+/// unnormalised one is accepted and updates.
+#[test]
+fn a_reference_rotation_that_cannot_be_normalised_is_refused_by_name() {
+    use secmo::ffi::*;
+    let mut desc = tail_desc(3, ChainParams::tail(1.0));
+    desc.bones[3].reference.rotation = [0.0, 0.0, 1e30, 1.0];
+    match secmo::Rig::new(desc.clone()) {
+        Err(e) => {
+            let message = e.describe(&desc.bones);
+            assert!(
+                message.starts_with("bone 3 (\"tail_2\"): reference rotation"),
+                "{message}"
+            );
+        }
+        Ok(_) => panic!("a rig whose reference rotation cannot be normalised was accepted"),
+    }
+    let parents: Vec<i32> = desc.bones.iter().map(|b| b.parent).collect();
+    let reference: Vec<Transform> = desc.bones.iter().map(|b| b.reference).collect();
+    let names: Vec<std::ffi::CString> = desc
+        .bones
+        .iter()
+        .map(|b| std::ffi::CString::new(b.name.as_str()).unwrap())
+        .collect();
+    let name_ptrs: Vec<*const std::ffi::c_char> = names.iter().map(|n| n.as_ptr()).collect();
+    let d = SecmoRigDesc {
+        bone_count: parents.len() as u32,
+        parents: parents.as_ptr(),
+        reference_pose: reference.as_ptr(),
+        bone_names: name_ptrs.as_ptr(),
+        units_per_meter: 1.0,
+        ..Default::default()
+    };
+    let mut rig = std::ptr::null_mut();
+    // SAFETY: a valid descriptor whose arrays outlive the call.
+    unsafe {
+        assert_eq!(secmo_rig_create(&d, &mut rig), SECMO_ERROR_INVALID_RIG);
+        let message = std::ffi::CStr::from_ptr(secmo_last_error_message()).to_string_lossy();
+        assert!(message.contains("bone 3 (\"tail_2\")"), "{message}");
+    }
+    // Unnormalised but usable: accepted, and its own reference pose updates.
+    desc.bones[3].reference.rotation = [0.0, 0.0, 3.0, 4.0];
+    let mut c = Character::new(shared(desc), Default::default());
+    let pose = c.rig().reference_pose().to_vec();
+    let mut out = pose.clone();
+    for _ in 0..3 {
+        c.update(
+            &FrameInput {
+                dt: 1.0 / 60.0,
+                pose: &pose,
+                teleport: false,
+            },
+            &mut out,
+        )
+        .unwrap();
+    }
+    // The frame check uses the same rule.
+    let mut bad = pose.clone();
+    bad[3].rotation = [0.0, 0.0, 1e30, 1.0];
+    assert!(matches!(
+        c.update(
+            &FrameInput {
+                dt: 1.0 / 60.0,
+                pose: &bad,
+                teleport: false
+            },
+            &mut out
+        ),
+        Err(Error::DegeneratePose { bone: 3, .. })
+    ));
 }

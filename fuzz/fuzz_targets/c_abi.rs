@@ -1,9 +1,14 @@
-//! Random call sequences through the C ABI on one character: updates with
-//! any pose, dt, flags, lengths and world transform; wind; chain parameters;
-//! importance; stage toggles; reset; snapshots restored after a byte flip.
+//! Random call sequences through the C ABI on three characters, each with a
+//! twin: updates with any pose, dt, flags, lengths and world transform;
+//! wind; chain parameters; importance; stage toggles; reset; snapshots
+//! restored after a byte flip. The three run their updates through one
+//! `secmo_update_batch` call (their chains share the lane kernel's lanes),
+//! their twins through one `secmo_character_update` each.
 //! Invariants: no panic (libFuzzer aborts on one, even a caught one), every
-//! `SECMO_OK` update writes a finite pose, and a failed call leaves the
-//! character's snapshot unchanged.
+//! `SECMO_OK` update writes a finite pose, a failed call leaves the
+//! character's snapshot unchanged, and a character and its twin give the
+//! same result, the same output bits and the same snapshot after every call
+//! (batch ≡ serial, whatever the batch's composition and lane positions).
 
 #![no_main]
 
@@ -30,50 +35,73 @@ fn snapshot(ch: *const SecmoCharacter) -> Vec<u8> {
     assert_eq!(r, SECMO_OK);
     let mut buf = vec![0u8; size];
     let r = unsafe { secmo_character_snapshot(ch, buf.as_mut_ptr(), buf.len(), &mut written) };
-    assert_eq!(r, SECMO_OK, "a character's own snapshot");
+    assert_eq!(r, SECMO_OK, "a character's own snapshot: {}", last_error());
     buf
 }
 
-fuzz_target!(|data: &[u8]| {
-    let mut c = Cursor { data };
-    let rig = Arc::new(secmo::Rig::new(common::rig_desc()).unwrap());
-    let n = rig.bone_count();
+fn collider(shape: u32, bone: u32, a: [f32; 3], b: [f32; 3], radius: f32) -> SecmoColliderDesc {
+    SecmoColliderDesc {
+        struct_size: std::mem::size_of::<SecmoColliderDesc>() as u32,
+        shape,
+        bone,
+        a,
+        b,
+        radius,
+    }
+}
+
+/// Two rigs over the same skeleton (common::rig_desc): a tail against a
+/// sphere and a capsule, or a hair chain held by three small inside spheres
+/// that cannot all hold it, an inside capsule and a plane.
+fn c_rig(enclosed: bool, rig: &secmo::Rig) -> *mut SecmoRig {
     let parents: Vec<i32> = rig.parents().to_vec();
     let reference: Vec<Transform> = rig.reference_pose().to_vec();
     // SAFETY: a plain-number C struct; the preset fills it.
-    let mut tail: SecmoChainParams = unsafe { std::mem::zeroed() };
-    unsafe { secmo_chain_params_tail(1.0, &mut tail) };
+    let mut params: SecmoChainParams = unsafe { std::mem::zeroed() };
+    unsafe {
+        if enclosed {
+            secmo_chain_params_hair(1.0, &mut params)
+        } else {
+            secmo_chain_params_tail(1.0, &mut params)
+        }
+    };
     let joints = [6u32, 7, 8, 9];
-    let colliders_of_chain = [0u32, 1];
-    let colliders = [
-        SecmoColliderDesc {
-            struct_size: std::mem::size_of::<SecmoColliderDesc>() as u32,
-            shape: SECMO_COLLIDER_SPHERE,
-            bone: 2,
-            a: [0.0; 3],
-            b: [0.0; 3],
-            radius: 0.1,
-        },
-        SecmoColliderDesc {
-            struct_size: std::mem::size_of::<SecmoColliderDesc>() as u32,
-            shape: SECMO_COLLIDER_CAPSULE,
-            bone: 1,
-            a: [-0.1, -0.3, 0.0],
-            b: [0.1, -0.3, 0.0],
-            radius: 0.08,
-        },
-    ];
+    let colliders = if enclosed {
+        vec![
+            collider(SECMO_COLLIDER_INSIDE_SPHERE, 1, [0.0, -0.1, -0.2], [0.0; 3], 0.12),
+            collider(SECMO_COLLIDER_INSIDE_SPHERE, 1, [0.05, -0.2, -0.3], [0.0; 3], 0.1),
+            collider(SECMO_COLLIDER_INSIDE_SPHERE, 1, [-0.05, -0.1, -0.45], [0.0; 3], 0.09),
+            collider(
+                SECMO_COLLIDER_INSIDE_CAPSULE,
+                1,
+                [0.0, 0.0, 0.0],
+                [0.0, -0.3, -0.5],
+                0.15,
+            ),
+            collider(SECMO_COLLIDER_PLANE, 1, [0.0, -0.4, 0.0], [0.1, 1.0, 0.2], 0.0),
+        ]
+    } else {
+        vec![
+            collider(SECMO_COLLIDER_SPHERE, 2, [0.0; 3], [0.0; 3], 0.1),
+            collider(SECMO_COLLIDER_CAPSULE, 1, [-0.1, -0.3, 0.0], [0.1, -0.3, 0.0], 0.08),
+        ]
+    };
+    let colliders_of_chain: Vec<u32> = (0..colliders.len() as u32).collect();
     let chain = SecmoChainDesc {
         struct_size: std::mem::size_of::<SecmoChainDesc>() as u32,
         anchor: 1,
         joints: joints.as_ptr(),
-        joint_count: 4,
-        preset: SECMO_CHAIN_TAIL,
-        params: &tail,
+        joint_count: if enclosed { 1 } else { 4 },
+        preset: if enclosed {
+            SECMO_CHAIN_HAIR
+        } else {
+            SECMO_CHAIN_TAIL
+        },
+        params: &params,
         radii: std::ptr::null(),
         weights: std::ptr::null(),
         colliders: colliders_of_chain.as_ptr(),
-        collider_count: 2,
+        collider_count: colliders_of_chain.len() as u32,
         has_end_offset: 0,
         end_offset: [0.0; 3],
     };
@@ -90,37 +118,65 @@ fuzz_target!(|data: &[u8]| {
         weight: 0.5,
     };
     let desc = SecmoRigDesc {
-        bone_count: n as u32,
+        bone_count: rig.bone_count() as u32,
         parents: parents.as_ptr(),
         reference_pose: reference.as_ptr(),
         units_per_meter: 1.0,
         springs: springs.as_ptr(),
         spring_count: 1,
         colliders: colliders.as_ptr(),
-        collider_count: 2,
+        collider_count: colliders.len() as u32,
         chains: &chain,
         chain_count: 1,
         node_constraints: &node_constraint,
         node_constraint_count: 1,
         ..Default::default()
     };
-    let (mut crig, mut ch) = (std::ptr::null_mut(), std::ptr::null_mut());
-    unsafe {
-        assert_eq!(secmo_rig_create(&desc, &mut crig), SECMO_OK);
-        assert_eq!(
-            secmo_character_create(crig, std::ptr::null(), &mut ch),
-            SECMO_OK
-        );
+    let mut out = std::ptr::null_mut();
+    // SAFETY: a valid descriptor whose arrays outlive the call.
+    unsafe { assert_eq!(secmo_rig_create(&desc, &mut out), SECMO_OK) };
+    out
+}
+
+/// How many characters run in one batch (each with a twin updated alone).
+const COUNT: usize = 3;
+
+fuzz_target!(|data: &[u8]| {
+    let mut c = Cursor { data };
+    let rig = Arc::new(secmo::Rig::new(common::rig_desc()).unwrap());
+    let n = rig.bone_count();
+    let reference: Vec<Transform> = rig.reference_pose().to_vec();
+    let rigs = [c_rig(false, &rig), c_rig(true, &rig)];
+    // Character k runs on rigs[rig_of(k)]: the two enclosed ones share lanes.
+    let rig_of = |k: usize| usize::from(k > 0);
+    let (mut batched, mut alone) = ([std::ptr::null_mut(); COUNT], [std::ptr::null_mut(); COUNT]);
+    for k in 0..COUNT {
+        unsafe {
+            for ch in [&mut batched[k], &mut alone[k]] {
+                assert_eq!(
+                    secmo_character_create(rigs[rig_of(k)], std::ptr::null(), ch),
+                    SECMO_OK
+                );
+            }
+        }
     }
-    let mut pose = reference.clone();
-    let mut out = reference.clone();
+    let mut poses = vec![reference.clone(); COUNT];
+    let mut outs = vec![reference.clone(); COUNT];
+    let mut twin_outs = vec![reference.clone(); COUNT];
     let mut steps = 0;
-    while !c.is_empty() && steps < 64 {
+    while !c.is_empty() && steps < 48 {
         steps += 1;
-        let before = snapshot(ch);
-        let result = match c.u8() % 8 {
-            0 | 1 | 2 => {
-                // An update: move a few bones by fuzzed amounts.
+        let before: Vec<Vec<u8>> = batched.iter().map(|&ch| snapshot(ch)).collect();
+        // The character a non-update call is made on (and its twin).
+        let k = c.u8() as usize % COUNT;
+        let call = c.u8() % 8;
+        // One call on `ch` (a character or its twin), from the same bytes.
+        let mut results = [[SECMO_OK; COUNT]; 2];
+        if call <= 2 {
+            // An update of every character: move a few bones by fuzzed
+            // amounts, each its own dt, flags and world.
+            let mut inputs = Vec::with_capacity(COUNT);
+            for pose in poses.iter_mut() {
                 for _ in 0..c.u8() % 4 {
                     let b = c.u8() as usize % n;
                     match c.u8() % 3 {
@@ -144,100 +200,154 @@ fuzz_target!(|data: &[u8]| {
                 } else {
                     n
                 };
-                let input = SecmoFrameInput {
-                    struct_size: if c.u8() % 32 == 0 {
-                        c.u32()
-                    } else {
-                        std::mem::size_of::<SecmoFrameInput>() as u32
-                    },
-                    flags,
-                    dt,
-                    pose: pose.as_ptr(),
-                    pose_len: pose_len.min(n),
-                    world,
-                    importance: c.f32(),
-                };
-                let r = if c.u8() % 2 == 0 {
-                    unsafe {
-                        secmo_character_update(
-                            ch,
-                            &input,
-                            out.as_mut_ptr(),
-                            n,
-                            std::ptr::null_mut(),
-                        )
-                    }
+                let struct_size = if c.u8() % 32 == 0 {
+                    c.u32()
                 } else {
-                    // The same update through the batch entry point.
-                    let mut items = [SecmoBatchItem {
-                        struct_size: if c.u8() % 32 == 0 {
-                            c.u32()
-                        } else {
-                            std::mem::size_of::<SecmoBatchItem>() as u32
-                        },
-                        result: u32::MAX,
-                        character: ch,
-                        input: &input,
-                        out_pose: out.as_mut_ptr(),
-                        out_pose_len: n,
-                        out_info: std::ptr::null_mut(),
-                    }];
-                    let r = unsafe { secmo_update_batch(items.as_mut_ptr(), 0, 1) };
-                    assert_eq!(
-                        r, items[0].result,
-                        "the batch returns its only item's result"
-                    );
-                    r
+                    std::mem::size_of::<SecmoFrameInput>() as u32
                 };
-                if r == SECMO_OK {
+                let importance = c.f32();
+                inputs.push((struct_size, flags, dt, pose_len.min(n), world, importance));
+            }
+            let c_inputs: Vec<SecmoFrameInput> = inputs
+                .iter()
+                .zip(&poses)
+                .map(
+                    |(&(struct_size, flags, dt, pose_len, world, importance), pose)| {
+                        SecmoFrameInput {
+                            struct_size,
+                            flags,
+                            dt,
+                            pose: pose.as_ptr(),
+                            pose_len,
+                            world,
+                            importance,
+                        }
+                    },
+                )
+                .collect();
+            let mut items: Vec<SecmoBatchItem> = (0..COUNT)
+                .map(|k| SecmoBatchItem {
+                    struct_size: std::mem::size_of::<SecmoBatchItem>() as u32,
+                    result: u32::MAX,
+                    character: batched[k],
+                    input: &c_inputs[k],
+                    out_pose: outs[k].as_mut_ptr(),
+                    out_pose_len: n,
+                    out_info: std::ptr::null_mut(),
+                })
+                .collect();
+            let r = unsafe { secmo_update_batch(items.as_mut_ptr(), 0, COUNT) };
+            let first_failure = items
+                .iter()
+                .map(|i| i.result)
+                .find(|&r| r != SECMO_OK)
+                .unwrap_or(SECMO_OK);
+            assert_eq!(r, first_failure, "the batch returns its first failure");
+            for k in 0..COUNT {
+                results[0][k] = items[k].result;
+                results[1][k] = unsafe {
+                    secmo_character_update(
+                        alone[k],
+                        &c_inputs[k],
+                        twin_outs[k].as_mut_ptr(),
+                        n,
+                        std::ptr::null_mut(),
+                    )
+                };
+                if results[0][k] == SECMO_OK {
                     assert!(
-                        out.iter().all(Transform::is_finite),
+                        outs[k].iter().all(Transform::is_finite),
                         "Ok with a non-finite output"
                     );
+                    let bits = |p: &[Transform]| -> Vec<u32> {
+                        p.iter()
+                            .flat_map(|t| {
+                                t.translation
+                                    .iter()
+                                    .chain(&t.rotation)
+                                    .chain(&t.scale)
+                                    .map(|v| v.to_bits())
+                                    .collect::<Vec<_>>()
+                            })
+                            .collect()
+                    };
+                    assert!(
+                        bits(&outs[k]) == bits(&twin_outs[k]),
+                        "character {k}: the batch's output differs from one call alone"
+                    );
                 }
-                r
             }
-            3 => {
-                let wind = [c.f32(), c.f32(), c.f32()];
-                unsafe { secmo_character_set_wind(ch, &wind) }
-            }
-            4 => {
-                let mut p = tail;
-                p.integrator = c.u8() as u32 % 4; // spring, exponential, VRM, invalid
-                p.vrm_drag_force = c.f32();
-                p.gravity = c.f32();
-                p.time_factor = c.f32();
-                p.wind_factor = c.f32();
-                p.radius = c.f32();
-                unsafe { secmo_character_set_chain_params(ch, 0, &p) }
-            }
-            5 => {
-                // Restore the current snapshot with one byte changed,
-                // sometimes resealed.
-                let mut snap = before.clone();
-                let at = c.u32() as usize % snap.len();
-                snap[at] ^= c.u8() | 1;
-                if c.u8() % 2 == 0 {
-                    let _ = secmo::reseal_snapshot(&mut snap);
+        } else {
+            for (side, ch) in [batched[k], alone[k]].into_iter().enumerate() {
+                // The same bytes for both: read them from a copy of the cursor.
+                let mut cc = Cursor { data: c.data };
+                results[side][k] = match call {
+                    3 => {
+                        let wind = [cc.f32(), cc.f32(), cc.f32()];
+                        unsafe { secmo_character_set_wind(ch, &wind) }
+                    }
+                    4 => {
+                        // SAFETY: a plain-number C struct; the preset fills it.
+                        let mut p: SecmoChainParams = unsafe { std::mem::zeroed() };
+                        unsafe { secmo_chain_params_tail(1.0, &mut p) };
+                        p.integrator = cc.u8() as u32 % 4; // spring, exponential, VRM, invalid
+                        p.vrm_drag_force = cc.f32();
+                        p.gravity = cc.f32();
+                        p.time_factor = cc.f32();
+                        p.wind_factor = cc.f32();
+                        p.radius = cc.f32();
+                        p.lod_half_below = cc.f32();
+                        unsafe { secmo_character_set_chain_params(ch, 0, &p) }
+                    }
+                    5 => {
+                        // Restore the current snapshot with one byte changed,
+                        // sometimes resealed.
+                        let mut snap = before[k].clone();
+                        let at = cc.u32() as usize % snap.len();
+                        snap[at] ^= cc.u8() | 1;
+                        if cc.u8() % 2 == 0 {
+                            let _ = secmo::reseal_snapshot(&mut snap);
+                        }
+                        unsafe { secmo_character_restore(ch, snap.as_ptr(), snap.len()) }
+                    }
+                    6 => unsafe {
+                        secmo_character_set_stage_enabled(
+                            ch,
+                            cc.u8() as u32 % 5,
+                            cc.u8() as u32 % 2,
+                        )
+                    },
+                    _ => unsafe { secmo_character_reset(ch) },
+                };
+                if side == 1 {
+                    c = cc;
                 }
-                unsafe { secmo_character_restore(ch, snap.as_ptr(), snap.len()) }
             }
-            6 => unsafe {
-                secmo_character_set_stage_enabled(ch, c.u8() as u32 % 5, c.u8() as u32 % 2)
-            },
-            _ => unsafe { secmo_character_reset(ch) },
-        };
-        if result != SECMO_OK && result != SECMO_ERROR_SNAPSHOT {
-            assert_eq!(snapshot(ch), before, "a failed call changed the state");
         }
-        assert_ne!(result, SECMO_ERROR_PANIC, "a panic reached the boundary");
+        for k in 0..COUNT {
+            let (result, twin) = (results[0][k], results[1][k]);
+            assert_ne!(result, SECMO_ERROR_PANIC, "a panic reached the boundary");
+            assert_eq!(result, twin, "character {k}: batch and alone disagree");
+            let now = snapshot(batched[k]);
+            if result != SECMO_OK && result != SECMO_ERROR_SNAPSHOT {
+                assert!(now == before[k], "a failed call changed the state");
+            }
+            assert!(
+                now == snapshot(alone[k]),
+                "character {k}: the batched character's state differs from its twin's"
+            );
+        }
     }
-    // The character's own snapshot always restores.
-    let snap = snapshot(ch);
+    // A character's own snapshot always restores.
     unsafe {
-        let r = secmo_character_restore(ch, snap.as_ptr(), snap.len());
-        assert_eq!(r, SECMO_OK, "own snapshot refused: {}", last_error());
-        secmo_character_destroy(ch);
-        secmo_rig_destroy(crig);
+        for ch in batched.into_iter().chain(alone) {
+            let snap = snapshot(ch);
+            let r = secmo_character_restore(ch, snap.as_ptr(), snap.len());
+            assert_eq!(r, SECMO_OK, "own snapshot refused: {}", last_error());
+            secmo_character_destroy(ch);
+        }
+        for r in rigs {
+            secmo_rig_destroy(r);
+        }
     }
 });

@@ -329,9 +329,25 @@ pub unsafe extern "C" fn secmo_rig_create(
     guard("secmo_rig_create", || {
         let out = non_null_mut(out_rig, "out_rig")?;
         let d = read_versioned(desc, SecmoRigDesc::default(), "desc")?;
-        let rig = Rig::new(rig_desc_from_c(&d)?)?;
+        let rig = new_rig(rig_desc_from_c(&d)?, !d.bone_names.is_null())?;
         *out = new_handle(SecmoRig { rig: Arc::new(rig) });
         Ok(())
+    })
+}
+
+/// `Rig::new`, whose message names the bone where the caller named the
+/// bones (`named`).
+fn new_rig(desc: RigDesc, named: bool) -> Result<Rig, FfiError> {
+    let bones = if named {
+        desc.bones.clone()
+    } else {
+        Vec::new()
+    };
+    Rig::new(desc).map_err(|e| {
+        FfiError::new(
+            SECMO_ERROR_INVALID_RIG,
+            format!("invalid rig: {}", e.describe(&bones)),
+        )
     })
 }
 
@@ -385,7 +401,7 @@ pub unsafe extern "C" fn secmo_rig_create_from_settings(
             base.colliders.append(&mut desc.colliders);
             base.chains.append(&mut desc.chains);
             base.bones = desc.bones;
-            let rig = Rig::new(base)?;
+            let rig = new_rig(base, true)?;
             *out = new_handle(SecmoRig { rig: Arc::new(rig) });
             Ok(())
         }
