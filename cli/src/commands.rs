@@ -30,16 +30,6 @@ pub struct BakeArgs {
     pub force: bool,
 }
 
-/// Whether two paths name the same file (both must exist to compare as
-/// files; otherwise their absolute forms are compared).
-#[must_use]
-pub fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => std::path::absolute(a).ok() == std::path::absolute(b).ok(),
-    }
-}
-
 /// The chosen clips (all when none is named), the baker, and the line that
 /// says which units were used, followed by a `warning:` line for each of
 /// the rig's warnings (a sheared bind pose, a chain listed before the chain
@@ -118,11 +108,27 @@ fn describe_warning(rig: &secmo::Rig, w: &secmo::rig::RigWarning) -> String {
 
 pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
     use std::fmt::Write as _;
-    let (clips, baker, units_note) = clips_and_baker(args)?;
     let dir = args
         .out_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("secmo-report"));
+    crate::output::check_dir(&dir, "--out")?;
+    let (clips, baker, units_note) = clips_and_baker(args)?;
+    // The files the report will write, checked before the measuring: an
+    // existing folder may hold the input under one of their names.
+    if dir.is_dir() {
+        let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
+        for path in crate::report::files(&dir, &names) {
+            crate::output::Output {
+                path: &path,
+                flag: "--out",
+                command: "report",
+                inputs: &[&args.input],
+                force: None,
+            }
+            .check()?;
+        }
+    }
     let bar = progress(clips.len(), "measuring");
     let reports = clips
         .iter()
@@ -189,12 +195,14 @@ pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
 
 pub fn bake(args: &BakeArgs) -> anyhow::Result<String> {
     use std::fmt::Write as _;
-    if !args.force && same_file(&args.input, &args.out) {
-        anyhow::bail!(
-            "{}: --out names the input file; bake writes a copy (pass --force to overwrite the input)",
-            args.out.display()
-        );
+    crate::output::Output {
+        path: &args.out,
+        flag: "--out",
+        command: "bake",
+        inputs: &[&args.input],
+        force: Some(args.force),
     }
+    .check()?;
     let (clips, baker, units_note) = clips_and_baker(args)?;
     if clips.is_empty() {
         anyhow::bail!(

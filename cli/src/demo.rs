@@ -323,6 +323,7 @@ pub fn run(options: &DemoOptions) -> anyhow::Result<DemoReport> {
         );
     }
 
+    crate::output::check_dir(&options.out_dir, "--out")?;
     std::fs::create_dir_all(&options.out_dir).map_err(|e| {
         anyhow::anyhow!(
             "{}: cannot create directory: {e}",
@@ -330,6 +331,21 @@ pub fn run(options: &DemoOptions) -> anyhow::Result<DemoReport> {
         )
     })?;
     let plot = options.out_dir.join("helper_springs.svg");
+    for name in [
+        "helper_springs.svg",
+        "input_rate.svg",
+        "character.glb",
+        "summary.md",
+    ] {
+        crate::output::Output {
+            path: &options.out_dir.join(name),
+            flag: "--out",
+            command: "demo",
+            inputs: &[],
+            force: None,
+        }
+        .check()?;
+    }
     draw_plot(
         &plot,
         &trace,

@@ -1264,7 +1264,27 @@ pub fn run(
     out: &Path,
     options: &GrowOptions,
     write_unchanged: bool,
+    force: bool,
 ) -> anyhow::Result<String> {
+    // Both files this writes, checked before any work: the GLB (the input
+    // only with --force) and the settings next to it (never an input).
+    let settings_path = out.with_extension("secmo-settings.json");
+    crate::output::Output {
+        path: out,
+        flag: "-o",
+        command: "rig",
+        inputs: &[input],
+        force: Some(force),
+    }
+    .check()?;
+    crate::output::Output {
+        path: &settings_path,
+        flag: "-o's settings file",
+        command: "rig",
+        inputs: &[input],
+        force: None,
+    }
+    .check()?;
     let imported = crate::import::import(input)?;
     let grown = grow(&imported, options)?;
     let mut text = String::new();
@@ -1288,7 +1308,7 @@ pub fn run(
     grown.write_glb(&imported, input, out)?;
     let _ = writeln!(text, "wrote {}", out.display());
     if !grown.settings.chains.is_empty() {
-        let path = out.with_extension("secmo-settings.json");
+        let path = settings_path;
         let json = serde_json::to_string_pretty(&grown.settings)
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         std::fs::write(&path, json).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;

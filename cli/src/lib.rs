@@ -10,6 +10,7 @@ pub mod glb;
 pub mod grow;
 pub mod import;
 pub mod meshopt;
+pub mod output;
 pub mod plot;
 pub mod procedural;
 pub mod report;

@@ -417,6 +417,26 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> anyhow::Res
     })
 }
 
+/// A clip's name as it appears in the report's file names.
+fn file_stem(clip: &str) -> String {
+    clip.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// Every file [`write`] writes into `dir` for these clips.
+#[must_use]
+pub fn files(dir: &std::path::Path, clips: &[&str]) -> Vec<std::path::PathBuf> {
+    let mut files = vec![dir.join("report.md")];
+    for clip in clips {
+        let stem = file_stem(clip);
+        for kind in ["stretch", "tips", "rates"] {
+            files.push(dir.join(format!("{kind}_{stem}.svg")));
+        }
+    }
+    files
+}
+
 /// Writes `dir/report.md` (a table per clip) and `dir/stretch_<clip>.svg`
 /// (the share of ρ samples per 0.02 bin: original chains grey, secmo-driven chains
 /// amber, the body cyan). Returns the files written.
@@ -495,11 +515,7 @@ pub fn write(
         let rows: Vec<(&str, Option<Stretch>)> =
             rows.iter().map(|(n, s)| (n.as_str(), *s)).collect();
         table_rows(&mut md, &rows, 3);
-        let file: String = r
-            .clip
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
+        let file = file_stem(&r.clip);
         let svg = dir.join(format!("stretch_{file}.svg"));
         plot(&svg, r)?;
         let _ = writeln!(
