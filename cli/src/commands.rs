@@ -3,18 +3,6 @@
 
 use std::path::PathBuf;
 
-/// A progress bar over `n` clips on stderr (hidden when it is not a terminal).
-pub fn progress(n: usize, what: &str) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new(n as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {elapsed}")
-            .expect("a valid template")
-            .progress_chars("=> "),
-    );
-    bar.set_message(what.to_string());
-    bar
-}
-
 /// What `bake` and `report` were asked to do.
 pub struct BakeArgs {
     pub input: PathBuf,
@@ -113,7 +101,7 @@ pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
         .clone()
         .unwrap_or_else(|| PathBuf::from("secmo-report"));
     crate::output::check_dir(&dir, "--out")?;
-    let (clips, baker, units_note) = clips_and_baker(args)?;
+    let (clips, mut baker, units_note) = clips_and_baker(args)?;
     // The files the report will write, checked before the measuring: an
     // existing folder may hold the input under one of their names.
     if dir.is_dir() {
@@ -129,17 +117,22 @@ pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
             .check()?;
         }
     }
-    let bar = progress(clips.len(), "measuring");
+    baker.progress = crate::progress::Progress::stderr("measuring");
+    for c in &clips {
+        baker
+            .progress
+            .plan(crate::report::work(&baker, c, &args.options));
+    }
+    if clips.is_empty() {
+        baker.progress.plan(crate::report::head_turn_work(&baker));
+    }
     let reports = clips
         .iter()
         .map(|c| {
-            bar.set_message(format!("measuring {}", c.name));
-            let r = crate::report::measure(&baker, c, &args.options);
-            bar.inc(1);
-            r
+            baker.progress.set_message(format!("measuring {}", c.name));
+            crate::report::measure(&baker, c, &args.options)
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    bar.finish_and_clear();
     let mut text = format!("{units_note}\n");
     for r in &reports {
         if let (Some(t), Some(b)) = (r.secmo, r.body) {
@@ -171,6 +164,7 @@ pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
     }
     // Characters without clips get the head-turn sequence (SPEC §10).
     let head_turn = if clips.is_empty() {
+        baker.progress.set_message("head turn".into());
         let h = crate::report::measure_head_turn(&baker)?;
         if let Some(c) = h.chain {
             let _ = writeln!(
@@ -187,6 +181,7 @@ pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
     } else {
         None
     };
+    baker.progress.finish();
     for path in crate::report::write(&args.input, &reports, head_turn.as_ref(), &dir)? {
         let _ = writeln!(text, "wrote {}", path.display());
     }
@@ -203,7 +198,7 @@ pub fn bake(args: &BakeArgs) -> anyhow::Result<String> {
         force: Some(args.force),
     }
     .check()?;
-    let (clips, baker, units_note) = clips_and_baker(args)?;
+    let (clips, mut baker, units_note) = clips_and_baker(args)?;
     if clips.is_empty() {
         anyhow::bail!(
             "{}: nothing to bake: the file has no animation clips (`secmo report` runs a head-turn sequence on such files)",
@@ -212,11 +207,15 @@ pub fn bake(args: &BakeArgs) -> anyhow::Result<String> {
     }
     let mut report = format!("{units_note}\n");
     let mut baked = Vec::new();
-    let bar = progress(clips.len(), "baking");
+    baker.progress = crate::progress::Progress::stderr("baking");
     for clip in &clips {
-        bar.set_message(format!("baking {}", clip.name));
+        baker
+            .progress
+            .plan(baker.work(clip, &args.options, !args.cold));
+    }
+    for clip in &clips {
+        baker.progress.set_message(format!("baking {}", clip.name));
         let b = baker.bake(clip, &args.options, !args.cold)?;
-        bar.inc(1);
         if b.looped {
             let _ = writeln!(
                 report,
@@ -246,7 +245,7 @@ pub fn bake(args: &BakeArgs) -> anyhow::Result<String> {
         }
         baked.push(b);
     }
-    bar.finish_and_clear();
+    baker.progress.finish();
     crate::bake::write_glb(&args.input, &args.out, &baker, &baked)?;
     let _ = writeln!(report, "wrote {}", args.out.display());
     Ok(report)

@@ -13,5 +13,6 @@ pub mod meshopt;
 pub mod output;
 pub mod plot;
 pub mod procedural;
+pub mod progress;
 pub mod report;
 pub mod vrm_settings;

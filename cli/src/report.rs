@@ -330,6 +330,33 @@ fn skin_pose(mesh: &SkinnedMesh, rig: &secmo::Rig, pose: &[secmo::Transform]) ->
     z
 }
 
+/// The frames [`measure`] will simulate (its bakes, [`Baker::work`]) and
+/// skin (three variants per mesh and key), for the progress bar.
+#[must_use]
+pub fn work(baker: &Baker, clip: &Clip, options: &BakeOptions) -> u64 {
+    let at = |rate: f32| BakeOptions { rate, ..*options };
+    let study = study_rates(clip.duration);
+    let mut work = baker.work(clip, options, true);
+    for rate in study {
+        if rate != options.rate {
+            work += baker.work(clip, &at(rate), true);
+        }
+        // The same input (the clip keyed at 30 Hz) at each rate.
+        work += baker.work(clip, &at(rate), true);
+    }
+    let frames = ((clip.duration * options.rate).round() as u64).max(1);
+    work + 3 * frames * baker.imported.meshes.len() as u64
+}
+
+/// The frames [`measure_head_turn`] simulates and skins.
+#[must_use]
+pub fn head_turn_work(baker: &Baker) -> u64 {
+    HEAD_TURN_FRAMES as u64 * (1 + baker.imported.meshes.len() as u64)
+}
+
+/// The head-turn sequence's frames: 12 s at 30 Hz.
+const HEAD_TURN_FRAMES: usize = 360;
+
 /// Measures `clip` on the baker's character: original, rigid and
 /// secmo-driven chain, and the body baseline, over every baked key.
 pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> anyhow::Result<StretchReport> {
@@ -375,7 +402,11 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> anyhow::Res
         let (chain_edges, body_edges) = edge_sets(mesh, &baker.rig, &baker.joints);
         let skinned = |variant: usize| -> Vec<Vec<Vec3>> {
             (0..frames)
-                .map(|f| skin_pose(mesh, rig, &pose_at(variant, f)))
+                .map(|f| {
+                    let z = skin_pose(mesh, rig, &pose_at(variant, f));
+                    baker.progress.done(1);
+                    z
+                })
                 .collect()
         };
         let driven = skinned(2);
@@ -811,7 +842,7 @@ pub fn measure_head_turn(baker: &Baker) -> anyhow::Result<HeadTurnReport> {
     })?;
     let bind = rig.reference_pose();
     let rate = 30.0;
-    let frames = (12.0 * rate) as usize;
+    let frames = HEAD_TURN_FRAMES;
     let mut character = secmo::Character::new(
         std::sync::Arc::clone(rig),
         secmo::CharacterOptions::default(),
@@ -858,11 +889,19 @@ pub fn measure_head_turn(baker: &Baker) -> anyhow::Result<HeadTurnReport> {
         }
         previous = particles;
         poses.push(out.clone());
+        baker.progress.done(1);
     }
     let mut samples: [Samples; 2] = Default::default();
     for mesh in &baker.imported.meshes {
         let (chain_edges, body_edges) = edge_sets(mesh, rig, &baker.joints);
-        let skinned: Vec<Vec<Vec3>> = poses.iter().map(|p| skin_pose(mesh, rig, p)).collect();
+        let skinned: Vec<Vec<Vec3>> = poses
+            .iter()
+            .map(|p| {
+                let z = skin_pose(mesh, rig, p);
+                baker.progress.done(1);
+                z
+            })
+            .collect();
         sample(&chain_edges, &skinned, &mut samples[0]);
         sample(&body_edges, &skinned, &mut samples[1]);
     }

@@ -560,3 +560,98 @@ fn no_command_overwrites_its_input_under_any_spelling() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Progress counts frames: every frame a bake simulates, planned before it
+/// runs (the warm-up's passes corrected once known), so the bar ends full.
+#[test]
+fn progress_counts_every_frame_and_ends_full() {
+    use secmo_cli::bake::{BakeOptions, Baker};
+    let fox = secmo_cli::import::import(std::path::Path::new(&asset("Fox.glb"))).unwrap();
+    let clips = fox.clips.clone();
+    let mut baker = Baker::new(fox, 100.0).unwrap();
+    let options = BakeOptions::default();
+    for clip in &clips {
+        baker.progress = secmo_cli::progress::Progress::hidden();
+        baker.progress.plan(baker.work(clip, &options, true));
+        let b = baker.bake(clip, &options, true).unwrap();
+        let frames = (b.times.len() - 1) as u64;
+        // One pass to record, one per warm-up pass, one update per frame.
+        assert_eq!(
+            baker.progress.position(),
+            frames * (b.passes as u64 + 1),
+            "{}",
+            clip.name
+        );
+        assert_eq!(baker.progress.length(), baker.progress.position());
+    }
+    // The report's work: its seven bakes and the skinning, frame by frame.
+    let walk = clips.iter().find(|c| c.name == "Walk").unwrap();
+    baker.progress = secmo_cli::progress::Progress::hidden();
+    let planned = secmo_cli::report::work(&baker, walk, &options);
+    baker.progress.plan(planned);
+    secmo_cli::report::measure(&baker, walk, &options).unwrap();
+    assert_eq!(baker.progress.length(), baker.progress.position());
+    assert!(
+        baker.progress.position() > 2000,
+        "{}",
+        baker.progress.position()
+    );
+}
+
+/// On a terminal, work that takes more than a second shows frames done of
+/// frames planned and an ETA; a command that ends sooner shows nothing.
+#[test]
+fn long_work_shows_frames_and_an_eta_on_a_terminal() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("ignored: `script` (util-linux) runs the command on a terminal");
+        return;
+    }
+    let dir = temp_dir("progress");
+    let run = |args: &str| {
+        let start = std::time::Instant::now();
+        let out = std::process::Command::new("script")
+            .args([
+                "-qec",
+                &format!("{} {args}", env!("CARGO_BIN_EXE_secmo")),
+                "/dev/null",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args}");
+        (
+            start.elapsed().as_secs_f32(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (seconds, text) = run(&format!(
+        "report {} --out {}",
+        asset("Fox.glb"),
+        dir.join("report").display()
+    ));
+    let bar = bar_frames(&text);
+    if seconds > 1.5 {
+        let (done, planned) = bar.expect("a bar after a second of work");
+        assert!(done <= planned && planned > 10_000, "{done}/{planned}");
+        assert!(text.contains("ETA "), "{text}");
+        assert!(text.contains("measuring Survey"), "{text}");
+    } else if seconds < 1.0 {
+        assert!(bar.is_none(), "no bar for {seconds} s of work");
+    }
+    let (seconds, text) = run(&format!("import {}", asset("Fox.glb")));
+    assert!(seconds < 1.0 && bar_frames(&text).is_none(), "{text}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The last "N/M frames" a bar drew, if any.
+fn bar_frames(text: &str) -> Option<(u64, u64)> {
+    text.split(['\r', '\n']).rev().find_map(|line| {
+        let end = line.find(" frames, ")?;
+        let count = line[..end].rsplit(' ').next()?;
+        let (done, planned) = count.split_once('/')?;
+        Some((done.parse().ok()?, planned.parse().ok()?))
+    })
+}
