@@ -307,6 +307,14 @@ fn units_are_inferred_and_said_when_not_given() {
         let (code, stdout, err) = secmo(&["rig", &asset(file), "-o", out.to_str().unwrap()]);
         assert_eq!(code, 0, "{file}: {err}");
         assert_eq!(stdout.lines().next(), Some(format!("{expect} (a character is assumed about 1.7 m); pass --units-per-meter to override").as_str()), "{file}");
+        // rig's model size H is the same size in the same scene (it read
+        // RobotExpressive's skin alone in its bind space: "H 0.019").
+        let size = expect.split(", ").nth(2).unwrap(); // "4.599 units = 4.60 m"
+        let appendages = stdout.lines().nth(1).unwrap();
+        assert!(
+            appendages.starts_with(&format!("appendages (model size H {size} in the scene;")),
+            "{file}: {appendages}"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
     // report without --units-per-meter gives the same figures as with 100.
