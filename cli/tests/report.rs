@@ -227,3 +227,32 @@ fn rates_plot_compares_every_key_of_24_and_30_hz_clips() {
         }
     }
 }
+
+/// A picture speaks one length unit: the plotter refuses one whose labels
+/// name two (a centimetre axis with a limit in metres) and writes nothing.
+#[test]
+fn a_picture_that_names_two_units_is_refused() {
+    use secmo_cli::plot::{draw, length_units, Mark, Panel, Series, AMBER, RED};
+    let path = std::env::temp_dir().join(format!("secmo-units-{}.svg", std::process::id()));
+    let panel = |y_label: &str, limit: &str| Panel {
+        title: "offset".into(),
+        x_label: "time (s)".into(),
+        y_label: y_label.into(),
+        series: vec![Series::new("offset", AMBER, vec![(0.0, 0.0), (1.0, 1.5)])],
+        marks: vec![Mark::horizontal(limit, RED, 2.0)],
+        ..Default::default()
+    };
+    let mixed = [panel("offset (cm)", "limit (0.02 m)")];
+    assert_eq!(length_units("helper", &mixed), ["cm", "m"]);
+    let e = draw(&path, "helper", &mixed).unwrap_err().to_string();
+    assert!(
+        e.contains(&path.display().to_string()) && e.contains("names cm and m"),
+        "{e}"
+    );
+    assert!(!path.exists(), "nothing written");
+    let one = [panel("offset (cm)", "limit (2 cm)")];
+    assert_eq!(length_units("helper", &one), ["cm"]);
+    draw(&path, "helper", &one).unwrap();
+    assert!(path.exists());
+    std::fs::remove_file(&path).unwrap();
+}
