@@ -68,14 +68,27 @@ const SPRING_FIELDS: &[&str] = &["name", "joints", "colliderGroups", "center", "
 
 /// Notes every field of `object` that is not in `known` (extensions
 /// included, each by name): secmo reads them but does not apply them.
-fn note_ignored(object: &Value, path: &str, known: &[&str], notes: &mut Vec<String>) {
+/// `tail_end`: `object` is a VRM 1.0 spring's last joint, which is only
+/// where the joint before it aims, so nothing on it is simulated.
+fn note_ignored(
+    object: &Value,
+    path: &str,
+    known: &[&str],
+    tail_end: bool,
+    notes: &mut Vec<String>,
+) {
     let Some(map) = object.as_object() else {
         return;
     };
     for (key, value) in map {
         if key == "extensions" {
             for (ext, body) in value.as_object().into_iter().flatten() {
-                let what = if ext == "VRMC_springBone_limit" {
+                let what = if tail_end {
+                    "on the spring's last joint, its tail end, which no joint simulates \
+                     (it only gives the joint before it its direction and length): \
+                     the extension has nothing to act on"
+                        .to_string()
+                } else if ext == "VRMC_springBone_limit" {
                     let forms: Vec<&str> = body
                         .get("limit")
                         .and_then(Value::as_object)
@@ -98,6 +111,41 @@ fn note_ignored(object: &Value, path: &str, known: &[&str], notes: &mut Vec<Stri
             notes.push(format!("{path}.{key}: unknown field, ignored"));
         }
     }
+}
+
+/// A `VRMC_springBone_extended_collider` whose `specVersion` is missing or
+/// not "1.0" gets a note saying what secmo does (it uses the extension's
+/// shape, `kind`, as 1.0) and what three-vrm does: it reads the extension
+/// only at version "1.0" and otherwise falls back to the collider's base
+/// shape, and fails on a collider without one, so such a file collides
+/// differently in the two runtimes.
+fn extended_collider_version(
+    extension: &Value,
+    base: Option<&Value>,
+    kind: &str,
+    path: &str,
+    notes: &mut Vec<String>,
+) {
+    let at = format!("{path}.extensions.VRMC_springBone_extended_collider.specVersion");
+    let found = match extension.get("specVersion") {
+        Some(Value::String(v)) if v == "1.0" => return,
+        None => "missing".to_string(),
+        Some(v) => format!("{v} is not \"1.0\""),
+    };
+    let base_shape = ["sphere", "capsule", "plane"]
+        .into_iter()
+        .find(|k| base.is_some_and(|b| b.get(k).is_some()));
+    let three_vrm = match base_shape {
+        Some(b) => format!("three-vrm 3.5.5 ignores the extension and uses the base {b}"),
+        None => "three-vrm 3.5.5 ignores the extension and fails on this collider, \
+                 which has no base shape"
+            .to_string(),
+    };
+    let shape = kind.replace('_', " ");
+    notes.push(format!(
+        "{at}: {found}; secmo reads the extension as 1.0 and uses its {shape}; {three_vrm}, \
+         so the file collides differently there"
+    ));
 }
 
 fn err(path: impl Into<String>, message: impl Into<String>) -> SettingsError {
@@ -1000,10 +1048,10 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         for (i, c) in colliders.iter().enumerate() {
             let path = format!("{TOP}.colliders[{i}]");
             let node = name(format!("{path}.node"), c.get("node"))?;
-            let extended = c
+            let extension = c
                 .get("extensions")
-                .and_then(|e| e.get("VRMC_springBone_extended_collider"))
-                .and_then(|e| e.get("shape"));
+                .and_then(|e| e.get("VRMC_springBone_extended_collider"));
+            let extended = extension.and_then(|e| e.get("shape"));
             let Some(shape) = extended.or_else(|| c.get("shape")) else {
                 notes.push(format!("{path}: no shape; left out"));
                 continue;
@@ -1065,6 +1113,9 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 ));
                 continue;
             };
+            if let (Some(e), Some(_)) = (extension, extended) {
+                extended_collider_version(e, c.get("shape"), kind, &path, &mut notes);
+            }
             collider_shapes.push(kind.to_string());
             settings.colliders.push(ColliderSettings {
                 name: format!("collider{i}"),
@@ -1102,7 +1153,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         for (s, sp) in springs.iter().enumerate() {
             let path = format!("{TOP}.springs[{s}]");
             let js = list(sp, "joints", &path, &mut notes);
-            note_ignored(sp, &path, SPRING_FIELDS, &mut notes);
+            note_ignored(sp, &path, SPRING_FIELDS, false, &mut notes);
             if js.is_empty() {
                 // three-vrm and UniVRM make no joint of it either.
                 notes.push(format!("{path}: no joints; nothing to simulate"));
@@ -1131,7 +1182,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
             let mut radii = Vec::with_capacity(js.len());
             for (k, j) in js.iter().enumerate() {
                 let joint_path = format!("{path}.joints[{k}] ({})", nodes.names[indices[k]]);
-                note_ignored(j, &joint_path, JOINT_FIELDS, &mut notes);
+                note_ignored(j, &joint_path, JOINT_FIELDS, k + 1 == js.len(), &mut notes);
                 if k + 1 == js.len() {
                     continue;
                 }
@@ -1303,7 +1354,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
             );
             let radius = number(bg, "hitRadius", 0.02, &path, &mut notes);
             let radius = non_negative(radius, &format!("{path}.hitRadius"), &mut notes);
-            note_ignored(bg, &path, GROUP_FIELDS, &mut notes);
+            note_ignored(bg, &path, GROUP_FIELDS, false, &mut notes);
             let colliders = group_colliders(bg.get("colliderGroups"), &table, &path, &mut notes);
             for (r, root) in list(bg, "bones", &path, &mut notes).iter().enumerate() {
                 let root = name(format!("{path}.bones[{r}]"), Some(root))?;

@@ -743,6 +743,100 @@ fn fields_the_preset_does_not_apply_are_listed_by_name() {
 }
 
 #[test]
+fn a_spring_tails_extensions_are_named_as_on_a_tail_end() {
+    // The last joint of a VRM 1.0 spring is only where the joint before it
+    // aims: no joint is simulated there, so "not applied" (as if secmo left
+    // something out of a simulated joint) was the wrong note for it.
+    let text = head_strand_file(
+        r#""extensionsUsed": ["VRMC_springBone", "VRMC_springBone_limit", "EXT_wiggle"],
+      "extensions": {"VRMC_springBone": {"specVersion": "1.0", "springs": [{
+        "joints": [
+          {"node": 1, "extensions": {"EXT_wiggle": {}}},
+          {"node": 2},
+          {"node": 3, "extensions": {"EXT_wiggle": {}, "VRMC_springBone_limit":
+            {"specVersion": "1.0-draft", "limit": {"cone": {"angle": 0.5}}}}}
+        ]}]}}"#,
+    );
+    let import = vrm::import(text.as_bytes()).unwrap();
+    let tail = "on the spring's last joint, its tail end, which no joint simulates \
+                (it only gives the joint before it its direction and length): \
+                the extension has nothing to act on";
+    assert_eq!(
+        import.notes,
+        [
+            "VRMC_springBone.springs[0].joints[0] (H1).extensions.EXT_wiggle: extension not applied"
+                .to_string(),
+            format!("VRMC_springBone.springs[0].joints[2] (H3).extensions.EXT_wiggle: {tail}"),
+            format!(
+                "VRMC_springBone.springs[0].joints[2] (H3).extensions.VRMC_springBone_limit: {tail}"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn an_extended_collider_without_version_1_0_is_named_with_what_each_runtime_does() {
+    // VRMC_springBone_extended_collider requires specVersion "1.0".
+    // three-vrm 3.5.5 reads the extension only then; otherwise it uses the
+    // collider's base shape, and fails on a collider without one. secmo
+    // uses the extension's shape and says so.
+    let file = |version: &str, base: &str| {
+        head_strand_file(&format!(
+            r#""extensionsUsed": ["VRMC_springBone", "VRMC_springBone_extended_collider"],
+      "extensions": {{"VRMC_springBone": {{"specVersion": "1.0",
+        "colliders": [{{"node": 0, {base}
+          "extensions": {{"VRMC_springBone_extended_collider": {{{version}
+            "shape": {{"sphere": {{"offset": [0, 0, 0], "radius": 0.5, "inside": true}}}}}}}}}}],
+        "colliderGroups": [{{"colliders": [0]}}],
+        "springs": [{{"colliderGroups": [0], "joints": [{{"node": 1}}, {{"node": 2}}]}}]}}}}"#
+        ))
+    };
+    let base = r#""shape": {"sphere": {"offset": [0, 0, 0], "radius": 0.1}},"#;
+    let at =
+        "VRMC_springBone.colliders[0].extensions.VRMC_springBone_extended_collider.specVersion";
+    for (version, base, note) in [
+        (
+            "",
+            base,
+            Some(format!(
+                "{at}: missing; secmo reads the extension as 1.0 and uses its inside sphere; \
+                 three-vrm 3.5.5 ignores the extension and uses the base sphere, \
+                 so the file collides differently there"
+            )),
+        ),
+        (
+            r#""specVersion": "1.1","#,
+            "",
+            Some(format!(
+                "{at}: \"1.1\" is not \"1.0\"; secmo reads the extension as 1.0 and uses its \
+                 inside sphere; three-vrm 3.5.5 ignores the extension and fails on this \
+                 collider, which has no base shape, so the file collides differently there"
+            )),
+        ),
+        (
+            r#""specVersion": 1,"#,
+            base,
+            Some(format!(
+            "{at}: 1 is not \"1.0\"; secmo reads the extension as 1.0 and uses its inside sphere; \
+             three-vrm 3.5.5 ignores the extension and uses the base sphere, \
+             so the file collides differently there"
+        )),
+        ),
+        (r#""specVersion": "1.0","#, base, None),
+    ] {
+        let import = vrm::import(file(version, base).as_bytes()).unwrap();
+        assert_eq!(
+            import.notes,
+            note.into_iter().collect::<Vec<_>>(),
+            "{version}"
+        );
+        // secmo's shape either way: the extension's.
+        assert_eq!(import.collider_shapes, ["inside_sphere"], "{version}");
+        assert_eq!(import.settings.colliders[0].radius, 0.5);
+    }
+}
+
+#[test]
 fn godette_hair_agrees_across_30_60_and_120_hz_input() {
     // SPEC §8, §13.1: the same motion at any input rate. The head turns
     // (yaw, then roll) along 30 Hz keys, linear between them; 60 and 120 Hz

@@ -95,6 +95,9 @@ pub struct Baker {
     tail_chain: Option<usize>,
     /// That tail's parameters for a clip that keys it ([`Baker::rig_for`]).
     carriage_params: ChainParams,
+    /// Counts every simulated frame ([`Baker::work`] plans them); hidden
+    /// unless a command sets a bar.
+    pub progress: crate::progress::Progress,
 }
 
 impl Baker {
@@ -296,6 +299,7 @@ impl Baker {
             desc,
             tail_chain,
             carriage_params,
+            progress: crate::progress::Progress::hidden(),
         })
     }
 
@@ -394,6 +398,24 @@ impl Baker {
             .collect()
     }
 
+    /// The frames [`Baker::bake`] will simulate for `clip`, as planned
+    /// before it runs: one pass to record and
+    /// [`crate::progress::WARM_UP_GUESS`] warm-up passes (the bake
+    /// corrects the plan when it knows its own count).
+    #[must_use]
+    pub fn work(&self, clip: &Clip, options: &BakeOptions, warm_up: bool) -> u64 {
+        let frames = ((clip.duration * options.rate).round() as usize).max(1);
+        (frames * (1 + Self::warm_up_guess(options, warm_up))) as u64
+    }
+
+    fn warm_up_guess(options: &BakeOptions, warm_up: bool) -> usize {
+        if warm_up {
+            crate::progress::WARM_UP_GUESS.min(options.max_passes)
+        } else {
+            0
+        }
+    }
+
     /// Bakes `clip` (warm-up passes first when `warm_up`).
     pub fn bake(
         &self,
@@ -464,18 +486,25 @@ impl Baker {
             .looping
             .unwrap_or_else(|| Clip::loops(seam, self.rig.units_per_meter()));
         let mut passes = 0;
+        let progress = &self.progress;
+        let guess = Self::warm_up_guess(options, warm_up);
         if warm_up {
             while passes < options.max_passes {
+                if passes >= guess {
+                    progress.plan(frames as u64);
+                }
                 let start: Vec<Vec3> = state(&character);
                 if looped {
                     for frame in 1..=frames {
                         update(&mut character, frame % frames, &mut pose, &mut out, dt)?;
+                        progress.done(1);
                     }
                 } else {
                     // A one-shot starts from its first pose, settled: hold
                     // it for as long as a pass of the clip.
                     for _ in 1..=frames {
                         update(&mut character, 0, &mut pose, &mut out, dt)?;
+                        progress.done(1);
                     }
                 }
                 passes += 1;
@@ -489,6 +518,9 @@ impl Baker {
                     break;
                 }
             }
+        }
+        if passes < guess {
+            progress.unplan(((guess - passes) * frames) as u64);
         }
         let mut times = Vec::with_capacity(frames + 1);
         let mut rotations = vec![Vec::with_capacity(frames + 1); self.joints.len()];
@@ -521,6 +553,7 @@ impl Baker {
             let start = std::time::Instant::now();
             update(&mut character, frame, &mut pose, &mut out, dt)?;
             update_micros.push(start.elapsed().as_secs_f32() * 1e6);
+            progress.done(1);
             record(&pose, &out, &mut rotations);
             record_helpers(&out, &mut helpers);
             times.push(frame as f32 * dt);
@@ -528,6 +561,7 @@ impl Baker {
         let (closing_error, closing_offset) = if looped {
             // The seam: one more step brings the loop back to frame 0.
             update(&mut character, 0, &mut pose, &mut out, dt)?;
+            progress.done(1);
             let closing_error = self
                 .joints
                 .iter()
@@ -558,6 +592,7 @@ impl Baker {
             // A one-shot ends where the clip ends: the last frame is
             // simulated, never wrapped to the first.
             update(&mut character, frames, &mut pose, &mut out, dt)?;
+            progress.done(1);
             record(&pose, &out, &mut rotations);
             record_helpers(&out, &mut helpers);
             (0.0, 0.0)

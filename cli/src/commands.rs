@@ -3,18 +3,6 @@
 
 use std::path::PathBuf;
 
-/// A progress bar over `n` clips on stderr (hidden when it is not a terminal).
-pub fn progress(n: usize, what: &str) -> indicatif::ProgressBar {
-    let bar = indicatif::ProgressBar::new(n as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{msg} [{bar:30}] {pos}/{len} {elapsed}")
-            .expect("a valid template")
-            .progress_chars("=> "),
-    );
-    bar.set_message(what.to_string());
-    bar
-}
-
 /// What `bake` and `report` were asked to do.
 pub struct BakeArgs {
     pub input: PathBuf,
@@ -28,16 +16,6 @@ pub struct BakeArgs {
     pub cold: bool,
     /// Allow `out` to be the input file.
     pub force: bool,
-}
-
-/// Whether two paths name the same file (both must exist to compare as
-/// files; otherwise their absolute forms are compared).
-#[must_use]
-pub fn same_file(a: &std::path::Path, b: &std::path::Path) -> bool {
-    match (a.canonicalize(), b.canonicalize()) {
-        (Ok(a), Ok(b)) => a == b,
-        _ => std::path::absolute(a).ok() == std::path::absolute(b).ok(),
-    }
 }
 
 /// The chosen clips (all when none is named), the baker, and the line that
@@ -118,22 +96,43 @@ fn describe_warning(rig: &secmo::Rig, w: &secmo::rig::RigWarning) -> String {
 
 pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
     use std::fmt::Write as _;
-    let (clips, baker, units_note) = clips_and_baker(args)?;
     let dir = args
         .out_dir
         .clone()
         .unwrap_or_else(|| PathBuf::from("secmo-report"));
-    let bar = progress(clips.len(), "measuring");
+    crate::output::check_dir(&dir, "--out")?;
+    let (clips, mut baker, units_note) = clips_and_baker(args)?;
+    // The files the report will write, checked before the measuring: an
+    // existing folder may hold the input under one of their names.
+    if dir.is_dir() {
+        let names: Vec<&str> = clips.iter().map(|c| c.name.as_str()).collect();
+        for path in crate::report::files(&dir, &names) {
+            crate::output::Output {
+                path: &path,
+                flag: "--out",
+                command: "report",
+                inputs: &[&args.input],
+                force: None,
+            }
+            .check()?;
+        }
+    }
+    baker.progress = crate::progress::Progress::stderr("measuring");
+    for c in &clips {
+        baker
+            .progress
+            .plan(crate::report::work(&baker, c, &args.options));
+    }
+    if clips.is_empty() {
+        baker.progress.plan(crate::report::head_turn_work(&baker));
+    }
     let reports = clips
         .iter()
         .map(|c| {
-            bar.set_message(format!("measuring {}", c.name));
-            let r = crate::report::measure(&baker, c, &args.options);
-            bar.inc(1);
-            r
+            baker.progress.set_message(format!("measuring {}", c.name));
+            crate::report::measure(&baker, c, &args.options)
         })
         .collect::<anyhow::Result<Vec<_>>>()?;
-    bar.finish_and_clear();
     let mut text = format!("{units_note}\n");
     for r in &reports {
         if let (Some(t), Some(b)) = (r.secmo, r.body) {
@@ -165,6 +164,7 @@ pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
     }
     // Characters without clips get the head-turn sequence (SPEC §10).
     let head_turn = if clips.is_empty() {
+        baker.progress.set_message("head turn".into());
         let h = crate::report::measure_head_turn(&baker)?;
         if let Some(c) = h.chain {
             let _ = writeln!(
@@ -181,6 +181,7 @@ pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
     } else {
         None
     };
+    baker.progress.finish();
     for path in crate::report::write(&args.input, &reports, head_turn.as_ref(), &dir)? {
         let _ = writeln!(text, "wrote {}", path.display());
     }
@@ -189,13 +190,15 @@ pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
 
 pub fn bake(args: &BakeArgs) -> anyhow::Result<String> {
     use std::fmt::Write as _;
-    if !args.force && same_file(&args.input, &args.out) {
-        anyhow::bail!(
-            "{}: --out names the input file; bake writes a copy (pass --force to overwrite the input)",
-            args.out.display()
-        );
+    crate::output::Output {
+        path: &args.out,
+        flag: "--out",
+        command: "bake",
+        inputs: &[&args.input],
+        force: Some(args.force),
     }
-    let (clips, baker, units_note) = clips_and_baker(args)?;
+    .check()?;
+    let (clips, mut baker, units_note) = clips_and_baker(args)?;
     if clips.is_empty() {
         anyhow::bail!(
             "{}: nothing to bake: the file has no animation clips (`secmo report` runs a head-turn sequence on such files)",
@@ -204,11 +207,15 @@ pub fn bake(args: &BakeArgs) -> anyhow::Result<String> {
     }
     let mut report = format!("{units_note}\n");
     let mut baked = Vec::new();
-    let bar = progress(clips.len(), "baking");
+    baker.progress = crate::progress::Progress::stderr("baking");
     for clip in &clips {
-        bar.set_message(format!("baking {}", clip.name));
+        baker
+            .progress
+            .plan(baker.work(clip, &args.options, !args.cold));
+    }
+    for clip in &clips {
+        baker.progress.set_message(format!("baking {}", clip.name));
         let b = baker.bake(clip, &args.options, !args.cold)?;
-        bar.inc(1);
         if b.looped {
             let _ = writeln!(
                 report,
@@ -238,7 +245,7 @@ pub fn bake(args: &BakeArgs) -> anyhow::Result<String> {
         }
         baked.push(b);
     }
-    bar.finish_and_clear();
+    baker.progress.finish();
     crate::bake::write_glb(&args.input, &args.out, &baker, &baked)?;
     let _ = writeln!(report, "wrote {}", args.out.display());
     Ok(report)

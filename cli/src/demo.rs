@@ -323,6 +323,7 @@ pub fn run(options: &DemoOptions) -> anyhow::Result<DemoReport> {
         );
     }
 
+    crate::output::check_dir(&options.out_dir, "--out")?;
     std::fs::create_dir_all(&options.out_dir).map_err(|e| {
         anyhow::anyhow!(
             "{}: cannot create directory: {e}",
@@ -330,6 +331,21 @@ pub fn run(options: &DemoOptions) -> anyhow::Result<DemoReport> {
         )
     })?;
     let plot = options.out_dir.join("helper_springs.svg");
+    for name in [
+        "helper_springs.svg",
+        "input_rate.svg",
+        "character.glb",
+        "summary.md",
+    ] {
+        crate::output::Output {
+            path: &options.out_dir.join(name),
+            flag: "--out",
+            command: "demo",
+            inputs: &[],
+            force: None,
+        }
+        .check()?;
+    }
     draw_plot(
         &plot,
         &trace,
@@ -401,7 +417,7 @@ pub fn run(options: &DemoOptions) -> anyhow::Result<DemoReport> {
 
 /// Two panels: the helper's height, target (cyan) against output (amber),
 /// and the offset length against its limit. Colours follow the source
-/// articles. The rig is in centimetres.
+/// articles. Lengths in the procedural rig's unit (centimetres).
 fn draw_plot(
     path: &Path,
     trace: &Trace,
@@ -410,6 +426,7 @@ fn draw_plot(
     seconds_per_phase: f32,
 ) -> anyhow::Result<()> {
     use crate::plot::{Mark, Panel, Series, AMBER, CYAN, RED};
+    let unit = crate::plot::unit_name(crate::procedural::UNITS_PER_METER);
     let t_end = f64::from(trace.time.last().copied().unwrap_or(1.0).max(1e-3));
     let sections: Vec<(f64, String)> = SEQUENCE
         .iter()
@@ -434,7 +451,7 @@ fn draw_plot(
         Panel {
             title: "height above the floor".into(),
             x_label: "time (s)".into(),
-            y_label: "height (cm)".into(),
+            y_label: format!("height ({unit})"),
             series: vec![
                 Series::new("target (animation)", CYAN, series(&trace.target)),
                 Series::new("output (secmo)", AMBER, series(&trace.output)),
@@ -446,10 +463,10 @@ fn draw_plot(
         Panel {
             title: "offset length |output − target|".into(),
             x_label: "time (s)".into(),
-            y_label: "offset (cm)".into(),
+            y_label: format!("offset ({unit})"),
             series: vec![Series::new("offset", AMBER, offset)],
             marks: vec![Mark::horizontal(
-                format!("limit ({max_offset} cm)"),
+                format!("limit ({max_offset} {unit})"),
                 RED,
                 f64::from(max_offset),
             )],
@@ -467,9 +484,10 @@ fn draw_plot(
 }
 
 /// One bone's vertical offset (output − target) for the three input-rate
-/// runs (cm), and each run's difference from the 60 Hz interpolated one.
+/// runs (the procedural rig's unit, cm), and each run's difference from the 60 Hz interpolated one.
 fn draw_rate_plot(path: &Path, runs: &[&Run], spring: usize, bone: &str) -> anyhow::Result<()> {
     use crate::plot::{Panel, Series, AMBER, BLUE, RED};
+    let unit = crate::plot::unit_name(crate::procedural::UNITS_PER_METER);
     let colors = [BLUE, AMBER, RED];
     let t_end = f64::from(runs[0].time.last().copied().unwrap_or(1.0).max(1e-3));
     let series: Vec<Series> = runs
@@ -490,7 +508,7 @@ fn draw_rate_plot(path: &Path, runs: &[&Run], spring: usize, bone: &str) -> anyh
     let panels = [Panel {
         title: "vertical offset, output − target".into(),
         x_label: "time (s)".into(),
-        y_label: "offset y (cm)".into(),
+        y_label: format!("offset y ({unit})"),
         series,
         x_range: Some((0.0, t_end)),
         ..Default::default()

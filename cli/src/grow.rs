@@ -137,9 +137,15 @@ pub struct NewBone {
 /// The pass's result.
 #[derive(Clone, Debug)]
 pub struct Grown {
-    /// Model size H: the skin's largest bind-space extent (a standing
-    /// humanoid's height, a quadruped's length), file units.
+    /// Model size H: the character's largest extent in its scene (a
+    /// standing humanoid's height, a quadruped's length), in the skin's
+    /// bind-space units.
     pub height: f32,
+    /// Scene units per bind-space unit (an armature's scale: 100 on
+    /// RobotExpressive, 1 on most files); the summary prints scene units.
+    pub scene_scale: f32,
+    /// The scene's units per metre as inferred for the units line.
+    pub units_per_meter: f32,
     /// Vertices farther than this from the skeleton are far (file units).
     pub far_limit: f32,
     pub appendages: Vec<Appendage>,
@@ -513,6 +519,27 @@ struct Component {
 }
 
 /// Runs SPEC §12 on `imported` (its first skin).
+/// Scene units per bind-space unit of skin `skin`: the median scale of its
+/// joints' rest world matrix times inverse bind (1 when the skin's bind
+/// space is the scene's; an armature's scale otherwise).
+fn bind_scene_scale(imported: &Imported, skin: usize, joints: &[usize]) -> f32 {
+    let world = imported.rest_world();
+    let Some(mesh) = imported.meshes.iter().find(|m| m.skin == skin) else {
+        return 1.0;
+    };
+    let mut scales: Vec<f32> = joints
+        .iter()
+        .filter_map(|&b| Some(*world.get(b)? * *mesh.inverse_bind.get(b)?))
+        .map(|m| m.matrix3.determinant().abs().cbrt())
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .collect();
+    if scales.is_empty() {
+        return 1.0;
+    }
+    scales.sort_by(f32::total_cmp);
+    scales[scales.len() / 2]
+}
+
 pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown> {
     let at = |m: String| anyhow::anyhow!("{}: {m}", imported.path.display());
     let skeleton = &imported.skeleton;
@@ -608,20 +635,32 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
         .filter(|m| m.skin == skin)
         .flat_map(|m| m.positions.iter().copied())
         .collect();
-    // The model's size: its largest bind-space extent (a standing humanoid's
-    // height; a quadruped's length).
+    // The skin's box in bind space (for the segment grid and the weld).
     let (lo, hi) = all
         .iter()
         .filter(|p| p.is_finite())
         .fold((Vec3::INFINITY, Vec3::NEG_INFINITY), |(lo, hi), p| {
             (lo.min(*p), hi.max(*p))
         });
-    let height = (hi - lo).max_element();
+    let extent = (hi - lo).max_element();
     let segments = Segments::new(list, Some((lo, hi)));
-    if !(height.is_finite() && height > 0.0) && all.iter().all(|p| p.is_finite()) {
+    if !(extent.is_finite() && extent > 0.0) && all.iter().all(|p| p.is_finite()) {
         return Err(at("the skinned mesh has no extent".into()));
     }
-    let surface = surface(imported, skin, height).map_err(|e| at(format!("{e:#}")))?;
+    // The model's size H (a standing humanoid's height, a quadruped's
+    // length): the character's largest extent in its scene, rigid parts on
+    // bones and an armature's scale included, as the units line measures
+    // it ([`Imported::world_size`]), in the skin's bind-space units.
+    // (RobotExpressive's skin is in hundredths under a ×100 armature, and
+    // most of its body is rigid meshes: its skin alone spans 0.019 bind
+    // units, the robot 4.60 m.)
+    let scene_scale = bind_scene_scale(imported, skin, &joints);
+    let height = imported
+        .world_size()
+        .map(|w| w / scene_scale)
+        .filter(|h| h.is_finite() && *h >= extent)
+        .unwrap_or(extent);
+    let surface = surface(imported, skin, extent).map_err(|e| at(format!("{e:#}")))?;
     let n = surface.welded.len();
     let field: Vec<(f32, usize)> = surface
         .welded
@@ -1080,6 +1119,8 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
     }
     Ok(Grown {
         height,
+        scene_scale,
+        units_per_meter: imported.units(None).0,
         far_limit,
         appendages,
         hips,
@@ -1102,9 +1143,13 @@ impl Grown {
     /// The "appendages" summary the command prints.
     #[must_use]
     pub fn summary(&self) -> String {
+        // Lengths in the scene's units, as the units line gives them.
+        let k = self.scene_scale;
         let mut s = format!(
-            "appendages (model size H {:.3} bind-space units; far beyond {:.3}):\n",
-            self.height, self.far_limit
+            "appendages (model size H {:.3} units = {:.2} m in the scene; far beyond {:.3} units; lengths in scene units):\n",
+            self.height * k,
+            self.height * k / self.units_per_meter,
+            self.far_limit * k
         );
         if !self.weightless.is_empty() {
             let _ = writeln!(
@@ -1135,13 +1180,13 @@ impl Grown {
                 a.vertices,
                 a.attachment_name,
                 a.region,
-                a.length,
+                a.length * k,
                 100.0 * a.length / self.height,
                 a.centroid_ratio,
                 a.elongation,
                 a.segments,
-                a.mean_distance[0],
-                a.mean_distance[1],
+                a.mean_distance[0] * k,
+                a.mean_distance[1] * k,
             );
         }
         s
@@ -1264,7 +1309,27 @@ pub fn run(
     out: &Path,
     options: &GrowOptions,
     write_unchanged: bool,
+    force: bool,
 ) -> anyhow::Result<String> {
+    // Both files this writes, checked before any work: the GLB (the input
+    // only with --force) and the settings next to it (never an input).
+    let settings_path = out.with_extension("secmo-settings.json");
+    crate::output::Output {
+        path: out,
+        flag: "-o",
+        command: "rig",
+        inputs: &[input],
+        force: Some(force),
+    }
+    .check()?;
+    crate::output::Output {
+        path: &settings_path,
+        flag: "-o's settings file",
+        command: "rig",
+        inputs: &[input],
+        force: None,
+    }
+    .check()?;
     let imported = crate::import::import(input)?;
     let grown = grow(&imported, options)?;
     let mut text = String::new();
@@ -1288,7 +1353,7 @@ pub fn run(
     grown.write_glb(&imported, input, out)?;
     let _ = writeln!(text, "wrote {}", out.display());
     if !grown.settings.chains.is_empty() {
-        let path = out.with_extension("secmo-settings.json");
+        let path = settings_path;
         let json = serde_json::to_string_pretty(&grown.settings)
             .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
         std::fs::write(&path, json).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;

@@ -268,17 +268,11 @@ fn run(command: Command) -> anyhow::Result<String> {
             force,
             write_unchanged,
         } => {
-            if !force && secmo_cli::commands::same_file(&input, &out) {
-                anyhow::bail!(
-                    "{}: -o names the input file; rig writes a copy (pass --force to overwrite the input)",
-                    out.display()
-                );
-            }
             let options = secmo_cli::grow::GrowOptions {
                 rigid,
                 ..Default::default()
             };
-            secmo_cli::grow::run(&input, &out, &options, write_unchanged)
+            secmo_cli::grow::run(&input, &out, &options, write_unchanged, force)
         }
     }
 }

@@ -94,9 +94,39 @@ fn failed(path: &Path) -> impl Fn(&dyn std::fmt::Display) -> anyhow::Error + '_ 
     move |e| anyhow::anyhow!("{}: plotting failed: {e}", path.display())
 }
 
-/// Writes `panels` stacked under `caption` as an SVG at `path`.
+/// The length units (`m`, `cm`, `mm`, as words) a picture's text names:
+/// its caption, panel titles, axis labels, legend and section labels.
+#[must_use]
+pub fn length_units(caption: &str, panels: &[Panel]) -> Vec<String> {
+    let mut texts = vec![caption];
+    for p in panels {
+        texts.extend([p.title.as_str(), p.x_label.as_str(), p.y_label.as_str()]);
+        texts.extend(p.series.iter().map(|s| s.label.as_str()));
+        texts.extend(p.marks.iter().map(|m| m.label.as_str()));
+        texts.extend(p.sections.iter().map(|s| s.1.as_str()));
+    }
+    let mut units: Vec<String> = texts
+        .iter()
+        .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()))
+        .filter(|w| matches!(*w, "m" | "cm" | "mm"))
+        .map(str::to_string)
+        .collect();
+    units.sort();
+    units.dedup();
+    units
+}
+
+/// Writes `panels` stacked under `caption` as an SVG at `path`. A picture
+/// speaks one length unit (its rig's): one that names two is refused.
 pub fn draw(path: &Path, caption: &str, panels: &[Panel]) -> anyhow::Result<()> {
     let err = failed(path);
+    let units = length_units(caption, panels);
+    if units.len() > 1 {
+        return Err(err(&format!(
+            "the picture names {} (one unit per picture: the rig's)",
+            units.join(" and ")
+        )));
+    }
     let height = 50 + PANEL_HEIGHT * panels.len().max(1) as u32;
     let root = SVGBackend::new(path, (WIDTH, height)).into_drawing_area();
     root.fill(&WHITE).map_err(|e| err(&e))?;

@@ -83,6 +83,9 @@ pub struct TipTrace {
     /// Settling (SPEC §10): the largest tip motion between frames in the
     /// clip's last 2 s, metres; `None` for a clip shorter than 2 s.
     pub settling: Option<f32>,
+    /// The tip's distance (metres) from its 120 Hz-input path at every key
+    /// of the 30 Hz and of the 60 Hz run ([`tip_gaps`]): (time, distance).
+    pub gaps: [Vec<(f32, f32)>; 2],
 }
 
 /// The last joint of each chain, per frame (metres), with the chain joints
@@ -113,22 +116,94 @@ fn tip_paths(
     paths
 }
 
-/// The largest difference between two bakes of one clip at `a`'s key
-/// times, `b` (a faster bake) slerped between its surrounding keys.
-fn bake_difference(a: &crate::bake::BakedClip, b: &crate::bake::BakedClip) -> f32 {
-    let mut worst = 0.0f32;
-    for (ja, jb) in a.rotations.iter().zip(&b.rotations) {
-        for (&t, &q) in a.times.iter().zip(ja) {
-            let k = b
-                .times
-                .partition_point(|&x| x <= t)
-                .clamp(1, b.times.len() - 1);
-            let (t0, t1) = (b.times[k - 1], b.times[k]);
-            let u = ((t - t0) / (t1 - t0)).clamp(0.0, 1.0);
-            worst = worst.max(crate::bake::angle(q, jb[k - 1].slerp(jb[k], u)));
+/// `b`'s chain-joint rotations at `times`: its own key where one lies within
+/// 0.1 ms (the runs [`study_rates`] makes share every key of the slowest),
+/// otherwise slerped between its surrounding keys.
+fn rotations_at(b: &crate::bake::BakedClip, times: &[f32]) -> Vec<Vec<Quat>> {
+    b.rotations
+        .iter()
+        .map(|track| {
+            times
+                .iter()
+                .map(|&t| {
+                    let k = b
+                        .times
+                        .partition_point(|&x| x <= t)
+                        .clamp(1, b.times.len() - 1);
+                    let (t0, t1) = (b.times[k - 1], b.times[k]);
+                    if (t - t0).abs() < 1e-4 {
+                        return track[k - 1];
+                    }
+                    if (t1 - t).abs() < 1e-4 {
+                        return track[k];
+                    }
+                    let u = ((t - t0) / (t1 - t0)).clamp(0.0, 1.0);
+                    track[k - 1].slerp(track[k], u)
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Each chain tip's distance (metres) between bake `a` at its key times
+/// and bake `b` (a faster rate) at the same times ([`rotations_at`]: `b`'s
+/// key there, or its rotations slerped), the clip's body sampled at each
+/// time. Per chain, (time, distance).
+#[must_use]
+pub fn tip_gaps(
+    baker: &Baker,
+    clip: &Clip,
+    a: &crate::bake::BakedClip,
+    b: &crate::bake::BakedClip,
+) -> Vec<Vec<(f32, f32)>> {
+    let at_a = tip_paths(baker, clip, &a.times, Some(&a.rotations));
+    let b_at_a = tip_paths(baker, clip, &a.times, Some(&rotations_at(b, &a.times)));
+    at_a.iter()
+        .zip(&b_at_a)
+        .map(|(pa, pb)| {
+            a.times
+                .iter()
+                .zip(pa.iter().zip(pb))
+                .map(|(&t, (p, q))| (t, p.distance(*q)))
+                .collect()
+        })
+        .collect()
+}
+
+/// The input rates of the 30/60/120 Hz study for a clip of `duration`
+/// seconds: the 30 Hz run's key count n = round(30 × duration), and n, 2n and
+/// 4n updates over the clip, so that every key of the 30 Hz run is a key of
+/// the 60 and 120 Hz runs and the runs are compared where each has a key.
+/// (A bake takes round(rate × duration) keys: at exactly 30 and 120 Hz the
+/// Fox's 24 Hz clips give runs whose keys coincide only at the ends, 0.71 s
+/// Walk has 21 and 85 intervals. Slerping the 120 Hz run between its keys
+/// instead errs as much as the difference shown: its keys slerped over
+/// twice their spacing miss its own keys by up to 0.16 cm on Walk and
+/// 0.58 cm on Run, where the 30 and 120 Hz runs differ by at most 0.12 and
+/// 0.39 cm.)
+/// A clip whose length is a whole number of 1/30 s runs at exactly 30, 60
+/// and 120 Hz.
+#[must_use]
+pub fn study_rates(duration: f32) -> [f32; 3] {
+    let n = (duration * 30.0).round().max(1.0);
+    let rate = |m: f32| {
+        if duration > 0.0 {
+            m * n / duration
+        } else {
+            30.0 * m
         }
-    }
-    worst
+    };
+    [rate(1.0), rate(2.0), rate(4.0)]
+}
+
+/// The largest difference between two bakes of one clip at `a`'s key
+/// times ([`rotations_at`]: `b`'s key there, or `b` slerped).
+fn bake_difference(a: &crate::bake::BakedClip, b: &crate::bake::BakedClip) -> f32 {
+    a.rotations
+        .iter()
+        .zip(rotations_at(b, &a.times))
+        .flat_map(|(ja, jb)| ja.iter().zip(jb).map(|(&p, q)| crate::bake::angle(p, q)))
+        .fold(0.0f32, f32::max)
 }
 
 struct Edge {
@@ -255,6 +330,33 @@ fn skin_pose(mesh: &SkinnedMesh, rig: &secmo::Rig, pose: &[secmo::Transform]) ->
     z
 }
 
+/// The frames [`measure`] will simulate (its bakes, [`Baker::work`]) and
+/// skin (three variants per mesh and key), for the progress bar.
+#[must_use]
+pub fn work(baker: &Baker, clip: &Clip, options: &BakeOptions) -> u64 {
+    let at = |rate: f32| BakeOptions { rate, ..*options };
+    let study = study_rates(clip.duration);
+    let mut work = baker.work(clip, options, true);
+    for rate in study {
+        if rate != options.rate {
+            work += baker.work(clip, &at(rate), true);
+        }
+        // The same input (the clip keyed at 30 Hz) at each rate.
+        work += baker.work(clip, &at(rate), true);
+    }
+    let frames = ((clip.duration * options.rate).round() as u64).max(1);
+    work + 3 * frames * baker.imported.meshes.len() as u64
+}
+
+/// The frames [`measure_head_turn`] simulates and skins.
+#[must_use]
+pub fn head_turn_work(baker: &Baker) -> u64 {
+    HEAD_TURN_FRAMES as u64 * (1 + baker.imported.meshes.len() as u64)
+}
+
+/// The head-turn sequence's frames: 12 s at 30 Hz.
+const HEAD_TURN_FRAMES: usize = 360;
+
 /// Measures `clip` on the baker's character: original, rigid and
 /// secmo-driven chain, and the body baseline, over every baked key.
 pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> anyhow::Result<StretchReport> {
@@ -300,7 +402,11 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> anyhow::Res
         let (chain_edges, body_edges) = edge_sets(mesh, &baker.rig, &baker.joints);
         let skinned = |variant: usize| -> Vec<Vec<Vec3>> {
             (0..frames)
-                .map(|f| skin_pose(mesh, rig, &pose_at(variant, f)))
+                .map(|f| {
+                    let z = skin_pose(mesh, rig, &pose_at(variant, f));
+                    baker.progress.done(1);
+                    z
+                })
                 .collect()
         };
         let driven = skinned(2);
@@ -333,7 +439,8 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> anyhow::Res
             baker.bake(clip, &BakeOptions { rate, ..*options }, true)
         }
     };
-    let bakes = [at(30.0)?, at(60.0)?, at(120.0)?];
+    let study = study_rates(clip.duration);
+    let bakes = [at(study[0])?, at(study[1])?, at(study[2])?];
     let rate_difference = [
         bake_difference(&bakes[0], &bakes[1]),
         bake_difference(&bakes[0], &bakes[2]),
@@ -342,7 +449,7 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> anyhow::Res
     // remaining difference is the solver's, not the input's resampling.
     let keyed = clip.rekeyed(30.0);
     let same = |rate: f32| baker.bake(&keyed, &BakeOptions { rate, ..*options }, true);
-    let same_input = [same(30.0)?, same(60.0)?, same(120.0)?];
+    let same_input = [same(study[0])?, same(study[1])?, same(study[2])?];
     let solver_rate_difference = [
         bake_difference(&same_input[0], &same_input[1]),
         bake_difference(&same_input[0], &same_input[2]),
@@ -353,6 +460,10 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> anyhow::Res
         .iter()
         .map(|b| tip_paths(baker, clip, &b.times, Some(&b.rotations)))
         .collect();
+    let gaps = [
+        tip_gaps(baker, clip, &bakes[0], &bakes[2]),
+        tip_gaps(baker, clip, &bakes[1], &bakes[2]),
+    ];
     let tips = rig
         .chains()
         .iter()
@@ -379,6 +490,7 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> anyhow::Res
                 settling: last(&output[c]),
                 output: output[c].clone(),
                 rates: std::array::from_fn(|r| (bakes[r].times.clone(), rates[r][c].clone())),
+                gaps: std::array::from_fn(|k| gaps[k][c].clone()),
             }
         })
         .collect();
@@ -415,6 +527,26 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> anyhow::Res
         solver_rate_difference,
         penetration,
     })
+}
+
+/// A clip's name as it appears in the report's file names.
+fn file_stem(clip: &str) -> String {
+    clip.chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// Every file [`write`] writes into `dir` for these clips.
+#[must_use]
+pub fn files(dir: &std::path::Path, clips: &[&str]) -> Vec<std::path::PathBuf> {
+    let mut files = vec![dir.join("report.md")];
+    for clip in clips {
+        let stem = file_stem(clip);
+        for kind in ["stretch", "tips", "rates"] {
+            files.push(dir.join(format!("{kind}_{stem}.svg")));
+        }
+    }
+    files
 }
 
 /// Writes `dir/report.md` (a table per clip) and `dir/stretch_<clip>.svg`
@@ -456,7 +588,9 @@ pub fn write(
          held rigid on its parent where the clip does not animate it); **output**: where secmo \
          puts it. The difference is secmo's lag, swing and follow-through.\n\
          - **input rate**: the clip is sampled at 30, 60 and 120 Hz and each is run through \
-         secmo (which steps at a fixed ≈120 Hz); the rates plot shows how far the tips are \
+         secmo (which steps at a fixed ≈120 Hz); the runs take n, 2n and 4n updates over the \
+         clip (n its length × 30 Hz, rounded), so every 30 Hz key is a key of the faster \
+         runs and they are compared there. The rates plot shows how far the tips are \
          apart, with the float32 noise floor (4 ulp of the tip position). Part of the \
          difference is the input itself: a 30 Hz sampling of the clip is not the 120 Hz one; \
          the difference on identical input (the clip keyed at 30 Hz, fed to every rate) is \
@@ -495,11 +629,7 @@ pub fn write(
         let rows: Vec<(&str, Option<Stretch>)> =
             rows.iter().map(|(n, s)| (n.as_str(), *s)).collect();
         table_rows(&mut md, &rows, 3);
-        let file: String = r
-            .clip
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-            .collect();
+        let file = file_stem(&r.clip);
         let svg = dir.join(format!("stretch_{file}.svg"));
         plot(&svg, r)?;
         let _ = writeln!(
@@ -712,7 +842,7 @@ pub fn measure_head_turn(baker: &Baker) -> anyhow::Result<HeadTurnReport> {
     })?;
     let bind = rig.reference_pose();
     let rate = 30.0;
-    let frames = (12.0 * rate) as usize;
+    let frames = HEAD_TURN_FRAMES;
     let mut character = secmo::Character::new(
         std::sync::Arc::clone(rig),
         secmo::CharacterOptions::default(),
@@ -759,11 +889,19 @@ pub fn measure_head_turn(baker: &Baker) -> anyhow::Result<HeadTurnReport> {
         }
         previous = particles;
         poses.push(out.clone());
+        baker.progress.done(1);
     }
     let mut samples: [Samples; 2] = Default::default();
     for mesh in &baker.imported.meshes {
         let (chain_edges, body_edges) = edge_sets(mesh, rig, &baker.joints);
-        let skinned: Vec<Vec<Vec3>> = poses.iter().map(|p| skin_pose(mesh, rig, p)).collect();
+        let skinned: Vec<Vec<Vec3>> = poses
+            .iter()
+            .map(|p| {
+                let z = skin_pose(mesh, rig, p);
+                baker.progress.done(1);
+                z
+            })
+            .collect();
         sample(&chain_edges, &skinned, &mut samples[0]);
         sample(&body_edges, &skinned, &mut samples[1]);
     }
@@ -884,9 +1022,9 @@ fn plot_rates(path: &std::path::Path, r: &StretchReport) -> anyhow::Result<()> {
             ]
             .iter()
             .map(|&(k, label, color)| {
-                let pts = rate_gap(&t.rates[k], &t.rates[2])
-                    .into_iter()
-                    .map(|(time, d)| (f64::from(time), f64::from(d) * scale))
+                let pts = t.gaps[k]
+                    .iter()
+                    .map(|&(time, d)| (f64::from(time), f64::from(d) * scale))
                     .collect();
                 Series::new(label, color, pts)
             })
@@ -922,17 +1060,4 @@ fn plot_rates(path: &std::path::Path, r: &StretchReport) -> anyhow::Result<()> {
         ),
         &panels,
     )
-}
-
-/// The tip distance between two rates' paths at `a`'s key times (where `b`
-/// has a key within 0.1 ms).
-fn rate_gap(a: &(Vec<f32>, Vec<Vec3>), b: &(Vec<f32>, Vec<Vec3>)) -> Vec<(f32, f32)> {
-    a.0.iter()
-        .zip(&a.1)
-        .filter_map(|(&t, &p)| {
-            let k = b.0.partition_point(|&x| x < t - 1e-4);
-            let (&tb, &pb) = (b.0.get(k)?, b.1.get(k)?);
-            ((tb - t).abs() < 1e-4).then(|| (t, p.distance(pb)))
-        })
-        .collect()
 }

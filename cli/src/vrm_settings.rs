@@ -22,6 +22,14 @@ pub fn default_output(input: &Path) -> PathBuf {
 /// Reads `input`, writes the settings to `out`. Errors name the file and,
 /// for a broken VRM, the JSON field.
 pub fn run(input: &Path, out: &Path) -> anyhow::Result<Report> {
+    crate::output::Output {
+        path: out,
+        flag: "--out",
+        command: "vrm-settings",
+        inputs: &[input],
+        force: None,
+    }
+    .check()?;
     let bytes = std::fs::read(input).map_err(|e| anyhow::anyhow!("{}: {e}", input.display()))?;
     crate::import::check_format(&bytes).map_err(|e| anyhow::anyhow!("{}: {e}", input.display()))?;
     let import =

@@ -307,6 +307,14 @@ fn units_are_inferred_and_said_when_not_given() {
         let (code, stdout, err) = secmo(&["rig", &asset(file), "-o", out.to_str().unwrap()]);
         assert_eq!(code, 0, "{file}: {err}");
         assert_eq!(stdout.lines().next(), Some(format!("{expect} (a character is assumed about 1.7 m); pass --units-per-meter to override").as_str()), "{file}");
+        // rig's model size H is the same size in the same scene (it read
+        // RobotExpressive's skin alone in its bind space: "H 0.019").
+        let size = expect.split(", ").nth(2).unwrap(); // "4.599 units = 4.60 m"
+        let appendages = stdout.lines().nth(1).unwrap();
+        assert!(
+            appendages.starts_with(&format!("appendages (model size H {size} in the scene;")),
+            "{file}: {appendages}"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
     // report without --units-per-meter gives the same figures as with 100.
@@ -407,4 +415,251 @@ fn report_prints_the_rigs_warnings_with_bone_names() {
         "{out}"
     );
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Runs `secmo` in `dir`: exit code, stdout, stderr.
+fn secmo_in(dir: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_secmo"))
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .expect("run secmo");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Every command that writes a file goes through one guard: the input
+/// under any spelling, an existing directory and a missing folder are
+/// refused with exit 1, one line naming the output, and nothing written.
+#[test]
+fn no_command_overwrites_its_input_under_any_spelling() {
+    let dir = temp_dir("guard");
+    let dir = dir.canonicalize().unwrap();
+    std::fs::create_dir_all(dir.join("sub")).unwrap();
+    std::fs::copy(asset("Fox.glb"), dir.join("fox.glb")).unwrap();
+    std::fs::copy(asset("Godette_vrm_v4.vrm"), dir.join("godette.vrm")).unwrap();
+    let fox_bytes = std::fs::read(dir.join("fox.glb")).unwrap();
+    let vrm_bytes = std::fs::read(dir.join("godette.vrm")).unwrap();
+    // Other names for each input: a symlinked folder, a symlink to the
+    // file, a hard link.
+    let mut links: Vec<(String, String)> = Vec::new();
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::symlink(&dir, dir.join("folder-link")).unwrap();
+        for name in ["fox.glb", "godette.vrm"] {
+            let stem = name.split('.').next().unwrap();
+            let ext = name.split('.').nth(1).unwrap();
+            std::os::unix::fs::symlink(dir.join(name), dir.join(format!("{stem}-sym.{ext}")))
+                .unwrap();
+            std::fs::hard_link(dir.join(name), dir.join(format!("{stem}-hard.{ext}"))).unwrap();
+            links.push((name.into(), format!("folder-link/{name}")));
+            links.push((name.into(), format!("{stem}-sym.{ext}")));
+            links.push((name.into(), format!("{stem}-hard.{ext}")));
+        }
+    }
+    let spellings = |name: &str| -> Vec<String> {
+        let mut s = vec![
+            name.to_string(),
+            format!("./{name}"),
+            dir.join(name).to_string_lossy().into_owned(),
+            format!("sub/../{name}"),
+        ];
+        s.extend(links.iter().filter(|l| l.0 == name).map(|l| l.1.clone()));
+        s
+    };
+    let refused = |args: &[&str], parts: &[&str]| {
+        let (code, out, err) = secmo_in(&dir, args);
+        assert_eq!(code, 1, "{args:?}: exit {code}, stderr {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err:?}");
+        for p in parts {
+            assert!(err.contains(p), "{args:?}: {err:?} lacks {p:?}");
+        }
+        assert!(out.is_empty(), "{args:?}: {out}");
+    };
+    for out in spellings("fox.glb") {
+        let o = out.as_str();
+        refused(
+            &["bake", "fox.glb", "--out", o],
+            &[o, "--out names the input file", "--force"],
+        );
+        refused(
+            &["rig", "fox.glb", "-o", o],
+            &[o, "-o names the input file", "--force"],
+        );
+    }
+    for out in spellings("godette.vrm") {
+        let o = out.as_str();
+        refused(
+            &["vrm-settings", "godette.vrm", "--out", o],
+            &[o, "--out names the input file", "never overwrites"],
+        );
+    }
+    // The input under one of the files a report writes into its folder.
+    std::fs::copy(asset("Fox.glb"), dir.join("report.md")).unwrap();
+    refused(
+        &["report", "report.md", "--out", "."],
+        &["report.md", "--out names the input file"],
+    );
+    assert_eq!(std::fs::read(dir.join("report.md")).unwrap(), fox_bytes);
+    // A folder's name where a file is written, and a file's where a folder is.
+    refused(
+        &["bake", "fox.glb", "--out", "sub"],
+        &["sub", "--out is a directory"],
+    );
+    refused(
+        &["rig", "fox.glb", "-o", "sub"],
+        &["sub", "-o is a directory"],
+    );
+    refused(
+        &["vrm-settings", "godette.vrm", "--out", "sub"],
+        &["sub", "--out is a directory"],
+    );
+    refused(
+        &["report", "fox.glb", "--out", "fox.glb"],
+        &["fox.glb", "names a file, not a directory"],
+    );
+    refused(
+        &["demo", "--out", "fox.glb"],
+        &["fox.glb", "names a file, not a directory"],
+    );
+    // A folder that does not exist.
+    for (args, flag) in [
+        (
+            ["bake", "fox.glb", "--out", "missing/x.glb"].as_slice(),
+            "--out",
+        ),
+        (["rig", "fox.glb", "-o", "missing/x.glb"].as_slice(), "-o"),
+        (
+            ["vrm-settings", "godette.vrm", "--out", "missing/x.json"].as_slice(),
+            "--out",
+        ),
+    ] {
+        refused(
+            args,
+            &[
+                "missing/x.",
+                &format!("{flag}'s folder missing does not exist"),
+            ],
+        );
+    }
+    assert!(!dir.join("missing").exists());
+    assert_eq!(std::fs::read(dir.join("fox.glb")).unwrap(), fox_bytes);
+    assert_eq!(std::fs::read(dir.join("godette.vrm")).unwrap(), vrm_bytes);
+    // --force lets bake overwrite its input through a hard link, as asked.
+    #[cfg(unix)]
+    {
+        let (code, _, err) = secmo_in(
+            &dir,
+            &[
+                "bake",
+                "fox.glb",
+                "--out",
+                "fox-hard.glb",
+                "--clip",
+                "Walk",
+                "--force",
+            ],
+        );
+        assert_eq!(code, 0, "{err}");
+        assert_ne!(std::fs::read(dir.join("fox.glb")).unwrap(), fox_bytes);
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Progress counts frames: every frame a bake simulates, planned before it
+/// runs (the warm-up's passes corrected once known), so the bar ends full.
+#[test]
+fn progress_counts_every_frame_and_ends_full() {
+    use secmo_cli::bake::{BakeOptions, Baker};
+    let fox = secmo_cli::import::import(std::path::Path::new(&asset("Fox.glb"))).unwrap();
+    let clips = fox.clips.clone();
+    let mut baker = Baker::new(fox, 100.0).unwrap();
+    let options = BakeOptions::default();
+    for clip in &clips {
+        baker.progress = secmo_cli::progress::Progress::hidden();
+        baker.progress.plan(baker.work(clip, &options, true));
+        let b = baker.bake(clip, &options, true).unwrap();
+        let frames = (b.times.len() - 1) as u64;
+        // One pass to record, one per warm-up pass, one update per frame.
+        assert_eq!(
+            baker.progress.position(),
+            frames * (b.passes as u64 + 1),
+            "{}",
+            clip.name
+        );
+        assert_eq!(baker.progress.length(), baker.progress.position());
+    }
+    // The report's work: its seven bakes and the skinning, frame by frame.
+    let walk = clips.iter().find(|c| c.name == "Walk").unwrap();
+    baker.progress = secmo_cli::progress::Progress::hidden();
+    let planned = secmo_cli::report::work(&baker, walk, &options);
+    baker.progress.plan(planned);
+    secmo_cli::report::measure(&baker, walk, &options).unwrap();
+    assert_eq!(baker.progress.length(), baker.progress.position());
+    assert!(
+        baker.progress.position() > 2000,
+        "{}",
+        baker.progress.position()
+    );
+}
+
+/// On a terminal, work that takes more than a second shows frames done of
+/// frames planned and an ETA; a command that ends sooner shows nothing.
+#[test]
+fn long_work_shows_frames_and_an_eta_on_a_terminal() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("ignored: `script` (util-linux) runs the command on a terminal");
+        return;
+    }
+    let dir = temp_dir("progress");
+    let run = |args: &str| {
+        let start = std::time::Instant::now();
+        let out = std::process::Command::new("script")
+            .args([
+                "-qec",
+                &format!("{} {args}", env!("CARGO_BIN_EXE_secmo")),
+                "/dev/null",
+            ])
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args}");
+        (
+            start.elapsed().as_secs_f32(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (seconds, text) = run(&format!(
+        "report {} --out {}",
+        asset("Fox.glb"),
+        dir.join("report").display()
+    ));
+    let bar = bar_frames(&text);
+    if seconds > 1.5 {
+        let (done, planned) = bar.expect("a bar after a second of work");
+        assert!(done <= planned && planned > 10_000, "{done}/{planned}");
+        assert!(text.contains("ETA "), "{text}");
+        assert!(text.contains("measuring Survey"), "{text}");
+    } else if seconds < 1.0 {
+        assert!(bar.is_none(), "no bar for {seconds} s of work");
+    }
+    let (seconds, text) = run(&format!("import {}", asset("Fox.glb")));
+    assert!(seconds < 1.0 && bar_frames(&text).is_none(), "{text}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The last "N/M frames" a bar drew, if any.
+fn bar_frames(text: &str) -> Option<(u64, u64)> {
+    text.split(['\r', '\n']).rev().find_map(|line| {
+        let end = line.find(" frames, ")?;
+        let count = line[..end].rsplit(' ').next()?;
+        let (done, planned) = count.split_once('/')?;
+        Some((done.parse().ok()?, planned.parse().ok()?))
+    })
 }

@@ -21,6 +21,49 @@ fn demo_runs_and_writes_its_files() {
     assert!(std::fs::read_to_string(dir.join("summary.md"))
         .unwrap()
         .contains("sprint"));
+    // One length unit per picture, its rig's, in its axis labels: the
+    // helper study's rig is in centimetres, the meshed character's in metres.
+    let clip = "walk_run_sprint_stop";
+    for (file, unit) in [
+        ("helper_springs.svg".to_string(), Some("cm")),
+        ("input_rate.svg".into(), Some("cm")),
+        (format!("tips_{clip}.svg"), Some("m")),
+        (format!("rates_{clip}.svg"), Some("m")),
+        (format!("stretch_{clip}.svg"), None),
+    ] {
+        let svg = std::fs::read_to_string(dir.join(&file)).unwrap();
+        let texts: Vec<String> = svg
+            .split("<text")
+            .skip(1)
+            .filter_map(|t| {
+                Some(
+                    t.split_once('>')?
+                        .1
+                        .split_once("</text>")?
+                        .0
+                        .trim()
+                        .to_string(),
+                )
+            })
+            .collect();
+        let mut units: Vec<&str> = texts
+            .iter()
+            .flat_map(|t| t.split(|c: char| !c.is_alphanumeric()))
+            .filter(|w| matches!(*w, "m" | "cm" | "mm"))
+            .collect();
+        units.sort_unstable();
+        units.dedup();
+        assert_eq!(units, unit.into_iter().collect::<Vec<_>>(), "{file}");
+        if let Some(unit) = unit {
+            assert!(
+                texts
+                    .iter()
+                    .any(|t| t.ends_with(&format!("({unit})"))
+                        || t.ends_with(&format!("({unit}, log)"))),
+                "{file}: an axis label states {unit}"
+            );
+        }
+    }
 
     // Four helpers, four phases; every peak within its cap (length clamp, SPEC §3).
     assert_eq!(report.peak_offsets.len(), 4);
