@@ -51,8 +51,8 @@ pub use error::Error;
 pub use math::Transform;
 pub use rig::{BoneDesc, ConstraintDesc, Rig, RigDesc, RigError, RigWarning, UpAxis};
 #[cfg(feature = "settings")]
-pub use settings::{RigSettings, SettingsError};
-pub use solvers::chain::{ChainDesc, ChainParams, ChainSetup, Integrator};
+pub use settings::{LimitSettings, RigSettings, SettingsError};
+pub use solvers::chain::{ChainDesc, ChainParams, ChainSetup, Integrator, JointLimit, LimitShape};
 pub use solvers::collide::{Collider, ColliderShape};
 pub use solvers::constraint::RotationConstraint;
 pub use solvers::corrective::{

@@ -6,7 +6,7 @@ use std::fmt;
 use glam::{Affine3A, Mat4, Vec3};
 
 use crate::math::{self, Transform, MAX_SCALE, MIN_SCALE};
-use crate::solvers::chain::{ChainDesc, ChainSetup};
+use crate::solvers::chain::{ChainDesc, ChainSetup, LimitSetup, LimitShape};
 use crate::solvers::collide::Collider;
 use crate::solvers::constraint::RotationConstraint;
 use crate::solvers::corrective::ProximityCorrective;
@@ -1150,6 +1150,19 @@ fn build_chain(
     {
         return Err("a VRM joint offset is not finite or above 1e7");
     }
+    if !(d.limits.is_empty() || d.limits.len() == count) {
+        return Err("limits must be empty or have one limit per joint");
+    }
+    if d.limits.iter().any(|l| {
+        !(l.angle.is_finite()
+            && l.angle >= 0.0
+            && l.yaw.is_finite()
+            && l.yaw >= 0.0
+            && l.rotation.iter().all(|v| v.is_finite())
+            && math::usable_rotation(glam::Quat::from_array(l.rotation)))
+    }) {
+        return Err("a joint limit has a negative or non-finite angle, or a rotation that cannot be normalised");
+    }
     if d.colliders.iter().any(|&c| c as usize >= collider_count) {
         return Err("a collider index is out of range");
     }
@@ -1229,6 +1242,15 @@ fn build_chain(
                 .unwrap_or(Vec3::Y),
         );
     }
+    let limits = if d.limits.iter().all(|l| l.shape == LimitShape::None) {
+        Vec::new()
+    } else {
+        d.limits
+            .iter()
+            .zip(&axes)
+            .map(|(l, &axis)| LimitSetup::new(l, axis))
+            .collect()
+    };
     Ok(ChainSetup {
         joints: d.joints.clone(),
         anchor: d.anchor,
@@ -1259,6 +1281,7 @@ fn build_chain(
         } else {
             d.vrm_offsets.clone()
         },
+        limits,
     })
 }
 

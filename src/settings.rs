@@ -264,6 +264,78 @@ pub struct ChainSettings {
     /// ([`crate::ChainDesc::vrm_offsets`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub vrm_offsets: Vec<[f32; 3]>,
+    /// Per-joint angle limits of a VRM chain ([`crate::ChainDesc::limits`]):
+    /// empty, or one per joint.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub limits: Vec<LimitSettings>,
+}
+
+/// A joint's angle limit (VRMC_springBone_limit, docs/settings.md).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LimitSettings {
+    /// "none", "cone", "hinge" or "spherical".
+    pub shape: String,
+    /// The cone's or hinge's angle, or the spherical limit's pitch, degrees.
+    #[serde(default)]
+    pub angle_degrees: f32,
+    /// The spherical limit's yaw, degrees.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub yaw_degrees: f32,
+    /// The limit's turn from its default frame, `[x, y, z, w]`.
+    #[serde(default = "identity_rotation")]
+    pub rotation: [f32; 4],
+}
+
+fn is_zero(v: &f32) -> bool {
+    *v == 0.0
+}
+
+fn identity_rotation() -> [f32; 4] {
+    [0.0, 0.0, 0.0, 1.0]
+}
+
+impl LimitSettings {
+    /// The limit in radians; an unknown shape is an error naming `path`.
+    fn limit(&self, path: &str) -> Result<crate::solvers::chain::JointLimit, SettingsError> {
+        use crate::solvers::chain::{JointLimit, LimitShape};
+        let shape = match self.shape.as_str() {
+            "none" => LimitShape::None,
+            "cone" => LimitShape::Cone,
+            "hinge" => LimitShape::Hinge,
+            "spherical" => LimitShape::Spherical,
+            other => {
+                return Err(error(
+                    format!("{path}.shape"),
+                    format!("\"{other}\" is not a limit shape (none, cone, hinge, spherical)"),
+                ))
+            }
+        };
+        Ok(JointLimit {
+            shape,
+            angle: self.angle_degrees.to_radians(),
+            yaw: self.yaw_degrees.to_radians(),
+            rotation: self.rotation,
+        })
+    }
+
+    /// The settings of `limit` (radians to degrees).
+    #[must_use]
+    pub fn of(limit: &crate::solvers::chain::JointLimit) -> Self {
+        use crate::solvers::chain::LimitShape;
+        Self {
+            shape: match limit.shape {
+                LimitShape::None => "none",
+                LimitShape::Cone => "cone",
+                LimitShape::Hinge => "hinge",
+                LimitShape::Spherical => "spherical",
+            }
+            .into(),
+            angle_degrees: limit.angle.to_degrees(),
+            yaw_degrees: limit.yaw.to_degrees(),
+            rotation: limit.rotation,
+        }
+    }
 }
 
 fn parse_side(path: &str, s: &str) -> Result<Side, SettingsError> {
@@ -663,6 +735,12 @@ impl RigSettings {
                 end_offset: c.end_offset.map(Vec3::from_array),
                 colliders,
                 vrm_offsets: c.vrm_offsets.clone(),
+                limits: c
+                    .limits
+                    .iter()
+                    .enumerate()
+                    .map(|(j, l)| l.limit(&format!("{path}.limits[{j}]")))
+                    .collect::<Result<Vec<_>, _>>()?,
             });
         }
 
@@ -778,6 +856,11 @@ impl RigSettings {
                     .map(|&i| format!("collider{i}"))
                     .collect(),
                 vrm_offsets: c.vrm_offsets.clone(),
+                limits: c
+                    .limits
+                    .iter()
+                    .map(|l| LimitSettings::of(&l.source))
+                    .collect(),
             });
         }
         s

@@ -15,8 +15,10 @@ use serde_json::Value;
 use crate::math::Transform;
 use crate::rig::BoneDesc;
 use crate::settings::{
-    ChainSettings, ColliderSettings, NodeConstraintSettings, RigSettings, SettingsError,
+    ChainSettings, ColliderSettings, LimitSettings, NodeConstraintSettings, RigSettings,
+    SettingsError,
 };
+use crate::solvers::chain::{JointLimit, LimitShape};
 use crate::solvers::node_constraint::{AimAxis, RollAxis};
 
 /// What an import found, for reports and tests.
@@ -35,8 +37,9 @@ pub struct VrmImport {
     /// The skeleton: every glTF node, parents first, with unique names.
     pub skeleton: Skeleton,
     pub settings: RigSettings,
-    /// One line per field the import read but does not apply (angle
-    /// limits, unknown fields, extensions), naming the field.
+    /// One line per field the import read but does not apply or had to
+    /// change (unknown fields, extensions, damaged values and the value
+    /// used), naming the field.
     pub notes: Vec<String>,
 }
 
@@ -89,20 +92,17 @@ fn note_ignored(
                      the extension has nothing to act on"
                         .to_string()
                 } else if ext == "VRMC_springBone_limit" {
-                    let forms: Vec<&str> = body
-                        .get("limit")
-                        .and_then(Value::as_object)
-                        .map(|l| l.keys().map(String::as_str).collect())
-                        .unwrap_or_default();
-                    format!(
-                        "angle limit ({}) is not applied: the VRM preset moves the joint freely",
-                        if forms.is_empty() {
-                            "no form".to_string()
-                        } else {
-                            forms.join(", ")
-                        }
-                    )
+                    continue; // read by joint_limit
                 } else {
+                    // A per-joint angle limit some exporters write in
+                    // their own extension, named with its value.
+                    for (field, value) in angle_limit_fields(body, "") {
+                        notes.push(format!(
+                            "{path}.extensions.{ext}{field} = {}: a non-standard angle limit, \
+                             not applied (secmo applies VRMC_springBone_limit)",
+                            quoted(value)
+                        ));
+                    }
                     "extension not applied".to_string()
                 };
                 notes.push(format!("{path}.extensions.{ext}: {what}"));
@@ -110,6 +110,132 @@ fn note_ignored(
         } else if !known.contains(&key.as_str()) {
             notes.push(format!("{path}.{key}: unknown field, ignored"));
         }
+    }
+}
+
+/// Fields of `body` (at `path` below it) whose name says "angle limit"
+/// (`angleLimit`, `angle_limit`, `limitAngle`, any case), with their values.
+fn angle_limit_fields<'a>(body: &'a Value, path: &str) -> Vec<(String, &'a Value)> {
+    let mut found = Vec::new();
+    if let Some(map) = body.as_object() {
+        for (key, value) in map {
+            let at = format!("{path}.{key}");
+            let plain: String = key
+                .chars()
+                .filter(char::is_ascii_alphanumeric)
+                .collect::<String>()
+                .to_ascii_lowercase();
+            if plain.contains("anglelimit") || plain.contains("limitangle") {
+                found.push((at, value));
+            } else {
+                found.extend(angle_limit_fields(value, &at));
+            }
+        }
+    }
+    found
+}
+
+/// A VRM 1.0 joint's `VRMC_springBone_limit` (at `path`): its one form
+/// (cone, hinge or spherical) with its angles and rotation. A missing or
+/// unknown form, a second form or a damaged number is noted and what is
+/// used named; no extension is no limit.
+fn joint_limit(joint: &Value, path: &str, notes: &mut Vec<String>) -> JointLimit {
+    let Some(ext) = joint
+        .get("extensions")
+        .and_then(|e| e.get("VRMC_springBone_limit"))
+    else {
+        return JointLimit::default();
+    };
+    let path = format!("{path}.extensions.VRMC_springBone_limit");
+    match ext.get("specVersion") {
+        Some(Value::String(v)) if v == "1.0-draft" || v == "1.0" => {}
+        other => notes.push(format!(
+            "{path}.specVersion: {} is not \"1.0-draft\"; the limit is read as 1.0-draft",
+            other.map_or("missing".to_string(), quoted)
+        )),
+    }
+    let Some(limit) = ext.get("limit").and_then(Value::as_object) else {
+        notes.push(format!(
+            "{path}.limit: missing; the joint moves without a limit"
+        ));
+        return JointLimit::default();
+    };
+    let forms: Vec<&String> = limit
+        .keys()
+        .filter(|k| ["cone", "hinge", "spherical"].contains(&k.as_str()))
+        .collect();
+    for key in limit.keys() {
+        if !["cone", "hinge", "spherical", "extensions", "extras"].contains(&key.as_str()) {
+            notes.push(format!("{path}.limit.{key}: unknown field, ignored"));
+        }
+    }
+    let Some(&form) = forms.first() else {
+        notes.push(format!(
+            "{path}.limit: no cone, hinge or spherical; the joint moves without a limit"
+        ));
+        return JointLimit::default();
+    };
+    if forms.len() > 1 {
+        notes.push(format!(
+            "{path}.limit: {} forms where one is allowed; the {form} is used",
+            forms.len()
+        ));
+    }
+    let body = &limit[form.as_str()];
+    let at = format!("{path}.limit.{form}");
+    let angle = |key: &str, top: f32, notes: &mut Vec<String>| {
+        let a = number(body, key, 0.0, &at, notes);
+        if body.get(key).is_none() {
+            notes.push(format!("{at}.{key}: missing; 0 is used"));
+        }
+        if a < 0.0 {
+            notes.push(format!("{at}.{key}: {a} is negative; 0 is used"));
+            0.0
+        } else if a > top {
+            notes.push(format!("{at}.{key}: {a} is above {top}; {top} is used"));
+            top
+        } else {
+            a
+        }
+    };
+    let (shape, first, yaw) = match form.as_str() {
+        "cone" => (
+            LimitShape::Cone,
+            angle("angle", std::f32::consts::PI, notes),
+            0.0,
+        ),
+        "hinge" => (
+            LimitShape::Hinge,
+            angle("angle", std::f32::consts::PI, notes),
+            0.0,
+        ),
+        _ => (
+            LimitShape::Spherical,
+            angle("pitch", std::f32::consts::PI, notes),
+            angle("yaw", std::f32::consts::FRAC_PI_2, notes),
+        ),
+    };
+    let mut rotation = numbers(body, "rotation", [0.0, 0.0, 0.0, 1.0], &at, notes);
+    if !crate::math::usable_rotation(glam::Quat::from_array(rotation)) {
+        notes.push(format!(
+            "{at}.rotation: cannot be normalised; no rotation is used"
+        ));
+        rotation = [0.0, 0.0, 0.0, 1.0];
+    }
+    JointLimit {
+        shape,
+        angle: first,
+        yaw,
+        rotation,
+    }
+}
+
+/// The settings of a chain's joint limits: none when no joint has one.
+fn chain_limits(limits: &[JointLimit]) -> Vec<LimitSettings> {
+    if limits.iter().all(|l| l.shape == LimitShape::None) {
+        Vec::new()
+    } else {
+        limits.iter().map(LimitSettings::of).collect()
     }
 }
 
@@ -1180,6 +1306,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
             // The last joint is only the tail end: its numbers are not read.
             let mut read = Vec::with_capacity(js.len());
             let mut radii = Vec::with_capacity(js.len());
+            let mut limits = Vec::with_capacity(js.len());
             for (k, j) in js.iter().enumerate() {
                 let joint_path = format!("{path}.joints[{k}] ({})", nodes.names[indices[k]]);
                 note_ignored(j, &joint_path, JOINT_FIELDS, k + 1 == js.len(), &mut notes);
@@ -1212,6 +1339,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                     &mut notes,
                 );
                 read.push(joint);
+                limits.push(joint_limit(j, &joint_path, &mut notes));
                 let radius = number(j, "hitRadius", 0.0, &joint_path, &mut notes);
                 radii.push(non_negative(
                     radius,
@@ -1278,6 +1406,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                     end_offset: Some(rest_offset(&nodes, indices[end - 1], indices[end])),
                     colliders: colliders.clone(),
                     vrm_offsets,
+                    limits: chain_limits(&limits[start..end]),
                 });
                 sources.push(path.clone());
                 start = end;
@@ -1395,6 +1524,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                         end_offset,
                         colliders: colliders.clone(),
                         vrm_offsets: Vec::new(),
+                        limits: Vec::new(),
                     });
                     sources.push(path.clone());
                 }

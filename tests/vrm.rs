@@ -711,9 +711,10 @@ fn c_abi_lists_the_notes_in_two_calls() {
 }
 
 #[test]
-fn fields_the_preset_does_not_apply_are_listed_by_name() {
+fn fields_the_preset_does_not_apply_are_listed_by_name_and_limits_are_read() {
     // A VRM 1.0 spring whose second joint carries an angle limit of the
-    // VRMC_springBone_limit draft, plus fields no version defines.
+    // VRMC_springBone_limit draft (read, so not noted), plus fields no
+    // version defines.
     let text = head_strand_file(
         r#""extensionsUsed": ["VRMC_springBone", "VRMC_springBone_limit"],
       "extensions": {"VRMC_springBone": {"specVersion": "1.0", "springs": [{
@@ -727,19 +728,62 @@ fn fields_the_preset_does_not_apply_are_listed_by_name() {
     );
     let import = vrm::import(text.as_bytes()).unwrap();
     let notes = import.notes.join("\n");
-    assert!(
-        notes.contains("springs[0].joints[1] (H2).extensions.VRMC_springBone_limit")
-            && notes.contains("cone"),
-        "the limit is named with its joint and form: {notes}"
-    );
+    assert!(!notes.contains("VRMC_springBone_limit"), "{notes}");
     assert!(notes.contains("springs[0].wobble"), "{notes}");
     assert!(notes.contains("joints[2] (H3).softness"), "{notes}");
-    assert_eq!(import.notes.len(), 3, "{notes}");
+    assert_eq!(import.notes.len(), 2, "{notes}");
+    let limits = &import.settings.chains[0].limits;
+    assert_eq!(limits.len(), 2, "one per simulated joint");
+    assert_eq!(limits[0].shape, "none");
+    assert_eq!(limits[1].shape, "cone");
+    assert!((limits[1].angle_degrees - 0.5f32.to_degrees()).abs() < 1e-4);
+    // The rig built from it carries the limit.
+    let desc = import
+        .settings
+        .to_rig_desc(import.skeleton.bones.clone(), 1.0, secmo::UpAxis::Y)
+        .unwrap();
+    assert_eq!(desc.chains[0].limits[1].shape, secmo::LimitShape::Cone);
     // Godette carries nothing the preset ignores; being VRM 0.x, it gets
     // the one note that its format has no node constraints.
     let godette = vrm::import(&asset("Godette_vrm_v4.vrm")).unwrap();
     assert_eq!(godette.notes.len(), 1, "{:?}", godette.notes);
     assert!(godette.notes[0].contains("VRM 0.x has no node constraints"));
+}
+
+#[test]
+fn damaged_limits_and_non_standard_angle_limits_are_named_with_their_values() {
+    let text = head_strand_file(
+        r#""extensionsUsed": ["VRMC_springBone", "VRMC_springBone_limit", "EXT_springs"],
+      "extensions": {"VRMC_springBone": {"specVersion": "1.0", "springs": [{
+        "joints": [
+          {"node": 1, "extensions": {"VRMC_springBone_limit":
+            {"limit": {"cone": {"angle": -1}, "hinge": {"angle": 0.3}}}}},
+          {"node": 2, "extensions": {"EXT_springs": {"joint": {"angleLimit": 45}}}},
+          {"node": 3}
+        ]}]}}"#,
+    );
+    let import = vrm::import(text.as_bytes()).unwrap();
+    let at = "VRMC_springBone.springs[0].joints[0] (H1).extensions.VRMC_springBone_limit";
+    for expected in [
+        format!("{at}.specVersion: missing is not \"1.0-draft\"; the limit is read as 1.0-draft"),
+        format!("{at}.limit: 2 forms where one is allowed; the cone is used"),
+        format!("{at}.limit.cone.angle: -1 is negative; 0 is used"),
+        "VRMC_springBone.springs[0].joints[1] (H2).extensions.EXT_springs.joint.angleLimit = 45: \
+         a non-standard angle limit, not applied (secmo applies VRMC_springBone_limit)"
+            .to_string(),
+    ] {
+        assert!(
+            import.notes.contains(&expected),
+            "{expected}\nnot in {:#?}",
+            import.notes
+        );
+    }
+    let limits = &import.settings.chains[0].limits;
+    assert_eq!(
+        (limits[0].shape.as_str(), limits[0].angle_degrees),
+        ("cone", 0.0)
+    );
+    assert_eq!(limits[1].shape, "none");
 }
 
 #[test]

@@ -1111,6 +1111,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
                     end_offset: None,
                     colliders: Vec::new(),
                     vrm_offsets: Vec::new(),
+                    limits: Vec::new(),
                 });
             }
             Fate::Untouched(_) => {}

@@ -629,5 +629,6 @@ pub(crate) fn chain_from_c(
         // Per-joint VRM numbers come with VRM settings
         // (`secmo_rig_create_from_settings`), not through this struct.
         vrm_offsets: Vec::new(),
+        limits: Vec::new(),
     })
 }

@@ -759,6 +759,9 @@ pub struct ChainDesc {
     /// joint by the same amount. Empty = every joint takes the chain's.
     /// Other integrators do not read them.
     pub vrm_offsets: Vec<[f32; 3]>,
+    /// Per-joint angle limits of the VRM integrator (VRMC_springBone_limit);
+    /// empty = none. Other integrators do not read them.
+    pub limits: Vec<JointLimit>,
 }
 
 impl ChainDesc {
@@ -774,8 +777,157 @@ impl ChainDesc {
             end_offset: None,
             colliders: Vec::new(),
             vrm_offsets: Vec::new(),
+            limits: Vec::new(),
         }
     }
+}
+
+/// The shape of a joint's angle limit (VRMC_springBone_limit): how far the
+/// direction from the joint to its child may turn from the limit's axis.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+#[repr(u32)]
+pub enum LimitShape {
+    /// No limit.
+    #[default]
+    None = 0,
+    /// Within `angle` of the axis, in any direction.
+    Cone = 1,
+    /// In the limit's y–z plane (a turn about its x axis), within `angle`
+    /// of the axis.
+    Hinge = 2,
+    /// Pitch (about the limit's x axis) within `angle`, yaw (toward its x
+    /// axis) within `yaw`.
+    Spherical = 3,
+}
+
+/// A joint's angle limit, as VRMC_springBone_limit defines it
+/// (docs/vrm-mapping.md "Angle limits"): the limit's frame is the joint's
+/// rest frame turned from +Y onto the bone axis by the shortest arc, then
+/// by `rotation`. Angles in radians; `angle` is the cone's or hinge's
+/// angle or the spherical limit's pitch (clamped to [0, π]), `yaw` the
+/// spherical limit's yaw (clamped to [0, π/2]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct JointLimit {
+    pub shape: LimitShape,
+    pub angle: f32,
+    pub yaw: f32,
+    /// `[x, y, z, w]`, normalised when the rig is built.
+    pub rotation: [f32; 4],
+}
+
+impl Default for JointLimit {
+    fn default() -> Self {
+        Self {
+            shape: LimitShape::None,
+            angle: 0.0,
+            yaw: 0.0,
+            rotation: [0.0, 0.0, 0.0, 1.0],
+        }
+    }
+}
+
+/// A joint's limit as the VRM integrator reads it: its frame relative to
+/// the joint's rest frame (bone-axis arc times the limit's rotation), and
+/// the cosines and angles it compares with.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LimitSetup {
+    /// The limit as given.
+    pub source: JointLimit,
+    pub shape: LimitShape,
+    pub frame: Quat,
+    /// Cone and hinge: `cos(angle)`, `sin(angle)`.
+    pub cos: f32,
+    pub sin: f32,
+    /// Spherical: the pitch and yaw bounds.
+    pub pitch: f32,
+    pub yaw: f32,
+}
+
+impl LimitSetup {
+    /// The limit on a joint whose bone axis (rest direction to its child,
+    /// in its rest frame) is `axis`.
+    #[must_use]
+    pub fn new(limit: &JointLimit, axis: Vec3) -> Self {
+        // The shortest arc from +Y onto the axis; exactly opposite, half a
+        // turn about X (VRMC_springBone_limit asks for that case).
+        let dot = axis.y;
+        let arc = if dot + 1.0 < 1e-8 {
+            Quat::from_xyzw(1.0, 0.0, 0.0, 0.0)
+        } else {
+            Quat::from_xyzw(axis.z, 0.0, -axis.x, dot + 1.0).normalize()
+        };
+        let angle = limit.angle.clamp(0.0, core::f32::consts::PI);
+        Self {
+            source: *limit,
+            shape: limit.shape,
+            frame: arc * Quat::from_array(limit.rotation).normalize(),
+            cos: angle.cos(),
+            sin: angle.sin(),
+            pitch: angle,
+            yaw: limit.yaw.clamp(0.0, core::f32::consts::FRAC_PI_2),
+        }
+    }
+
+    /// A unit direction in the limit's frame, brought within the limit.
+    #[must_use]
+    pub fn clamp_direction(&self, d: Vec3) -> Vec3 {
+        // Within a cone of cosine `cos` about +Y: the part across the axis
+        // scaled onto the cone; straight back along −Y (no direction
+        // across it), the cone's edge toward +Z.
+        let onto_cone = |d: Vec3, cos: f32, sin: f32| {
+            if d.y >= cos {
+                return d;
+            }
+            let across = 1.0 - d.y * d.y;
+            if across <= 1e-12 {
+                return Vec3::new(0.0, cos, sin);
+            }
+            let ratio = ((1.0 - cos * cos) / across).sqrt();
+            Vec3::new(d.x * ratio, cos, d.z * ratio)
+        };
+        match self.shape {
+            LimitShape::None => d,
+            LimitShape::Cone => onto_cone(d, self.cos, self.sin),
+            LimitShape::Hinge => {
+                // In the y–z plane; a direction along ±X has none there and
+                // takes the axis.
+                let planar = Vec3::new(0.0, d.y, d.z).try_normalize().unwrap_or(Vec3::Y);
+                onto_cone(planar, self.cos, self.sin)
+            }
+            LimitShape::Spherical => {
+                let mut pitch = d.z.atan2(d.y);
+                let mut yaw = d.x.clamp(-1.0, 1.0).asin();
+                if pitch.abs() > self.pitch {
+                    pitch = self.pitch.copysign(pitch);
+                }
+                if yaw.abs() > self.yaw {
+                    yaw = self.yaw.copysign(yaw);
+                }
+                Vec3::new(yaw.sin(), yaw.cos() * pitch.cos(), yaw.cos() * pitch.sin())
+            }
+        }
+    }
+}
+
+/// Joint `i`'s angle limit applied to `next`, a point `length` from `head`
+/// ([`LimitSetup`]); `bind` is the joint's rest frame in the simulation
+/// (its parent's frame times its rest rotation). Both chain kernels call
+/// this one function.
+#[inline]
+#[must_use]
+pub(crate) fn limit_point(
+    limit: &LimitSetup,
+    bind: Quat,
+    head: Vec3,
+    next: Vec3,
+    length: f32,
+) -> Vec3 {
+    let Some(dir) = (next - head).try_normalize() else {
+        return next;
+    };
+    let frame = bind * limit.frame;
+    let inside = limit.clamp_direction(frame.conjugate() * dir);
+    head + (frame * inside) * length
 }
 
 /// Validated, precomputed chain setup (in the Rig).
@@ -812,6 +964,9 @@ pub struct ChainSetup {
     pub parent_slot: u32,
     /// [`ChainDesc::vrm_offsets`]: empty, or one per joint.
     pub vrm_offsets: Vec<[f32; 3]>,
+    /// [`ChainDesc::limits`] for the VRM integrator: empty when no joint
+    /// has one, else one per joint.
+    pub limits: Vec<LimitSetup>,
 }
 
 impl ChainSetup {
@@ -1477,14 +1632,23 @@ fn substep_vrm(
         let start = position[i];
         let onto_sphere =
             |p: Vec3| head + (p - head).try_normalize().unwrap_or(axis_world) * length;
-        let mut next = onto_sphere(start + velocity[i] * (h * keep) + axis_world * pull + external);
+        // The angle limit after the inertia and after every collider's push
+        // (VRMC_springBone_limit's order).
+        let limit = setup.limits.get(i).filter(|l| l.shape != LimitShape::None);
+        let limited = |p: Vec3| match limit {
+            Some(l) => limit_point(l, bind, head, p, length),
+            None => p,
+        };
+        let mut next = limited(onto_sphere(
+            start + velocity[i] * (h * keep) + axis_world * pull + external,
+        ));
         if !setup.colliders.is_empty() {
             let radius = setup.radii[i] * frame.scale;
             let mut push_sum = Vec3::ZERO;
             for &c in &setup.colliders {
                 let c = &frame.colliders[c as usize];
                 if let Some(push) = collide::push_point(next, radius, c) {
-                    next = onto_sphere(next + push);
+                    next = limited(onto_sphere(next + push));
                     // Spheres and capsules only ([`vrm_hold`]).
                     if matches!(c.shape, ColliderShape::Sphere | ColliderShape::Capsule) {
                         push_sum += push;

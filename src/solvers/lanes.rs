@@ -21,7 +21,7 @@
 use glam::{Quat, Vec3};
 
 use crate::solvers::chain::{
-    self, BendContext, ChainParams, ChainSetup, Integrator, Link, SubstepFrame,
+    self, BendContext, ChainParams, ChainSetup, Integrator, LimitShape, Link, SubstepFrame,
 };
 use crate::solvers::collide::{self, ColliderShape, PlacedCollider};
 
@@ -1364,6 +1364,8 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     // Static friction once the input rests ([`chain::vrm_hold`]): none while
     // it moves, and then the block below is skipped.
     let any_friction = lanes.iter().any(|l| l.frame.friction > 0.0);
+    // Angle limits (VRMC_springBone_limit): none in most blocks.
+    let any_limit = lanes.iter().any(|l| !l.setup.limits.is_empty());
     // Where each joint's head was at the start of the substep (friction).
     let mut head_start = head;
     for i in 0..n_max {
@@ -1391,6 +1393,25 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         let moving = live.and(zero_length.not());
         let onto_sphere = |p: V3| head + (p - head).normalize_or(axis_world) * length;
         let mut next = onto_sphere(start + velocity * carry + axis_world * pull + external);
+        // The angle limit after the inertia and after every collider's push
+        // ([`chain::limit_point`], lane by lane: the scalar kernel's own
+        // function).
+        let mut limited = M::none();
+        if any_limit {
+            for (l, lane) in lanes.iter().enumerate() {
+                let limit = lane
+                    .setup
+                    .limits
+                    .get(i)
+                    .filter(|x| x.shape != LimitShape::None);
+                if let (true, Some(limit)) = (moving.get(l), limit) {
+                    limited.set(l, true);
+                    let b = Quat::from_array(bind.get(l));
+                    let p = chain::limit_point(limit, b, head.get(l), next.get(l), length.0[l]);
+                    next.set(l, p);
+                }
+            }
+        }
         let mut contact = M::none();
         let mut push_sum = V3::zero();
         for j in 0..count {
@@ -1411,6 +1432,20 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
             }
             if hit.any() {
                 next = vsel(hit, onto_sphere(next + push), next);
+                let again = hit.and(limited);
+                if again.any() {
+                    for (l, lane) in lanes.iter().enumerate().filter(|&(l, _)| again.get(l)) {
+                        let b = Quat::from_array(bind.get(l));
+                        let p = chain::limit_point(
+                            &lane.setup.limits[i],
+                            b,
+                            head.get(l),
+                            next.get(l),
+                            length.0[l],
+                        );
+                        next.set(l, p);
+                    }
+                }
                 if any_friction {
                     // Spheres and capsules only ([`chain::vrm_hold`]).
                     let shaped = hit.and(vector);

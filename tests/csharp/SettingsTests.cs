@@ -59,7 +59,9 @@ static class SettingsTests
       ""params"": { ""integrator"": ""spring"", ""bend_limit_degrees"": 45 },
       ""end_offset"": [0, -0.05, 0], ""colliders"": [""head"", ""shoulders"", ""hood"", ""tube""] },
     { ""preset"": ""vrm"", ""anchor"": ""spine"", ""joints"": [""ribbon_1"", ""ribbon_2""],
-      ""params"": { ""vrm_drag_force"": 0.3 }, ""vrm_offsets"": [[0, 0, 0], [0.5, -0.1, 0.2]] } ]
+      ""params"": { ""vrm_drag_force"": 0.3 }, ""vrm_offsets"": [[0, 0, 0], [0.5, -0.1, 0.2]],
+      ""limits"": [{ ""shape"": ""cone"", ""angle_degrees"": 20 },
+                   { ""shape"": ""spherical"", ""angle_degrees"": 30, ""yaw_degrees"": 10, ""rotation"": [0, 0.6, 0, 0.8] }] } ]
 }";
 
     // The skeleton the file names (metres, Y up).
@@ -127,6 +129,10 @@ static class SettingsTests
               && asset.chains[1].colliders.Count == 4, "colliders and chain extras");
         Check(asset.chains[2].vrmOffsets.Count == 2 && asset.chains[2].vrmOffsets[1].x == 0.5f
               && asset.chains[2].vrmOffsets[1].z == 0.2f, "a VRM chain's per-joint numbers");
+        Check(asset.chains[2].limits.Count == 2 && asset.chains[2].limits[0].shape == SecmoLimitShape.Cone
+              && asset.chains[2].limits[0].angleDegrees == 20f && asset.chains[2].limits[1].shape == SecmoLimitShape.Spherical
+              && asset.chains[2].limits[1].yawDegrees == 10f && asset.chains[2].limits[1].rotation.y == 0.6f
+              && asset.chains[2].limits[1].rotation.w == 0.8f, "a VRM chain's angle limits");
 
         // Every native parameter key has a field: FromJson refuses a key no field holds.
         var probe = ScriptableObject.CreateInstance<SecmoRigSettings>();

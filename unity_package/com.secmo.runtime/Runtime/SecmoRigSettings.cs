@@ -23,6 +23,21 @@ namespace Secmo.Unity
     public enum SecmoColliderShape { Sphere, Capsule, Plane, InsideSphere, InsideCapsule }
     public enum SecmoNodeConstraintKind { Roll, Aim, Rotation }
     public enum SecmoSide { Center, Left, Right }
+    public enum SecmoLimitShape { None, Cone, Hinge, Spherical }
+
+    /// <summary>A VRM joint's angle limit (VRMC_springBone_limit); JSON "limits" entries (docs/settings.md).</summary>
+    [Serializable]
+    public sealed class SecmoJointLimitSetting
+    {
+        [Tooltip("Cone: within Angle of the bone axis. Hinge: in the limit's y–z plane, within Angle. Spherical: pitch within Angle, yaw within Yaw.")]
+        public SecmoLimitShape shape;
+        [Tooltip("The cone's or hinge's angle, or the spherical limit's pitch, degrees (0–180).")]
+        [Range(0f, 180f)] public float angleDegrees;
+        [Tooltip("The spherical limit's yaw, degrees (0–90).")]
+        [Range(0f, 90f)] public float yawDegrees;
+        [Tooltip("The limit's turn from its default frame (the bone axis), as a quaternion.")]
+        public Quaternion rotation = new Quaternion(0f, 0f, 0f, 1f);
+    }
 
     /// <summary>A helper-bone spring's numbers (SPEC §3); JSON keys are the field names in snake_case.</summary>
     [Serializable]
@@ -253,6 +268,8 @@ namespace Secmo.Unity
         public List<string> colliders = new List<string>();
         [Tooltip("VRM preset: per-joint (stiffness, drag force, gravity power) added to the chain's, where a VRM spring's numbers change along it (empty: the chain's for every joint).")]
         public List<Vector3> vrmOffsets = new List<Vector3>();
+        [Tooltip("VRM preset: per-joint angle limits (VRMC_springBone_limit; empty: none).")]
+        public List<SecmoJointLimitSetting> limits = new List<SecmoJointLimitSetting>();
         [HideInInspector] public string filledFrom = "";
     }
 
@@ -442,6 +459,13 @@ namespace Secmo.Unity
                     if (c.hasEndOffset) o["end_offset"] = Vector(c.endOffset);
                     if (c.colliders.Count > 0) o["colliders"] = Strings(c.colliders);
                     if (c.vrmOffsets.Count > 0) o["vrm_offsets"] = c.vrmOffsets.ConvertAll(v => (object)Vector(v));
+                    if (c.limits.Count > 0) o["limits"] = c.limits.ConvertAll(l => (object)new Dictionary<string, object>
+                    {
+                        ["shape"] = Snake(l.shape.ToString()),
+                        ["angle_degrees"] = l.angleDegrees,
+                        ["yaw_degrees"] = l.yawDegrees,
+                        ["rotation"] = new List<object> { l.rotation.x, l.rotation.y, l.rotation.z, l.rotation.w },
+                    });
                     list.Add(o);
                 }
                 root["chains"] = list;
@@ -582,7 +606,7 @@ namespace Secmo.Unity
                 foreach (var o in Entries(root, "chains"))
                 {
                     string path = "chains[" + i++ + "]";
-                    Known(o, path, "preset", "anchor", "joints", "params", "radii", "weights", "end_offset", "colliders", "vrm_offsets");
+                    Known(o, path, "preset", "anchor", "joints", "params", "radii", "weights", "end_offset", "colliders", "vrm_offsets", "limits");
                     var c = new SecmoChainSetting
                     {
                         preset = EnumValue<SecmoChainPreset>(o["preset"], path + ".preset"),
@@ -592,6 +616,7 @@ namespace Secmo.Unity
                         weights = FloatList(o, "weights", path),
                         colliders = StringList(o, "colliders", path),
                         vrmOffsets = VectorList(o, "vrm_offsets", path),
+                        limits = LimitList(o, path),
                     };
                     if (o.TryGetValue("end_offset", out object end) && end != null)
                     {
@@ -825,6 +850,34 @@ namespace Secmo.Unity
             var l = v as List<object>;
             if (l == null) throw new FormatException(path + "." + key + ": a list of [a, b, c] was expected");
             for (int k = 0; k < l.Count; k++) list.Add(Vec(l[k], path + "." + key + "[" + k + "]"));
+            return list;
+        }
+
+        static List<SecmoJointLimitSetting> LimitList(Dictionary<string, object> o, string path)
+        {
+            var list = new List<SecmoJointLimitSetting>();
+            if (!o.TryGetValue("limits", out object v) || v == null) return list;
+            var l = v as List<object>;
+            if (l == null) throw new FormatException(path + ".limits: a list of limits was expected");
+            for (int k = 0; k < l.Count; k++)
+            {
+                string at = path + ".limits[" + k + "]";
+                var e = Obj(l[k], at);
+                Known(e, at, "shape", "angle_degrees", "yaw_degrees", "rotation");
+                var limit = new SecmoJointLimitSetting
+                {
+                    shape = EnumValue<SecmoLimitShape>(e["shape"], at + ".shape"),
+                    angleDegrees = e.TryGetValue("angle_degrees", out object a) ? Float(a, at + ".angle_degrees") : 0f,
+                    yawDegrees = e.TryGetValue("yaw_degrees", out object y) ? Float(y, at + ".yaw_degrees") : 0f,
+                };
+                if (e.TryGetValue("rotation", out object r))
+                {
+                    var q = r as List<object>;
+                    if (q == null || q.Count != 4) throw new FormatException(at + ".rotation: [x, y, z, w] was expected");
+                    limit.rotation = new Quaternion(Float(q[0], at + ".rotation"), Float(q[1], at + ".rotation"), Float(q[2], at + ".rotation"), Float(q[3], at + ".rotation"));
+                }
+                list.Add(limit);
+            }
             return list;
         }
 

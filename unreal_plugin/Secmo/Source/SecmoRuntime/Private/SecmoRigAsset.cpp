@@ -78,6 +78,7 @@ const TCHAR* const IntegratorNames[] = {TEXT("spring"), TEXT("exponential_dampin
 const TCHAR* const ShapeNames[] = {TEXT("sphere"), TEXT("capsule"), TEXT("plane"), TEXT("inside_sphere"), TEXT("inside_capsule")};
 const TCHAR* const SideNames[] = {TEXT("center"), TEXT("left"), TEXT("right")};
 const TCHAR* const KindNames[] = {TEXT("roll"), TEXT("aim"), TEXT("rotation")};
+const TCHAR* const LimitShapeNames[] = {TEXT("none"), TEXT("cone"), TEXT("hinge"), TEXT("spherical")};
 
 template <class E, int32 N>
 const TCHAR* NameOf(E Value, const TCHAR* const (&Names)[N])
@@ -600,6 +601,21 @@ FString USecmoRigAsset::ToJson() const
 		{
 			O.Add(TEXT("vrm_offsets"), Vectors(C.VrmOffsets));
 		}
+		if (C.Limits.Num() > 0)
+		{
+			TArray<FString> Limits;
+			for (const FSecmoJointLimitSetting& L : C.Limits)
+			{
+				FObjectText LO;
+				LO.Add(TEXT("shape"), Quote(NameOf(L.Shape, LimitShapeNames)));
+				LO.Add(TEXT("angle_degrees"), Number(L.AngleDegrees));
+				LO.Add(TEXT("yaw_degrees"), Number(L.YawDegrees));
+				LO.Add(TEXT("rotation"), TEXT("[") + Number(L.Rotation.X) + TEXT(", ") + Number(L.Rotation.Y) + TEXT(", ")
+					+ Number(L.Rotation.Z) + TEXT(", ") + Number(L.Rotation.W) + TEXT("]"));
+				Limits.Add(LO.Text());
+			}
+			O.Add(TEXT("limits"), TEXT("[") + FString::Join(Limits, TEXT(", ")) + TEXT("]"));
+		}
 		Items.Add(O.Text());
 	}
 	if (Items.Num() > 0)
@@ -771,13 +787,42 @@ bool USecmoRigAsset::FromJson(const FString& Text, FString& OutError)
 		const FReader R{*List[Index], At(TEXT("chains"), Index), OutError};
 		FSecmoChainSetting C;
 		const TCHAR* const ChainKeys[] = {TEXT("preset"), TEXT("anchor"), TEXT("joints"), TEXT("params"), TEXT("radii"),
-			TEXT("weights"), TEXT("end_offset"), TEXT("colliders"), TEXT("vrm_offsets")};
+			TEXT("weights"), TEXT("end_offset"), TEXT("colliders"), TEXT("vrm_offsets"), TEXT("limits")};
 		if (!R.OnlyKeys(ChainKeys) || !R.Enum(TEXT("preset"), ChainPresetNames, C.Preset) || !R.Name(TEXT("anchor"), C.Anchor)
 			|| !R.NameList(TEXT("joints"), C.Joints) || !R.NumberList(TEXT("radii"), C.Radii)
 			|| !R.NumberList(TEXT("weights"), C.Weights) || !R.NameList(TEXT("colliders"), C.Colliders)
 			|| !R.VectorList(TEXT("vrm_offsets"), C.VrmOffsets))
 		{
 			return false;
+		}
+		TArray<const FJsonObject*> Limits;
+		if (!Entries(*List[Index], TEXT("limits"), Limits, OutError))
+		{
+			return false;
+		}
+		for (int32 L = 0; L < Limits.Num(); ++L)
+		{
+			const FReader LR{*Limits[L], R.Path + TEXT(".") + At(TEXT("limits"), L), OutError};
+			const TCHAR* const LimitKeys[] = {TEXT("shape"), TEXT("angle_degrees"), TEXT("yaw_degrees"), TEXT("rotation")};
+			FSecmoJointLimitSetting Limit;
+			const TArray<TSharedPtr<FJsonValue>>* Q = nullptr;
+			double X = 0.0, Y = 0.0, Z = 0.0, W = 1.0;
+			if (!LR.OnlyKeys(LimitKeys) || !LR.Enum(TEXT("shape"), LimitShapeNames, Limit.Shape)
+				|| !LR.OptionalFloat(TEXT("angle_degrees"), Limit.AngleDegrees)
+				|| !LR.OptionalFloat(TEXT("yaw_degrees"), Limit.YawDegrees))
+			{
+				return false;
+			}
+			if (Limits[L]->HasField(TEXT("rotation")))
+			{
+				if (!Limits[L]->TryGetArrayField(TEXT("rotation"), Q) || Q->Num() != 4 || !(*Q)[0]->TryGetNumber(X)
+					|| !(*Q)[1]->TryGetNumber(Y) || !(*Q)[2]->TryGetNumber(Z) || !(*Q)[3]->TryGetNumber(W))
+				{
+					return LR.Fail(TEXT("rotation"), TEXT("[x, y, z, w] was expected"));
+				}
+				Limit.Rotation = FQuat(X, Y, Z, W);
+			}
+			C.Limits.Add(Limit);
 		}
 		if (R.Object.HasField(TEXT("end_offset")))
 		{

@@ -33,6 +33,9 @@ enum class ESecmoSide : uint8 { Center, Left, Right };
 UENUM()
 enum class ESecmoNodeConstraintKind : uint8 { Roll, Aim, Rotation };
 
+UENUM()
+enum class ESecmoLimitShape : uint8 { None, Cone, Hinge, Spherical };
+
 /** A helper-bone spring's numbers (SPEC §3). */
 USTRUCT(BlueprintType)
 struct SECMORUNTIME_API FSecmoSpringParams
@@ -351,6 +354,27 @@ struct SECMORUNTIME_API FSecmoColliderSetting
 	float Radius = 5.0f;
 };
 
+/** A VRM joint's angle limit (VRMC_springBone_limit; settings "limits", docs/settings.md). */
+USTRUCT(BlueprintType)
+struct SECMORUNTIME_API FSecmoJointLimitSetting
+{
+	GENERATED_BODY()
+
+	/** Cone: within Angle of the bone axis. Hinge: in the limit's y–z plane, within Angle. Spherical: pitch
+	 *  within Angle, yaw within Yaw. */
+	UPROPERTY(EditAnywhere, Category = "Limit")
+	ESecmoLimitShape Shape = ESecmoLimitShape::None;
+	/** The cone's or hinge's angle, or the spherical limit's pitch, degrees. */
+	UPROPERTY(EditAnywhere, Category = "Limit", meta = (ClampMin = "0", ClampMax = "180"))
+	float AngleDegrees = 0.0f;
+	/** The spherical limit's yaw, degrees. */
+	UPROPERTY(EditAnywhere, Category = "Limit", meta = (ClampMin = "0", ClampMax = "90"))
+	float YawDegrees = 0.0f;
+	/** The limit's turn from its default frame (the bone axis). */
+	UPROPERTY(EditAnywhere, Category = "Limit")
+	FQuat Rotation = FQuat(0.0, 0.0, 0.0, 1.0);
+};
+
 USTRUCT(BlueprintType)
 struct SECMORUNTIME_API FSecmoChainSetting
 {
@@ -387,6 +411,9 @@ struct SECMORUNTIME_API FSecmoChainSetting
 	 *  spring's numbers change along it (empty: the chain's for every joint). */
 	UPROPERTY(EditAnywhere, Category = "Chain")
 	TArray<FVector> VrmOffsets;
+	/** VRM preset: per-joint angle limits (VRMC_springBone_limit; empty: none). */
+	UPROPERTY(EditAnywhere, Category = "Chain")
+	TArray<FSecmoJointLimitSetting> Limits;
 	/** The preset the numbers were filled from (a changed preset refills them). */
 	UPROPERTY()
 	FString FilledFrom;
