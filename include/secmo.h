@@ -71,6 +71,23 @@
 #define SECMO_WARNING_CHAIN_ORDER 2
 
 /**
+ * Kind reported by `secmo_rig_warning` only: the skeleton's size
+ * (`secmo_rig_size_meters`) is outside 0.05–50 m at the declared
+ * `units_per_meter`, which is then probably wrong (a centimetre skeleton
+ * declared as metres freezes its chains). The bone reported is 0.
+ */
+#define SECMO_WARNING_UNUSUAL_SIZE 4
+
+/**
+ * Bit of `SecmoUpdateInfo.warnings` only: the chains' teleport threshold
+ * (`teleport_distance`, `teleport_angle`) fired without a teleport flag on
+ * this update and the two before it. A character that moves that far every
+ * frame has wrong units (`units_per_meter`) or a world transform that jumps;
+ * its chains restart every frame and show no motion.
+ */
+#define SECMO_WARNING_TELEPORT_STREAK 8
+
+/**
  * Body sides, for correctives (`SecmoCorrectiveDesc.side`, `SecmoProbeDesc.side`).
  */
 #define SECMO_SIDE_CENTER 0
@@ -1408,6 +1425,14 @@ SecmoResult secmo_rig_warning(const struct SecmoRig *rig,
                               uint32_t index,
                               uint32_t *out_kind,
                               uint32_t *out_bone);
+
+/**
+ * The skeleton's size in metres: the largest side of the box around its
+ * bones in the bind pose, divided by `units_per_meter`. Outside 0.05–50 m
+ * the rig also carries a `SECMO_WARNING_UNUSUAL_SIZE` warning.
+ * Errors: NULL_POINTER.
+ */
+SecmoResult secmo_rig_size_meters(const struct SecmoRig *rig, float *out_meters);
 
 /**
  * Copies the rig's neutral local pose (recovered from inverse binds where

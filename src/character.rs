@@ -136,6 +136,13 @@ pub const DEBUG_CONTACT: u32 = 6;
 /// `UpdateInfo::warnings`: a constraint wrote through a sheared parent chain;
 /// TRS dropped the shear (SPEC §1 DECISION: reported, never silent).
 pub const WARNING_SHEAR: u32 = 1;
+/// `UpdateInfo::warnings`: the chains' teleport threshold fired without a
+/// teleport flag on this update and the [`TELEPORT_STREAK`]` − 1` before it
+/// (wrong units, or a world transform that jumps every frame).
+pub const WARNING_TELEPORT_STREAK: u32 = 8;
+/// Updates in a row whose chains jumped without a teleport flag before
+/// [`WARNING_TELEPORT_STREAK`] is raised.
+pub const TELEPORT_STREAK: u32 = 3;
 
 /// Caller-owned buffers that receive the stage-by-stage records of SPEC §6.
 /// Create once with [`StageRecords::new`]; pass to [`Character::update_recorded`].
@@ -355,8 +362,11 @@ pub fn update_batch(items: &mut [BatchItem<'_>]) -> usize {
             }
             chain_stage::step_jobs(&mut jobs[..count]);
         }
-        for item in window.iter_mut() {
-            if item.result.is_ok() {
+        for (item, &ran) in window.iter_mut().zip(&chains) {
+            if let Ok(info) = &mut item.result {
+                if ran {
+                    info.warnings |= item.character.chain_warnings();
+                }
                 item.character.finish_update(item.output);
             } else {
                 failed += 1;
@@ -391,7 +401,9 @@ struct SnapshotSettings {
     importance: f32,
     enabled: [u32; 4],
     substep_target: u32,
-    reserved: [u32; 3],
+    /// Updates in a row whose chains jumped without a teleport flag.
+    jump_streak: u32,
+    reserved: [u32; 2],
 }
 
 /// Bytes of the character settings that follow the correctives in a snapshot.
@@ -739,6 +751,7 @@ impl Character {
         self.springs.fill(SpringState::default());
         self.correctives.fill(CorrectiveState::default());
         self.chain.state.clocks.fill(ChainClock::default());
+        self.chain.jump_streak = 0;
         self.started = 0;
     }
 
@@ -1196,8 +1209,10 @@ impl Character {
     /// succeeds, without a second copy of the chain state.
     fn solve(&mut self, dt: f32, teleport: bool, recording: bool) -> Result<UpdateInfo, Error> {
         let (info, chains_run) = self.solve_before_chains(dt, teleport, recording)?;
+        let mut info = info;
         if chains_run {
             chain_stage::step_jobs(&mut [Some(self.chain_job(dt, teleport))]);
+            info.warnings |= self.chain_warnings();
         }
         self.commit();
         Ok(info)
@@ -1324,6 +1339,15 @@ impl Character {
             component: &mut self.component,
             dt: if self.started == 0 { 0.0 } else { dt },
             teleport,
+        }
+    }
+
+    /// The chain stage's warnings of the update just run.
+    pub(crate) fn chain_warnings(&self) -> u32 {
+        if self.chain.jump_streak >= TELEPORT_STREAK {
+            WARNING_TELEPORT_STREAK
+        } else {
+            0
         }
     }
 
@@ -1483,7 +1507,8 @@ impl Character {
             importance: inputs.importance,
             enabled: self.enabled.map(u32::from),
             substep_target: self.options.substep_target as u32,
-            reserved: [0; 3],
+            jump_streak: self.chain.jump_streak,
+            reserved: [0; 2],
         }
     }
 
@@ -1620,7 +1645,7 @@ impl Character {
         };
         let wind = Vec3::from(settings.wind);
         if settings.enabled.iter().any(|&e| e > 1)
-            || settings.reserved != [0; 3]
+            || settings.reserved != [0; 2]
             || !settings.importance.is_finite()
             || !wind.is_finite()
             || wind.length() > MAX_WIND_M_PER_S2 * self.rig.units_per_meter()
@@ -1705,6 +1730,7 @@ impl Character {
             wind,
         };
         self.enabled = settings.enabled.map(|e| e == 1);
+        self.chain.jump_streak = settings.jump_streak;
         self.options.substep_target = substep_target;
         if n_clocks > 0 {
             let stage = &mut self.chain;

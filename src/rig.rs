@@ -281,6 +281,26 @@ pub enum RigWarning {
         bone: usize,
         moved_by: usize,
     },
+    /// The skeleton's size ([`Rig::size_meters`]) is outside 0.05–50 m at
+    /// the declared `units_per_meter`: the units are probably wrong (a
+    /// centimetre skeleton declared as metres freezes its chains, and its
+    /// teleport threshold fires every frame).
+    UnusualSize { meters: f32, units_per_meter: f32 },
+}
+
+/// The sizes of skeleton [`Rig::size_meters`] accepts without a warning.
+pub const MIN_SIZE_M: f32 = 0.05;
+pub const MAX_SIZE_M: f32 = 50.0;
+
+/// The largest side of the box around the bones' positions.
+fn skeleton_size(component: &[Affine3A]) -> f32 {
+    let (mut lo, mut hi) = (Vec3::splat(f32::INFINITY), Vec3::splat(f32::NEG_INFINITY));
+    for m in component {
+        let p = Vec3::from(m.translation);
+        lo = lo.min(p);
+        hi = hi.max(p);
+    }
+    (hi - lo).max_element().max(0.0)
 }
 
 impl fmt::Display for RigWarning {
@@ -298,6 +318,15 @@ impl fmt::Display for RigWarning {
                 f,
                 "chain {chain} reads bone {bone}, which chain {moved_by} moves, but that chain is not \
                  listed before it: it sees the bone's animated pose (list it after chain {moved_by})"
+            ),
+            RigWarning::UnusualSize {
+                meters,
+                units_per_meter,
+            } => write!(
+                f,
+                "the skeleton is {meters} m across at {units_per_meter} units per metre, outside \
+                 {MIN_SIZE_M}–{MAX_SIZE_M} m: check units_per_meter (a centimetre skeleton is 100, \
+                 a metre one 1)"
             ),
         }
     }
@@ -386,6 +415,7 @@ pub struct Rig {
     /// record keeps only these (the rest of its pose is the stage before).
     pub(crate) stage_bones: [Vec<u32>; 3],
     pub(crate) warnings: Vec<RigWarning>,
+    pub(crate) size_meters: f32,
     pub(crate) fingerprint: u64,
 }
 
@@ -447,6 +477,15 @@ impl Rig {
         }
         let mut reference_component = vec![Affine3A::IDENTITY; n];
         math::forward_kinematics(&parents, &reference, &mut reference_component);
+        let size_meters = skeleton_size(&reference_component) / desc.units_per_meter;
+        // All bones at one point (one bone, or helpers only) say nothing
+        // about the units.
+        if size_meters > 0.0 && !(MIN_SIZE_M..=MAX_SIZE_M).contains(&size_meters) {
+            warnings.push(RigWarning::UnusualSize {
+                meters: size_meters,
+                units_per_meter: desc.units_per_meter,
+            });
+        }
 
         let mut springs: Vec<SpringParams> = desc.springs.iter().map(|s| s.resolved()).collect();
         let mut spring_of_bone = vec![u32::MAX; n];
@@ -781,7 +820,18 @@ impl Rig {
             stage_bones,
             warnings,
             fingerprint,
+            size_meters,
         })
+    }
+
+    /// The skeleton's size in metres: the largest side of the box around
+    /// its bones in the bind pose, divided by `units_per_meter`. A size
+    /// outside 0.05–50 m raises [`RigWarning::UnusualSize`] (a centimetre
+    /// skeleton declared as metres, or the reverse); 0 (every bone at one
+    /// point) does not.
+    #[must_use]
+    pub fn size_meters(&self) -> f32 {
+        self.size_meters
     }
 
     /// Whether secmo reads bone `bone`'s input transform: a stage reads or

@@ -3,6 +3,9 @@
 //! static library and run. The RAII program also runs under memcheck and the
 //! concurrency program under helgrind; without valgrind those two tests are
 //! reported as ignored (build.rs probes for it), and `.ci/run` installs it.
+//! Every program also runs built with AddressSanitizer and
+//! UndefinedBehaviorSanitizer, and misuse the header refuses is checked to
+//! fail to compile.
 
 mod common;
 
@@ -124,4 +127,77 @@ fn a_walk_far_from_the_level_origin_moves_like_one_at_the_origin() {
     let out = run("large_world", &[]);
     print!("{out}");
     assert!(out.ends_with("ok\n"), "{out}");
+}
+
+/// Every program of tests/cpp built with AddressSanitizer and
+/// UndefinedBehaviorSanitizer (any report fails the run): a use after
+/// scope, a leak, an overflow or misaligned access in the wrapper or in how
+/// the programs use it.
+#[test]
+fn every_cpp_program_is_clean_under_asan_and_ubsan() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    for (name, args) in [
+        ("double_include", &[][..]),
+        ("raii", &[][..]),
+        ("bits", &[][..]),
+        ("conventions", &[][..]),
+        ("concurrency", &["200"][..]),
+        ("large_world", &[][..]),
+    ] {
+        let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}_asan_cpp"));
+        common::compile_cpp_with(
+            &root.join(format!("tests/cpp/{name}.cpp")),
+            &exe,
+            &[
+                "-fsanitize=address,undefined",
+                "-fno-sanitize-recover=all",
+                "-fno-omit-frame-pointer",
+            ],
+        );
+        let out = Command::new(&exe)
+            .args(args)
+            .env(
+                "ASAN_OPTIONS",
+                "detect_stack_use_after_return=1:abort_on_error=0",
+            )
+            .env("UBSAN_OPTIONS", "print_stacktrace=1:halt_on_error=1")
+            .output()
+            .expect("run");
+        check(&format!("{name} under ASan and UBSan"), &out);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(!stderr.contains("runtime error"), "{name}: {stderr}");
+    }
+}
+
+/// `secmo::batch_item` keeps the input's address: a temporary input (the
+/// stack-use-after-scope ASan found) is refused at compile time.
+#[test]
+fn a_batch_item_of_a_temporary_input_does_not_compile() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let write = |name: &str, body: &str| {
+        let path = dir.join(name);
+        std::fs::write(
+            &path,
+            format!(
+                "#include \"secmo.hpp\"\nvoid f(secmo::Character& c, secmo::Frame frame, \
+                 secmo::Span<SecmoTransform> out, SecmoFrameInput& kept) {{\n{body}\n}}\n"
+            ),
+        )
+        .unwrap();
+        path
+    };
+    let bad = write(
+        "batch_item_temporary.cpp",
+        "SecmoBatchItem item = secmo::batch_item(c, frame.to_c(), out); (void)item; (void)kept;",
+    );
+    let (ok, diagnostics) = common::cpp_compiles(&bad);
+    assert!(!ok, "a temporary input compiled");
+    assert!(diagnostics.contains("deleted"), "{diagnostics}");
+    // The intended use compiles.
+    let good = write(
+        "batch_item_kept.cpp",
+        "kept = frame.to_c(); SecmoBatchItem item = secmo::batch_item(c, kept, out); (void)item;",
+    );
+    let (ok, diagnostics) = common::cpp_compiles(&good);
+    assert!(ok, "{diagnostics}");
 }

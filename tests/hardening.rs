@@ -946,3 +946,233 @@ fn a_reference_rotation_that_cannot_be_normalised_is_refused_by_name() {
         Err(Error::DegeneratePose { bone: 3, .. })
     ));
 }
+
+/// Units sanity: a centimetre skeleton declared as metres is reported at rig
+/// creation (its size in metres, and a warning outside 0.05–50 m), and a
+/// character whose chains' teleport threshold fires on consecutive updates
+/// says so in its update info, through Rust and the C ABI.
+#[test]
+fn wrong_units_are_reported_at_creation_and_when_teleports_repeat() {
+    use secmo::ffi::*;
+    // The tail rig in centimetres.
+    let in_cm = |units_per_meter: f32| {
+        let mut desc = tail_desc(4, ChainParams::tail(units_per_meter));
+        for b in &mut desc.bones {
+            for t in &mut b.reference.translation {
+                *t *= 100.0;
+            }
+        }
+        desc.units_per_meter = units_per_meter;
+        desc
+    };
+    let right = secmo::Rig::new(in_cm(100.0)).unwrap();
+    assert!(
+        (right.size_meters() - 1.0).abs() < 0.1,
+        "{}",
+        right.size_meters()
+    );
+    assert!(right.warnings().is_empty(), "{:?}", right.warnings());
+    let wrong = secmo::Rig::new(in_cm(1.0)).unwrap();
+    assert!(
+        (wrong.size_meters() - 100.0).abs() < 10.0,
+        "{}",
+        wrong.size_meters()
+    );
+    assert!(
+        matches!(wrong.warnings(), [secmo::RigWarning::UnusualSize { .. }]),
+        "{:?}",
+        wrong.warnings()
+    );
+    assert!(wrong.warnings()[0]
+        .to_string()
+        .contains("check units_per_meter"));
+    // Walking at 1.5 m/s: 2.5 cm per 60 Hz frame, past a 1-unit threshold.
+    let walk = |rig: secmo::Rig| {
+        let mut c = Character::new(std::sync::Arc::new(rig), Default::default());
+        let mut flags = Vec::new();
+        for f in 0..8 {
+            let mut pose = c.rig().reference_pose().to_vec();
+            pose[TAIL_HIPS].translation[2] += 2.5 * f as f32;
+            let mut out = pose.clone();
+            let info = c
+                .update(
+                    &FrameInput {
+                        dt: 1.0 / 60.0,
+                        pose: &pose,
+                        teleport: false,
+                    },
+                    &mut out,
+                )
+                .unwrap();
+            flags.push(info.warnings & secmo::WARNING_TELEPORT_STREAK != 0);
+        }
+        flags
+    };
+    assert_eq!(walk(secmo::Rig::new(in_cm(100.0)).unwrap()), [false; 8]);
+    // The first update seeds; the threshold fires from the second on, and
+    // the third jump in a row raises the warning.
+    assert_eq!(
+        walk(secmo::Rig::new(in_cm(1.0)).unwrap()),
+        [false, false, false, true, true, true, true, true]
+    );
+    // Through the C ABI: the size, the rig warning and the update bit.
+    let desc = in_cm(1.0);
+    let parents: Vec<i32> = desc.bones.iter().map(|b| b.parent).collect();
+    let reference: Vec<Transform> = desc.bones.iter().map(|b| b.reference).collect();
+    let joints: Vec<u32> = desc.chains[0].joints.clone();
+    let chain = SecmoChainDesc {
+        anchor: 1,
+        joints: joints.as_ptr(),
+        joint_count: joints.len() as u32,
+        preset: SECMO_CHAIN_TAIL,
+        ..Default::default()
+    };
+    let d = SecmoRigDesc {
+        bone_count: parents.len() as u32,
+        parents: parents.as_ptr(),
+        reference_pose: reference.as_ptr(),
+        units_per_meter: 1.0,
+        chains: &chain,
+        chain_count: 1,
+        ..Default::default()
+    };
+    // SAFETY: valid descriptors and buffers; handles destroyed below.
+    unsafe {
+        let (mut rig, mut ch) = (std::ptr::null_mut(), std::ptr::null_mut());
+        assert_eq!(secmo_rig_create(&d, &mut rig), SECMO_OK);
+        let mut meters = 0.0f32;
+        assert_eq!(secmo_rig_size_meters(rig, &mut meters), SECMO_OK);
+        assert!((meters - 100.0).abs() < 10.0, "{meters}");
+        let (mut kind, mut bone) = (0u32, 0u32);
+        assert_eq!(secmo_rig_warning_count(rig), 1);
+        assert_eq!(secmo_rig_warning(rig, 0, &mut kind, &mut bone), SECMO_OK);
+        assert_eq!(kind, SECMO_WARNING_UNUSUAL_SIZE);
+        assert_eq!(
+            secmo_character_create(rig, std::ptr::null(), &mut ch),
+            SECMO_OK
+        );
+        let mut last = 0;
+        for f in 0..5 {
+            let mut pose = reference.clone();
+            pose[TAIL_HIPS].translation[2] += 2.5 * f as f32;
+            let mut out = pose.clone();
+            let input = c_frame_input(&pose);
+            let input = SecmoFrameInput {
+                dt: 1.0 / 60.0,
+                ..input
+            };
+            let mut info = SecmoUpdateInfo {
+                struct_size: std::mem::size_of::<SecmoUpdateInfo>() as u32,
+                ..Default::default()
+            };
+            assert_eq!(
+                secmo_character_update(ch, &input, out.as_mut_ptr(), out.len(), &mut info),
+                SECMO_OK
+            );
+            last = info.warnings;
+        }
+        assert_eq!(
+            last & SECMO_WARNING_TELEPORT_STREAK,
+            SECMO_WARNING_TELEPORT_STREAK
+        );
+        secmo_character_destroy(ch);
+        secmo_rig_destroy(rig);
+    }
+}
+
+/// C ABI messages name the bone where the rig has names, and a struct size
+/// larger than the library's says which sizes it accepts without blaming
+/// the header alone.
+#[test]
+fn c_messages_name_the_bone_and_the_accepted_struct_sizes() {
+    use secmo::ffi::*;
+    let desc = tail_desc(3, ChainParams::tail(1.0));
+    let parents: Vec<i32> = desc.bones.iter().map(|b| b.parent).collect();
+    let reference: Vec<Transform> = desc.bones.iter().map(|b| b.reference).collect();
+    let names: Vec<std::ffi::CString> = desc
+        .bones
+        .iter()
+        .map(|b| std::ffi::CString::new(b.name.as_str()).unwrap())
+        .collect();
+    let name_ptrs: Vec<*const std::ffi::c_char> = names.iter().map(|n| n.as_ptr()).collect();
+    let last_error = || unsafe {
+        std::ffi::CStr::from_ptr(secmo_last_error_message())
+            .to_string_lossy()
+            .into_owned()
+    };
+    // SAFETY: valid descriptors and buffers; handles destroyed below.
+    unsafe {
+        for named in [true, false] {
+            let d = SecmoRigDesc {
+                bone_count: parents.len() as u32,
+                parents: parents.as_ptr(),
+                reference_pose: reference.as_ptr(),
+                bone_names: if named {
+                    name_ptrs.as_ptr()
+                } else {
+                    std::ptr::null()
+                },
+                units_per_meter: 1.0,
+                ..Default::default()
+            };
+            let (mut rig, mut ch) = (std::ptr::null_mut(), std::ptr::null_mut());
+            assert_eq!(secmo_rig_create(&d, &mut rig), SECMO_OK);
+            assert_eq!(
+                secmo_character_create(rig, std::ptr::null(), &mut ch),
+                SECMO_OK
+            );
+            let mut pose = reference.clone();
+            pose[3].rotation[0] = f32::NAN;
+            let mut out = pose.clone();
+            let input = c_frame_input(&pose);
+            let r = secmo_character_update(
+                ch,
+                &input,
+                out.as_mut_ptr(),
+                out.len(),
+                std::ptr::null_mut(),
+            );
+            assert_eq!(r, SECMO_ERROR_NON_FINITE_POSE);
+            let expected = if named {
+                "input pose, bone 3 (\"tail_2\"): NaN or infinity"
+            } else {
+                "input pose, bone 3: NaN or infinity"
+            };
+            assert!(last_error().contains(expected), "{}", last_error());
+            // The same item through the batch.
+            let mut items = [SecmoBatchItem {
+                struct_size: std::mem::size_of::<SecmoBatchItem>() as u32,
+                result: 0,
+                character: ch,
+                input: &input,
+                out_pose: out.as_mut_ptr(),
+                out_pose_len: out.len(),
+                out_info: std::ptr::null_mut(),
+            }];
+            assert_eq!(
+                secmo_update_batch(items.as_mut_ptr(), 0, 1),
+                SECMO_ERROR_NON_FINITE_POSE
+            );
+            assert!(last_error().contains(expected), "{}", last_error());
+            // Another struct passed as the frame input.
+            let wrong = SecmoRigDesc::default();
+            let r = secmo_character_update(
+                ch,
+                &wrong as *const SecmoRigDesc as *const SecmoFrameInput,
+                out.as_mut_ptr(),
+                out.len(),
+                std::ptr::null_mut(),
+            );
+            assert_eq!(r, SECMO_ERROR_STRUCT_SIZE);
+            let message = last_error();
+            assert!(
+                message.contains(
+                    "the pointer is to another struct, or the struct comes from a newer header"
+                ) && message.contains("are accepted"),
+                "{message}"
+            );
+            secmo_character_destroy(ch);
+            secmo_rig_destroy(rig);
+        }
+    }
+}

@@ -295,3 +295,51 @@ fn the_build_rules_compile_and_pick_each_platforms_library() {
         "{text}"
     );
 }
+
+/// `cargo xtask unreal-thirdparty` finds cargo's output wherever
+/// `CARGO_TARGET_DIR` puts it (it read `target/` whatever the setting), and
+/// says that it writes the system library list rustc prints, which
+/// secmo.Build.cs reads instead of a fixed list.
+#[test]
+fn xtask_follows_cargo_target_dir_and_the_build_file_reads_rustc_s_libraries() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let elsewhere = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("xtask_target");
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args([
+            "run",
+            "-q",
+            "-p",
+            "xtask",
+            "--",
+            "unreal-thirdparty",
+            "--platform",
+            "Win64",
+            "--print",
+        ])
+        .env("CARGO_TARGET_DIR", &elsewhere)
+        .current_dir(root)
+        .output()
+        .expect("run cargo xtask");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let expected = elsewhere.join("x86_64-pc-windows-msvc/release/secmo.lib");
+    assert!(text.contains(&expected.display().to_string()), "{text}");
+    assert!(text.contains("secmo.libs"), "{text}");
+    let build = std::fs::read_to_string(
+        root.join("unreal_plugin/Secmo/Source/ThirdParty/secmo/secmo.Build.cs"),
+    )
+    .unwrap();
+    assert!(
+        build.contains("\"secmo.libs\"") && build.contains("dbghelp.lib"),
+        "{build}"
+    );
+    assert!(
+        !build.contains("bcrypt.lib"),
+        "rustc no longer links bcrypt.lib"
+    );
+}

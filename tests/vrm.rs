@@ -1407,11 +1407,16 @@ fn thousands_of_springs_hanging_one_below_another_are_ordered_without_recursion(
     let expected: Vec<String> = (0..springs).map(|k| format!("n{}", 2 * k)).collect();
     assert_eq!(first_joints(&import), expected);
     // The rig takes them in that order, none before the chain it hangs
-    // from (building it was quadratic in the chains until session 14:
-    // frame slots and the anchor test searched linearly).
+    // from (building it must stay linear in the chains: frame slots and
+    // the anchor test once searched linearly). The strand is 400 m long,
+    // which the size check reports; nothing else is.
     let rig = rig_of(&import);
     assert_eq!(rig.chains().len(), springs);
-    assert!(rig.warnings().is_empty());
+    assert!(
+        matches!(rig.warnings(), [secmo::RigWarning::UnusualSize { .. }]),
+        "{:?}",
+        rig.warnings()
+    );
 }
 
 #[test]

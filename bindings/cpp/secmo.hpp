@@ -141,7 +141,17 @@ public:
     /// Warnings raised while building the rig.
     std::uint32_t warning_count() const noexcept { return secmo_rig_warning_count(get()); }
 
-    /// Warning `index`: its kind (SECMO_WARNING_SHEAR, SECMO_WARNING_CHAIN_ORDER) and
+    /// The skeleton's size in metres (secmo_rig_size_meters): its bind pose's
+    /// largest extent over units_per_meter. Outside 0.05–50 m the rig also
+    /// carries a SECMO_WARNING_UNUSUAL_SIZE warning.
+    float size_meters() const noexcept {
+        float meters = 0.0f;
+        secmo_rig_size_meters(get(), &meters);
+        return meters;
+    }
+
+    /// Warning `index`: its kind (SECMO_WARNING_SHEAR, SECMO_WARNING_CHAIN_ORDER,
+    /// SECMO_WARNING_UNUSUAL_SIZE) and
     /// the bone it concerns; false past the count.
     bool warning(std::uint32_t index, std::uint32_t& kind, std::uint32_t& bone) const noexcept {
         return secmo_rig_warning(get(), index, &kind, &bone) == SECMO_OK;
@@ -267,8 +277,11 @@ inline Status settings_expand(std::string_view settings, float units_per_meter, 
         secmo_settings_expand(settings.data(), settings.size(), units_per_meter, buffer, buffer_len, out_len));
 }
 
-/// A batch item for `character` (docs/c-api.md, "Batches"): `input` and
-/// `out` must stay alive until secmo_update_batch returns.
+/// A batch item for `character` (docs/c-api.md, "Batches"): the item keeps
+/// the address of `input`, so `input` and `out` must stay alive until
+/// secmo_update_batch returns. Keep the inputs in an array beside the items
+/// (`inputs[i] = frame.to_c(); items[i] = batch_item(c, inputs[i], out);`);
+/// a temporary such as `frame.to_c()` does not compile (the overload below).
 inline SecmoBatchItem batch_item(Character& character, const SecmoFrameInput& input,
                                  Span<SecmoTransform> out) noexcept {
     SecmoBatchItem item{};
@@ -279,6 +292,9 @@ inline SecmoBatchItem batch_item(Character& character, const SecmoFrameInput& in
     item.out_pose_len = out.size();
     return item;
 }
+
+/// A temporary input would be gone before secmo_update_batch reads it.
+SecmoBatchItem batch_item(Character& character, const SecmoFrameInput&& input, Span<SecmoTransform> out) = delete;
 
 /// Updates `items[first, end)`, writing each item's result; non-overlapping
 /// ranges may run on different threads (secmo_update_batch).

@@ -271,13 +271,20 @@ fn vrm_settings_and_import_list_what_they_ignore() {
                 {"node": 2}
             ]}]}}
     });
-    let (file, _, stdout) = vrm_settings(&out, "limited", &text);
+    let (file, settings, stdout) = vrm_settings(&out, "limited", &text);
     for expected in [
-        "joints[0] (H1).extensions.VRMC_springBone_limit: angle limit (hinge)",
+        "joints[0] (H1).extensions.VRMC_springBone_limit.specVersion: missing is not \"1.0-draft\"",
         "note: requires KHR_materials_unlit",
     ] {
         assert!(stdout.contains(expected), "{expected}: {stdout}");
     }
+    // The limit itself is applied: the settings carry it.
+    let written: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&settings).unwrap()).unwrap();
+    assert_eq!(
+        written["chains"][0]["limits"][0]["shape"], "hinge",
+        "{written}"
+    );
     let (code, stdout, stderr) = secmo(&["import", file.to_str().unwrap()]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("VRMC_springBone_limit"), "{stdout}");

@@ -304,8 +304,9 @@ pub(crate) unsafe fn update_impl(
     };
     let info = match result {
         Ok(info) => info,
-        Err(e) => {
+        Err(mut e) => {
             character.restore_chain_inputs(saved_inputs);
+            e.message = crate::ffi::result::name_bone(&e.message, character.rig());
             return Err(e);
         }
     };
@@ -515,10 +516,12 @@ pub unsafe extern "C" fn secmo_update_batch(
         for (begun, i) in begun.iter().zip(start..stop) {
             // SAFETY: as above.
             let item = unsafe { &mut *items.add(i) };
-            if let Some((info, ..)) = begun {
+            if let Some((info, _, _, ran)) = begun {
                 item.result = if chains == SECMO_OK {
                     // SAFETY: begin_item checked the item's pointers.
-                    guard("secmo_update_batch", || unsafe { end_item(item, info) })
+                    guard("secmo_update_batch", || unsafe {
+                        end_item(item, info, *ran)
+                    })
                 } else {
                     chains
                 };
@@ -561,7 +564,9 @@ unsafe fn begin_item(
         Ok((info, chains)) => Ok((info, frame.dt, teleport, chains)),
         Err(e) => {
             character.restore_chain_inputs(saved_inputs);
-            Err(e.into())
+            let mut e: FfiError = e.into();
+            e.message = crate::ffi::result::name_bone(&e.message, character.rig());
+            Err(e)
         }
     }
 }
@@ -571,12 +576,17 @@ unsafe fn begin_item(
 unsafe fn end_item(
     item: &SecmoBatchItem,
     info: &crate::character::UpdateInfo,
+    chains_ran: bool,
 ) -> Result<(), FfiError> {
     let character = &mut non_null_mut(item.character, "character")?.character;
     let output = slice_mut(item.out_pose, item.out_pose_len, "out_pose")?;
+    let mut info = *info;
+    if chains_ran {
+        info.warnings |= character.chain_warnings();
+    }
     character.finish_update(output);
     // SAFETY: begin_item's read_frame checked out_info.
-    unsafe { write_info(item.out_info, info) };
+    unsafe { write_info(item.out_info, &info) };
     Ok(())
 }
 

@@ -104,8 +104,10 @@ pub(crate) fn read_versioned<T: Versioned>(
             SECMO_ERROR_STRUCT_SIZE,
             if size > newest {
                 format!(
-                    "{what}.struct_size is {size} but this library knows at most {newest} bytes; \
-                     the header is newer than the library"
+                    "{what}.struct_size is {size} but this library's struct is at most {newest} bytes \
+                     ({:?} are accepted): the pointer is to another struct, or the struct comes from \
+                     a newer header than this library",
+                    T::SHIPPED
                 )
             } else {
                 format!(

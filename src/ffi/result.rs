@@ -81,6 +81,29 @@ impl From<RigError> for FfiError {
     }
 }
 
+/// `message` with the rig's name for the first bone it names ("bone 3:"
+/// becomes "bone 3 (\"tail_1\"):"), where the rig was given names (a
+/// C rig without names calls bone 3 "bone3", which adds nothing).
+pub(crate) fn name_bone(message: &str, rig: &crate::Rig) -> String {
+    let Some(at) = message.find("bone ") else {
+        return message.to_string();
+    };
+    let digits: String = message[at + 5..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let end = at + 5 + digits.len();
+    let Ok(bone) = digits.parse::<usize>() else {
+        return message.to_string();
+    };
+    match rig.bone_name(bone) {
+        Some(name) if !name.is_empty() && name != format!("bone{bone}") && message[end..].starts_with(':') => {
+            format!("{} (\"{name}\"){}", &message[..end], &message[end..])
+        }
+        _ => message.to_string(),
+    }
+}
+
 thread_local! {
     /// NUL-terminated message of the last failing call on this thread.
     static LAST_ERROR: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };

@@ -734,7 +734,28 @@ pub unsafe extern "C" fn secmo_rig_warning(
                 *kind = SECMO_WARNING_CHAIN_ORDER;
                 *bone = *b as u32;
             }
+            RigWarning::UnusualSize { .. } => {
+                *kind = SECMO_WARNING_UNUSUAL_SIZE;
+                *bone = 0;
+            }
         }
+        Ok(())
+    })
+}
+
+/// The skeleton's size in metres: the largest side of the box around its
+/// bones in the bind pose, divided by `units_per_meter`. Outside 0.05–50 m
+/// the rig also carries a `SECMO_WARNING_UNUSUAL_SIZE` warning.
+/// Errors: NULL_POINTER.
+#[no_mangle]
+pub unsafe extern "C" fn secmo_rig_size_meters(
+    rig: *const SecmoRig,
+    out_meters: *mut f32,
+) -> SecmoResult {
+    guard("secmo_rig_size_meters", || {
+        let rig = non_null(rig, "rig")?;
+        let out = non_null_mut(out_meters, "out_meters")?;
+        *out = rig.rig.size_meters();
         Ok(())
     })
 }

@@ -38,6 +38,17 @@ pub const SECMO_WARNING_SHEAR: u32 = 1;
 /// after it moves, so it sees that bone's animated pose; the bone reported
 /// is the one read. List the chain after the one that moves the bone.
 pub const SECMO_WARNING_CHAIN_ORDER: u32 = 2;
+/// Kind reported by `secmo_rig_warning` only: the skeleton's size
+/// (`secmo_rig_size_meters`) is outside 0.05–50 m at the declared
+/// `units_per_meter`, which is then probably wrong (a centimetre skeleton
+/// declared as metres freezes its chains). The bone reported is 0.
+pub const SECMO_WARNING_UNUSUAL_SIZE: u32 = 4;
+/// Bit of `SecmoUpdateInfo.warnings` only: the chains' teleport threshold
+/// (`teleport_distance`, `teleport_angle`) fired without a teleport flag on
+/// this update and the two before it. A character that moves that far every
+/// frame has wrong units (`units_per_meter`) or a world transform that jumps;
+/// its chains restart every frame and show no motion.
+pub const SECMO_WARNING_TELEPORT_STREAK: u32 = 8;
 
 /// Body sides, for correctives (`SecmoCorrectiveDesc.side`, `SecmoProbeDesc.side`).
 pub const SECMO_SIDE_CENTER: u32 = 0;

@@ -245,6 +245,11 @@ pub(crate) struct Stage {
     /// [`RECORDED_SUBSTEPS`] there, none elsewhere (and no list at all when
     /// no chain hangs from another); cleared every update.
     pub(crate) records: Vec<Vec<JointRecord>>,
+    /// Whether a chain's teleport threshold fired this update without a
+    /// teleport flag (scratch, cleared when an update begins).
+    pub(crate) auto_jumped: bool,
+    /// Updates in a row on which [`Stage::auto_jumped`] was set (state).
+    pub(crate) jump_streak: u32,
 }
 
 impl Stage {
@@ -297,6 +302,8 @@ impl Stage {
                 }
                 records
             },
+            auto_jumped: false,
+            jump_streak: 0,
         }
     }
 
@@ -507,6 +514,7 @@ fn begin(job: &mut Job<'_>) -> Update {
     }
     // New frames (and any restore or reset since the last update).
     stage.frames.collider_epoch = stage.frames.collider_epoch.wrapping_add(1);
+    stage.auto_jumped = false;
     // Each distinct anchor and root parent once, however many chains
     // hang from it. (A frame on a chain joint is read per chain.)
     for ((now, &bone), &moves) in stage
@@ -541,6 +549,11 @@ fn begin(job: &mut Job<'_>) -> Update {
 /// After every chain of a character: the colliders' frames kept for the
 /// next update's interpolation.
 fn end(stage: &mut Stage, update: &Update) {
+    stage.jump_streak = if stage.auto_jumped {
+        stage.jump_streak.saturating_add(1)
+    } else {
+        0
+    };
     // A collider frame beyond the state range is kept unset (the chains it
     // touches have been parked or re-seeded above).
     for (kept, now) in stage
@@ -767,6 +780,7 @@ fn prepare(
     let jumped = update.teleport
         || (now.root - previous_root).length() > params.teleport_distance * scale
         || previous_anchor.angle_between(now.anchor) > params.teleport_angle;
+    stage.auto_jumped |= jumped && !update.teleport;
     if jumped {
         let turn = now.anchor * previous_anchor.conjugate();
         for p in kept.position.iter_mut().chain(kept.previous.iter_mut()) {

@@ -239,7 +239,12 @@ pub fn compile_c(source: &std::path::Path, out: &std::path::Path) {
 /// Compiles a C++ program from tests/cpp with g++ (C++17, -Wall -Wextra
 /// -Werror -fno-exceptions) against bindings/cpp/secmo.hpp and the static library.
 pub fn compile_cpp(source: &std::path::Path, out: &std::path::Path) {
-    let flags = [
+    compile_cpp_with(source, out, &[]);
+}
+
+/// [`compile_cpp`] with `extra` flags (sanitizers).
+pub fn compile_cpp_with(source: &std::path::Path, out: &std::path::Path, extra: &[&str]) {
+    let mut flags = vec![
         "-std=c++17",
         "-Wall",
         "-Wextra",
@@ -249,8 +254,29 @@ pub fn compile_cpp(source: &std::path::Path, out: &std::path::Path) {
         "-O1",
         "-g",
     ];
+    flags.extend_from_slice(extra);
     let includes = ["include", "bindings/cpp"];
     compile("CXX", "g++", "C++", &flags, &includes, source, out);
+}
+
+/// Whether the C++ compiler accepts `source` (a snippet that must not
+/// compile), with its diagnostics.
+pub fn cpp_compiles(source: &std::path::Path) -> (bool, String) {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let compiler = std::env::var("CXX").unwrap_or_else(|_| "g++".into());
+    let out = std::process::Command::new(&compiler)
+        .args(["-std=c++17", "-fsyntax-only", "-fno-exceptions"])
+        .arg("-I")
+        .arg(root.join("include"))
+        .arg("-I")
+        .arg(root.join("bindings/cpp"))
+        .arg(source)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run the C++ compiler `{compiler}`: {e}"));
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 /// `$env_var` (or `default`) with `flags`, `-I` for each of `includes`

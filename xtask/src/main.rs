@@ -219,6 +219,7 @@ fn run(cmd: &mut Command) -> Result<(), String> {
 
 fn build(p: &Platform) -> Result<PathBuf, String> {
     let root = root();
+    let target_dir = target_dir();
     let mut outputs = Vec::new();
     for t in p.targets {
         let mut cmd = Command::new("cargo");
@@ -230,7 +231,7 @@ fn build(p: &Platform) -> Result<PathBuf, String> {
         run(cmd
             .args(["--release", "--package", "secmo", "--target", t])
             .current_dir(&root))?;
-        outputs.push(root.join("target").join(t).join("release").join(p.built));
+        outputs.push(built_path(&target_dir, t, p.built));
     }
     let dir = root.join(p.folder);
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -240,9 +241,121 @@ fn build(p: &Platform) -> Result<PathBuf, String> {
         lipo.arg("-create").args(&outputs).arg("-output").arg(&dest);
         run(&mut lipo)?;
     } else {
-        std::fs::copy(&outputs[0], &dest).map_err(|e| format!("{}: {e}", dest.display()))?;
+        std::fs::copy(&outputs[0], &dest).map_err(|e| {
+            format!(
+                "copying {} to {}: {e}",
+                outputs[0].display(),
+                dest.display()
+            )
+        })?;
+    }
+    if p.installed.ends_with(".lib") || p.installed.ends_with(".a") {
+        // What the static library needs from the system, as rustc says
+        // for this target: the engine's build file reads it.
+        let libs = native_static_libs(p.targets[0])?;
+        let list = dir.join(NATIVE_LIBS_FILE);
+        std::fs::write(&list, libs.join("\n") + "\n")
+            .map_err(|e| format!("{}: {e}", list.display()))?;
     }
     Ok(dest)
+}
+
+/// Beside a static library: the system libraries it links against, one per
+/// line, from `rustc --print native-static-libs` (secmo.Build.cs reads it).
+const NATIVE_LIBS_FILE: &str = "secmo.libs";
+
+/// Where cargo writes: `cargo metadata`'s target directory (which follows
+/// `CARGO_TARGET_DIR`, `build.target-dir` and the workspace), or, without
+/// cargo's answer, `CARGO_TARGET_DIR` (relative to the repository) or
+/// `target/`.
+fn target_dir() -> PathBuf {
+    let root = root();
+    let from_metadata = Command::new("cargo")
+        .args(["metadata", "--no-deps", "--format-version", "1"])
+        .current_dir(&root)
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .and_then(|o| json_string(&String::from_utf8_lossy(&o.stdout), "target_directory"));
+    match from_metadata {
+        Some(dir) => PathBuf::from(dir),
+        None => match std::env::var_os("CARGO_TARGET_DIR") {
+            Some(dir) => root.join(dir),
+            None => root.join("target"),
+        },
+    }
+}
+
+/// The string value of `"key"` in a JSON text (cargo metadata's flat
+/// top-level fields), unescaped.
+fn json_string(json: &str, key: &str) -> Option<String> {
+    let at = json.find(&format!("\"{key}\":\""))? + key.len() + 4;
+    let mut out = String::new();
+    let mut chars = json[at..].chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return Some(out),
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                other => out.push(other),
+            },
+            c => out.push(c),
+        }
+    }
+    None
+}
+
+/// The library cargo writes for target `t`.
+fn built_path(target_dir: &Path, t: &str, built: &str) -> PathBuf {
+    target_dir.join(t).join("release").join(built)
+}
+
+/// The system libraries secmo's static library needs on target `t`, as
+/// rustc prints them (`--print native-static-libs`).
+fn native_static_libs(t: &str) -> Result<Vec<String>, String> {
+    let mut cmd = Command::new("cargo");
+    cmd.args([
+        "rustc",
+        "--release",
+        "--package",
+        "secmo",
+        "--lib",
+        "--crate-type",
+        "staticlib",
+        "--target",
+        t,
+        "--",
+        "--print",
+        "native-static-libs",
+    ])
+    .current_dir(root());
+    let out = cmd.output().map_err(|e| format!("{cmd:?}: {e}"))?;
+    parse_native_static_libs(&String::from_utf8_lossy(&out.stderr))
+        .ok_or_else(|| format!("{cmd:?} printed no native-static-libs line"))
+}
+
+/// The libraries of rustc's `note: native-static-libs: ...` line: MSVC
+/// names (`ws2_32.lib`) as they are, `-lname` as `name`; linker options
+/// (`/defaultlib:msvcrt`) left out.
+fn parse_native_static_libs(stderr: &str) -> Option<Vec<String>> {
+    let line = stderr
+        .lines()
+        .find_map(|l| l.split_once("native-static-libs: ").map(|(_, r)| r))?;
+    let mut libs: Vec<String> = Vec::new();
+    for item in line.split_whitespace() {
+        let lib = if let Some(name) = item.strip_prefix("-l") {
+            name.to_string()
+        } else if item.starts_with('/') || item.starts_with('-') {
+            continue;
+        } else {
+            item.to_string()
+        };
+        if !libs.contains(&lib) {
+            libs.push(lib);
+        }
+    }
+    Some(libs)
 }
 
 /// A stable GUID for a package path (two FNV-1a hashes, 32 hex digits), so
@@ -341,11 +454,23 @@ fn engine_task(task: &str, all: &[Platform], args: &[String]) -> Result<(), Stri
     let chosen = platforms(all, args)?;
     let installed = installed_targets();
     let host = host_triple();
+    let target_dir = target_dir();
     let mut failed = false;
     for p in chosen {
         let plan = commands(p, task).join(" && ");
         if print_only {
-            println!("{}: on {}: {plan}", p.name, p.host);
+            let from: Vec<String> = p
+                .targets
+                .iter()
+                .map(|t| built_path(&target_dir, t, p.built).display().to_string())
+                .collect();
+            println!(
+                "{}: on {}: {plan} (builds {}; writes {} beside it from rustc --print native-static-libs)",
+                p.name,
+                p.host,
+                from.join(", "),
+                NATIVE_LIBS_FILE
+            );
             continue;
         }
         match buildable(p, &installed, &host) {
@@ -424,5 +549,51 @@ fn main() -> ExitCode {
             eprintln!("xtask: {e}");
             ExitCode::FAILURE
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn native_static_libs_are_read_from_rustc_s_note() {
+        let msvc = "warning: x\nnote: native-static-libs: kernel32.lib advapi32.lib ntdll.lib \
+                    userenv.lib ws2_32.lib dbghelp.lib /defaultlib:msvcrt\n";
+        assert_eq!(
+            parse_native_static_libs(msvc).unwrap(),
+            [
+                "kernel32.lib",
+                "advapi32.lib",
+                "ntdll.lib",
+                "userenv.lib",
+                "ws2_32.lib",
+                "dbghelp.lib"
+            ]
+        );
+        let gnu =
+            "note: native-static-libs: -lgcc_s -lutil -lrt -lpthread -lm -ldl -lc -lpthread\n";
+        assert_eq!(
+            parse_native_static_libs(gnu).unwrap(),
+            ["gcc_s", "util", "rt", "pthread", "m", "dl", "c"]
+        );
+        assert!(parse_native_static_libs("nothing").is_none());
+    }
+
+    #[test]
+    fn the_target_directory_comes_from_cargo_metadata() {
+        let json = r#"{"packages":[],"target_directory":"C:\\work\\out","version":1}"#;
+        assert_eq!(
+            json_string(json, "target_directory").unwrap(),
+            "C:\\work\\out"
+        );
+        assert_eq!(
+            built_path(
+                Path::new("/tmp/t"),
+                "x86_64-unknown-linux-gnu",
+                "libsecmo.a"
+            ),
+            Path::new("/tmp/t/x86_64-unknown-linux-gnu/release/libsecmo.a")
+        );
     }
 }

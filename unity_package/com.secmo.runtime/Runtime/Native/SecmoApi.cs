@@ -130,6 +130,16 @@ namespace Secmo
         public RigHandle Handle { get; }
         public int BoneCount => (int)SecmoNative.secmo_rig_bone_count(Handle.DangerousGetHandle());
 
+        /// <summary>The skeleton's size in metres (its bind pose's largest extent over unitsPerMeter); outside 0.05–50 m the rig warns (SecmoNative.WarningUnusualSize).</summary>
+        public float SizeMeters
+        {
+            get
+            {
+                SecmoNative.secmo_rig_size_meters(Handle.DangerousGetHandle(), out float meters);
+                return meters;
+            }
+        }
+
         /// <summary>Warnings raised while building the rig (nothing is dropped silently).</summary>
         public int WarningCount => (int)SecmoNative.secmo_rig_warning_count(Handle.DangerousGetHandle());
 
@@ -160,6 +170,8 @@ namespace Secmo
             if (kind == SecmoNative.WarningChainOrder)
                 return "a chain reads " + name + ", which a chain listed after it moves: it sees " + name
                     + "'s animated pose (list it after the chain that moves " + name + ")";
+            if (kind == SecmoNative.WarningUnusualSize)
+                return "the skeleton's size is outside 0.05–50 m at its units per metre: check the units (Unity skeletons are in metres, unitsPerMeter 1)";
             return name + ": warning kind " + kind;
         }
 

@@ -252,7 +252,9 @@ namespace Secmo
         public const uint UpAxisY = 1, UpAxisZ = 2;
         public const uint ChainTail = 0, ChainHair = 1;
         /// <summary>Rig warning kinds (secmo_rig_warning).</summary>
-        public const uint WarningShear = 1, WarningChainOrder = 2;
+        public const uint WarningShear = 1, WarningChainOrder = 2, WarningUnusualSize = 4;
+        /// <summary>Bit of SecmoUpdateInfo.warnings: the chains' teleport threshold fired on three updates in a row without a teleport flag (wrong units, or a world transform that jumps).</summary>
+        public const uint WarningTeleportStreak = 8;
         public const uint StageConstraints = 0, StageSprings = 1, StageCorrectives = 2, StageChains = 3;
 
         [DllImport(Library)] public static extern IntPtr secmo_version();
@@ -276,6 +278,7 @@ namespace Secmo
         [DllImport(Library)] public static extern uint secmo_rig_bone_count(IntPtr rig);
         [DllImport(Library)] public static extern uint secmo_rig_warning_count(IntPtr rig);
         [DllImport(Library)] public static extern uint secmo_rig_warning(IntPtr rig, uint index, out uint outKind, out uint outBone);
+        [DllImport(Library)] public static extern uint secmo_rig_size_meters(IntPtr rig, out float outMeters);
         [DllImport(Library)] public static extern uint secmo_character_create(IntPtr rig, SecmoCharacterDesc* desc, out IntPtr outCharacter);
         [DllImport(Library)] public static extern void secmo_character_destroy(IntPtr character);
         [DllImport(Library)] public static extern uint secmo_character_update(IntPtr character, SecmoFrameInput* input, SecmoTransform* outPose, UIntPtr outPoseLen, SecmoUpdateInfo* outInfo);

@@ -16,8 +16,21 @@ public class secmo : ModuleRules
 		if (Target.Platform == UnrealTargetPlatform.Win64)
 		{
 			PublicAdditionalLibraries.Add(Path.Combine(LibDir, "Win64", "secmo.lib"));
-			// System libraries the Rust standard library links against.
-			PublicSystemLibraries.AddRange(new string[] { "ws2_32.lib", "userenv.lib", "bcrypt.lib", "ntdll.lib" });
+			// System libraries the Rust standard library links against, as
+			// rustc printed them for this target when `cargo xtask
+			// unreal-thirdparty` built the library (lib/Win64/secmo.libs);
+			// the list of current rustc releases without that file.
+			string Listed = Path.Combine(LibDir, "Win64", "secmo.libs");
+			string[] Libraries = File.Exists(Listed)
+				? File.ReadAllLines(Listed)
+				: new string[] { "kernel32.lib", "advapi32.lib", "ntdll.lib", "userenv.lib", "ws2_32.lib", "dbghelp.lib" };
+			foreach (string Library in Libraries)
+			{
+				if (Library.Trim().EndsWith(".lib"))
+				{
+					PublicSystemLibraries.Add(Library.Trim());
+				}
+			}
 		}
 		else if (Target.Platform == UnrealTargetPlatform.Linux)
 		{
