@@ -392,7 +392,8 @@ pub const SNAPSHOT_VERSION: u32 = 8;
 
 /// What later updates read besides the solver state: the inputs an update
 /// keeps when its flags leave them out (world transform, importance, wind),
-/// the stage switches and the substep target. 88 bytes.
+/// the stage switches, the substep target, the teleport streak and the
+/// level origin. 96 bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Pod, Zeroable)]
 struct SnapshotSettings {
@@ -403,13 +404,15 @@ struct SnapshotSettings {
     substep_target: u32,
     /// Updates in a row whose chains jumped without a teleport flag.
     jump_streak: u32,
-    reserved: [u32; 2],
+    /// Where the caller's frame sits in its level (`shift_world`).
+    level_origin: [f32; 3],
+    reserved: u32,
 }
 
 /// Bytes of the character settings that follow the correctives in a snapshot.
 pub const SNAPSHOT_SETTINGS_SIZE: usize = core::mem::size_of::<SnapshotSettings>();
 const SETTINGS_SIZE: usize = SNAPSHOT_SETTINGS_SIZE;
-const _: () = assert!(SETTINGS_SIZE == 88);
+const _: () = assert!(SETTINGS_SIZE == 96);
 
 /// The chains' simulation origin in a snapshot: x, y, z and a zero.
 const ORIGIN_BYTES: usize = 16;
@@ -803,8 +806,12 @@ impl Character {
     /// passes world transforms relative to a moving origin (large worlds:
     /// `secmo::bridge::SimulationOrigin`) calls it with `old_origin −
     /// new_origin` when the origin moves, so the motion continues exactly
-    /// instead of seeing a jump. On error (`delta` not finite, or a position
-    /// would leave the state range) nothing changes.
+    /// instead of seeing a jump, and once before the first update with
+    /// `−first_origin` (the origin it starts from, old origin 0): the floor
+    /// (`ChainParams::floor_height`) is a height in the level, which the
+    /// character then finds wherever its frame's origin is. On error
+    /// (`delta` not finite, or a position would leave the state range)
+    /// nothing changes.
     pub fn shift_world(&mut self, delta: Vec3) -> Result<(), Error> {
         if !delta.is_finite() {
             return Err(Error::InvalidParameter("shift is not finite"));
@@ -814,7 +821,9 @@ impl Character {
         // rounded) and the character's world frame with it.
         let range = StateRange::new(self.rig.units_per_meter());
         let origin = self.chain.state.origin + delta;
+        let level_origin = self.chain.inputs.level_origin - delta;
         if !(range.place(origin)
+            && range.place(level_origin)
             && range.place(Vec3::from(self.chain.inputs.world.translation) + delta))
         {
             return Err(Error::InvalidParameter(
@@ -822,6 +831,7 @@ impl Character {
             ));
         }
         self.chain.state.origin = origin;
+        self.chain.inputs.level_origin = level_origin;
         let world = &mut self.chain.inputs.world;
         if !unset(world) {
             world.translation = (Vec3::from(world.translation) + delta).to_array();
@@ -1508,7 +1518,8 @@ impl Character {
             enabled: self.enabled.map(u32::from),
             substep_target: self.options.substep_target as u32,
             jump_streak: self.chain.jump_streak,
-            reserved: [0; 2],
+            level_origin: inputs.level_origin.to_array(),
+            reserved: 0,
         }
     }
 
@@ -1645,7 +1656,8 @@ impl Character {
         };
         let wind = Vec3::from(settings.wind);
         if settings.enabled.iter().any(|&e| e > 1)
-            || settings.reserved != [0; 2]
+            || settings.reserved != 0
+            || !StateRange::new(self.rig.units_per_meter()).place(Vec3::from(settings.level_origin))
             || !settings.importance.is_finite()
             || !wind.is_finite()
             || wind.length() > MAX_WIND_M_PER_S2 * self.rig.units_per_meter()
@@ -1728,6 +1740,7 @@ impl Character {
             world: settings.world,
             importance: settings.importance,
             wind,
+            level_origin: Vec3::from(settings.level_origin),
         };
         self.enabled = settings.enabled.map(|e| e == 1);
         self.chain.jump_streak = settings.jump_streak;

@@ -143,6 +143,7 @@ fn every_cpp_program_is_clean_under_asan_and_ubsan() {
         ("conventions", &[][..]),
         ("concurrency", &["200"][..]),
         ("large_world", &[][..]),
+        ("node_frames", &[][..]),
     ] {
         let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}_asan_cpp"));
         common::compile_cpp_with(
@@ -200,4 +201,14 @@ fn a_batch_item_of_a_temporary_input_does_not_compile() {
     );
     let (ok, diagnostics) = common::cpp_compiles(&good);
     assert!(ok, "{diagnostics}");
+}
+
+/// The Unreal node's per-evaluation logic (tests/cpp/node_frames.cpp): a
+/// character spawned on a platform finds the floor at its level height, and
+/// frames of 0.125 s keep the tail's motion instead of teleporting it.
+#[test]
+fn the_node_keeps_the_floor_and_the_motion_of_long_frames() {
+    let out = run("node_frames", &[]);
+    print!("{out}");
+    assert!(out.ends_with("ok\n"), "{out}");
 }

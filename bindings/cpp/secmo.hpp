@@ -498,14 +498,16 @@ public:
 
     /// `location` (level space, double) relative to the origin, as float;
     /// the first call, or one farther than `step` from the origin, moves
-    /// the origin to `location` first. Returns true when an origin that was
-    /// set moved: then `shift` holds old − new origin, for
-    /// `Character::shift_world`, so the chains continue without a jump.
+    /// the origin to `location` first. Returns true when the origin moved,
+    /// the first call included: then `shift` holds old − new origin (the
+    /// level's origin before the first call), for `Character::shift_world`,
+    /// so the chains continue without a jump and the floor stays at its
+    /// level height.
     bool relative(const double location[3], float out[3], float shift[3] = nullptr) noexcept {
         const double dx = location[0] - origin_[0], dy = location[1] - origin_[1], dz = location[2] - origin_[2];
         bool moved = false;
         if (!set_ || dx * dx + dy * dy + dz * dz > step_ * step_) {
-            moved = set_;
+            moved = true;
             for (int i = 0; i < 3; ++i) {
                 if (shift != nullptr) shift[i] = static_cast<float>(origin_[i] - location[i]);
                 origin_[i] = location[i];
@@ -516,14 +518,58 @@ public:
         return moved;
     }
 
-    /// The origin moves to the character at the next call (a new level, a respawn).
+    /// The origin moves to the character at the next call (a new level, a
+    /// respawn); that call's shift is from the origin before, as every
+    /// shift the character was told of.
     void reset() noexcept { set_ = false; }
+
+    /// `relative`, telling `character` of every move of the origin (the
+    /// first included) through `shift_world`, as an engine node does each
+    /// evaluation. False when the shift was refused (then `out` is still
+    /// the relative position).
+    bool place(Character& character, const double location[3], float out[3]) noexcept {
+        float shift[3];
+        if (relative(location, out, shift)) return bool(character.shift_world(shift[0], shift[1], shift[2]));
+        return true;
+    }
     const double* origin() const noexcept { return origin_; }
 
 private:
     double origin_[3] = {0.0, 0.0, 0.0};
     double step_;
     bool set_ = false;
+};
+
+/// An engine node's frame time: the engine's delta times add up between
+/// evaluations (a mesh not evaluated every tick), and an evaluation takes
+/// them. A long frame keeps the motion: up to `max_catch_up` seconds of it
+/// are simulated (secmo bounds an update's work on its own; this keeps a
+/// hitch from costing more than a few frames' work), and only `teleport()`
+/// (the engine's teleport) or a jump past the chains' teleport distance
+/// restarts the chains.
+class FrameClock {
+public:
+    explicit FrameClock(float max_catch_up = 0.25f) noexcept : max_catch_up_(max_catch_up) {}
+
+    void add(float dt) noexcept { pending_ += dt > 0.0f ? dt : 0.0f; }
+    void teleport() noexcept { flags_ |= SECMO_FRAME_TELEPORT; }
+    /// Sets `frame.dt` and adds the pending flags to `frame.flags`; the
+    /// pending time and flags are taken.
+    void take(Frame& frame) noexcept {
+        frame.dt = pending_ < max_catch_up_ ? pending_ : max_catch_up_;
+        frame.flags |= flags_;
+        pending_ = 0.0f;
+        flags_ = 0;
+    }
+    void clear() noexcept {
+        pending_ = 0.0f;
+        flags_ = 0;
+    }
+
+private:
+    float pending_ = 0.0f;
+    std::uint32_t flags_ = 0;
+    float max_catch_up_;
 };
 
 }  // namespace bridge

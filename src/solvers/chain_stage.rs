@@ -147,6 +147,11 @@ pub(crate) struct ChainInputs {
     pub(crate) world: Transform,
     pub(crate) importance: f32,
     pub(crate) wind: Vec3,
+    /// Where the caller's world frame sits in its level: the sum of the
+    /// origin moves `Character::shift_world` was told of (its negated
+    /// deltas). The floor (`ChainParams::floor_height`, a level height)
+    /// is that much lower in the caller's frame.
+    pub(crate) level_origin: Vec3,
 }
 
 /// How far (metres, at the character's scale) the first chain frame may
@@ -289,6 +294,7 @@ impl Stage {
                 world: Transform::IDENTITY,
                 importance: 1.0,
                 wind: Vec3::ZERO,
+                level_origin: Vec3::ZERO,
             },
             kernel: ChainKernel::detect(),
             records: {
@@ -539,7 +545,7 @@ fn begin(job: &mut Job<'_>) -> Update {
         world,
         world_inverse: world.inverse(),
         up,
-        floor_shift: origin.dot(up),
+        floor_shift: (origin + stage.inputs.level_origin).dot(up),
         wind: stage.inputs.wind,
         dt: job.dt,
         teleport: job.teleport,

@@ -9,11 +9,11 @@
 
 namespace tail_rig {
 constexpr int kBones = 6;  // root, hips, 4 tail joints
+constexpr int32_t kParents[kBones] = {-1, 0, 1, 2, 3, 4};
 
 inline SecmoTransform identity() { return SecmoTransform{{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}; }
 
 inline secmo::Rig make(const SecmoTransform* bones, float units_per_meter, uint32_t up_axis) {
-    static const int32_t parents[kBones] = {-1, 0, 1, 2, 3, 4};
     static const uint32_t joints[4] = {2, 3, 4, 5};
     SecmoChainDesc chain{};
     chain.struct_size = sizeof chain;
@@ -23,7 +23,7 @@ inline secmo::Rig make(const SecmoTransform* bones, float units_per_meter, uint3
     chain.preset = SECMO_CHAIN_TAIL;
     SecmoRigDesc desc = secmo::rig_desc();
     desc.bone_count = kBones;
-    desc.parents = parents;
+    desc.parents = kParents;
     desc.reference_pose = bones;
     desc.units_per_meter = units_per_meter;
     desc.up_axis = up_axis;

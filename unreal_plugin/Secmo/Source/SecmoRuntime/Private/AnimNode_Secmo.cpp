@@ -29,8 +29,6 @@ SecmoTransform ToSecmo(const FTransform& T)
 	return Out;
 }
 
-/** Longest frame secmo is given; a longer gap (the mesh was not evaluated) is a teleport. */
-constexpr float MaxDeltaTime = 0.1f;
 /** The simulation origin moves once the component is this far from it (1 km, in cm). */
 
 FTransform FromSecmo(const SecmoTransform& T)
@@ -44,8 +42,7 @@ FTransform FromSecmo(const SecmoTransform& T)
 void FAnimNode_Secmo::Initialize_AnyThread(const FAnimationInitializeContext& Context)
 {
 	FAnimNode_SkeletalControlBase::Initialize_AnyThread(Context);
-	PendingDeltaTime = 0.0f;
-	PendingFlags = 0;
+	Clock.clear();
 }
 
 void FAnimNode_Secmo::InitializeBoneReferences(const FBoneContainer& RequiredBones)
@@ -190,7 +187,14 @@ void FAnimNode_Secmo::BuildRig(const FReferenceSkeleton& RefSkeleton)
 	for (uint32 W = 0; W < Runtime.Rig.warning_count(); ++W)
 	{
 		uint32 Kind = 0, Bone = 0;
-		if (Runtime.Rig.warning(W, Kind, Bone) && Bone < uint32(NumBones))
+		if (Runtime.Rig.warning(W, Kind, Bone) && Kind == SECMO_WARNING_UNUSUAL_SIZE)
+		{
+			// The node passes centimetres (units_per_meter 100): a skeleton
+			// this size has a scale the node does not expect.
+			UE_LOG(LogAnimation, Warning, TEXT("secmo: %s: the skeleton is %.2f m across, outside 0.05-50 m: check its import scale"),
+				*RigAsset->GetName(), Runtime.Rig.size_meters());
+		}
+		else if (Runtime.Rig.warning(W, Kind, Bone) && Bone < uint32(NumBones))
 		{
 			UE_LOG(LogAnimation, Warning, TEXT("secmo: %s: %s %s"), *RigAsset->GetName(),
 				Kind == SECMO_WARNING_CHAIN_ORDER
@@ -208,7 +212,10 @@ void FAnimNode_Secmo::BuildRig(const FReferenceSkeleton& RefSkeleton)
 		return;
 	}
 	Runtime.Character = std::move(NewCharacter).take();
-	Origin.reset();
+	// A new character starts at the level's origin: the first evaluation
+	// tells it where its frame's origin is (shift_world), so the floor is
+	// at its level height wherever the character spawns.
+	Origin = secmo::bridge::SimulationOrigin();
 	PendingWarmUp = WarmUpFrames;
 	ComponentSpaceIn.SetNum(NumBones);
 	LocalPose.SetNum(NumBones);
@@ -228,7 +235,7 @@ bool FAnimNode_Secmo::IsValidToEvaluate(const USkeleton* Skeleton, const FBoneCo
 void FAnimNode_Secmo::UpdateInternal(const FAnimationUpdateContext& Context)
 {
 	FAnimNode_SkeletalControlBase::UpdateInternal(Context);
-	PendingDeltaTime += Context.GetDeltaTime();
+	Clock.add(Context.GetDeltaTime());
 }
 
 void FAnimNode_Secmo::ResetDynamics(ETeleportType InTeleportType)
@@ -245,7 +252,7 @@ void FAnimNode_Secmo::ResetDynamics(ETeleportType InTeleportType)
 	else if (InTeleportType == ETeleportType::TeleportPhysics)
 	{
 		// Chains move rigidly with the root; springs restart.
-		PendingFlags |= SECMO_FRAME_TELEPORT;
+		Clock.teleport();
 	}
 }
 
@@ -270,29 +277,19 @@ void FAnimNode_Secmo::EvaluateSkeletalControl_AnyThread(FComponentSpacePoseConte
 	const FVector Location = Component.GetTranslation();
 	const double LevelLocation[3] = {Location.X, Location.Y, Location.Z};
 	float Relative[3];
-	float Shift[3];
-	if (Origin.relative(LevelLocation, Relative, Shift))
-	{
-		// The origin stepped: move secmo's world positions with it, so the
-		// chains continue without a jump.
-		(void)Runtime.Character.shift_world(Shift[0], Shift[1], Shift[2]);
-	}
+	// The origin's first placement and each step: secmo's world positions
+	// move with it, so the chains continue without a jump and the floor
+	// stays at its level height (tests/cpp/node_frames.cpp).
+	(void)Origin.place(Runtime.Character, LevelLocation, Relative);
 	Component.SetTranslation(FVector(Relative[0], Relative[1], Relative[2]));
 	const SecmoTransform World = ToSecmo(Component);
-	// Time that passed while the mesh was not evaluated is not simulated:
-	// a long gap restarts the chains where the body is now.
-	if (PendingDeltaTime > MaxDeltaTime)
-	{
-		PendingFlags |= SECMO_FRAME_TELEPORT;
-	}
+	// A long frame keeps the motion: up to 0.25 s of it is simulated, and
+	// nothing restarts the chains but a teleport (tests/cpp/node_frames.cpp).
 	secmo::Frame Frame;
-	Frame.dt = FMath::Clamp(PendingDeltaTime, 0.0f, MaxDeltaTime);
+	Clock.take(Frame);
 	Frame.pose = secmo::Span<const SecmoTransform>(LocalPose.GetData(), NumBones);
-	Frame.flags = PendingFlags;
 	Frame.world = &World;
 	Frame.importance = Importance;
-	PendingDeltaTime = 0.0f;
-	PendingFlags = 0;
 	FVector TotalWind = Wind;
 	if (bUseWindSources)
 	{
@@ -319,12 +316,24 @@ void FAnimNode_Secmo::EvaluateSkeletalControl_AnyThread(FComponentSpacePoseConte
 		(void)Runtime.Character.update(WarmUp, secmo::Span<SecmoTransform>(SolvedPose.GetData(), NumBones));
 	}
 
-	const secmo::Status Status = Runtime.Character.update(Frame, secmo::Span<SecmoTransform>(SolvedPose.GetData(), NumBones));
+	SecmoUpdateInfo Info{};
+	const secmo::Status Status =
+		Runtime.Character.update(Frame, secmo::Span<SecmoTransform>(SolvedPose.GetData(), NumBones), &Info);
 	if (!Status)
 	{
 		// Bad input (a NaN from upstream, say): secmo changed nothing; pass the pose through.
 		return;
 	}
+	// Chains that jump past their teleport distance every frame show no
+	// motion: say so once per streak (wrong units, or a component that
+	// jumps every frame).
+	const bool bStreak = (Info.warnings & SECMO_WARNING_TELEPORT_STREAK) != 0;
+	if (bStreak && !bWarnedTeleportStreak)
+	{
+		UE_LOG(LogAnimation, Warning,
+			TEXT("secmo: the chains' teleport distance was passed on three updates in a row; their motion restarts every frame (check the skeleton's scale, or a component that jumps every frame)"));
+	}
+	bWarnedTeleportStreak = bStreak;
 	secmo::bridge::to_component(ParentSpan, secmo::Span<const SecmoTransform>(SolvedPose.GetData(), NumBones),
 		secmo::Span<SecmoTransform>(SolvedComponent.GetData(), NumBones));
 	// Only the bones secmo moved, in compact (parents-first) order; the base

@@ -117,16 +117,21 @@ private:
 	TArray<SecmoTransform> SolvedPose;
 	TArray<SecmoTransform> SolvedComponent;
 
-	float PendingDeltaTime = 0.0f;
-	uint32 PendingFlags = 0;
+	/** The engine's delta times since the last evaluation, and a pending teleport (secmo::bridge::FrameClock:
+	 *  a long frame simulates up to 0.25 s and keeps the motion). */
+	secmo::bridge::FrameClock Clock;
 	/** Warm-up updates still to run before the next shown frame. */
 	int32 PendingWarmUp = 0;
+	/** A teleport streak (SECMO_WARNING_TELEPORT_STREAK) was logged and has not ended. */
+	bool bWarnedTeleportStreak = false;
 	/**
 	 * Where secmo's world frame sits in the level, in double precision: the
 	 * component's position is passed relative to it, so float precision is
 	 * that of the distance from it, not from the level's origin. It follows
 	 * the character in 1 km steps, and secmo's world positions are shifted
-	 * with each step (Character::shift_world), so the motion is continuous.
+	 * with each step (Character::shift_world), so the motion is continuous;
+	 * the first placement is reported too, so the floor stays at its level
+	 * height wherever the character spawns.
 	 */
 	secmo::bridge::SimulationOrigin Origin;
 	FString LastError;
