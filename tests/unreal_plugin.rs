@@ -343,3 +343,101 @@ fn xtask_follows_cargo_target_dir_and_the_build_file_reads_rustc_s_libraries() {
         "rustc no longer links bcrypt.lib"
     );
 }
+
+/// The UE model refuses what the real engine refuses: each snippet below
+/// compiles against UE 5.4/5.5 only in its corrected form, and so against
+/// the model (tests/unreal/ue: copying a string conversion, an FString as a
+/// UE_LOG argument, UTF8_TO_TCHAR on a std::string, overriding the final
+/// Update_AnyThread of a skeletal control).
+#[test]
+fn the_ue_model_refuses_what_the_engine_refuses() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ue_model_negative");
+    std::fs::create_dir_all(&dir).unwrap();
+    let compiles = |name: &str, body: &str| {
+        let file = dir.join(format!("{name}.cpp"));
+        std::fs::write(
+            &file,
+            format!(
+                "#include <string>\n#include \"CoreMinimal.h\"\n\
+                 #include \"BoneControllers/AnimNode_SkeletalControlBase.h\"\n{body}\n"
+            ),
+        )
+        .unwrap();
+        let out = Command::new("g++")
+            .args([
+                "-std=c++20",
+                "-fsyntax-only",
+                "-Wall",
+                "-Wextra",
+                "-Werror",
+                "-Wno-unused-parameter",
+            ])
+            .arg(format!("-I{}", root.join("tests/unreal/ue").display()))
+            .arg(&file)
+            .output()
+            .expect("g++");
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let cases = [
+        (
+            "copy_conversion",
+            "void f(const FString& s) { FTCHARToUTF8 a(*s); FTCHARToUTF8 b = a; (void)b; }",
+            "void f(const FString& s) { FTCHARToUTF8 a(*s); (void)a.Get(); }",
+        ),
+        (
+            "log_fstring",
+            "void f(const FString& s) { UE_LOG(LogTemp, Warning, TEXT(\"%s\"), s); }",
+            "void f(const FString& s) { UE_LOG(LogTemp, Warning, TEXT(\"%s\"), *s); }",
+        ),
+        (
+            "utf8_std_string",
+            "FString f(const std::string& s) { return UTF8_TO_TCHAR(s); }",
+            "FString f(const std::string& s) { return UTF8_TO_TCHAR(s.c_str()); }",
+        ),
+        (
+            "final_update",
+            "struct N : FAnimNode_SkeletalControlBase { void Update_AnyThread(const FAnimationUpdateContext&) override {} };",
+            "struct N : FAnimNode_SkeletalControlBase { void UpdateInternal(const FAnimationUpdateContext&) override {} };",
+        ),
+    ];
+    for (name, wrong, right) in cases {
+        let (ok, errors) = compiles(&format!("{name}_wrong"), wrong);
+        assert!(!ok, "{name}: the model accepts what UE rejects: {wrong}");
+        assert!(errors.contains("error"), "{name}: {errors}");
+        let (ok, errors) = compiles(&format!("{name}_right"), right);
+        assert!(ok, "{name}: the corrected form must compile: {errors}");
+    }
+    // FString and FName compare ignoring case, and SanitizeFloat keeps one
+    // decimal and six at most, as in UE.
+    let runs = dir.join("behaviour.cpp");
+    std::fs::write(
+        &runs,
+        "#include \"CoreMinimal.h\"\n#include <cstdio>\nint main() {\n\
+         bool ok = FString(TEXT(\"Tail\")) == FString(TEXT(\"tail\")) && FName(TEXT(\"Hips\")) == FName(TEXT(\"hips\"))\n\
+           && !(FName(TEXT(\"a\")) == FName(TEXT(\"b\"))) && FName().IsNone() && !FName(TEXT(\"x\")).IsNone()\n\
+           && FString::SanitizeFloat(1.0) == FString(TEXT(\"1.0\")) && FString::SanitizeFloat(0.25) == FString(TEXT(\"0.25\"))\n\
+           && FString::SanitizeFloat(1e-7) == FString(TEXT(\"0.0\")) && FString::SanitizeFloat(-0.0) == FString(TEXT(\"0.0\"));\n\
+         std::printf(ok ? \"ok\\n\" : \"wrong\\n\"); return ok ? 0 : 1; }\n",
+    )
+    .unwrap();
+    let exe = dir.join("behaviour");
+    let built = Command::new("g++")
+        .args(["-std=c++20"])
+        .arg(format!("-I{}", root.join("tests/unreal/ue").display()))
+        .arg(&runs)
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .expect("g++");
+    assert!(built.success());
+    let out = Command::new(&exe).output().expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+}

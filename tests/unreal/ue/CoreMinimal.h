@@ -8,6 +8,7 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <type_traits>
@@ -64,6 +65,21 @@ private:
     std::vector<T> v_;
 };
 
+namespace UeModel {
+/// UE compares FString and FName ignoring case (ESearchCase::IgnoreCase,
+/// FName's case-insensitive comparison).
+inline bool SameIgnoringCase(const std::u16string& a, const std::u16string& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+        char16_t x = a[i], y = b[i];
+        if (x >= u'A' && x <= u'Z') x = char16_t(x - u'A' + u'a');
+        if (y >= u'A' && y <= u'Z') y = char16_t(y - u'A' + u'a');
+        if (x != y) return false;
+    }
+    return true;
+}
+}  // namespace UeModel
+
 class FString {
 public:
     FString() = default;
@@ -75,17 +91,36 @@ public:
     FString& operator+=(const FString& o) { s_ += o.s_; return *this; }
     FString& operator+=(const TCHAR* o) { s_ += o; return *this; }
     template <class... A> static FString Printf(const TCHAR*, A&&...) { return FString(); }
-    static FString SanitizeFloat(double, const int32 MinFractionalDigits = 1) { (void)MinFractionalDigits; return FString(); }
+    /// UE (Containers/String.cpp): printf's %f (six decimals), trailing
+    /// zeros dropped down to `MinFractionalDigits`, no negative zero; so
+    /// 1.0 is "1.0" and 1e-7 is "0.0".
+    static FString SanitizeFloat(double Value, const int32 MinFractionalDigits = 1) {
+        if (Value == 0.0) Value = 0.0;
+        char buffer[400];
+        std::snprintf(buffer, sizeof buffer, "%f", Value);
+        std::string text(buffer);
+        const size_t dot = text.find('.');
+        if (dot != std::string::npos) {
+            size_t keep = text.size();
+            while (keep > dot + 1 + size_t(MinFractionalDigits) && text[keep - 1] == '0') --keep;
+            text.resize(keep);
+            if (MinFractionalDigits == 0 && text.back() == '.') text.pop_back();
+        }
+        if (text == "-0.0" || text == "-0") text.erase(0, 1);
+        FString out;
+        out.s_.assign(text.begin(), text.end());
+        return out;
+    }
     static FString FromInt(int32) { return FString(); }
     static FString Join(const TArray<FString>&, const TCHAR*) { return FString(); }
     FString Replace(const TCHAR*, const TCHAR*) const { return *this; }
     FString operator+(const FString& o) const { FString r(*this); r.s_ += o.s_; return r; }
     FString operator+(const TCHAR* o) const { FString r(*this); r.s_ += o; return r; }
     friend FString operator+(const TCHAR* a, const FString& b) { return FString(a) + b; }
-    bool operator==(const TCHAR* o) const { return s_ == o; }
     int32 Len() const { return int32(s_.size()); }
-    bool operator==(const FString& o) const { return s_ == o.s_; }
-    bool operator!=(const FString& o) const { return s_ != o.s_; }
+    bool operator==(const TCHAR* o) const { return UeModel::SameIgnoringCase(s_, o); }
+    bool operator==(const FString& o) const { return UeModel::SameIgnoringCase(s_, o.s_); }
+    bool operator!=(const FString& o) const { return !(*this == o); }
 private:
     std::u16string s_;
 };
@@ -93,11 +128,13 @@ private:
 class FName {
 public:
     FName() = default;
-    FName(const TCHAR*) {}
-    FString ToString() const { return FString(); }
-    bool IsNone() const { return true; }
-    bool operator==(const FName&) const { return true; }
-    bool operator!=(const FName&) const { return false; }
+    FName(const TCHAR* s) : s_(s) {}
+    FString ToString() const { return s_.empty() ? FString(u"None") : FString(s_.c_str()); }
+    bool IsNone() const { return s_.empty() || UeModel::SameIgnoringCase(s_, u"None"); }
+    bool operator==(const FName& o) const { return IsNone() ? o.IsNone() : UeModel::SameIgnoringCase(s_, o.s_); }
+    bool operator!=(const FName& o) const { return !(*this == o); }
+private:
+    std::u16string s_;
 };
 
 constexpr int32 INDEX_NONE = -1;
@@ -143,13 +180,24 @@ public:
 };
 #define LOCTEXT(key, text) FText()
 
+/// Containers/StringConv.h: a conversion holds its text in an inline buffer
+/// with a pointer into it, so its copy is deleted (and a TArray of them, whose
+/// growth relocates elements, is a bug). Keep one as a named local, as public
+/// plugins do (`FTCHARToUTF8 Converter(*Text);`).
 class FTCHARToUTF8 {
 public:
     explicit FTCHARToUTF8(const TCHAR*) {}
+    FTCHARToUTF8(const FTCHARToUTF8&) = delete;
+    FTCHARToUTF8& operator=(const FTCHARToUTF8&) = delete;
     const char* Get() const { return ""; }
     int32 Length() const { return 0; }
 };
-#define UTF8_TO_TCHAR(s) (u"")
+namespace UeModel {
+inline const TCHAR* Utf8ToTchar(const char*) { return u""; }
+}  // namespace UeModel
+/// StringConv.h: the argument is cast to `const ANSICHAR*`, so a std::string
+/// (or an FString) does not compile; pass `.c_str()` or a `const char*`.
+#define UTF8_TO_TCHAR(s) (::UeModel::Utf8ToTchar((const char*)(s)))
 
 struct FVector {
     double X = 0, Y = 0, Z = 0;
@@ -208,7 +256,17 @@ struct FMemory {
 struct FLogCategoryBase {};
 inline FLogCategoryBase LogAnimation;
 inline FLogCategoryBase LogTemp;
-#define UE_LOG(category, verbosity, format, ...) ((void)(category), (void)(format))
+namespace UeModel {
+/// UE_LOG checks its format arguments at compile time (UE 5's
+/// UE_VALIDATE_FORMAT_STRING): `%s` takes a TCHAR pointer, so an FString
+/// (or any class) passed as it is does not compile: pass `*Str`, as
+/// KawaiiPhysics does (KawaiiPhysicsBoneConstraintsDataAsset.cpp:
+/// `UE_LOG(LogKawaiiPhysics, Log, TEXT("... (%s)"), *this->GetName())`).
+template <class... A> inline void LogArguments(const FLogCategoryBase&, const TCHAR*, const A&...) {
+    static_assert((!std::is_class_v<A> && ...), "UE_LOG: format arguments must be numbers or TCHAR pointers (pass *Str for an FString)");
+}
+}  // namespace UeModel
+#define UE_LOG(category, verbosity, format, ...) (::UeModel::LogArguments(category, format __VA_OPT__(, ) __VA_ARGS__))
 
 struct FPropertyChangedEvent {};
 

@@ -100,17 +100,25 @@ struct FComponentSpacePoseLink {
 struct FAnimNode_Base {
     virtual ~FAnimNode_Base() = default;
     virtual void Initialize_AnyThread(const FAnimationInitializeContext&) {}
+    virtual void Update_AnyThread(const FAnimationUpdateContext&) {}
     virtual void CacheBones_AnyThread(const FAnimationCacheBonesContext&) {}
     virtual void GatherDebugData(FNodeDebugData&) {}
     virtual bool NeedsDynamicReset() const { return false; }
     virtual void ResetDynamics(ETeleportType) {}
 };
 
+/// Update_AnyThread is final here (it runs the alpha and calls
+/// UpdateInternal): a skeletal control overrides UpdateInternal, as
+/// KawaiiPhysics does (AnimNode_KawaiiPhysics.h: `virtual void
+/// UpdateInternal(const FAnimationUpdateContext& Context) override;`, beside
+/// EvaluateSkeletalControl_AnyThread, IsValidToEvaluate, NeedsDynamicReset,
+/// ResetDynamics and InitializeBoneReferences with the signatures below).
 struct FAnimNode_SkeletalControlBase : FAnimNode_Base {
     FComponentSpacePoseLink ComponentPose;
     float Alpha = 1.0f;
     float ActualAlpha = 0.0f;
     void Initialize_AnyThread(const FAnimationInitializeContext&) override {}
+    void Update_AnyThread(const FAnimationUpdateContext&) override final {}
     virtual void UpdateInternal(const FAnimationUpdateContext&) {}
     virtual void EvaluateSkeletalControl_AnyThread(FComponentSpacePoseContext&, TArray<FBoneTransform>&) {}
     virtual bool IsValidToEvaluate(const USkeleton*, const FBoneContainer&) { return false; }

@@ -147,21 +147,35 @@ void FAnimNode_Secmo::BuildRig(const FReferenceSkeleton& RefSkeleton)
 	Parents.SetNum(NumBones);
 	TArray<SecmoTransform> Reference;
 	Reference.SetNum(NumBones);
-	TArray<FTCHARToUTF8> NameStorage;
-	NameStorage.Reserve(NumBones);
-	TArray<const char*> Names;
-	Names.SetNum(NumBones);
+	// The bones' UTF-8 names, NUL-terminated one after another in one
+	// buffer (a conversion object cannot be kept in a TArray: its text lives
+	// in an inline buffer that moves with it), pointed into once complete.
+	TArray<char> NameBytes;
+	TArray<int32> NameStart;
+	NameStart.SetNum(NumBones);
 	for (int32 Index = 0; Index < NumBones; ++Index)
 	{
 		const int32 Mesh = MeshIndex[Index];
 		const int32 Parent = RefSkeleton.GetParentIndex(Mesh);
 		Parents[Index] = Parent == INDEX_NONE ? -1 : SecmoIndex[Parent];
 		Reference[Index] = ToSecmo(RefSkeleton.GetRefBonePose()[Mesh]);
-		NameStorage.Emplace(*RefSkeleton.GetBoneName(Mesh).ToString());
-		Names[Index] = NameStorage.Last().Get();
+		const FString BoneName = RefSkeleton.GetBoneName(Mesh).ToString();
+		const FTCHARToUTF8 Utf8(*BoneName);
+		NameStart[Index] = NameBytes.Num();
+		for (int32 Byte = 0; Byte < Utf8.Length(); ++Byte)
+		{
+			NameBytes.Add(Utf8.Get()[Byte]);
+		}
+		NameBytes.Add('\0');
 		FBoneReference Bone;
 		Bone.BoneName = RefSkeleton.GetBoneName(Mesh);
 		Bones.Add(Bone);
+	}
+	TArray<const char*> Names;
+	Names.SetNum(NumBones);
+	for (int32 Index = 0; Index < NumBones; ++Index)
+	{
+		Names[Index] = NameBytes.GetData() + NameStart[Index];
 	}
 
 	// Unreal: centimetres, Z up (docs/c-api.md "Units, axes and conventions").
