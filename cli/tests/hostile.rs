@@ -821,3 +821,100 @@ fn bake_writes_a_keyed_node_given_by_a_matrix_as_translation_rotation_scale() {
     );
     done(d);
 }
+
+/// The files `dir` holds, below it too, that a command could read.
+fn gltf_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() {
+            gltf_files(&path, found);
+        } else if [".glb", ".gltf", ".vrm"].iter().any(|e| name.ends_with(e))
+            && !name.contains(".out.")
+        {
+            found.push(path);
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_gltf_validator),
+    ignore = "needs node and the Khronos glTF validator (npm ci --prefix tools/gltf-validator); .ci/run installs them"
+)]
+fn every_file_a_command_accepts_is_written_valid() {
+    // Every file the tests above generate, through `bake` and `rig`: each
+    // either refuses it (exit 1) or writes a file the Khronos validator
+    // finds no error in.
+    KEPT.with(|k| *k.borrow_mut() = Some(Vec::new()));
+    let tests: [fn(); 18] = [
+        a_channel_targeting_a_missing_node_is_an_error,
+        broken_keys_are_refused_by_name,
+        absurd_node_transforms_are_refused_by_name,
+        buffer_uris_stay_beside_the_file,
+        a_buffer_longer_than_the_limit_is_refused_before_it_is_read,
+        random_mutations_of_real_files_never_panic,
+        accessors_that_do_not_fit_their_use_are_refused,
+        accessors_without_a_buffer_view_read_as_nothing_not_as_data,
+        a_sampler_naming_a_missing_accessor_is_an_error,
+        a_value_outside_its_enumeration_is_an_error_not_a_panic,
+        fuzz_regressions_are_refused_by_the_importer_not_by_a_reader_panic,
+        only_the_first_buffer_of_a_glb_is_its_binary_chunk,
+        files_of_another_gltf_version_are_refused_by_name,
+        what_gltf_leaves_optional_may_be_absent,
+        a_missing_required_field_is_named_with_its_path,
+        a_skin_joint_list_repeated_200_times_is_refused_in_linear_time,
+        invalid_skin_and_accessor_data_is_refused_by_every_command,
+        bake_writes_a_keyed_node_given_by_a_matrix_as_translation_rotation_scale,
+    ];
+    for test in tests {
+        test();
+    }
+    let dirs = KEPT.with(|k| k.borrow_mut().take()).unwrap();
+    let mut inputs = Vec::new();
+    for d in &dirs {
+        gltf_files(d, &mut inputs);
+    }
+    let out = dir("valid");
+    let mut written = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let input = input.to_str().unwrap();
+        for (command, flag) in [("bake", "--out"), ("rig", "-o")] {
+            let o = out.join(format!("{i}.{command}.glb"));
+            let o = o.to_str().unwrap();
+            let mut args = vec![command, input, flag, o];
+            if command == "rig" {
+                args.push("--write-unchanged");
+            }
+            let (code, _, err) = secmo(&args);
+            assert!(code == 0 || code == 1, "{args:?}: exit {code}: {err}");
+            if code == 0 {
+                assert!(Path::new(o).is_file(), "{args:?}");
+                written.push((format!("{command} {input}"), PathBuf::from(o)));
+            }
+        }
+    }
+    println!(
+        "{} files generated, {} written by bake or rig:",
+        inputs.len(),
+        written.len()
+    );
+    for (what, _) in &written {
+        println!("    {what}");
+    }
+    assert!(inputs.len() >= 70, "{}", inputs.len());
+    assert!(written.len() >= 9, "{}", written.len());
+    let files: Vec<&Path> = written.iter().map(|(_, o)| o.as_path()).collect();
+    let reports = common::khronos_reports(&files);
+    let invalid: Vec<String> = written
+        .iter()
+        .zip(&reports)
+        .filter(|(_, r)| r["errors"] != 0)
+        .map(|((what, _), r)| format!("{what}: {r}"))
+        .collect();
+    assert!(invalid.is_empty(), "{}", invalid.join("\n"));
+    for d in dirs {
+        std::fs::remove_dir_all(d).ok();
+    }
+    std::fs::remove_dir_all(out).ok();
+}
