@@ -742,11 +742,12 @@ where
             gltf::accessor::sparse::IndexType::U16 => 2,
             gltf::accessor::sparse::IndexType::U32 => 4,
         };
-        let start = view.offset() + indices.offset();
-        let bytes = start
-            .checked_add(sparse.count() * size)
-            .filter(|&end| end <= view.offset() + view.length())
-            .and_then(|end| buffer.get(start..end))
+        let bytes = view
+            .offset()
+            .checked_add(indices.offset())
+            .and_then(|start| Some((start, start.checked_add(sparse.count().checked_mul(size)?)?)))
+            .filter(|&(_, end)| Some(end) <= view.offset().checked_add(view.length()))
+            .and_then(|(start, end)| buffer.get(start..end))
             .ok_or_else(|| {
                 format!(
                     "{at}: {} indices do not fit in bufferViews[{}]",
@@ -1529,10 +1530,15 @@ fn check_layout(json: &serde_json::Value) -> Result<(), String> {
                 &[5126]
             };
             expect(attr("POSITION"), pos, &["VEC3"], position_types)?;
-            let joints = format!("{at}.attributes.JOINTS_0");
-            expect(attr("JOINTS_0"), joints, &["VEC4"], &[5121, 5123])?;
-            let weights = format!("{at}.attributes.WEIGHTS_0");
-            expect(attr("WEIGHTS_0"), weights, &["VEC4"], &[5126, 5121, 5123])?;
+            // Every set, not only the first: the data checks read them all.
+            for (name, a) in attributes.and_then(Value::as_object).into_iter().flatten() {
+                let path = format!("{at}.attributes.{name}");
+                if name.starts_with("JOINTS_") {
+                    expect(Some(a), path, &["VEC4"], &[5121, 5123])?;
+                } else if name.starts_with("WEIGHTS_") {
+                    expect(Some(a), path, &["VEC4"], &[5126, 5121, 5123])?;
+                }
+            }
             let indices = format!("{at}.indices");
             expect(
                 prim.get("indices"),

@@ -702,6 +702,16 @@ fn invalid_skin_and_accessor_data_is_refused_by_every_command() {
             format!("accessors[{position}].sparse.indices: entry 1 (3) does not increase"),
         ),
         (
+            "joints1-float",
+            Box::new(|g| {
+                g.json["meshes"][0]["primitives"][0]["attributes"]["JOINTS_1"] = json!(uv);
+            }),
+            format!(
+                "{primitive}.JOINTS_1: accessors[{uv}] is VEC2 of componentType 5126; \
+                 this use needs [\"VEC4\"] of [5121, 5123]"
+            ),
+        ),
+        (
             "uv-nan",
             Box::new(|g| set_f32(g, uv, 7, 1, f32::NAN)),
             format!("accessors[{uv}]: element 7 has NaN or infinity"),
