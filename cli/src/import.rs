@@ -592,7 +592,7 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
         rig_settings,
         rigid_corners: Vec::new(),
     };
-    check_floats(&gltf, data).map_err(at)?;
+    check_floats(&gltf, &json, data).map_err(at)?;
     let world = imported.rest_world();
     imported.rigid_corners = rigid_boxes
         .iter()
@@ -774,8 +774,13 @@ where
 }
 
 /// The validator's ACCESSOR_INVALID_FLOAT for what the checks of its use
-/// did not name: no float accessor holds NaN or infinity.
-fn check_floats<'a, 's, F>(gltf: &'a gltf::Gltf, data: F) -> Result<(), String>
+/// did not name: no float accessor holds NaN or infinity. A mesh
+/// attribute's is named by its field and vertex.
+fn check_floats<'a, 's, F>(
+    gltf: &'a gltf::Gltf,
+    json: &serde_json::Value,
+    data: F,
+) -> Result<(), String>
 where
     F: Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
 {
@@ -785,6 +790,19 @@ where
         data: impl Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
     ) -> Option<usize> {
         Iter::<T>::new(accessor, data)?.position(|v| v.as_ref().iter().any(|x| !x.is_finite()))
+    }
+    let mut attribute = std::collections::HashMap::new();
+    let list = |v: &serde_json::Value, key: &str| v[key].as_array().cloned().unwrap_or_default();
+    for (m, mesh) in list(json, "meshes").iter().enumerate() {
+        for (p, primitive) in list(mesh, "primitives").iter().enumerate() {
+            for (name, a) in primitive["attributes"].as_object().into_iter().flatten() {
+                if let Some(a) = a.as_u64() {
+                    attribute.entry(a as usize).or_insert_with(|| {
+                        format!("meshes[{m}].primitives[{p}].attributes.{name}")
+                    });
+                }
+            }
+        }
     }
     for accessor in gltf.accessors() {
         if accessor.data_type() != DataType::F32 {
@@ -810,7 +828,10 @@ where
             }
         };
         if let Some(e) = bad {
-            return Err(format!("accessors[{i}]: element {e} has NaN or infinity"));
+            return Err(match attribute.get(&i) {
+                Some(field) => format!("{field}: vertex {e} has NaN or infinity (accessors[{i}])"),
+                None => format!("accessors[{i}]: element {e} has NaN or infinity"),
+            });
         }
     }
     Ok(())

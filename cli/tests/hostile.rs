@@ -714,7 +714,7 @@ fn invalid_skin_and_accessor_data_is_refused_by_every_command() {
         (
             "uv-nan",
             Box::new(|g| set_f32(g, uv, 7, 1, f32::NAN)),
-            format!("accessors[{uv}]: element 7 has NaN or infinity"),
+            format!("{primitive}.TEXCOORD_0: vertex 7 has NaN or infinity (accessors[{uv}])"),
         ),
     ];
     for (name, edit, part) in &cases {
