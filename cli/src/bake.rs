@@ -7,7 +7,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use glam::{Quat, Vec3};
+use glam::{Mat4, Quat, Vec3};
 use secmo::{
     ChainDesc, ChainParams, Character, CharacterOptions, FrameInput, Rig, RigDesc, Transform,
 };
@@ -681,6 +681,9 @@ pub fn write_glb(
     let joints_nodes = baker.joint_nodes();
     let helper_nodes = baker.helper_nodes();
     let mut glb = crate::glb::Glb::read(source)?;
+    let keyed: Vec<usize> = joints_nodes.iter().chain(&helper_nodes).copied().collect();
+    matrices_to_trs(&mut glb.json, &keyed)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", source.display()))?;
     let animations = glb.json["animations"]
         .as_array()
         .cloned()
@@ -756,6 +759,48 @@ pub fn write_glb(
         glb.json["animations"] = Value::Array(new_animations);
     }
     glb.write(out)
+}
+
+/// glTF forbids animating a node given by `matrix` (the validator's
+/// ANIMATION_CHANNEL_TARGET_NODE_MATRIX): each of `nodes` that has one gets
+/// its translation, rotation and scale instead, the decomposition the
+/// importer reads it as. A matrix that is not a translation, rotation and
+/// scale (shear, a projective row) cannot be keyed and is refused by name.
+pub fn matrices_to_trs(json: &mut Value, nodes: &[usize]) -> Result<(), String> {
+    for &n in nodes {
+        let Some(node) = json["nodes"].get_mut(n).and_then(Value::as_object_mut) else {
+            continue;
+        };
+        let Some(matrix) = node.get("matrix") else {
+            continue;
+        };
+        let at = format!("nodes[{n}].matrix");
+        let m: Vec<f32> = matrix
+            .as_array()
+            .filter(|a| a.len() == 16)
+            .and_then(|a| a.iter().map(|x| x.as_f64().map(|f| f as f32)).collect())
+            .ok_or_else(|| format!("{at}: not 16 numbers"))?;
+        let m = Mat4::from_cols_slice(&m);
+        let (scale, rotation, translation) = m.to_scale_rotation_translation();
+        let back = Mat4::from_scale_rotation_translation(scale, rotation, translation);
+        let size = m.to_cols_array().iter().fold(1.0f32, |a, x| a.max(x.abs()));
+        let off = (back - m)
+            .to_cols_array()
+            .iter()
+            .fold(0.0f32, |a, x| a.max(x.abs()));
+        if off.is_nan() || off > 1e-5 * size || !rotation.is_finite() {
+            return Err(format!(
+                "{at}: not a translation, rotation and scale (it has shear or a projective \
+                 row); bake keys this node's rotation, which glTF allows only on a node given \
+                 by translation, rotation and scale"
+            ));
+        }
+        node.remove("matrix");
+        node.insert("translation".into(), json!(translation.to_array()));
+        node.insert("rotation".into(), json!(rotation.normalize().to_array()));
+        node.insert("scale".into(), json!(scale.to_array()));
+    }
+    Ok(())
 }
 
 #[cfg(test)]

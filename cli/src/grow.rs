@@ -579,7 +579,12 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
         }
     }
     let pos = |b: usize| Vec3::from(bind[b].translation);
-    let in_skin = |b: usize| joints.contains(&b);
+    // Indexed, so that the pass stays linear in the skin's joints.
+    let mut skin_member = vec![false; bones.len()];
+    for &b in &joints {
+        skin_member[b] = true;
+    }
+    let in_skin = |b: usize| skin_member[b];
 
     // Weightless joints are no rigging: a bone counts for the skeleton's
     // distance field only if it, or a joint below it, carries skin weight
@@ -610,13 +615,15 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
         .collect();
     // SPEC §12.1: segments, with a stub past each end joint.
     let mut list = Vec::new();
+    let mut children_of = vec![Vec::new(); bones.len()];
+    for &c in joints.iter().filter(|&&c| carries[c]) {
+        if bones[c].parent >= 0 {
+            children_of[bones[c].parent as usize].push(c);
+        }
+    }
     for &b in joints.iter().filter(|&&b| carries[b]) {
-        let children: Vec<usize> = joints
-            .iter()
-            .copied()
-            .filter(|&c| bones[c].parent == b as i32 && carries[c])
-            .collect();
-        for &c in &children {
+        let children = &children_of[b];
+        for &c in children {
             list.push((b, pos(b), pos(c)));
         }
         if children.is_empty() {
@@ -1201,13 +1208,14 @@ impl Grown {
         let at = |m: String| anyhow::anyhow!("{}: {m}", source.display());
         let mut glb = Glb::read(source)?;
         let bones = &imported.skeleton.bones;
+        let mut node_of_bones = vec![None; bones.len()];
+        for (n, &b) in imported.skeleton.bone_of_node.iter().enumerate().rev() {
+            if let Some(x) = node_of_bones.get_mut(b as usize) {
+                *x = Some(n);
+            }
+        }
         let node_of_bone = |b: usize| -> anyhow::Result<usize> {
-            imported
-                .skeleton
-                .bone_of_node
-                .iter()
-                .position(|&x| x as usize == b)
-                .ok_or_else(|| at(format!("bone {} is not a node", bones[b].name)))
+            node_of_bones[b].ok_or_else(|| at(format!("bone {} is not a node", bones[b].name)))
         };
         let skin = imported.meshes.first().map_or(0, |m| m.skin);
         let first_node = glb.json["nodes"].as_array().map_or(0, Vec::len);
@@ -1261,6 +1269,10 @@ impl Grown {
             glb.json["skins"][skin]["inverseBindMatrices"] = json!(accessor);
         }
         // Weights of every primitive that changed.
+        let mut joint_of_bone = std::collections::HashMap::with_capacity(skin_joints.len());
+        for (j, &b) in skin_joints.iter().enumerate().rev() {
+            joint_of_bone.insert(b, j);
+        }
         for (m, mesh) in imported.meshes.iter().enumerate() {
             if self.influences[m] == mesh.influences {
                 continue;
@@ -1270,7 +1282,7 @@ impl Grown {
             for inf in &self.influences[m] {
                 let (mut j4, mut w4) = ([0u32; 4], [0f32; 4]);
                 for (k, &(b, w)) in inf.iter().enumerate() {
-                    let j = skin_joints.iter().position(|&x| x == b as usize);
+                    let j = joint_of_bone.get(&(b as usize)).copied();
                     j4[k] = j.unwrap_or(0) as u32;
                     w4[k] = if j.is_some() { w } else { 0.0 };
                 }

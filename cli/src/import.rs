@@ -333,6 +333,7 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
         let buffer = accessor.view()?.buffer().index();
         buffers.get(buffer)?.as_ref().err().cloned()
     };
+    check_data(&gltf, data).map_err(at)?;
     let bone = |node: gltf::Node<'_>| skeleton.bone_of_node[node.index()] as usize;
 
     let skins = gltf
@@ -475,17 +476,8 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
         let mut inverse_bind = vec![glam::Affine3A::IDENTITY; skeleton.bones.len()];
         let joints: Vec<usize> = skin.joints().map(bone).collect();
         // Data glTF 2.0 reads as zeros (an accessor with neither a buffer
-        // view nor sparse values): here no skin can use it.
+        // view nor sparse values); inverse binds cannot be (check_data).
         let zeros = |a: &gltf::Accessor<'_>| a.view().is_none() && a.sparse().is_none();
-        if let Some(a) = skin.inverse_bind_matrices().filter(|a| zeros(a)) {
-            warnings.push(format!(
-                "skins[{}].inverseBindMatrices: accessors[{}] has no buffer view (all zeros); \
-                 the meshes it skins are skipped",
-                skin.index(),
-                a.index()
-            ));
-            continue;
-        }
         if let Some(ibms) = skin.reader(data).read_inverse_bind_matrices() {
             for (j, m) in ibms.enumerate() {
                 if let Some(&b) = joints.get(j) {
@@ -600,6 +592,7 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
         rig_settings,
         rigid_corners: Vec::new(),
     };
+    check_floats(&gltf, &json, data).map_err(at)?;
     let world = imported.rest_world();
     imported.rigid_corners = rigid_boxes
         .iter()
@@ -618,6 +611,230 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
         .filter(|p| p.is_finite())
         .collect();
     Ok(imported)
+}
+
+/// The data checks the Khronos validator makes on what secmo reads and
+/// writes back, made before anything is read, so that every command refuses
+/// the same files by the same field: each skin's joints are distinct and its
+/// inverse binds finite, invertible and affine, one per joint; a skinned
+/// primitive's joints name joints of its skin and its weights are finite and
+/// not negative; sparse indices increase and stay within their accessor.
+/// Data in a buffer that cannot be read is left to its use.
+fn check_data<'s, F>(gltf: &gltf::Gltf, data: F) -> Result<(), String>
+where
+    F: Clone + for<'b> Fn(gltf::Buffer<'b>) -> Option<&'s [u8]>,
+{
+    for skin in gltf.skins() {
+        let k = skin.index();
+        let joints: Vec<usize> = skin.joints().map(|n| n.index()).collect();
+        // Each node once (the validator's DUPLICATE_ELEMENTS); a repeated
+        // list also made `rig` quadratic in its length.
+        let mut first = std::collections::HashMap::with_capacity(joints.len());
+        for (e, &node) in joints.iter().enumerate() {
+            if let Some(f) = first.insert(node, e) {
+                return Err(format!(
+                    "skins[{k}].joints: entry {e} repeats node {node} (entry {f}); \
+                     a skin lists each joint once"
+                ));
+            }
+        }
+        let Some(accessor) = skin.inverse_bind_matrices() else {
+            continue;
+        };
+        let at = format!("skins[{k}].inverseBindMatrices");
+        if accessor.view().is_none() && accessor.sparse().is_none() {
+            return Err(format!(
+                "{at}: accessors[{}] has no buffer view, so every matrix is zero \
+                 (not invertible)",
+                accessor.index()
+            ));
+        }
+        if accessor.count() < joints.len() {
+            return Err(format!(
+                "{at}: {} matrices for {} joints",
+                accessor.count(),
+                joints.len()
+            ));
+        }
+        let Some(matrices) = gltf::accessor::Iter::<[[f32; 4]; 4]>::new(accessor, data.clone())
+        else {
+            continue;
+        };
+        for (i, m) in matrices.enumerate() {
+            let flat = m.as_flattened();
+            if flat.iter().any(|x| x.is_nan()) {
+                return Err(format!("{at}: matrix {i} has NaN"));
+            }
+            if flat.iter().any(|x| x.is_infinite()) {
+                return Err(format!("{at}: matrix {i} has infinity"));
+            }
+            let row = [m[0][3], m[1][3], m[2][3], m[3][3]];
+            if row != [0.0, 0.0, 0.0, 1.0] {
+                return Err(format!(
+                    "{at}: matrix {i} has the last row {row:?}, not [0, 0, 0, 1]"
+                ));
+            }
+            let m = glam::Mat4::from_cols_array_2d(&m);
+            let det = m.determinant();
+            if !(det.is_normal() && m.inverse().is_finite()) {
+                return Err(format!(
+                    "{at}: matrix {i} is not invertible (determinant {det:e})"
+                ));
+            }
+        }
+    }
+    for node in gltf.nodes() {
+        let (Some(mesh), Some(skin)) = (node.mesh(), node.skin()) else {
+            continue;
+        };
+        let joints = skin.joints().len();
+        for primitive in mesh.primitives() {
+            let at = format!(
+                "meshes[{}].primitives[{}].attributes",
+                mesh.index(),
+                primitive.index()
+            );
+            let reader = primitive.reader(data.clone());
+            for set in 0.. {
+                let Some(sets) = reader.read_joints(set) else {
+                    break;
+                };
+                for (v, j) in sets.into_u16().enumerate() {
+                    if let Some(&bad) = j.iter().find(|&&j| usize::from(j) >= joints) {
+                        return Err(format!(
+                            "{at}.JOINTS_{set}: vertex {v} names joint {bad}; skins[{}] has {joints} joints",
+                            skin.index()
+                        ));
+                    }
+                }
+            }
+            for set in 0.. {
+                let Some(weights) = reader.read_weights(set) else {
+                    break;
+                };
+                for (v, w) in weights.into_f32().enumerate() {
+                    let what = if w.iter().any(|x| x.is_nan()) {
+                        "NaN"
+                    } else if w.iter().any(|x| x.is_infinite()) {
+                        "infinity"
+                    } else if w.iter().any(|&x| x < 0.0) {
+                        "a negative weight"
+                    } else {
+                        continue;
+                    };
+                    return Err(format!("{at}.WEIGHTS_{set}: vertex {v} has {what}"));
+                }
+            }
+        }
+    }
+    for accessor in gltf.accessors() {
+        let Some(sparse) = accessor.sparse() else {
+            continue;
+        };
+        let at = format!("accessors[{}].sparse.indices", accessor.index());
+        let indices = sparse.indices();
+        let view = indices.view();
+        let Some(buffer) = data(view.buffer()) else {
+            continue;
+        };
+        let size = match indices.index_type() {
+            gltf::accessor::sparse::IndexType::U8 => 1,
+            gltf::accessor::sparse::IndexType::U16 => 2,
+            gltf::accessor::sparse::IndexType::U32 => 4,
+        };
+        let bytes = view
+            .offset()
+            .checked_add(indices.offset())
+            .and_then(|start| Some((start, start.checked_add(sparse.count().checked_mul(size)?)?)))
+            .filter(|&(_, end)| Some(end) <= view.offset().checked_add(view.length()))
+            .and_then(|(start, end)| buffer.get(start..end))
+            .ok_or_else(|| {
+                format!(
+                    "{at}: {} indices do not fit in bufferViews[{}]",
+                    sparse.count(),
+                    view.index()
+                )
+            })?;
+        let mut previous = None;
+        for (e, b) in bytes.chunks_exact(size).enumerate() {
+            let index = b.iter().rev().fold(0u64, |n, &x| n << 8 | u64::from(x));
+            if index >= accessor.count() as u64 {
+                return Err(format!(
+                    "{at}: entry {e} is {index}; the accessor has {} elements",
+                    accessor.count()
+                ));
+            }
+            if previous.is_some_and(|p| index <= p) {
+                return Err(format!("{at}: entry {e} ({index}) does not increase"));
+            }
+            previous = Some(index);
+        }
+    }
+    Ok(())
+}
+
+/// The validator's ACCESSOR_INVALID_FLOAT for what the checks of its use
+/// did not name: no float accessor holds NaN or infinity. A mesh
+/// attribute's is named by its field and vertex.
+fn check_floats<'a, 's, F>(
+    gltf: &'a gltf::Gltf,
+    json: &serde_json::Value,
+    data: F,
+) -> Result<(), String>
+where
+    F: Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
+{
+    use gltf::accessor::{DataType, Dimensions, Item, Iter};
+    fn first_bad<'a, 's, T: Item + AsRef<[f32]>>(
+        accessor: gltf::Accessor<'a>,
+        data: impl Clone + Fn(gltf::Buffer<'a>) -> Option<&'s [u8]>,
+    ) -> Option<usize> {
+        Iter::<T>::new(accessor, data)?.position(|v| v.as_ref().iter().any(|x| !x.is_finite()))
+    }
+    let mut attribute = std::collections::HashMap::new();
+    let list = |v: &serde_json::Value, key: &str| v[key].as_array().cloned().unwrap_or_default();
+    for (m, mesh) in list(json, "meshes").iter().enumerate() {
+        for (p, primitive) in list(mesh, "primitives").iter().enumerate() {
+            for (name, a) in primitive["attributes"].as_object().into_iter().flatten() {
+                if let Some(a) = a.as_u64() {
+                    attribute.entry(a as usize).or_insert_with(|| {
+                        format!("meshes[{m}].primitives[{p}].attributes.{name}")
+                    });
+                }
+            }
+        }
+    }
+    for accessor in gltf.accessors() {
+        if accessor.data_type() != DataType::F32 {
+            continue;
+        }
+        let i = accessor.index();
+        // Float matrices have no padding: a MAT2 reads as four floats.
+        let bad = match accessor.dimensions() {
+            Dimensions::Scalar => Iter::<f32>::new(accessor, data.clone())
+                .and_then(|mut it| it.position(|x| !x.is_finite())),
+            Dimensions::Vec2 => first_bad::<[f32; 2]>(accessor, data.clone()),
+            Dimensions::Vec3 => first_bad::<[f32; 3]>(accessor, data.clone()),
+            Dimensions::Vec4 | Dimensions::Mat2 => first_bad::<[f32; 4]>(accessor, data.clone()),
+            Dimensions::Mat3 => {
+                Iter::<[[f32; 3]; 3]>::new(accessor, data.clone()).and_then(|mut it| {
+                    it.position(|m| m.as_flattened().iter().any(|x| !x.is_finite()))
+                })
+            }
+            Dimensions::Mat4 => {
+                Iter::<[[f32; 4]; 4]>::new(accessor, data.clone()).and_then(|mut it| {
+                    it.position(|m| m.as_flattened().iter().any(|x| !x.is_finite()))
+                })
+            }
+        };
+        if let Some(e) = bad {
+            return Err(match attribute.get(&i) {
+                Some(field) => format!("{field}: vertex {e} has NaN or infinity (accessors[{i}])"),
+                None => format!("accessors[{i}]: element {e} has NaN or infinity"),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// The node and property a `KHR_animation_pointer` channel animates, when
@@ -1334,10 +1551,15 @@ fn check_layout(json: &serde_json::Value) -> Result<(), String> {
                 &[5126]
             };
             expect(attr("POSITION"), pos, &["VEC3"], position_types)?;
-            let joints = format!("{at}.attributes.JOINTS_0");
-            expect(attr("JOINTS_0"), joints, &["VEC4"], &[5121, 5123])?;
-            let weights = format!("{at}.attributes.WEIGHTS_0");
-            expect(attr("WEIGHTS_0"), weights, &["VEC4"], &[5126, 5121, 5123])?;
+            // Every set, not only the first: the data checks read them all.
+            for (name, a) in attributes.and_then(Value::as_object).into_iter().flatten() {
+                let path = format!("{at}.attributes.{name}");
+                if name.starts_with("JOINTS_") {
+                    expect(Some(a), path, &["VEC4"], &[5121, 5123])?;
+                } else if name.starts_with("WEIGHTS_") {
+                    expect(Some(a), path, &["VEC4"], &[5126, 5121, 5123])?;
+                }
+            }
             let indices = format!("{at}.indices");
             expect(
                 prim.get("indices"),
@@ -1563,12 +1785,21 @@ pub fn check_references(json: &serde_json::Value) -> Result<(), String> {
                 format!("animations[{a}].channels[{c}].sampler"),
                 "samplers of the animation",
             )?;
-            check(
-                channel.get("target").and_then(|t| t.get("node")),
-                nodes,
-                format!("animations[{a}].channels[{c}].target.node"),
-                "nodes",
-            )?;
+            let target = channel.get("target").and_then(|t| t.get("node"));
+            let at = format!("animations[{a}].channels[{c}].target.node");
+            check(target, nodes, at.clone(), "nodes")?;
+            // The validator's ANIMATION_CHANNEL_TARGET_NODE_MATRIX (morph
+            // weights may animate such a node).
+            let node = target
+                .and_then(Value::as_u64)
+                .map(|n| &json["nodes"][n as usize]);
+            let weights = channel["target"]["path"] == "weights";
+            if !weights && node.is_some_and(|n| n.get("matrix").is_some()) {
+                return Err(format!(
+                    "{at}: {} is given by `matrix`, which glTF lets no animation target",
+                    target.unwrap_or(&Value::Null)
+                ));
+            }
         }
     }
     check_layout(json)?;

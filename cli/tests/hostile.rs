@@ -5,15 +5,44 @@
 mod common;
 use common::secmo;
 
+use std::cell::RefCell;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
 
 use base64::Engine as _;
+use secmo_cli::glb::Glb;
 use serde_json::{json, Value};
 
+thread_local! {
+    /// When set, the folders the tests on this thread generate their files
+    /// in are kept and listed here
+    /// (`every_file_a_command_accepts_is_written_valid`).
+    static KEPT: RefCell<Option<Vec<PathBuf>>> = const { RefCell::new(None) };
+}
+
+/// A fresh folder for one test's files.
 fn dir(name: &str) -> PathBuf {
-    let d = std::env::temp_dir().join(format!("secmo-hostile-{name}-{}", std::process::id()));
+    static SERIAL: AtomicUsize = AtomicUsize::new(0);
+    let d = std::env::temp_dir().join(format!(
+        "secmo-hostile-{name}-{}-{}",
+        std::process::id(),
+        SERIAL.fetch_add(1, Ordering::Relaxed)
+    ));
     std::fs::create_dir_all(&d).unwrap();
+    KEPT.with(|k| {
+        if let Some(k) = k.borrow_mut().as_mut() {
+            k.push(d.clone());
+        }
+    });
     d
+}
+
+/// Removes a test's folder, unless its files are being kept.
+fn done(d: PathBuf) {
+    if KEPT.with(|k| k.borrow().is_none()) {
+        std::fs::remove_dir_all(d).ok();
+    }
 }
 
 fn floats(values: &[f32]) -> Vec<u8> {
@@ -89,6 +118,64 @@ fn refused_everywhere(file: &str, part: &str) {
     }
 }
 
+/// Every command that reads a glTF (`import`, `bake`, `report`, `rig`)
+/// refuses `file`: exit 1, one line naming the file and containing `part`,
+/// nothing written.
+fn refused_by_every_command(file: &str, part: &str) {
+    let out = Path::new(file).with_extension("out.glb");
+    let out = out.to_str().unwrap();
+    for args in [
+        vec!["import", file],
+        vec!["bake", file, "--out", out],
+        vec!["report", file, "--out", out],
+        vec!["rig", file, "-o", out, "--write-unchanged"],
+    ] {
+        let (code, _, err) = secmo(&args);
+        assert_eq!(code, 1, "{args:?} must refuse: {err}");
+        assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(file) && err.contains(part), "{args:?}: {err}");
+        assert!(!Path::new(out).exists(), "{args:?} wrote {out}");
+    }
+}
+
+/// The Fox as a GLB to edit.
+fn fox() -> Glb {
+    Glb::read(Path::new(&common::asset("Fox.glb"))).unwrap()
+}
+
+/// Where component `c` of element `e` of accessor `a` is in the binary
+/// chunk (4-byte floats, or `size`-byte integers).
+fn component_at(glb: &Glb, a: usize, e: usize, c: usize, size: usize) -> usize {
+    let accessor = &glb.json["accessors"][a];
+    let view = &glb.json["bufferViews"][accessor["bufferView"].as_u64().unwrap() as usize];
+    let components = match accessor["type"].as_str().unwrap() {
+        "SCALAR" => 1,
+        "VEC2" => 2,
+        "VEC3" => 3,
+        "VEC4" => 4,
+        "MAT4" => 16,
+        other => panic!("{other}"),
+    };
+    let stride = view["byteStride"]
+        .as_u64()
+        .map_or(components * size, |s| s as usize);
+    view["byteOffset"].as_u64().unwrap_or(0) as usize
+        + accessor["byteOffset"].as_u64().unwrap_or(0) as usize
+        + e * stride
+        + c * size
+}
+
+fn set_f32(glb: &mut Glb, a: usize, e: usize, c: usize, value: f32) {
+    let at = component_at(glb, a, e, c, 4);
+    glb.bin[at..at + 4].copy_from_slice(&value.to_le_bytes());
+}
+
+fn attribute(glb: &Glb, name: &str) -> usize {
+    glb.json["meshes"][0]["primitives"][0]["attributes"][name]
+        .as_u64()
+        .unwrap() as usize
+}
+
 const Q: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
 
 #[test]
@@ -98,7 +185,7 @@ fn a_channel_targeting_a_missing_node_is_an_error() {
     v["animations"][0]["channels"][0]["target"]["node"] = json!(7);
     let f = write(&d, "a.gltf", &v);
     refused_everywhere(&f, "node");
-    std::fs::remove_dir_all(d).ok();
+    done(d);
 }
 
 #[test]
@@ -119,7 +206,7 @@ fn broken_keys_are_refused_by_name() {
     // Negative time.
     let f = write(&d, "negative.gltf", &gltf(&[-1.0, 1.0], &[Q, Q]));
     refused_everywhere(&f, "negative");
-    std::fs::remove_dir_all(d).ok();
+    done(d);
 }
 
 #[test]
@@ -133,7 +220,7 @@ fn absurd_node_transforms_are_refused_by_name() {
     v["nodes"][1]["rotation"] = json!([0.0, 0.0, 0.0, 0.0]);
     let f = write(&d, "rotation.gltf", &v);
     refused_everywhere(&f, "nodes[1]");
-    std::fs::remove_dir_all(d).ok();
+    done(d);
 }
 
 #[test]
@@ -199,7 +286,7 @@ fn buffer_uris_stay_beside_the_file() {
     let (code, out, err) = secmo(&["import", &f]);
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("clip \"clip\": 1.00 s, 1 channels"), "{out}");
-    std::fs::remove_dir_all(d).ok();
+    done(d);
 }
 
 #[test]
@@ -211,7 +298,7 @@ fn a_buffer_longer_than_the_limit_is_refused_before_it_is_read() {
     let (code, _, err) = secmo(&["import", &f]);
     assert_eq!(code, 1, "{err}");
     assert!(err.contains("buffers[0]") && err.contains("limit"), "{err}");
-    std::fs::remove_dir_all(d).ok();
+    done(d);
 }
 
 #[test]
@@ -255,7 +342,7 @@ fn random_mutations_of_real_files_never_panic() {
             }
         }
     }
-    std::fs::remove_dir_all(d).ok();
+    done(d);
 }
 
 #[test]
@@ -276,7 +363,7 @@ fn accessors_that_do_not_fit_their_use_are_refused() {
     v["bufferViews"][1]["byteLength"] = json!(1 << 20);
     let f = write(&d, "view.gltf", &v);
     refused_everywhere(&f, "extends past the end of buffers[0]");
-    std::fs::remove_dir_all(d).ok();
+    done(d);
 }
 
 #[test]
@@ -298,10 +385,10 @@ fn accessors_without_a_buffer_view_read_as_nothing_not_as_data() {
         let f = write(&d, &format!("viewless-{accessor}.gltf"), &v);
         refused_everywhere(&f, part);
     }
-    // A skin whose inverse binds are all zeros: its meshes are skipped,
-    // named, and the rest opens.
+    // A skin whose inverse binds are all zeros: no bind pose can be read
+    // from it, and every command refuses it by name.
     let fox = common::asset("Fox.glb");
-    let mut glb = secmo_cli::glb::Glb::read(Path::new(&fox)).unwrap();
+    let mut glb = Glb::read(Path::new(&fox)).unwrap();
     let ibm = glb.json["skins"][0]["inverseBindMatrices"]
         .as_u64()
         .unwrap() as usize;
@@ -311,20 +398,14 @@ fn accessors_without_a_buffer_view_read_as_nothing_not_as_data() {
         .remove("bufferView");
     let f = d.join("zero-binds.glb");
     glb.write(&f).unwrap();
-    let f = f.to_str().unwrap();
-    let (code, out, err) = secmo(&["import", f]);
-    assert_eq!(code, 0, "{err}");
-    assert!(
-        out.contains(&format!(
-            "skins[0].inverseBindMatrices: accessors[{ibm}] has no buffer view (all zeros); \
-             the meshes it skins are skipped"
-        )),
-        "{out}"
+    refused_by_every_command(
+        f.to_str().unwrap(),
+        &format!(
+            "skins[0].inverseBindMatrices: accessors[{ibm}] has no buffer view, so every \
+             matrix is zero (not invertible)"
+        ),
     );
-    let (code, _, err) = secmo(&["rig", f, "-o", d.join("rig.glb").to_str().unwrap()]);
-    assert_eq!(code, 1);
-    assert!(err.contains("inverseBindMatrices"), "{err}");
-    std::fs::remove_dir_all(d).ok();
+    done(d);
 }
 
 #[test]
@@ -339,7 +420,7 @@ fn a_sampler_naming_a_missing_accessor_is_an_error() {
         &f,
         "animations[0].samplers[0].output: 360 is not one of the file's 2 accessors",
     );
-    std::fs::remove_dir_all(d).ok();
+    done(d);
 }
 
 #[test]
@@ -355,7 +436,7 @@ fn a_value_outside_its_enumeration_is_an_error_not_a_panic() {
     v["extensionsUsed"] = json!(["KHR_texture_transform"]);
     let f = write(&d, "a.gltf", &v);
     refused_everywhere(&f, "animations[0].samplers[0].interpolation: Invalid value");
-    std::fs::remove_dir_all(d).ok();
+    done(d);
 }
 
 #[test]
@@ -389,7 +470,7 @@ fn fuzz_regressions_are_refused_by_the_importer_not_by_a_reader_panic() {
             "{}: {stderr}",
             path.display()
         );
-        std::fs::remove_dir_all(d).ok();
+        done(d);
         seen += 1;
     }
     assert!(seen >= 3, "the regression inputs are there");
@@ -439,7 +520,7 @@ fn only_the_first_buffer_of_a_glb_is_its_binary_chunk() {
     let f = d.join("no-data.glb");
     std::fs::write(&f, glb(false)).unwrap();
     refused_everywhere(f.to_str().unwrap(), "buffers[1]");
-    std::fs::remove_dir_all(d).ok();
+    done(d);
 }
 
 #[test]
@@ -459,7 +540,7 @@ fn files_of_another_gltf_version_are_refused_by_name() {
     let f = write(&d, "minor.gltf", &v);
     let (code, _, err) = secmo(&["import", &f]);
     assert_eq!(code, 0, "{err}");
-    std::fs::remove_dir_all(d).ok();
+    done(d);
 }
 
 #[test]
@@ -495,7 +576,7 @@ fn what_gltf_leaves_optional_may_be_absent() {
         out.contains("0 bones (nodes), no skin, no animation clips"),
         "{out}"
     );
-    std::fs::remove_dir_all(d).ok();
+    done(d);
 }
 
 #[test]
@@ -508,5 +589,342 @@ fn a_missing_required_field_is_named_with_its_path() {
         .remove("input");
     let f = write(&d, "no-input.gltf", &v);
     refused_everywhere(&f, "animations[0].samplers[0]: missing field `input`");
-    std::fs::remove_dir_all(d).ok();
+    done(d);
+}
+
+#[test]
+fn a_skin_joint_list_repeated_200_times_is_refused_in_linear_time() {
+    // Godette with her 68 skin joints listed 200 times over (and as many
+    // inverse binds): `rig` took 30-48 s and 292 MB on it. glTF lists each
+    // joint once (the validator's DUPLICATE_ELEMENTS).
+    let d = dir("repeated-joints");
+    let mut glb = Glb::read(Path::new(&common::asset("Godette_vrm_v4.vrm"))).unwrap();
+    let ibm = glb.json["skins"][0]["inverseBindMatrices"]
+        .as_u64()
+        .unwrap() as usize;
+    let joints = glb.json["skins"][0]["joints"].as_array().unwrap().clone();
+    assert_eq!(joints.len(), 68);
+    let matrices: Vec<f32> = (0..joints.len() * 16)
+        .map(|k| {
+            let at = component_at(&glb, ibm, k / 16, k % 16, 4);
+            f32::from_le_bytes(glb.bin[at..at + 4].try_into().unwrap())
+        })
+        .collect();
+    let repeated = glb.push_floats(&matrices.repeat(200), "MAT4", false);
+    glb.json["skins"][0]["inverseBindMatrices"] = json!(repeated);
+    glb.json["skins"][0]["joints"] =
+        json!((0..200).flat_map(|_| joints.clone()).collect::<Vec<_>>());
+    let f = d.join("godette-200.vrm");
+    glb.write(&f).unwrap();
+    let f = f.to_str().unwrap();
+    let out = d.join("rig.glb");
+    let start = Instant::now();
+    let (code, _, err) = secmo(&["rig", f, "-o", out.to_str().unwrap()]);
+    let took = start.elapsed();
+    assert_eq!(code, 1, "{err}");
+    assert!(took < Duration::from_secs(3), "rig took {took:?}");
+    refused_by_every_command(
+        f,
+        &format!(
+            "skins[0].joints: entry 68 repeats node {} (entry 0); a skin lists each joint once",
+            joints[0]
+        ),
+    );
+    done(d);
+}
+
+#[test]
+fn invalid_skin_and_accessor_data_is_refused_by_every_command() {
+    // Data the Khronos validator finds in the input ended up in what bake
+    // and rig wrote; each is refused by the field that holds it.
+    let d = dir("skin-data");
+    let glb = fox();
+    let ibm = glb.json["skins"][0]["inverseBindMatrices"]
+        .as_u64()
+        .unwrap() as usize;
+    let (joints, weights) = (attribute(&glb, "JOINTS_0"), attribute(&glb, "WEIGHTS_0"));
+    let (position, uv) = (attribute(&glb, "POSITION"), attribute(&glb, "TEXCOORD_0"));
+    let skin = "skins[0].inverseBindMatrices";
+    let primitive = "meshes[0].primitives[0].attributes";
+    let sparse = |glb: &mut Glb, indices: &[u32]| {
+        let i: Vec<u8> = indices.iter().flat_map(|i| i.to_le_bytes()).collect();
+        let v = floats(&vec![0.0; 3 * indices.len()]);
+        let (i, v) = (glb.push_view(&i), glb.push_view(&v));
+        glb.json["accessors"][position]["sparse"] = json!({
+            "count": indices.len(),
+            "indices": {"bufferView": i, "componentType": 5125},
+            "values": {"bufferView": v}
+        });
+    };
+    type Edit<'a> = Box<dyn Fn(&mut Glb) + 'a>;
+    let cases: Vec<(&str, Edit, String)> = vec![
+        (
+            "ibm-nan",
+            Box::new(|g| set_f32(g, ibm, 3, 5, f32::NAN)),
+            format!("{skin}: matrix 3 has NaN"),
+        ),
+        (
+            "ibm-inf",
+            Box::new(|g| set_f32(g, ibm, 3, 12, f32::INFINITY)),
+            format!("{skin}: matrix 3 has infinity"),
+        ),
+        (
+            "ibm-zero",
+            Box::new(|g| (0..16).for_each(|c| set_f32(g, ibm, 3, c, 0.0))),
+            format!("{skin}: matrix 3 has the last row [0.0, 0.0, 0.0, 0.0], not [0, 0, 0, 1]"),
+        ),
+        (
+            "ibm-singular",
+            Box::new(|g| (0..15).for_each(|c| set_f32(g, ibm, 3, c, 0.0))),
+            format!("{skin}: matrix 3 is not invertible (determinant 0e0)"),
+        ),
+        (
+            "joints",
+            Box::new(|g| {
+                let at = component_at(g, joints, 5, 0, 2);
+                g.bin[at..at + 2].copy_from_slice(&24u16.to_le_bytes());
+            }),
+            format!("{primitive}.JOINTS_0: vertex 5 names joint 24; skins[0] has 24 joints"),
+        ),
+        (
+            "weights",
+            Box::new(|g| set_f32(g, weights, 5, 0, f32::NAN)),
+            format!("{primitive}.WEIGHTS_0: vertex 5 has NaN"),
+        ),
+        (
+            "sparse-range",
+            Box::new(|g| sparse(g, &[5000])),
+            format!("accessors[{position}].sparse.indices: entry 0 is 5000; the accessor has 1728 elements"),
+        ),
+        (
+            "sparse-order",
+            Box::new(|g| sparse(g, &[7, 3])),
+            format!("accessors[{position}].sparse.indices: entry 1 (3) does not increase"),
+        ),
+        (
+            "joints1-float",
+            Box::new(|g| {
+                g.json["meshes"][0]["primitives"][0]["attributes"]["JOINTS_1"] = json!(uv);
+            }),
+            format!(
+                "{primitive}.JOINTS_1: accessors[{uv}] is VEC2 of componentType 5126; \
+                 this use needs [\"VEC4\"] of [5121, 5123]"
+            ),
+        ),
+        (
+            "uv-nan",
+            Box::new(|g| set_f32(g, uv, 7, 1, f32::NAN)),
+            format!("{primitive}.TEXCOORD_0: vertex 7 has NaN or infinity (accessors[{uv}])"),
+        ),
+    ];
+    for (name, edit, part) in &cases {
+        let mut glb = fox();
+        edit(&mut glb);
+        let f = d.join(format!("{name}.glb"));
+        glb.write(&f).unwrap();
+        refused_by_every_command(f.to_str().unwrap(), part);
+    }
+    done(d);
+}
+
+/// The Fox with its tail nodes (15, 16, 17) given by `matrix`, sheared by
+/// `shear` (x into y), and their authored tracks removed (glTF lets no
+/// channel target such a node). Returns the matrices.
+fn fox_with_a_matrix_tail(shear: f32) -> (Glb, Vec<glam::Mat4>) {
+    let mut glb = fox();
+    let mut matrices = Vec::new();
+    for n in 15..18 {
+        let node = glb.json["nodes"][n].as_object_mut().unwrap();
+        let number = |v: &Value| v.as_f64().unwrap() as f32;
+        let t = node.remove("translation").unwrap();
+        let r = node.remove("rotation").unwrap();
+        let t = glam::Vec3::new(number(&t[0]), number(&t[1]), number(&t[2]));
+        let r = glam::Quat::from_xyzw(number(&r[0]), number(&r[1]), number(&r[2]), number(&r[3]));
+        let mut s = glam::Mat4::IDENTITY;
+        s.y_axis.x = shear;
+        let m = glam::Mat4::from_rotation_translation(r.normalize(), t) * s;
+        node.insert("matrix".into(), json!(m.to_cols_array()));
+        matrices.push(m);
+    }
+    for animation in glb.json["animations"].as_array_mut().unwrap() {
+        animation["channels"]
+            .as_array_mut()
+            .unwrap()
+            .retain(|c| !(15..18).contains(&c["target"]["node"].as_u64().unwrap()));
+    }
+    (glb, matrices)
+}
+
+#[test]
+fn bake_writes_a_keyed_node_given_by_a_matrix_as_translation_rotation_scale() {
+    // glTF lets no channel target a node given by `matrix` (the validator's
+    // ANIMATION_CHANNEL_TARGET_NODE_MATRIX); bake keyed the tail's rotation
+    // on it regardless.
+    let d = dir("matrix");
+    let (mut glb, matrices) = fox_with_a_matrix_tail(0.0);
+    let f = d.join("matrix-tail.glb");
+    glb.write(&f).unwrap();
+    let out = d.join("matrix-tail.baked.glb");
+    let (code, _, err) = secmo(&["bake", f.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let baked = Glb::read(&out).unwrap();
+    for (n, m) in (15..18).zip(&matrices) {
+        let node = &baked.json["nodes"][n];
+        assert!(node.get("matrix").is_none(), "nodes[{n}]: {node}");
+        let v = |key: &str| -> Vec<f32> {
+            node[key]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|x| x.as_f64().unwrap() as f32)
+                .collect()
+        };
+        let trs = glam::Mat4::from_scale_rotation_translation(
+            glam::Vec3::from_slice(&v("scale")),
+            glam::Quat::from_slice(&v("rotation")),
+            glam::Vec3::from_slice(&v("translation")),
+        );
+        let off = (trs - *m)
+            .to_cols_array()
+            .iter()
+            .fold(0.0f32, |a, x| a.max(x.abs()));
+        assert!(off < 1e-4, "nodes[{n}]: {trs} against {m}");
+    }
+    let mut tail_channels = 0;
+    for animation in baked.json["animations"].as_array().unwrap() {
+        for c in animation["channels"].as_array().unwrap() {
+            let n = c["target"]["node"].as_u64().unwrap() as usize;
+            assert!(baked.json["nodes"][n].get("matrix").is_none(), "{c}");
+            tail_channels += usize::from((15..18).contains(&n));
+        }
+    }
+    assert_eq!(
+        tail_channels,
+        3 * 3,
+        "three tail tracks in each of three clips"
+    );
+
+    // A sheared matrix has no translation, rotation and scale to key.
+    let (mut glb, _) = fox_with_a_matrix_tail(0.3);
+    let f = d.join("sheared-tail.glb");
+    glb.write(&f).unwrap();
+    let out = d.join("sheared-tail.baked.glb");
+    let (code, _, err) = secmo(&["bake", f.to_str().unwrap(), "--out", out.to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+    assert!(
+        err.contains("nodes[15].matrix: not a translation, rotation and scale"),
+        "{err}"
+    );
+    assert!(!out.exists());
+
+    // A file that animates a node given by a matrix is refused.
+    let mut glb = fox();
+    let node = glb.json["nodes"][15].as_object_mut().unwrap();
+    node.remove("translation");
+    node.remove("rotation");
+    node.insert("matrix".into(), json!(glam::Mat4::IDENTITY.to_cols_array()));
+    let f = d.join("animated-matrix.glb");
+    glb.write(&f).unwrap();
+    refused_by_every_command(
+        f.to_str().unwrap(),
+        "target.node: 15 is given by `matrix`, which glTF lets no animation target",
+    );
+    done(d);
+}
+
+/// The files `dir` holds, below it too, that a command could read.
+fn gltf_files(dir: &Path, found: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if path.is_dir() {
+            gltf_files(&path, found);
+        } else if [".glb", ".gltf", ".vrm"].iter().any(|e| name.ends_with(e))
+            && !name.contains(".out.")
+        {
+            found.push(path);
+        }
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_gltf_validator),
+    ignore = "needs node and the Khronos glTF validator (npm ci --prefix tools/gltf-validator); .ci/run installs them"
+)]
+fn every_file_a_command_accepts_is_written_valid() {
+    // Every file the tests above generate, through `bake` and `rig`: each
+    // either refuses it (exit 1) or writes a file the Khronos validator
+    // finds no error in.
+    KEPT.with(|k| *k.borrow_mut() = Some(Vec::new()));
+    let tests: [fn(); 18] = [
+        a_channel_targeting_a_missing_node_is_an_error,
+        broken_keys_are_refused_by_name,
+        absurd_node_transforms_are_refused_by_name,
+        buffer_uris_stay_beside_the_file,
+        a_buffer_longer_than_the_limit_is_refused_before_it_is_read,
+        random_mutations_of_real_files_never_panic,
+        accessors_that_do_not_fit_their_use_are_refused,
+        accessors_without_a_buffer_view_read_as_nothing_not_as_data,
+        a_sampler_naming_a_missing_accessor_is_an_error,
+        a_value_outside_its_enumeration_is_an_error_not_a_panic,
+        fuzz_regressions_are_refused_by_the_importer_not_by_a_reader_panic,
+        only_the_first_buffer_of_a_glb_is_its_binary_chunk,
+        files_of_another_gltf_version_are_refused_by_name,
+        what_gltf_leaves_optional_may_be_absent,
+        a_missing_required_field_is_named_with_its_path,
+        a_skin_joint_list_repeated_200_times_is_refused_in_linear_time,
+        invalid_skin_and_accessor_data_is_refused_by_every_command,
+        bake_writes_a_keyed_node_given_by_a_matrix_as_translation_rotation_scale,
+    ];
+    for test in tests {
+        test();
+    }
+    let dirs = KEPT.with(|k| k.borrow_mut().take()).unwrap();
+    let mut inputs = Vec::new();
+    for d in &dirs {
+        gltf_files(d, &mut inputs);
+    }
+    let out = dir("valid");
+    let mut written = Vec::new();
+    for (i, input) in inputs.iter().enumerate() {
+        let input = input.to_str().unwrap();
+        for (command, flag) in [("bake", "--out"), ("rig", "-o")] {
+            let o = out.join(format!("{i}.{command}.glb"));
+            let o = o.to_str().unwrap();
+            let mut args = vec![command, input, flag, o];
+            if command == "rig" {
+                args.push("--write-unchanged");
+            }
+            let (code, _, err) = secmo(&args);
+            assert!(code == 0 || code == 1, "{args:?}: exit {code}: {err}");
+            if code == 0 {
+                assert!(Path::new(o).is_file(), "{args:?}");
+                written.push((format!("{command} {input}"), PathBuf::from(o)));
+            }
+        }
+    }
+    println!(
+        "{} files generated, {} written by bake or rig:",
+        inputs.len(),
+        written.len()
+    );
+    for (what, _) in &written {
+        println!("    {what}");
+    }
+    assert!(inputs.len() >= 70, "{}", inputs.len());
+    assert!(written.len() >= 9, "{}", written.len());
+    let files: Vec<&Path> = written.iter().map(|(_, o)| o.as_path()).collect();
+    let reports = common::khronos_reports(&files);
+    let invalid: Vec<String> = written
+        .iter()
+        .zip(&reports)
+        .filter(|(_, r)| r["errors"] != 0)
+        .map(|((what, _), r)| format!("{what}: {r}"))
+        .collect();
+    assert!(invalid.is_empty(), "{}", invalid.join("\n"));
+    for d in dirs {
+        std::fs::remove_dir_all(d).ok();
+    }
+    std::fs::remove_dir_all(out).ok();
 }
