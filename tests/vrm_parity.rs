@@ -32,6 +32,7 @@ use serde_json::{json, Value};
 const RATE: usize = 120;
 
 /// Local transform overrides of the moved nodes, per 120 Hz frame.
+#[derive(Clone)]
 struct Motion {
     /// glTF node index, or -1 for the scene (above every root).
     node: i64,
@@ -39,6 +40,7 @@ struct Motion {
     rotation: Option<Vec<Quat>>,
 }
 
+#[derive(Clone)]
 struct Fixture {
     name: String,
     file: PathBuf,
@@ -46,6 +48,10 @@ struct Fixture {
     frames: usize,
     /// 120 Hz frames at which the input teleports.
     teleports: Vec<usize>,
+    /// The chains restart on their bind pose at a teleport
+    /// (`teleport_restart`, as three-vrm's `reset()`) instead of being
+    /// carried (the default).
+    restart: bool,
 }
 
 fn smooth(t: f32, start: f32, duration: f32) -> f32 {
@@ -183,6 +189,7 @@ fn file_fixture(name: &str, file: PathBuf, ease: Ease) -> Fixture {
         motion,
         frames,
         teleports: Vec::new(),
+        restart: false,
     }
 }
 
@@ -200,6 +207,8 @@ struct Spec {
     /// The spring's center node: 8 (a child of the hips) or 2 (the head).
     center: Option<usize>,
     teleport: bool,
+    /// The teleport restarts the chains (`teleport_restart`).
+    restart: bool,
     /// The spring lists strand_0 then strand_2: strand_1 is no joint and
     /// moves with strand_0 (VRMC_springBone asks only that a joint lie
     /// below the one before). strand_1 is then a helper node on strand_0's
@@ -248,6 +257,7 @@ impl Default for Spec {
             hit_radius: 0.02,
             center: None,
             teleport: false,
+            restart: false,
             skip: false,
             taper: false,
             turn_gravity: false,
@@ -394,6 +404,7 @@ fn synthetic(spec: &Spec, dir: &Path, ease: Ease) -> Fixture {
         teleports: teleport
             .map(|t| vec![(t * RATE as f32).ceil() as usize])
             .unwrap_or_default(),
+        restart: spec.restart,
     }
 }
 
@@ -539,6 +550,26 @@ fn synthetic_specs() -> Vec<Spec> {
             drag: 0.2,
             center: Some(8),
             teleport: true,
+            ..Spec::default()
+        },
+        // A teleport while the strand sags under gravity: three-vrm's
+        // reset() puts it back on its bind pose and it falls again; with
+        // `teleport_restart` so does secmo (carried, it arrives sagging).
+        Spec {
+            name: "teleport_gravity",
+            gravity_power: 1.0,
+            stiffness: 0.5,
+            drag: 0.2,
+            teleport: true,
+            restart: true,
+            ..Spec::default()
+        },
+        Spec {
+            name: "center_teleport_gravity",
+            gravity_power: 0.5,
+            center: Some(8),
+            teleport: true,
+            restart: true,
             ..Spec::default()
         },
         Spec {
@@ -975,6 +1006,7 @@ fn avatar(dir: &Path, vrm0: bool, ease: Ease) -> Fixture {
         motion,
         frames,
         teleports: Vec::new(),
+        restart: false,
     }
 }
 
@@ -1034,6 +1066,7 @@ fn cross_space(dir: &Path, ease: Ease) -> Fixture {
         motion,
         frames,
         teleports: Vec::new(),
+        restart: false,
     }
 }
 
@@ -1288,6 +1321,7 @@ fn rekeyed(fixture: &Fixture, keys: usize) -> Fixture {
         motion,
         frames: fixture.frames,
         teleports: fixture.teleports.clone(),
+        restart: fixture.restart,
     }
 }
 
@@ -1296,8 +1330,13 @@ fn rekeyed(fixture: &Fixture, keys: usize) -> Fixture {
 fn secmo_run(fixture: &Fixture, step: usize, reference: &Run) -> (Run, Vec<f32>) {
     let bytes = std::fs::read(&fixture.file).unwrap();
     let import = vrm::import(&bytes).unwrap();
-    let desc = import
-        .settings
+    let mut settings = import.settings.clone();
+    if fixture.restart {
+        for chain in &mut settings.chains {
+            chain.params.insert("teleport_restart".into(), json!(true));
+        }
+    }
+    let desc = settings
         .to_rig_desc(import.skeleton.bones.clone(), 1.0, UpAxis::Y)
         .unwrap();
     let rig = std::sync::Arc::new(Rig::new(desc).unwrap());
@@ -1459,6 +1498,39 @@ fn vrm_preset_matches_three_vrm_and_is_frame_rate_independent() {
         let rate_30 = worst(&at_30, 4, &reference, 1, &lengths);
         let three_30 = worst(&reference_30, 4, &reference, 1, &lengths);
         let stock = worst(&at_120, 1, &stock, 1, &lengths);
+        if fixture.restart {
+            // The same fixture with the chains carried through the jump.
+            let carried = Fixture {
+                restart: false,
+                ..fixture.clone()
+            };
+            let (carried, _) = secmo_run(&carried, 1, &reference);
+            let carry = worst(&carried, 1, &reference, 1, &lengths);
+            let after: Vec<f32> = carried
+                .tails
+                .iter()
+                .zip(&reference.tails)
+                .map(|(a, b)| {
+                    a.iter()
+                        .zip(b)
+                        .zip(&lengths)
+                        .map(|((p, q), l)| (*p - *q).length() / l * 100.0)
+                        .fold(0.0, f32::max)
+                })
+                .collect();
+            let last_apart = after.iter().rposition(|&d| d > 1.0).unwrap_or(0);
+            println!(
+                "{}: carried through the teleport instead, {carry:.2} % from three-vrm's reset, over 1 % until {:.2} s after it",
+                fixture.name,
+                (last_apart as f32 - fixture.teleports[0] as f32) / RATE as f32
+            );
+            if carry < 10.0 {
+                failures.push(format!(
+                    "{}: carrying should differ from three-vrm's reset ({carry:.2} %)",
+                    fixture.name
+                ));
+            }
+        }
         // The same moves eased in and out: 30 Hz keys no longer hold them.
         let eased_reference = three_vrm(eased, 1, "joints", &dir);
         let (eased_120, _) = secmo_run(eased, 1, &eased_reference);
@@ -1707,6 +1779,7 @@ fn node_constraint_fixture(dir: &Path) -> Fixture {
         ],
         frames,
         teleports: Vec::new(),
+        restart: false,
     }
 }
 
