@@ -664,3 +664,173 @@ fn teleport_alone(second_teleports: bool) {
         "the strand that did not teleport must carry its motion through the jump"
     );
 }
+
+/// A VRM strand sagging under gravity, teleported 5 m: carried
+/// (`teleport_restart` 0, every preset's value) it arrives sagging, its
+/// offsets from the root unchanged; restarted (1, three-vrm's `reset()`)
+/// it starts again on its pose at rest one substep before the update's
+/// end, and moves from there as a character created at the new place
+/// does, at 30, 60 and 120 Hz input alike.
+#[test]
+fn a_teleport_carries_the_chain_or_restarts_it_on_its_pose() {
+    let params = |restart: u32| ChainParams {
+        vrm_stiffness: 0.5,
+        vrm_gravity_power: 1.0,
+        vrm_drag_force: 0.2,
+        teleport_restart: restart,
+        ..ChainParams::vrm(1.0)
+    };
+    let at = |rig: &Rig, offset: Vec3| hip_pose(rig, 0.0, offset);
+    let jump = Vec3::new(4.0, 0.0, 3.0);
+    let length: f32 = 0.8;
+    for hz in [30u32, 60, 120] {
+        let dt = 1.0 / hz as f32;
+        let mut runs = Vec::new();
+        for restart in [0, 1] {
+            let rig = rig(tail_desc(4, params(restart)));
+            let mut c = Character::new(rig.clone(), CharacterOptions::default());
+            step(&mut c, 0.0, &at(&rig, Vec3::ZERO));
+            for _ in 0..2 * hz {
+                step(&mut c, dt, &at(&rig, Vec3::ZERO));
+            }
+            let root = |c: &Character| {
+                let pose = at(c.rig(), Vec3::ZERO);
+                Vec3::from(component(c.rig(), &pose)[FIRST_TAIL].translation)
+            };
+            let before: Vec<Vec3> = c
+                .particle_positions()
+                .iter()
+                .map(|p| *p - root(&c))
+                .collect();
+            let mut out = rig.reference_pose().to_vec();
+            c.update(
+                &secmo::FrameInput {
+                    dt,
+                    pose: &at(&rig, jump),
+                    teleport: true,
+                },
+                &mut out,
+            )
+            .unwrap();
+            let after: Vec<Vec3> = c
+                .particle_positions()
+                .iter()
+                .map(|p| *p - root(&c) - jump)
+                .collect();
+            // A character that starts at the new place, and one substep.
+            let mut fresh = Character::new(rig.clone(), CharacterOptions::default());
+            step(&mut fresh, 0.0, &at(&rig, jump));
+            step(&mut fresh, 1.0 / 120.0, &at(&rig, jump));
+            let apart = |a: &Character, b: &Character| {
+                a.particle_positions()
+                    .iter()
+                    .zip(b.particle_positions())
+                    .map(|(p, q)| (*p - q).length() / length)
+                    .fold(0.0f32, f32::max)
+            };
+            let sag = before
+                .iter()
+                .zip(&after)
+                .map(|(b, a)| (*b - *a).length() / length)
+                .fold(0.0f32, f32::max);
+            let from_fresh = apart(&c, &fresh);
+            // The next second at the new place, in step with the fresh one
+            // (which is one substep later on its clock: 120 Hz updates
+            // bring it to the update's end).
+            let mut worst: f32 = 0.0;
+            for _ in 0..hz {
+                step(&mut c, dt, &at(&rig, jump));
+                for _ in 0..120 / hz {
+                    step(&mut fresh, 1.0 / 120.0, &at(&rig, jump));
+                }
+                worst = worst.max(apart(&c, &fresh));
+            }
+            println!(
+                "{hz} Hz, teleport_restart {restart}: offsets from the root moved {:.4} % at the jump; {:.4} % from a character started there (then {:.4} % over 1 s)",
+                sag * 100.0,
+                from_fresh * 100.0,
+                worst * 100.0
+            );
+            runs.push((sag, from_fresh, worst));
+        }
+        let (carry, restart) = (runs[0], runs[1]);
+        assert!(
+            carry.0 < 1e-5,
+            "{hz} Hz: carried rigidly ({} of length)",
+            carry.0
+        );
+        assert!(
+            carry.1 > 0.1 && carry.2 > 0.05,
+            "{hz} Hz: carried, the strand arrives sagging: {carry:?}"
+        );
+        assert!(
+            restart.0 > 0.1,
+            "{hz} Hz: restarted, the strand is back on its pose: {restart:?}"
+        );
+        assert!(
+            restart.1 < 1e-5 && restart.2 < 1e-5,
+            "{hz} Hz: restarted, it moves as a chain started there: {restart:?}"
+        );
+    }
+}
+
+/// ABI 1.1's `SecmoChainParams` (140 bytes) ends before
+/// `teleport_restart`: such a caller gets the preset's carry, and
+/// `secmo_character_set_chain_params` with it keeps the chain's choice.
+#[test]
+fn a_caller_built_against_the_140_byte_chain_params_gets_carry() {
+    use secmo::ffi::*;
+    let old = ChainParams {
+        struct_size: std::mem::offset_of!(ChainParams, teleport_restart) as u32,
+        frequency_root: 0.8,
+        // Never read at this size (out of range, so reading it would fail).
+        teleport_restart: 7,
+        ..ChainParams::tail(1.0)
+    };
+    let rig = common::c_tail_rig(&old);
+    let mut character = std::ptr::null_mut();
+    let mut read = ChainParams::hair(1.0);
+    // SAFETY: valid descriptors and out-pointers; handles destroyed below.
+    unsafe {
+        assert_eq!(
+            secmo_character_create(rig, std::ptr::null(), &mut character),
+            SECMO_OK
+        );
+        assert_eq!(
+            secmo_character_chain_params(character, 0, &mut read),
+            SECMO_OK
+        );
+        assert_eq!(read.frequency_root, 0.8, "the caller's fields are read");
+        assert_eq!(read.teleport_restart, SECMO_TELEPORT_CARRY);
+        let mut restart = ChainParams {
+            struct_size: std::mem::size_of::<ChainParams>() as u32,
+            teleport_restart: SECMO_TELEPORT_RESTART,
+            ..read
+        };
+        assert_eq!(
+            secmo_character_set_chain_params(character, 0, &restart),
+            SECMO_OK
+        );
+        assert_eq!(
+            secmo_character_set_chain_params(character, 0, &old),
+            SECMO_OK
+        );
+        assert_eq!(
+            secmo_character_chain_params(character, 0, &mut read),
+            SECMO_OK
+        );
+        assert_eq!(
+            read.teleport_restart, SECMO_TELEPORT_RESTART,
+            "the old size keeps the chain's current choice"
+        );
+        restart.teleport_restart = 2;
+        assert_eq!(
+            secmo_character_set_chain_params(character, 0, &restart),
+            SECMO_ERROR_INVALID_ARGUMENT
+        );
+        let message = std::ffi::CStr::from_ptr(secmo_last_error_message()).to_string_lossy();
+        assert!(message.contains("teleport_restart"), "{message}");
+        secmo_character_destroy(character);
+        secmo_rig_destroy(rig);
+    }
+}

@@ -171,6 +171,8 @@ fn rig() -> Arc<Rig> {
         params.vrm_drag_force = 0.2 + 0.2 * c as f32;
         params.vrm_gravity_power = 0.3 * c as f32;
         params.radius = 0.015;
+        // Two of them restart on their pose at the teleport, two are carried.
+        params.teleport_restart = (c % 2) as u32;
         strand(
             &mut bones,
             &format!("vrm{c}"),
@@ -201,6 +203,7 @@ fn rig() -> Arc<Rig> {
         if c < 3 {
             params.simulation_space = HIPS as i32;
         }
+        params.teleport_restart = u32::from(c == 1 || c == 3);
         strand(
             &mut bones,
             &format!("skirt{c}"),

@@ -297,6 +297,8 @@ fuzz_target!(|data: &[u8]| {
                         p.wind_factor = cc.f32();
                         p.radius = cc.f32();
                         p.lod_half_below = cc.f32();
+                        // carry, restart, invalid
+                        p.teleport_restart = cc.u8() as u32 % 3;
                         unsafe { secmo_character_set_chain_params(ch, 0, &p) }
                     }
                     5 => {

@@ -78,6 +78,14 @@ const _: () = assert!(
         && SECMO_INTEGRATOR_VRM == ChainParams::VRM
 );
 
+/// `SecmoChainParams.teleport_restart` values.
+pub const SECMO_TELEPORT_CARRY: u32 = 0;
+pub const SECMO_TELEPORT_RESTART: u32 = 1;
+const _: () = assert!(
+    SECMO_TELEPORT_CARRY == ChainParams::TELEPORT_CARRY
+        && SECMO_TELEPORT_RESTART == ChainParams::TELEPORT_RESTART
+);
+
 /// `SecmoChainDesc.preset` values, used when `params` is NULL.
 pub const SECMO_CHAIN_TAIL: u32 = 0;
 pub const SECMO_CHAIN_HAIR: u32 = 1;
@@ -489,17 +497,20 @@ shipped_once!(
     SecmoStageRecords,
 );
 
-// ABI 1 ended at `vrm_gravity_power`; 1.1 added `settle_speedup` (an older
-// caller gets the preset's value, or the chain's current one).
+// ABI 1 ended at `vrm_gravity_power`; 1.1 added `settle_speedup`, 1.2
+// `teleport_restart` (an older caller gets the preset's values, or the
+// chain's current ones).
 impl Versioned for ChainParams {
     const SHIPPED: &'static [usize] = &[
         core::mem::offset_of!(ChainParams, settle_speedup),
+        core::mem::offset_of!(ChainParams, teleport_restart),
         core::mem::size_of::<ChainParams>(),
     ];
 }
 const _: () = assert!(
     core::mem::offset_of!(ChainParams, settle_speedup) == 136
-        && core::mem::size_of::<ChainParams>() == 140
+        && core::mem::offset_of!(ChainParams, teleport_restart) == 140
+        && core::mem::size_of::<ChainParams>() == 144
 );
 
 // The first ABI 1 header ended at `chain_count`: a caller built against it

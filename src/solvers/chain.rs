@@ -62,7 +62,8 @@ pub enum Integrator {
 pub struct ChainParams {
     /// `sizeof(SecmoChainParams)` (C ABI versioning; the presets set it and
     /// Rust code never needs to touch it). Shipped sizes: 136 (ABI 1), 140
-    /// (ABI 1.1, `settle_speedup`); any other is refused.
+    /// (ABI 1.1, `settle_speedup`), 144 (ABI 1.2, `teleport_restart`); any
+    /// other is refused.
     #[cfg_attr(feature = "settings", serde(skip, default = "ChainParams::size"))]
     pub struct_size: u32,
     /// `SECMO_INTEGRATOR_SPRING` (0, tails),
@@ -172,6 +173,19 @@ pub struct ChainParams {
     /// and no sleep). Added in ABI 1.1 (a 136-byte struct gets the preset's
     /// value). docs/chains.md "Coming to rest".
     pub settle_speedup: f32,
+    /// What a teleport does to the chain (an explicit teleport, or the root
+    /// moving or turning past `teleport_distance` / `teleport_angle` in one
+    /// update). 0 (every preset): **carry** — the particles and their
+    /// velocities move rigidly with the root, so a chain sagging under
+    /// gravity arrives sagging and swings on. 1: **restart** — the particles
+    /// start again on the animated pose (a VRM joint the animation does not
+    /// touch: its bind pose) with no velocity, as three-vrm's
+    /// `VRMSpringBoneManager.reset()`; a chain under gravity then falls from
+    /// there, starting one substep before the update's end at any input
+    /// rate. Settings: a boolean. Added in ABI 1.2 (a 136- or 140-byte
+    /// struct gets the preset's value, carry). docs/chains.md "Teleport".
+    #[cfg_attr(feature = "settings", serde(with = "serde_flag"))]
+    pub teleport_restart: u32,
 }
 
 impl ChainParams {
@@ -181,6 +195,12 @@ impl ChainParams {
     pub const EXPONENTIAL_DAMPING: u32 = 1;
     /// [`ChainParams::integrator`] for the VRMC_springBone verlet step.
     pub const VRM: u32 = 2;
+    /// [`ChainParams::teleport_restart`]: a teleport carries the chain
+    /// rigidly (every preset's value).
+    pub const TELEPORT_CARRY: u32 = 0;
+    /// [`ChainParams::teleport_restart`]: a teleport restarts the chain on
+    /// its animated pose, at rest (three-vrm's `reset()`).
+    pub const TELEPORT_RESTART: u32 = 1;
 
     /// `size_of::<ChainParams>()` as the C ABI's `struct_size`.
     #[must_use]
@@ -227,6 +247,7 @@ impl ChainParams {
             vrm_drag_force: 0.5,
             vrm_gravity_power: 0.0,
             settle_speedup: SETTLE_SPEEDUP,
+            teleport_restart: Self::TELEPORT_CARRY,
         }
     }
 
@@ -380,6 +401,9 @@ impl ChainParams {
         .any(|&f| f > 1)
         {
             return Err("forward_plane, velocity_from_positions and floor_enabled must be 0 or 1");
+        }
+        if self.teleport_restart > Self::TELEPORT_RESTART {
+            return Err("teleport_restart must be 0 (carry) or 1 (restart)");
         }
         let integrator_numbers = [
             self.frequency_root,

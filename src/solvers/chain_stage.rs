@@ -779,15 +779,41 @@ fn prepare(
     }
 
     // Teleport: an explicit flag, or the root jumping or turning past
-    // the thresholds. Particles move rigidly with the root, keeping
-    // their offsets, and nothing is interpolated across the jump.
+    // the thresholds. Carry (ChainParams::teleport_restart 0): particles
+    // move rigidly with the root, keeping their offsets. Restart (1): they
+    // start again on the animated pose, at rest, as three-vrm's reset().
+    // Either way nothing is interpolated across the jump.
     let previous_anchor = Quat::from_array(clock.previous_anchor);
     let previous_root = Vec3::from_array(clock.previous_root);
     let jumped = update.teleport
         || (now.root - previous_root).length() > params.teleport_distance * scale
         || previous_anchor.angle_between(now.anchor) > params.teleport_angle;
     stage.auto_jumped |= jumped && !update.teleport;
-    if jumped {
+    if jumped && params.teleport_restart == ChainParams::TELEPORT_RESTART {
+        seed(
+            clock,
+            kept.reborrow(),
+            (local, component),
+            &world,
+            setup,
+            &now,
+        );
+        // A new motion from rest: the settle clock starts again too.
+        clock.sleeping = 0;
+        chain::restart_window(clock);
+        clock.still_since = clock.time;
+        // The motion starts one substep before the update's end, whatever
+        // the input rate: the update's earlier substeps (on the substep
+        // loop's own grid) are dropped, as a 120 Hz update would have
+        // nothing before the jump to simulate from here. Simulated at
+        // 30 Hz input, the chain fell three substeps ahead of the same
+        // motion at 120 Hz (5.7 % of its length on the teleport_gravity
+        // parity fixture).
+        let h = CHAIN_STEP * params.time_factor as f64;
+        while clock.simulated + h + h <= clock.time + 1e-9 {
+            clock.simulated += h;
+        }
+    } else if jumped {
         let turn = now.anchor * previous_anchor.conjugate();
         for p in kept.position.iter_mut().chain(kept.previous.iter_mut()) {
             *p = now.root + turn * (*p - previous_root);

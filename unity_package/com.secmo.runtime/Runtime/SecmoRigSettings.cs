@@ -131,6 +131,8 @@ namespace Secmo.Unity
         [Range(0f, 10f)] public float vrmGravityPower;
         [Tooltip("Tail and hair: how much faster the chain's last motion plays once its input has rested, so it settles within 2 s; 1 = off (8).")]
         [Range(1f, 32f)] public float settleSpeedup;
+        [Tooltip("On a teleport, restart the chain on its animated pose at rest (three-vrm's reset) instead of carrying it rigidly (off).")]
+        public bool teleportRestart;
     }
 
     [Serializable]

@@ -95,6 +95,7 @@ namespace Secmo
         public float vrm_drag_force;
         public float vrm_gravity_power;
         public float settle_speedup;
+        public uint teleport_restart;
     }
 
     [StructLayout(LayoutKind.Sequential)]

@@ -58,6 +58,7 @@ const TBoolKey<FSecmoChainParams> ChainBools[] = {
 	{TEXT("forward_plane"), &FSecmoChainParams::bForwardPlane},
 	{TEXT("velocity_from_positions"), &FSecmoChainParams::bVelocityFromPositions},
 	{TEXT("floor_enabled"), &FSecmoChainParams::bFloorEnabled},
+	{TEXT("teleport_restart"), &FSecmoChainParams::bTeleportRestart},
 };
 // Also chain keys: "integrator", "gravity_direction", "simulation_space".
 

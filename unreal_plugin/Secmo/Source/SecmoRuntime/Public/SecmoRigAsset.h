@@ -173,6 +173,9 @@ struct SECMORUNTIME_API FSecmoChainParams
 	/** Tail and hair: how much faster the chain's last motion plays once its input has rested, so it settles within 2 s; 1 = off (8). */
 	UPROPERTY(EditAnywhere, Category = "Chain", meta = (ClampMin = "1", ClampMax = "32"))
 	float SettleSpeedup = 1.0f;
+	/** On a teleport, restart the chain on its animated pose at rest (three-vrm's reset) instead of carrying it rigidly (off). */
+	UPROPERTY(EditAnywhere, Category = "Chain|Teleport")
+	bool bTeleportRestart = false;
 };
 
 USTRUCT(BlueprintType)

@@ -130,6 +130,13 @@
 #define SECMO_INTEGRATOR_VRM 2
 
 /**
+ * `SecmoChainParams.teleport_restart` values.
+ */
+#define SECMO_TELEPORT_CARRY 0
+
+#define SECMO_TELEPORT_RESTART 1
+
+/**
  * `SecmoChainDesc.preset` values, used when `params` is NULL.
  */
 #define SECMO_CHAIN_TAIL 0
@@ -451,7 +458,8 @@ typedef struct SecmoChainParams {
   /**
    * `sizeof(SecmoChainParams)` (C ABI versioning; the presets set it and
    * Rust code never needs to touch it). Shipped sizes: 136 (ABI 1), 140
-   * (ABI 1.1, `settle_speedup`); any other is refused.
+   * (ABI 1.1, `settle_speedup`), 144 (ABI 1.2, `teleport_restart`); any
+   * other is refused.
    */
   uint32_t struct_size;
   /**
@@ -609,6 +617,20 @@ typedef struct SecmoChainParams {
    * value). docs/chains.md "Coming to rest".
    */
   float settle_speedup;
+  /**
+   * What a teleport does to the chain (an explicit teleport, or the root
+   * moving or turning past `teleport_distance` / `teleport_angle` in one
+   * update). 0 (every preset): **carry** — the particles and their
+   * velocities move rigidly with the root, so a chain sagging under
+   * gravity arrives sagging and swings on. 1: **restart** — the particles
+   * start again on the animated pose (a VRM joint the animation does not
+   * touch: its bind pose) with no velocity, as three-vrm's
+   * `VRMSpringBoneManager.reset()`; a chain under gravity then falls from
+   * there, starting one substep before the update's end at any input
+   * rate. Settings: a boolean. Added in ABI 1.2 (a 136- or 140-byte
+   * struct gets the preset's value, carry). docs/chains.md "Teleport".
+   */
+  uint32_t teleport_restart;
 } SecmoChainParams;
 /**
  * [`ChainParams::integrator`] for the SPEC §7 spring.
@@ -622,6 +644,16 @@ typedef struct SecmoChainParams {
  * [`ChainParams::integrator`] for the VRMC_springBone verlet step.
  */
 #define SecmoChainParams_VRM 2
+/**
+ * [`ChainParams::teleport_restart`]: a teleport carries the chain
+ * rigidly (every preset's value).
+ */
+#define SecmoChainParams_TELEPORT_CARRY 0
+/**
+ * [`ChainParams::teleport_restart`]: a teleport restarts the chain on
+ * its animated pose, at rest (three-vrm's `reset()`).
+ */
+#define SecmoChainParams_TELEPORT_RESTART 1
 
 /**
  * A line for debug drawing (world space).
@@ -1463,7 +1495,7 @@ static_assert(sizeof(SecmoCorrectiveDesc) == 32, "SecmoCorrectiveDesc layout");
 static_assert(sizeof(SecmoBtobBones) == 32, "SecmoBtobBones layout");
 static_assert(sizeof(SecmoCorrectiveRecord) == 104, "SecmoCorrectiveRecord layout");
 static_assert(sizeof(SecmoColliderDesc) == 40, "SecmoColliderDesc layout");
-static_assert(sizeof(SecmoChainParams) == 140, "SecmoChainParams layout");
+static_assert(sizeof(SecmoChainParams) == 144, "SecmoChainParams layout");
 static_assert(sizeof(SecmoFrameInput) == 80, "SecmoFrameInput layout");
 static_assert(sizeof(SecmoDebugLine) == 28, "SecmoDebugLine layout");
 static_assert(sizeof(SecmoDebugSphere) == 20, "SecmoDebugSphere layout");
@@ -1479,7 +1511,7 @@ typedef char secmo_layout_check_corrective_desc[(sizeof(SecmoCorrectiveDesc) == 
 typedef char secmo_layout_check_btob_bones[(sizeof(SecmoBtobBones) == 32) ? 1 : -1];
 typedef char secmo_layout_check_corrective_record[(sizeof(SecmoCorrectiveRecord) == 104) ? 1 : -1];
 typedef char secmo_layout_check_collider_desc[(sizeof(SecmoColliderDesc) == 40) ? 1 : -1];
-typedef char secmo_layout_check_chain_params[(sizeof(SecmoChainParams) == 140) ? 1 : -1];
+typedef char secmo_layout_check_chain_params[(sizeof(SecmoChainParams) == 144) ? 1 : -1];
 typedef char secmo_layout_check_frame_input[(sizeof(SecmoFrameInput) == 80) ? 1 : -1];
 typedef char secmo_layout_check_debug_line[(sizeof(SecmoDebugLine) == 28) ? 1 : -1];
 typedef char secmo_layout_check_debug_sphere[(sizeof(SecmoDebugSphere) == 20) ? 1 : -1];
