@@ -727,6 +727,31 @@ where
             }
         }
     }
+    // Animation key times increase (the validator's
+    // ACCESSOR_ANIMATION_INPUT_NON_INCREASING): a repeated or earlier time
+    // has no interval to sample in.
+    for animation in gltf.animations() {
+        for sampler in animation.samplers() {
+            let input = sampler.input();
+            let Some(times) = gltf::accessor::Iter::<f32>::new(input.clone(), data.clone()) else {
+                continue;
+            };
+            let mut previous: Option<f32> = None;
+            for (k, t) in times.enumerate() {
+                if let Some(p) = previous.filter(|&p| t <= p) {
+                    return Err(format!(
+                        "animations[{}].samplers[{}].input: key {k} at {t} s does not come after \
+                         key {} at {p} s (accessors[{}]); key times must increase",
+                        animation.index(),
+                        sampler.index(),
+                        k - 1,
+                        input.index()
+                    ));
+                }
+                previous = Some(t);
+            }
+        }
+    }
     for accessor in gltf.accessors() {
         let Some(sparse) = accessor.sparse() else {
             continue;

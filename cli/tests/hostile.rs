@@ -928,3 +928,67 @@ fn every_file_a_command_accepts_is_written_valid() {
     }
     std::fs::remove_dir_all(out).ok();
 }
+
+/// Animation key times that do not increase (the validator's
+/// ACCESSOR_ANIMATION_INPUT_NON_INCREASING) are refused by every command
+/// that reads a clip, naming the sampler, the key and the accessor.
+#[test]
+fn key_times_that_do_not_increase_are_refused_by_name() {
+    let out = std::env::temp_dir().join(format!("secmo-hostile-times-{}", std::process::id()));
+    std::fs::create_dir_all(&out).unwrap();
+    let times: [f32; 3] = [0.0, 0.5, 0.5];
+    let rotations: [[f32; 4]; 3] = [[0.0, 0.0, 0.0, 1.0]; 3];
+    let mut bin: Vec<u8> = times.iter().flat_map(|t| t.to_le_bytes()).collect();
+    bin.extend(rotations.iter().flatten().flat_map(|v| v.to_le_bytes()));
+    let json = serde_json::json!({
+        "asset": {"version": "2.0"},
+        "scene": 0,
+        "scenes": [{"nodes": [0]}],
+        "nodes": [{"name": "root", "children": [1]}, {"name": "tail_1"}],
+        "buffers": [{"byteLength": bin.len()}],
+        "bufferViews": [
+            {"buffer": 0, "byteOffset": 0, "byteLength": 12},
+            {"buffer": 0, "byteOffset": 12, "byteLength": 48}
+        ],
+        "accessors": [
+            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "SCALAR", "min": [0.0], "max": [0.5]},
+            {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC4"}
+        ],
+        "animations": [{"name": "Wag", "samplers": [{"input": 0, "output": 1}],
+                        "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}]}]
+    });
+    let mut text = serde_json::to_vec(&json).unwrap();
+    while text.len() % 4 != 0 {
+        text.push(b' ');
+    }
+    let total = 12 + 8 + text.len() + 8 + bin.len();
+    let mut glb = Vec::new();
+    glb.extend_from_slice(b"glTF");
+    glb.extend_from_slice(&2u32.to_le_bytes());
+    glb.extend_from_slice(&(total as u32).to_le_bytes());
+    glb.extend_from_slice(&(text.len() as u32).to_le_bytes());
+    glb.extend_from_slice(b"JSON");
+    glb.extend_from_slice(&text);
+    glb.extend_from_slice(&(bin.len() as u32).to_le_bytes());
+    glb.extend_from_slice(b"BIN\0");
+    glb.extend_from_slice(&bin);
+    let file = out.join("repeated_time.glb");
+    std::fs::write(&file, glb).unwrap();
+    let expected =
+        "animations[0].samplers[0].input: key 2 at 0.5 s does not come after key 1 at 0.5 s";
+    for command in ["import", "bake", "report"] {
+        let mut args = vec![command, file.to_str().unwrap()];
+        if command != "import" {
+            args.extend(["--units-per-meter", "1"]);
+        }
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_secmo"))
+            .args(&args)
+            .current_dir(&out)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{command}: {stderr}");
+        assert!(stderr.contains(expected), "{command}: {stderr}");
+    }
+    std::fs::remove_dir_all(&out).ok();
+}
