@@ -958,7 +958,7 @@ fn key_times_that_do_not_increase_are_refused_by_name() {
                         "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}]}]
     });
     let mut text = serde_json::to_vec(&json).unwrap();
-    while text.len() % 4 != 0 {
+    while !text.len().is_multiple_of(4) {
         text.push(b' ');
     }
     let total = 12 + 8 + text.len() + 8 + bin.len();
