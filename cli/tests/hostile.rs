@@ -936,42 +936,18 @@ fn every_file_a_command_accepts_is_written_valid() {
 fn key_times_that_do_not_increase_are_refused_by_name() {
     let out = std::env::temp_dir().join(format!("secmo-hostile-times-{}", std::process::id()));
     std::fs::create_dir_all(&out).unwrap();
-    let times: [f32; 3] = [0.0, 0.5, 0.5];
-    let rotations: [[f32; 4]; 3] = [[0.0, 0.0, 0.0, 1.0]; 3];
-    let mut bin: Vec<u8> = times.iter().flat_map(|t| t.to_le_bytes()).collect();
-    bin.extend(rotations.iter().flatten().flat_map(|v| v.to_le_bytes()));
-    let json = serde_json::json!({
+    let mut glb = Glb::new(serde_json::json!({
         "asset": {"version": "2.0"},
         "scene": 0,
         "scenes": [{"nodes": [0]}],
-        "nodes": [{"name": "root", "children": [1]}, {"name": "tail_1"}],
-        "buffers": [{"byteLength": bin.len()}],
-        "bufferViews": [
-            {"buffer": 0, "byteOffset": 0, "byteLength": 12},
-            {"buffer": 0, "byteOffset": 12, "byteLength": 48}
-        ],
-        "accessors": [
-            {"bufferView": 0, "componentType": 5126, "count": 3, "type": "SCALAR", "min": [0.0], "max": [0.5]},
-            {"bufferView": 1, "componentType": 5126, "count": 3, "type": "VEC4"}
-        ],
-        "animations": [{"name": "Wag", "samplers": [{"input": 0, "output": 1}],
-                        "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}]}]
-    });
-    let mut text = serde_json::to_vec(&json).unwrap();
-    while !text.len().is_multiple_of(4) {
-        text.push(b' ');
-    }
-    let total = 12 + 8 + text.len() + 8 + bin.len();
-    let mut glb = Vec::new();
-    glb.extend_from_slice(b"glTF");
-    glb.extend_from_slice(&2u32.to_le_bytes());
-    glb.extend_from_slice(&(total as u32).to_le_bytes());
-    glb.extend_from_slice(&(text.len() as u32).to_le_bytes());
-    glb.extend_from_slice(b"JSON");
-    glb.extend_from_slice(&text);
-    glb.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    glb.extend_from_slice(b"BIN\0");
-    glb.extend_from_slice(&bin);
+        "nodes": [{"name": "root", "children": [1]}, {"name": "tail_1"}]
+    }));
+    let input = glb.push_floats(&[0.0, 0.5, 0.5], "SCALAR", true);
+    let output = glb.push_floats(&[0.0, 0.0, 0.0, 1.0].repeat(3), "VEC4", false);
+    glb.json["animations"] = serde_json::json!([{"name": "Wag",
+        "samplers": [{"input": input, "output": output}],
+        "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}]}]);
+    let glb = glb.to_bytes().unwrap();
     let file = out.join("repeated_time.glb");
     std::fs::write(&file, glb).unwrap();
     let expected =
