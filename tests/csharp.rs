@@ -289,6 +289,15 @@ fn package_version_follows_cargo_toml() {
     assert_eq!(value["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(value["name"], "com.secmo.runtime");
     assert_eq!(value["unity"], "2021.3");
+    // The package carries the repository's licence (issue #51 item 5: it
+    // said MIT alone).
+    assert_eq!(value["license"], env!("CARGO_PKG_LICENSE"));
+    let licence =
+        std::fs::read_to_string(root().join("unity_package/com.secmo.runtime/LICENSE")).unwrap();
+    for file in ["LICENSE-MIT", "LICENSE-APACHE"] {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        assert!(licence.contains(&text), "the package LICENSE lacks {file}");
+    }
 }
 
 #[test]
