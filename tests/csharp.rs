@@ -569,15 +569,61 @@ fn the_unity_settings_asset_carries_node_constraints() {
     not(secmo_has_mono),
     ignore = "needs Mono (mcs, mono); .ci/run installs it"
 )]
-fn the_manager_updates_every_character_with_one_native_call() {
-    // Issue #15 item 3: SecmoManager, TransformAccessArray jobs and one
-    // secmo_update_batch call per frame.
+fn the_manager_simulates_every_character_in_jobs() {
+    // Issue #15 item 3: SecmoManager, TransformAccessArray jobs; issue #51
+    // item 3: the simulation itself as an IJobParallelFor over ranges of 8
+    // characters on the worker threads (it was one blocking call on the main
+    // thread), completed before the write-back job.
     let out = run_component("manager");
     print!("{out}");
     assert!(!out.contains("FAILED"), "{out}");
+    assert!(out.contains("0 helper positions differ"), "{out}");
     assert!(
-        out.contains("300 native calls in 300 frames, 0 helper positions differ"),
+        out.contains("900 secmo_update_batch ranges in 300 frames, 900 run on worker threads"),
         "{out}"
     );
     assert!(out.contains("allocate 0 managed bytes"), "{out}");
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn disabling_and_enabling_leaves_no_bend() {
+    // Issue #51 item 1: OnDisable left secmo's output on the bones and
+    // OnEnable read it back as the rest pose (tail 7.8° and helper 20 mm off
+    // for good).
+    let out = run_component("disable");
+    print!("{out}");
+    assert!(!out.contains("FAILED"), "{out}");
+    assert_eq!(out.matches("ok: ").count(), 8, "{out}");
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn every_animator_update_and_culling_mode_feeds_the_animation() {
+    // Issue #51 item 2: the restore in Update overwrote what an Animator in
+    // AnimatePhysics mode had written in the fixed step before it.
+    let out = run_component("order");
+    print!("{out}");
+    assert!(!out.contains("FAILED"), "{out}");
+    assert_eq!(out.matches("ok: ").count(), 12, "{out}");
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn a_teleport_streak_is_logged_once_per_streak() {
+    // Issue #51 item 10: SecmoUpdateInfo.warnings' teleport-streak bit
+    // reaches the Unity log, on the component and the manager path.
+    let out = run_component("streak");
+    print!("{out}");
+    assert!(!out.contains("FAILED"), "{out}");
+    assert_eq!(out.matches("ok: ").count(), 2, "{out}");
 }
