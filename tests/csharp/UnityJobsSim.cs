@@ -27,6 +27,9 @@ namespace Unity.Collections
     [AttributeUsage(AttributeTargets.Field)]
     public sealed class WriteOnlyAttribute : Attribute { }
 
+    [AttributeUsage(AttributeTargets.Field)]
+    public sealed class NativeDisableParallelForRestrictionAttribute : Attribute { }
+
     public struct NativeArray<T> : IDisposable where T : struct
     {
         T[] items;

@@ -229,7 +229,8 @@ namespace Secmo.Unity
         /// <summary>Index r: secmo_update_batch over characters [r·RangeSize, min((r+1)·RangeSize, count)).</summary>
         unsafe struct UpdateJob : IJobParallelFor
         {
-            public NativeArray<SecmoBatchItem> items;
+            // Index r writes the results of items [first, end), not items[r].
+            [NativeDisableParallelForRestriction] public NativeArray<SecmoBatchItem> items;
             public int count;
 
             public void Execute(int range)
