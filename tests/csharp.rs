@@ -71,17 +71,24 @@ fn run_mode_with(mode: &str, args: &[&str]) -> String {
 /// Runs a C# program under Mono with the freshly built native library on the
 /// library path; its standard output, or a panic with both streams.
 fn run_mono(exe: &Path, args: &[&str]) -> String {
+    run_mono_with_library(exe, args, true)
+}
+
+/// `run_mono`, with the native library on the library path or not.
+fn run_mono_with_library(exe: &Path, args: &[&str], library: bool) -> String {
     let lib_dir = common::static_library().parent().unwrap().to_path_buf();
     assert!(
         lib_dir.join("libsecmo.so").exists(),
         "libsecmo.so is built next to libsecmo.a"
     );
-    let out = Command::new("mono")
-        .arg(exe)
-        .args(args)
-        .env("LD_LIBRARY_PATH", &lib_dir)
-        .output()
-        .expect("run mono");
+    let mut cmd = Command::new("mono");
+    cmd.arg(exe).args(args);
+    if library {
+        cmd.env("LD_LIBRARY_PATH", &lib_dir);
+    } else {
+        cmd.env_remove("LD_LIBRARY_PATH");
+    }
+    let out = cmd.output().expect("run mono");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
@@ -626,4 +633,110 @@ fn a_teleport_streak_is_logged_once_per_streak() {
     print!("{out}");
     assert!(!out.contains("FAILED"), "{out}");
     assert_eq!(out.matches("ok: ").count(), 2, "{out}");
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn a_missing_native_library_is_one_clear_error() {
+    // Issue #51 item 4: without its native library the package threw
+    // DllNotFoundException from the first call in every component.
+    let present = run_mono_with_library(&component_exe(), &["library"], true);
+    assert!(present.contains("library: loaded\n"), "{present}");
+    assert!(present.contains("library: 0 error(s) logged"), "{present}");
+    let missing = run_mono_with_library(&component_exe(), &["library"], false);
+    print!("{missing}");
+    assert!(
+        missing.contains("library: secmo: the native library for "),
+        "{missing}"
+    );
+    assert!(missing.contains("DllNotFoundException"), "{missing}");
+    assert!(missing.contains("`cargo xtask unity-package`"), "{missing}");
+    assert!(
+        missing.contains("library: 1 error(s) logged; LastError the same in both components: True"),
+        "{missing}"
+    );
+    if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        assert!(
+            missing.contains(
+                "for linux-x86_64 is missing (DllNotFoundException; expected Packages/com.secmo.runtime/Plugins/Linux/x86_64/libsecmo.so)"
+            ),
+            "{missing}"
+        );
+        assert!(
+            missing.contains("`cargo xtask unity-plugins --platform linux-x86_64`"),
+            "{missing}"
+        );
+    }
+}
+
+/// Issue #51 item 4: `cargo xtask unity-package` writes a UPM tarball with
+/// this host's native library (a package installed from the git URL has
+/// none: the libraries are git-ignored).
+#[test]
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+fn unity_package_writes_a_tarball_with_the_hosts_library() {
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let out = tmp.join("unity-package");
+    let _ = std::fs::remove_dir_all(&out);
+    let library = common::static_library()
+        .parent()
+        .unwrap()
+        .join("libsecmo.so");
+    // xtask builds in a target directory of its own: the test run holds
+    // this one's lock.
+    let status = Command::new(env!("CARGO"))
+        .args(["run", "-q", "-p", "xtask", "--", "unity-package", "--out"])
+        .arg(&out)
+        .arg("--library")
+        .arg(&library)
+        .env("CARGO_TARGET_DIR", tmp.join("xtask_target"))
+        .current_dir(root())
+        .status()
+        .expect("run cargo xtask");
+    assert!(status.success());
+    let tgz = out.join(format!(
+        "com.secmo.runtime-{}.tgz",
+        env!("CARGO_PKG_VERSION")
+    ));
+    let list = Command::new("tar").arg("-tzf").arg(&tgz).output().unwrap();
+    assert!(list.status.success(), "tar -tzf {}", tgz.display());
+    let list = String::from_utf8(list.stdout).unwrap();
+    let entries: Vec<&str> = list.lines().collect();
+    for needed in [
+        "package/package.json",
+        "package/package.json.meta",
+        "package/Runtime/SecmoCharacter.cs",
+        "package/Runtime/SecmoCharacter.cs.meta",
+        "package/Editor/SecmoLibraryCheck.cs",
+        "package/Plugins/Linux/x86_64/libsecmo.so",
+        "package/Plugins/Linux/x86_64/libsecmo.so.meta",
+        "package/LICENSE",
+    ] {
+        assert!(entries.contains(&needed), "{needed} not in\n{list}");
+    }
+    // No hidden files, and no .meta without its asset (a platform whose
+    // library is not in the package).
+    assert!(!entries.iter().any(|e| e.contains("/.")), "{list}");
+    assert!(!entries.iter().any(|e| e.contains("Windows")), "{list}");
+    let extract = |entry: &str| {
+        let out = Command::new("tar")
+            .arg("-xzOf")
+            .arg(&tgz)
+            .arg(entry)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{entry}");
+        out.stdout
+    };
+    assert_eq!(
+        extract("package/Plugins/Linux/x86_64/libsecmo.so"),
+        std::fs::read(&library).unwrap()
+    );
+    assert_eq!(
+        extract("package/package.json"),
+        std::fs::read(root().join("unity_package/com.secmo.runtime/package.json")).unwrap()
+    );
 }

@@ -668,6 +668,23 @@ static class ComponentTests
         return failures == 0 ? 0 : 1;
     }
 
+    /// Issue #51 item 4: two components enabled in a player, with or without
+    /// the native library on the library path: without it, one logged error
+    /// naming the platform and the command, the same text in each
+    /// component's LastError, and no exception.
+    static int Library()
+    {
+        string check = SecmoNative.CheckLibrary();
+        var player = new Player();
+        int errors = Debug.Errors;
+        var a = player.Add(new SecmoCharacter { settings = ScriptableObject.CreateInstance<SecmoRigSettings>(), root = new Transform { name = "a" } });
+        var b = player.Add(new SecmoCharacter { settings = ScriptableObject.CreateInstance<SecmoRigSettings>(), root = new Transform { name = "b" } });
+        player.Frame(1f / 60f);
+        Console.WriteLine("library: " + (check ?? "loaded"));
+        Console.WriteLine($"library: {Debug.Errors - errors} error(s) logged; LastError the same in both components: {a.LastError == check && b.LastError == check}");
+        return 0;
+    }
+
     static int Main(string[] args)
     {
         switch (args.Length > 0 ? args[0] : "")
@@ -682,6 +699,7 @@ static class ComponentTests
             case "disable": return Disable();
             case "order": return OrderModes();
             case "streak": return Streak();
+            case "library": return Library();
             case "settings": return SettingsTests.Run();
             default: Console.Error.WriteLine("usage: ComponentTests rest|gc|only|destroyed"); return 2;
         }

@@ -103,9 +103,23 @@ namespace Secmo.Unity
             return false;
         }
 
+        static bool libraryChecked;
+        static string libraryError;
+
+        /// <summary>CheckLibrary once per domain; its error is logged once.</summary>
+        static string LibraryError(UnityEngine.Object context)
+        {
+            if (libraryChecked) return libraryError;
+            libraryChecked = true;
+            libraryError = SecmoNative.CheckLibrary();
+            if (libraryError != null) Debug.LogError(libraryError, context);
+            return libraryError;
+        }
+
         void OnEnable()
         {
-            LastError = null;
+            LastError = LibraryError(this);
+            if (LastError != null) return;
             if (settings == null)
             {
                 LastError = "no settings";
