@@ -557,7 +557,7 @@ fn the_packages_own_tests_run_under_mono() {
     mcs(&exe, "exe", &sources);
     let stdout = run_mono(&exe, &[]);
     print!("{stdout}");
-    assert!(stdout.contains("2 passed, 0 failed"), "{stdout}");
+    assert!(stdout.contains("3 passed, 0 failed"), "{stdout}");
 }
 
 #[test]
