@@ -71,17 +71,24 @@ fn run_mode_with(mode: &str, args: &[&str]) -> String {
 /// Runs a C# program under Mono with the freshly built native library on the
 /// library path; its standard output, or a panic with both streams.
 fn run_mono(exe: &Path, args: &[&str]) -> String {
+    run_mono_with_library(exe, args, true)
+}
+
+/// `run_mono`, with the native library on the library path or not.
+fn run_mono_with_library(exe: &Path, args: &[&str], library: bool) -> String {
     let lib_dir = common::static_library().parent().unwrap().to_path_buf();
     assert!(
         lib_dir.join("libsecmo.so").exists(),
         "libsecmo.so is built next to libsecmo.a"
     );
-    let out = Command::new("mono")
-        .arg(exe)
-        .args(args)
-        .env("LD_LIBRARY_PATH", &lib_dir)
-        .output()
-        .expect("run mono");
+    let mut cmd = Command::new("mono");
+    cmd.arg(exe).args(args);
+    if library {
+        cmd.env("LD_LIBRARY_PATH", &lib_dir);
+    } else {
+        cmd.env_remove("LD_LIBRARY_PATH");
+    }
+    let out = cmd.output().expect("run mono");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
@@ -289,6 +296,15 @@ fn package_version_follows_cargo_toml() {
     assert_eq!(value["version"], env!("CARGO_PKG_VERSION"));
     assert_eq!(value["name"], "com.secmo.runtime");
     assert_eq!(value["unity"], "2021.3");
+    // The package carries the repository's licence (issue #51 item 5: it
+    // said MIT alone).
+    assert_eq!(value["license"], env!("CARGO_PKG_LICENSE"));
+    let licence =
+        std::fs::read_to_string(root().join("unity_package/com.secmo.runtime/LICENSE")).unwrap();
+    for file in ["LICENSE-MIT", "LICENSE-APACHE"] {
+        let text = std::fs::read_to_string(root().join(file)).unwrap();
+        assert!(licence.contains(&text), "the package LICENSE lacks {file}");
+    }
 }
 
 #[test]
@@ -541,7 +557,7 @@ fn the_packages_own_tests_run_under_mono() {
     mcs(&exe, "exe", &sources);
     let stdout = run_mono(&exe, &[]);
     print!("{stdout}");
-    assert!(stdout.contains("2 passed, 0 failed"), "{stdout}");
+    assert!(stdout.contains("3 passed, 0 failed"), "{stdout}");
 }
 
 #[test]
@@ -560,15 +576,167 @@ fn the_unity_settings_asset_carries_node_constraints() {
     not(secmo_has_mono),
     ignore = "needs Mono (mcs, mono); .ci/run installs it"
 )]
-fn the_manager_updates_every_character_with_one_native_call() {
-    // Issue #15 item 3: SecmoManager, TransformAccessArray jobs and one
-    // secmo_update_batch call per frame.
+fn the_manager_simulates_every_character_in_jobs() {
+    // Issue #15 item 3: SecmoManager, TransformAccessArray jobs; issue #51
+    // item 3: the simulation itself as an IJobParallelFor over ranges of 8
+    // characters on the worker threads (it was one blocking call on the main
+    // thread), completed before the write-back job.
     let out = run_component("manager");
     print!("{out}");
     assert!(!out.contains("FAILED"), "{out}");
+    assert!(out.contains("0 helper positions differ"), "{out}");
     assert!(
-        out.contains("300 native calls in 300 frames, 0 helper positions differ"),
+        out.contains("900 secmo_update_batch ranges in 300 frames, 900 run on worker threads"),
         "{out}"
     );
     assert!(out.contains("allocate 0 managed bytes"), "{out}");
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn disabling_and_enabling_leaves_no_bend() {
+    // Issue #51 item 1: OnDisable left secmo's output on the bones and
+    // OnEnable read it back as the rest pose (tail 7.8° and helper 20 mm off
+    // for good).
+    let out = run_component("disable");
+    print!("{out}");
+    assert!(!out.contains("FAILED"), "{out}");
+    assert_eq!(out.matches("ok: ").count(), 8, "{out}");
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn every_animator_update_and_culling_mode_feeds_the_animation() {
+    // Issue #51 item 2: the restore in Update overwrote what an Animator in
+    // AnimatePhysics mode had written in the fixed step before it.
+    let out = run_component("order");
+    print!("{out}");
+    assert!(!out.contains("FAILED"), "{out}");
+    assert_eq!(out.matches("ok: ").count(), 12, "{out}");
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn a_teleport_streak_is_logged_once_per_streak() {
+    // Issue #51 item 10: SecmoUpdateInfo.warnings' teleport-streak bit
+    // reaches the Unity log, on the component and the manager path.
+    let out = run_component("streak");
+    print!("{out}");
+    assert!(!out.contains("FAILED"), "{out}");
+    assert_eq!(out.matches("ok: ").count(), 2, "{out}");
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_mono),
+    ignore = "needs Mono (mcs, mono); .ci/run installs it"
+)]
+fn a_missing_native_library_is_one_clear_error() {
+    // Issue #51 item 4: without its native library the package threw
+    // DllNotFoundException from the first call in every component.
+    let present = run_mono_with_library(&component_exe(), &["library"], true);
+    assert!(present.contains("library: loaded\n"), "{present}");
+    assert!(present.contains("library: 0 error(s) logged"), "{present}");
+    let missing = run_mono_with_library(&component_exe(), &["library"], false);
+    print!("{missing}");
+    assert!(
+        missing.contains("library: secmo: the native library for "),
+        "{missing}"
+    );
+    assert!(missing.contains("DllNotFoundException"), "{missing}");
+    assert!(missing.contains("`cargo xtask unity-package`"), "{missing}");
+    assert!(
+        missing.contains("library: 1 error(s) logged; LastError the same in both components: True"),
+        "{missing}"
+    );
+    if cfg!(all(target_os = "linux", target_arch = "x86_64")) {
+        assert!(
+            missing.contains(
+                "for linux-x86_64 is missing (DllNotFoundException; expected Packages/com.secmo.runtime/Plugins/Linux/x86_64/libsecmo.so)"
+            ),
+            "{missing}"
+        );
+        assert!(
+            missing.contains("`cargo xtask unity-plugins --platform linux-x86_64`"),
+            "{missing}"
+        );
+    }
+}
+
+/// Issue #51 item 4: `cargo xtask unity-package` writes a UPM tarball with
+/// this host's native library (a package installed from the git URL has
+/// none: the libraries are git-ignored).
+#[test]
+#[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+fn unity_package_writes_a_tarball_with_the_hosts_library() {
+    let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let out = tmp.join("unity-package");
+    let _ = std::fs::remove_dir_all(&out);
+    let library = common::static_library()
+        .parent()
+        .unwrap()
+        .join("libsecmo.so");
+    // xtask builds in a target directory of its own: the test run holds
+    // this one's lock.
+    let status = Command::new(env!("CARGO"))
+        .args(["run", "-q", "-p", "xtask", "--", "unity-package", "--out"])
+        .arg(&out)
+        .arg("--library")
+        .arg(&library)
+        .env("CARGO_TARGET_DIR", tmp.join("xtask_target"))
+        .current_dir(root())
+        .status()
+        .expect("run cargo xtask");
+    assert!(status.success());
+    let tgz = out.join(format!(
+        "com.secmo.runtime-{}.tgz",
+        env!("CARGO_PKG_VERSION")
+    ));
+    let list = Command::new("tar").arg("-tzf").arg(&tgz).output().unwrap();
+    assert!(list.status.success(), "tar -tzf {}", tgz.display());
+    let list = String::from_utf8(list.stdout).unwrap();
+    let entries: Vec<&str> = list.lines().collect();
+    for needed in [
+        "package/package.json",
+        "package/package.json.meta",
+        "package/Runtime/SecmoCharacter.cs",
+        "package/Runtime/SecmoCharacter.cs.meta",
+        "package/Editor/SecmoLibraryCheck.cs",
+        "package/Plugins/Linux/x86_64/libsecmo.so",
+        "package/Plugins/Linux/x86_64/libsecmo.so.meta",
+        "package/LICENSE",
+    ] {
+        assert!(entries.contains(&needed), "{needed} not in\n{list}");
+    }
+    // No hidden files, and no .meta without its asset (a platform whose
+    // library is not in the package).
+    assert!(!entries.iter().any(|e| e.contains("/.")), "{list}");
+    assert!(!entries.iter().any(|e| e.contains("Windows")), "{list}");
+    let extract = |entry: &str| {
+        let out = Command::new("tar")
+            .arg("-xzOf")
+            .arg(&tgz)
+            .arg(entry)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{entry}");
+        out.stdout
+    };
+    assert_eq!(
+        extract("package/Plugins/Linux/x86_64/libsecmo.so"),
+        std::fs::read(&library).unwrap()
+    );
+    assert_eq!(
+        extract("package/package.json"),
+        std::fs::read(root().join("unity_package/com.secmo.runtime/package.json")).unwrap()
+    );
 }

@@ -1,6 +1,8 @@
 // SecmoCharacter's per-frame logic under Mono (UnitySim.cs stands in for
-// UnityEngine), driven as Unity drives it: Update, the Animator writing the
-// bones it animates, LateUpdate.
+// UnityEngine), driven as Unity drives it: UnitySim's Player runs the
+// documented order of event functions (fixed steps with AnimatePhysics
+// Animators, Update, Normal/UnscaledTime Animators, LateUpdate), and its
+// Animator writes only the bones its clip keys.
 //   rest:  a hip helper no clip animates, 10 s of a moving pelvis, against a
 //          run whose clip keys the helper at rest every frame: within 1 mm.
 //   gc:    1,000 frames of the whole component path allocate 0 managed bytes.
@@ -26,12 +28,27 @@ static class ComponentTests
     {
         public SecmoCharacter Component;
         public Transform Root, Pelvis, Helper;
-        public Action Update, LateUpdate;
+        public Player Player;
+        public Animator Animator;
+        /// <summary>The pose the clip gives the pelvis this frame.</summary>
+        public Vector3 PelvisPose = new Vector3(0f, 1f, 0f);
+        /// <summary>The clip also keys the helper, at rest.</summary>
+        public bool KeyHelper;
+
+        /// <summary>One frame of the player with the pelvis animated to `pelvis`.</summary>
+        public void Frame(Vector3 pelvis)
+        {
+            PelvisPose = pelvis;
+            Player.Frame(1f / 60f);
+        }
     }
 
     static Body Make() => Make(null);
 
-    static Body Make(Action<Body> extra)
+    /// A pelvis and an unanimated hip helper under a root, an Animator whose
+    /// clip keys the pelvis, and the component, in a player of their own (or
+    /// `player`).
+    static Body Make(Action<Body> extra, Player player = null, string settingsText = Settings)
     {
         var b = new Body();
         b.Root = new Transform { name = "root" };
@@ -40,13 +57,20 @@ static class ComponentTests
         b.Helper = new Transform { name = "helper", localPosition = new Vector3(0.1f, 0f, 0f) };
         b.Helper.parent = b.Pelvis;
         extra?.Invoke(b);
+        b.Player = player ?? new Player();
+        b.Animator = b.Player.Add(new Animator());
+        b.Animator.clip = t =>
+        {
+            b.Pelvis.localPosition = b.PelvisPose;
+            if (!b.KeyHelper) return;
+            b.Helper.localPosition = new Vector3(0.1f, 0f, 0f);
+            b.Helper.localRotation = new Quaternion(0f, 0f, 0f, 1f);
+            b.Helper.localScale = new Vector3(1f, 1f, 1f);
+        };
         var settings = ScriptableObject.CreateInstance<SecmoRigSettings>();
-        Must(settings.FromJson(Settings, out string settingsError), settingsError);
-        b.Component = new SecmoCharacter { settings = settings, root = b.Root };
-        Method(b.Component, "OnEnable")();
+        Must(settings.FromJson(settingsText, out string settingsError), settingsError);
+        b.Component = b.Player.Add(new SecmoCharacter { settings = settings, root = b.Root });
         if (b.Component.LastError != null) throw new Exception(b.Component.LastError);
-        b.Update = Method(b.Component, "Update");
-        b.LateUpdate = Method(b.Component, "LateUpdate");
         return b;
     }
 
@@ -62,22 +86,14 @@ static class ComponentTests
 
     static int Rest()
     {
-        var own = Make();
+        var own = Make(); // the clip keys the pelvis only
         var keyed = Make();
-        Time.deltaTime = 1f / 60f;
+        keyed.KeyHelper = true; // a clip keying the helper at rest
         double worst = 0, moved = 0;
         for (int f = 0; f < 600; f++)
         {
-            own.Update();
-            own.Pelvis.localPosition = PelvisAt(f); // the Animator: the pelvis only
-            own.LateUpdate();
-
-            keyed.Update();
-            keyed.Pelvis.localPosition = PelvisAt(f);
-            keyed.Helper.localPosition = new Vector3(0.1f, 0f, 0f); // a clip keying the helper at rest
-            keyed.Helper.localRotation = new Quaternion(0f, 0f, 0f, 1f);
-            keyed.Helper.localScale = new Vector3(1f, 1f, 1f);
-            keyed.LateUpdate();
+            own.Frame(PelvisAt(f));
+            keyed.Frame(PelvisAt(f));
 
             var a = own.Helper.localPosition;
             var b = keyed.Helper.localPosition;
@@ -91,20 +107,9 @@ static class ComponentTests
     static int Gc()
     {
         var body = Make();
-        Time.deltaTime = 1f / 60f;
-        for (int f = 0; f < 10; f++)
-        {
-            body.Update();
-            body.Pelvis.localPosition = PelvisAt(f);
-            body.LateUpdate();
-        }
+        for (int f = 0; f < 10; f++) body.Frame(PelvisAt(f));
         long before = GC.GetAllocatedBytesForCurrentThread();
-        for (int f = 10; f < 1010; f++)
-        {
-            body.Update();
-            body.Pelvis.localPosition = PelvisAt(f);
-            body.LateUpdate();
-        }
+        for (int f = 10; f < 1010; f++) body.Frame(PelvisAt(f));
         long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
         Console.WriteLine($"gc: 1000 frames of the component allocate {allocated} managed bytes");
         return allocated == 0 ? 0 : 1;
@@ -120,15 +125,12 @@ static class ComponentTests
             var twin = new Transform { name = "pelvis" }; // shares a name, not needed
             twin.parent = prop;
         });
-        Time.deltaTime = 1f / 60f;
         double worst = 0;
         for (int f = 0; f < 120; f++)
         {
             foreach (var body in new[] { plain, cluttered })
             {
-                body.Update();
-                body.Pelvis.localPosition = PelvisAt(f);
-                body.LateUpdate();
+                body.Frame(PelvisAt(f));
                 if (body.Component.LastError != null) { Console.WriteLine("only: " + body.Component.LastError); return 1; }
             }
             var a = plain.Helper.localPosition;
@@ -142,21 +144,12 @@ static class ComponentTests
     static int Destroyed()
     {
         var body = Make();
-        Time.deltaTime = 1f / 60f;
-        for (int f = 0; f < 5; f++)
-        {
-            body.Update();
-            body.Pelvis.localPosition = PelvisAt(f);
-            body.LateUpdate();
-        }
+        int errors = Debug.Errors;
+        for (int f = 0; f < 5; f++) body.Frame(PelvisAt(f));
         UnityEngine.Object.Destroy(body.Helper);
-        for (int f = 5; f < 10; f++)
-        {
-            body.Update();
-            body.LateUpdate();
-        }
-        Console.WriteLine($"destroyed: enabled {body.Component.enabled}, {Debug.Errors} error(s): {body.Component.LastError}");
-        return !body.Component.enabled && Debug.Errors == 1 ? 0 : 1;
+        for (int f = 5; f < 10; f++) body.Frame(PelvisAt(4));
+        Console.WriteLine($"destroyed: enabled {body.Component.enabled}, {Debug.Errors - errors} error(s): {body.Component.LastError}");
+        return !body.Component.enabled && Debug.Errors - errors == 1 ? 0 : 1;
     }
 
     const string TailSettings =
@@ -167,14 +160,9 @@ static class ComponentTests
     {
         public SecmoCharacter Component;
         public Transform Root, Pelvis, Tail0;
-        public Action Update, LateUpdate;
+        public Body Body;
 
-        public void Frame(Vector3 pelvis)
-        {
-            Update();
-            Pelvis.localPosition = pelvis;
-            LateUpdate();
-        }
+        public void Frame(Vector3 pelvis) => Body.Frame(pelvis);
 
         /// <summary>tail_0's local rotation once settled, standing still.</summary>
         public Quaternion Settled = new Quaternion(0f, 0f, 0f, 1f);
@@ -196,26 +184,31 @@ static class ComponentTests
         }
     }
 
+    /// A three-joint tail under the pelvis (bones tail_0..tail_2 appended to `b`).
+    static void AddTail(Body b)
+    {
+        var t0 = new Transform { name = "tail_0", localPosition = new Vector3(0f, -0.05f, -0.1f) };
+        t0.parent = b.Pelvis;
+        var t1 = new Transform { name = "tail_1", localPosition = new Vector3(0f, -0.1f, -0.15f) };
+        t1.parent = t0;
+        var t2 = new Transform { name = "tail_2", localPosition = new Vector3(0f, -0.1f, -0.15f) };
+        t2.parent = t1;
+    }
+
+    static Transform Find(Transform top, string name)
+    {
+        foreach (var t in top.GetComponentsInChildren<Transform>(true)) if (t.name == name) return t;
+        throw new Exception("no " + name);
+    }
+
     static Tailed MakeTailed()
     {
         var b = new Tailed();
-        b.Root = new Transform { name = "root" };
-        b.Pelvis = new Transform { name = "pelvis", localPosition = new Vector3(0f, 1f, 0f) };
-        b.Pelvis.parent = b.Root;
-        b.Tail0 = new Transform { name = "tail_0", localPosition = new Vector3(0f, -0.05f, -0.1f) };
-        b.Tail0.parent = b.Pelvis;
-        var t1 = new Transform { name = "tail_1", localPosition = new Vector3(0f, -0.1f, -0.15f) };
-        t1.parent = b.Tail0;
-        var t2 = new Transform { name = "tail_2", localPosition = new Vector3(0f, -0.1f, -0.15f) };
-        t2.parent = t1;
-        var settings = ScriptableObject.CreateInstance<SecmoRigSettings>();
-        Must(settings.FromJson(TailSettings, out string settingsError), settingsError);
-        b.Component = new SecmoCharacter { settings = settings, root = b.Root };
-        Method(b.Component, "OnEnable")();
-        if (b.Component.LastError != null) throw new Exception(b.Component.LastError);
-        b.Update = Method(b.Component, "Update");
-        b.LateUpdate = Method(b.Component, "LateUpdate");
-        Time.deltaTime = 1f / 60f;
+        b.Body = Make(AddTail, null, TailSettings);
+        b.Root = b.Body.Root;
+        b.Pelvis = b.Body.Pelvis;
+        b.Tail0 = Find(b.Root, "tail_0");
+        b.Component = b.Body.Component;
         for (int f = 0; f < 240; f++) b.Frame(new Vector3(0f, 1f, 0f)); // settled
         b.Settled = b.Tail0.localRotation;
         return b;
@@ -333,17 +326,13 @@ static class ComponentTests
         var settings = ScriptableObject.CreateInstance<SecmoRigSettings>();
         Must(settings.FromJson("{\"format\": \"secmo-rig-settings\", \"version\": 1, \"node_constraints\": " +
             "[{\"kind\": \"rotation\", \"source\": \"arm\", \"destination\": \"sleeve\", \"weight\": 0.5}]}", out string settingsError), settingsError);
-        var component = new SecmoCharacter { settings = settings, root = root };
-        Method(component, "OnEnable")();
-        if (component.LastError != null) { Console.WriteLine("constraint: " + component.LastError); return 1; }
-        var update = Method(component, "Update");
-        var late = Method(component, "LateUpdate");
-        Time.deltaTime = 1f / 60f;
+        var player = new Player();
         // The arm turns 90° about Z: the sleeve follows 45°.
         float h = (float)Math.Sin(Math.PI / 4), c = (float)Math.Cos(Math.PI / 4);
-        update();
-        arm.localRotation = new Quaternion(0f, 0f, h, c);
-        late();
+        player.Add(new Animator()).clip = t => arm.localRotation = new Quaternion(0f, 0f, h, c);
+        var component = player.Add(new SecmoCharacter { settings = settings, root = root });
+        if (component.LastError != null) { Console.WriteLine("constraint: " + component.LastError); return 1; }
+        player.Frame(1f / 60f);
         var q = sleeve.localRotation;
         double angle = 2.0 * Math.Atan2(Math.Sqrt(q.x * q.x + q.y * q.y + q.z * q.z), Math.Abs(q.w)) * 180.0 / Math.PI;
         Console.WriteLine($"constraint: arm turned 90°, sleeve {angle:F3}° about ({q.x:F3}, {q.y:F3}, {q.z:F3})");
@@ -357,50 +346,38 @@ static class ComponentTests
         return new Vector3(p.x * (1f + 0.3f * k), p.y, p.z);
     }
 
-    /// SecmoManager: three characters updated by one native call per frame,
-    /// their transforms read and written by IJobParallelForTransform jobs
+    /// SecmoManager: 20 characters whose transforms are read and written by
+    /// IJobParallelForTransform jobs and whose simulation runs as an
+    /// IJobParallelFor over ranges of 8 characters on the worker threads
     /// (UnityJobsSim.cs), give what each gives alone, bit for bit (the
-    /// unanimated helper included: the RestJob feeds it from its rest), with
-    /// no managed allocation; a character whose bone is destroyed leaves the
-    /// batch, the others go on.
+    /// unanimated helper included), with no managed allocation; a character
+    /// whose bone is destroyed leaves the batch, the others go on.
     static int Manager()
     {
         failures = 0;
-        Time.deltaTime = 1f / 60f;
-        const int bodies = 3, frames = 300;
+        const int bodies = 20, frames = 300;
         var alone = new Vector3[bodies, frames];
         for (int k = 0; k < bodies; k++)
         {
             var b = Make();
             for (int f = 0; f < frames; f++)
             {
-                b.Update();
-                b.Pelvis.localPosition = PelvisOf(k, f);
-                b.LateUpdate();
+                b.Frame(PelvisOf(k, f));
                 alone[k, f] = b.Helper.localPosition;
             }
-            Method(b.Component, "OnDisable")();
+            b.Component.enabled = false;
         }
 
+        var player = new Player();
         var batch = new Body[bodies];
-        for (int k = 0; k < bodies; k++) batch[k] = Make();
-        var manager = new SecmoManager { name = "manager" };
-        Method(manager, "OnEnable")();
-        var update = Method(manager, "Update");
-        var late = Method(manager, "LateUpdate");
+        for (int k = 0; k < bodies; k++) batch[k] = Make(null, player);
+        var manager = player.Add(new SecmoManager { name = "manager" });
         Action<int> frame = f =>
         {
-            update(); // the RestJob, before the Animator
-            for (int k = 0; k < batch.Length; k++)
-            {
-                if (!batch[k].Component.enabled) continue;
-                batch[k].Update();
-                batch[k].Pelvis.localPosition = PelvisOf(k, f);
-                batch[k].LateUpdate(); // hands over to the manager: does nothing
-            }
-            late();
+            for (int k = 0; k < batch.Length; k++) batch[k].PelvisPose = PelvisOf(k, f);
+            player.Frame(1f / 60f);
         };
-        int differing = 0, calls = 0;
+        int differing = 0, calls = 0, onWorkers = Unity.Jobs.JobSim.IndicesOnWorkers;
         double moved = 0;
         for (int f = 0; f < frames; f++)
         {
@@ -414,22 +391,298 @@ static class ComponentTests
                 moved = Math.Max(moved, Math.Abs(h.x - 0.1f));
             }
         }
-        Check(differing == 0 && moved > 0.001 && calls == frames && manager.CharacterCount == bodies,
-            $"manager: {bodies} characters, {calls} native calls in {frames} frames, {differing} helper positions differ from each character alone (spring offset up to {moved * 1000:F2} mm)");
+        onWorkers = Unity.Jobs.JobSim.IndicesOnWorkers - onWorkers;
+        Check(differing == 0 && moved > 0.001 && manager.CharacterCount == bodies,
+            $"manager: {bodies} characters over {frames} frames: {differing} helper positions differ from each character alone (spring offset up to {moved * 1000:F2} mm)");
+        Check(calls == 3 * frames && onWorkers == 3 * frames && Unity.Jobs.JobSim.TransformJobsAfterParallelFor == frames,
+            $"manager: {calls} secmo_update_batch ranges in {frames} frames, {onWorkers} run on worker threads; "
+            + $"{Unity.Jobs.JobSim.TransformJobsAfterParallelFor} write-back jobs scheduled after the simulation job");
 
         long before = GC.GetAllocatedBytesForCurrentThread();
         for (int f = frames; f < frames + 1000; f++) frame(f);
         long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
         Check(allocated == 0, $"manager: 1000 frames of {bodies} characters allocate {allocated} managed bytes");
 
+        int errors = Debug.Errors;
         UnityEngine.Object.Destroy(batch[1].Helper);
         var still = batch[2].Helper.localPosition;
         for (int f = frames + 1000; f < frames + 1010; f++) frame(f);
         var after = batch[2].Helper.localPosition;
-        Check(!batch[1].Component.enabled && manager.CharacterCount == bodies - 1 && Debug.Errors == 1 && (after.x != still.x || after.z != still.z),
-            $"manager: a destroyed bone disables its character ({Debug.Errors} error), {manager.CharacterCount} characters go on");
-        Method(manager, "OnDisable")();
+        Check(!batch[1].Component.enabled && manager.CharacterCount == bodies - 1 && Debug.Errors - errors == 1 && (after.x != still.x || after.z != still.z),
+            $"manager: a destroyed bone disables its character ({Debug.Errors - errors} error), {manager.CharacterCount} characters go on");
+        manager.enabled = false;
         return failures == 0 ? 0 : 1;
+    }
+
+    const string TailHelperSettings =
+        "{\"format\": \"secmo-rig-settings\", \"version\": 1, \"springs\": [{\"bone\": \"helper\", \"preset\": \"hip\"}], " +
+        "\"chains\": [{\"preset\": \"tail\", \"anchor\": \"pelvis\", " +
+        "\"joints\": [\"tail_0\", \"tail_1\", \"tail_2\"], \"params\": {\"carry_angle_degrees\": 0, \"floor_enabled\": false}}]}";
+
+    static SecmoTransform Pose(Transform t)
+    {
+        Vector3 p = t.localPosition, c = t.localScale;
+        Quaternion r = t.localRotation;
+        return new SecmoTransform { tx = p.x, ty = p.y, tz = p.z, rx = r.x, ry = r.y, rz = r.z, rw = r.w, sx = c.x, sy = c.y, sz = c.z };
+    }
+
+    static void SetPose(Transform t, SecmoTransform p)
+    {
+        t.localPosition = new Vector3(p.tx, p.ty, p.tz);
+        t.localRotation = new Quaternion(p.rx, p.ry, p.rz, p.rw);
+        t.localScale = new Vector3(p.sx, p.sy, p.sz);
+    }
+
+    static readonly string[] Driven = { "pelvis", "helper", "tail_0", "tail_1", "tail_2" };
+
+    /// <summary>Degrees between two rotations (normalised: a float32 quaternion is unit only to ~3e-8).</summary>
+    static double Angle(Quaternion a, Quaternion b)
+    {
+        double dot = (double)a.x * b.x + (double)a.y * b.y + (double)a.z * b.z + (double)a.w * b.w;
+        double na = Math.Sqrt((double)a.x * a.x + (double)a.y * a.y + (double)a.z * a.z + (double)a.w * a.w);
+        double nb = Math.Sqrt((double)b.x * b.x + (double)b.y * b.y + (double)b.z * b.z + (double)b.w * b.w);
+        return 2.0 * Math.Acos(Math.Min(1.0, Math.Abs(dot) / (na * nb))) * 180.0 / Math.PI;
+    }
+
+    static double Distance(Vector3 a, Vector3 b) =>
+        Math.Sqrt((double)(a.x - b.x) * (a.x - b.x) + (double)(a.y - b.y) * (a.y - b.y) + (double)(a.z - b.z) * (a.z - b.z));
+
+    static void DisableManager()
+    {
+        if (activeManager != null) activeManager.enabled = false;
+        activeManager = null;
+    }
+
+    static SecmoManager activeManager;
+
+    /// Issue #51 item 1: a tail and a hip helper, moved for 2 s, disabled,
+    /// enabled again (after 10 frames, or in the same frame), moved, then
+    /// left standing for 10 s: against a twin never disabled in the same
+    /// player. While disabled every driven bone shows the animation (the
+    /// clip keys the pelvis; the rest is at its bind pose).
+    static int Disable()
+    {
+        failures = 0;
+        foreach (bool managed in new[] { false, true })
+        foreach (int gap in new[] { 10, 0 })
+        {
+            var player = new Player();
+            var toggled = Make(AddTail, player, TailHelperSettings);
+            var twin = Make(AddTail, player, TailHelperSettings);
+            if (managed) activeManager = player.Add(new SecmoManager { name = "manager" });
+            var bind = new SecmoTransform[Driven.Length];
+            for (int i = 0; i < Driven.Length; i++) bind[i] = Pose(Find(toggled.Root, Driven[i]));
+            double offMeters = 0, offDegrees = 0;
+            Action checkOff = () =>
+            {
+                for (int i = 0; i < Driven.Length; i++)
+                {
+                    var t = Find(toggled.Root, Driven[i]);
+                    var expect = bind[i];
+                    if (i == 0) { expect.tx = toggled.PelvisPose.x; expect.ty = toggled.PelvisPose.y; expect.tz = toggled.PelvisPose.z; }
+                    offMeters = Math.Max(offMeters, Distance(t.localPosition, new Vector3(expect.tx, expect.ty, expect.tz)));
+                    offDegrees = Math.Max(offDegrees, Angle(t.localRotation, new Quaternion(expect.rx, expect.ry, expect.rz, expect.rw)));
+                }
+            };
+            Action<Vector3> frame = pelvis =>
+            {
+                toggled.PelvisPose = pelvis;
+                twin.PelvisPose = pelvis;
+                player.Frame(1f / 60f);
+            };
+            for (int f = 0; f < 120; f++) frame(PelvisAt(f));
+            toggled.Component.enabled = false;
+            checkOff();
+            for (int f = 120; f < 120 + gap; f++)
+            {
+                frame(PelvisAt(f));
+                checkOff();
+            }
+            toggled.Component.enabled = true;
+            for (int f = 120 + gap; f < 300; f++) frame(PelvisAt(f));
+            for (int f = 300; f < 900; f++) frame(new Vector3(0f, 1f, 0f));
+            double tail = 0;
+            foreach (var joint in new[] { "tail_0", "tail_1", "tail_2" })
+                tail = Math.Max(tail, Angle(Find(toggled.Root, joint).localRotation, Find(twin.Root, joint).localRotation));
+            double helper = Distance(toggled.Helper.localPosition, twin.Helper.localPosition) * 1000;
+            double sag = Angle(Find(twin.Root, "tail_0").localRotation, new Quaternion(bind[2].rx, bind[2].ry, bind[2].rz, bind[2].rw));
+            string path = (managed ? "manager" : "component") + (gap > 0 ? ", enabled 10 frames later" : ", enabled in the same frame");
+            Check(offMeters == 0 && offDegrees == 0,
+                $"disable ({path}): while disabled every bone shows the animation (up to {offMeters * 1000:F3} mm and {offDegrees:F3}° off)");
+            Check(tail < 0.01 && helper < 0.01 && sag > 1,
+                $"disable ({path}): 10 s later the tail is {tail:F4}° and the helper {helper:F4} mm from a twin never disabled (the twin's tail settles {sag:F1}° from its bind pose)");
+            toggled.Component.enabled = false;
+            twin.Component.enabled = false;
+            DisableManager();
+        }
+        return failures == 0 ? 0 : 1;
+    }
+
+    /// The order test's clip at clip time t: the pelvis moving, tail_0 swinging about X.
+    static Vector3 ClipPelvis(float t) => new Vector3(0.3f * (float)Math.Sin(3.0 * t), 1f + 0.05f * (float)Math.Sin(7.0 * t), 0.1f * (float)Math.Sin(2.0 * t));
+
+    static Quaternion ClipTail(float t)
+    {
+        double half = 0.5 * 0.4 * Math.Sin(2.0 * Math.PI * 1.3 * t);
+        return new Quaternion((float)Math.Sin(half), 0f, 0f, (float)Math.Cos(half));
+    }
+
+    sealed class Order
+    {
+        public string Name;
+        public AnimatorUpdateMode Mode;
+        public float Fixed = 0.02f, TimeScale = 1f;
+        public AnimatorCullingMode Culling;
+        public bool OffScreen; // frames 100..160
+    }
+
+    /// Runs `o` for 300 frames: the driven bones' local poses after each frame.
+    /// truth: an Animator in the same mode that only tracks the clip time, and
+    /// a second one that writes every driven bone (the clip's pelvis and tail_0
+    /// at that time, the others at their bind pose) every frame, so the input
+    /// is right by construction. Otherwise the clip keys the pelvis and tail_0
+    /// only, in mode `o.Mode`, with or without a manager.
+    static SecmoTransform[,] RunOrder(Order o, bool truth, bool managed)
+    {
+        const int frames = 300;
+        Time.fixedDeltaTime = o.Fixed;
+        Time.timeScale = o.TimeScale;
+        var player = new Player();
+        var clock = truth ? player.Add(new Animator { updateMode = o.Mode, cullingMode = o.Culling }) : null;
+        var b = Make(AddTail, player, TailHelperSettings);
+        var tail0 = Find(b.Root, "tail_0");
+        var others = new[] { b.Helper, Find(b.Root, "tail_1"), Find(b.Root, "tail_2") };
+        var rest = new SecmoTransform[others.Length];
+        for (int i = 0; i < others.Length; i++) rest[i] = Pose(others[i]);
+        var animator = b.Animator;
+        if (truth)
+        {
+            animator.clip = t =>
+            {
+                b.Pelvis.localPosition = ClipPelvis(clock.time);
+                tail0.localRotation = ClipTail(clock.time);
+                for (int i = 0; i < others.Length; i++) SetPose(others[i], rest[i]);
+            };
+        }
+        else
+        {
+            animator.updateMode = o.Mode;
+            animator.cullingMode = o.Culling;
+            animator.clip = t =>
+            {
+                b.Pelvis.localPosition = ClipPelvis(t);
+                tail0.localRotation = ClipTail(t);
+            };
+        }
+        if (managed) activeManager = player.Add(new SecmoManager { name = "manager" });
+        var bones = new Transform[Driven.Length];
+        for (int i = 0; i < Driven.Length; i++) bones[i] = Find(b.Root, Driven[i]);
+        var poses = new SecmoTransform[frames, Driven.Length];
+        for (int f = 0; f < frames; f++)
+        {
+            bool visible = !(o.OffScreen && f >= 100 && f < 160);
+            (truth ? clock : animator).visible = visible;
+            player.Frame(1f / 60f);
+            for (int i = 0; i < Driven.Length; i++) poses[f, i] = Pose(bones[i]);
+        }
+        b.Component.enabled = false;
+        DisableManager();
+        Time.fixedDeltaTime = 0.02f;
+        Time.timeScale = 1f;
+        return poses;
+    }
+
+    /// Largest angle of tail_0's output from its bind rotation (identity), in degrees.
+    static double Swing(SecmoTransform[,] poses)
+    {
+        double worst = 0;
+        for (int f = 0; f < poses.GetLength(0); f++)
+            worst = Math.Max(worst, Angle(new Quaternion(poses[f, 2].rx, poses[f, 2].ry, poses[f, 2].rz, poses[f, 2].rw), new Quaternion(0f, 0f, 0f, 1f)));
+        return worst;
+    }
+
+    /// Issue #51 item 2: in every Animator update mode and culling mode,
+    /// secmo's output is the one it gives when fed the animation's current
+    /// pose of every bone, bit for bit, on the component and the manager path.
+    static int OrderModes()
+    {
+        failures = 0;
+        var orders = new[]
+        {
+            new Order { Name = "Normal" },
+            new Order { Name = "AnimatePhysics, fixed step = frame", Mode = AnimatorUpdateMode.AnimatePhysics, Fixed = 1f / 60f },
+            new Order { Name = "AnimatePhysics, 50 Hz fixed steps at 60 fps", Mode = AnimatorUpdateMode.AnimatePhysics },
+            new Order { Name = "UnscaledTime, timeScale 0.5", Mode = AnimatorUpdateMode.UnscaledTime, TimeScale = 0.5f },
+            new Order { Name = "Normal, cull completely, off screen for 1 s", Culling = AnimatorCullingMode.CullCompletely, OffScreen = true },
+            new Order { Name = "AnimatePhysics at 50 Hz, cull completely, off screen for 1 s", Mode = AnimatorUpdateMode.AnimatePhysics, Culling = AnimatorCullingMode.CullCompletely, OffScreen = true },
+        };
+        foreach (var o in orders)
+        {
+            var truth = RunOrder(o, true, false);
+            foreach (bool managed in new[] { false, true })
+            {
+                var got = RunOrder(o, false, managed);
+                int differing = 0;
+                double worst = 0;
+                for (int f = 0; f < truth.GetLength(0); f++)
+                    for (int i = 0; i < Driven.Length; i++)
+                    {
+                        if (got[f, i].Equals(truth[f, i])) continue;
+                        differing++;
+                        worst = Math.Max(worst, Angle(new Quaternion(got[f, i].rx, got[f, i].ry, got[f, i].rz, got[f, i].rw),
+                            new Quaternion(truth[f, i].rx, truth[f, i].ry, truth[f, i].rz, truth[f, i].rw)));
+                    }
+                Check(differing == 0 && Swing(truth) > 1,
+                    $"order ({o.Name}, {(managed ? "manager" : "component")}): {differing} of {truth.Length} bone poses differ from secmo fed the animation (up to {worst:F1}°; tail_0 swings {Swing(truth):F1}°)");
+            }
+        }
+        return failures == 0 ? 0 : 1;
+    }
+
+    /// Issue #51 item 10: the pelvis jumps 2 m a frame (over the chains' 1 m
+    /// teleport distance) for 10 frames, stands, and jumps again: two streaks,
+    /// one warning each, on the component and the manager path.
+    static int Streak()
+    {
+        failures = 0;
+        foreach (bool managed in new[] { false, true })
+        {
+            var player = new Player();
+            var b = Make(AddTail, player, TailSettings);
+            if (managed) activeManager = player.Add(new SecmoManager { name = "manager" });
+            int warnings = Debug.Warnings, streaks = 0;
+            float x = 0f;
+            for (int f = 0; f < 120; f++)
+            {
+                bool jumping = (f >= 30 && f < 40) || (f >= 70 && f < 80);
+                if (jumping) x += 2f;
+                int before = Debug.Warnings;
+                b.Frame(new Vector3(x, 1f, 0f));
+                if (Debug.Warnings > before && Debug.LastWarning.Contains("teleport threshold")) streaks++;
+            }
+            Check(streaks == 2 && Debug.Warnings - warnings == 2,
+                $"streak ({(managed ? "manager" : "component")}): two streaks of 10 jumping frames, {streaks} teleport-streak warning(s): {Debug.LastWarning}");
+            b.Component.enabled = false;
+            DisableManager();
+        }
+        return failures == 0 ? 0 : 1;
+    }
+
+    /// Issue #51 item 4: two components enabled in a player, with or without
+    /// the native library on the library path: without it, one logged error
+    /// naming the platform and the command, the same text in each
+    /// component's LastError, and no exception.
+    static int Library()
+    {
+        string check = SecmoNative.CheckLibrary();
+        var player = new Player();
+        int errors = Debug.Errors;
+        var a = player.Add(new SecmoCharacter { settings = ScriptableObject.CreateInstance<SecmoRigSettings>(), root = new Transform { name = "a" } });
+        var b = player.Add(new SecmoCharacter { settings = ScriptableObject.CreateInstance<SecmoRigSettings>(), root = new Transform { name = "b" } });
+        player.Frame(1f / 60f);
+        Console.WriteLine("library: " + (check ?? "loaded"));
+        Console.WriteLine($"library: {Debug.Errors - errors} error(s) logged; LastError the same in both components: {a.LastError == check && b.LastError == check}");
+        return 0;
     }
 
     static int Main(string[] args)
@@ -443,6 +696,10 @@ static class ComponentTests
             case "controls": return Controls();
             case "constraint": return Constraint();
             case "manager": return Manager();
+            case "disable": return Disable();
+            case "order": return OrderModes();
+            case "streak": return Streak();
+            case "library": return Library();
             case "settings": return SettingsTests.Run();
             default: Console.Error.WriteLine("usage: ComponentTests rest|gc|only|destroyed"); return 2;
         }

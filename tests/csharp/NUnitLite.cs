@@ -22,6 +22,7 @@ namespace NUnit.Framework
         }
         public static void IsTrue(bool condition) { if (!condition) throw new AssertionException("expected true"); }
         public static void IsFalse(bool condition) { if (condition) throw new AssertionException("expected false"); }
+        public static void IsNull(object value) { if (value != null) throw new AssertionException($"expected null, got {value}"); }
         public static void IsNotEmpty(string text) { if (string.IsNullOrEmpty(text)) throw new AssertionException("expected a non-empty string"); }
     }
 }

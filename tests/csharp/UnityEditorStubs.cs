@@ -42,6 +42,9 @@ namespace UnityEditor
     }
 
     [AttributeUsage(AttributeTargets.Class)]
+    public sealed class InitializeOnLoadAttribute : Attribute { }
+
+    [AttributeUsage(AttributeTargets.Class)]
     public sealed class CustomEditor : Attribute
     {
         public CustomEditor(Type inspectedType) { }

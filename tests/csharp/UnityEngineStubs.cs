@@ -100,6 +100,7 @@ namespace UnityEngine
     {
         public static void LogWarning(object message) { }
         public static void LogWarning(object message, Object context) { }
+        public static void LogError(object message) { }
         public static void LogError(object message, Object context) { }
     }
 

@@ -6,6 +6,7 @@
 //! cargo xtask unity-plugins     [--platform P]... [--print]
 //! cargo xtask unreal-thirdparty [--platform P]... [--print]
 //! cargo xtask unity-metas       [--check]
+//! cargo xtask unity-package     [--out DIR] [--library PATH]
 //! ```
 //!
 //! Each platform is built where its toolchain is: this host when the Rust
@@ -14,6 +15,12 @@
 //! on a machine that can, and goes on. `--print` only prints them. Unity's
 //! per-platform import settings (.meta) are written by `unity-metas` and
 //! committed; `--check` fails when a committed one differs.
+//!
+//! `unity-package` writes the Unity package as a UPM tarball
+//! (`com.secmo.runtime-<version>.tgz`, installed with the Package Manager's
+//! "Add package from tarball…") holding this host's native library: built
+//! in release, or the file `--library` names. The native libraries are not
+//! in git, so a package installed from the git URL has none.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -526,6 +533,214 @@ fn unity_metas(check: bool) -> Result<(), String> {
     }
 }
 
+/// The Unity platform of the host that runs xtask (its native library goes
+/// in the tarball).
+fn host_unity_platform(host: &str) -> Option<&'static Platform> {
+    let name = if host.starts_with("x86_64") && host.contains("linux") {
+        "linux-x86_64"
+    } else if host.starts_with("x86_64") && host.contains("windows") {
+        "windows-x86_64"
+    } else if host.contains("apple-darwin") {
+        "macos-universal"
+    } else {
+        return None;
+    };
+    UNITY.iter().find(|p| p.name == name)
+}
+
+/// The string value of `key` in a JSON text (package.json's flat fields),
+/// spaces allowed around the colon; no escapes.
+fn json_field(json: &str, key: &str) -> Option<String> {
+    let after = &json[json.find(&format!("\"{key}\""))? + key.len() + 2..];
+    let after = after.trim_start().strip_prefix(':')?.trim_start();
+    let value = after.strip_prefix('"')?;
+    Some(value[..value.find('"')?].to_string())
+}
+
+/// Every file of the package under `dir` (relative paths with `/`), sorted;
+/// hidden files left out.
+fn package_files(dir: &Path, prefix: &str, out: &mut Vec<String>) -> Result<(), String> {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(Result::ok)
+        .collect();
+    entries.sort_by_key(|e| e.file_name());
+    for e in entries {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let rel = format!("{prefix}{name}");
+        if e.path().is_dir() {
+            package_files(&e.path(), &format!("{rel}/"), out)?;
+        } else {
+            out.push(rel);
+        }
+    }
+    Ok(())
+}
+
+/// A ustar archive of `files` (path, contents), every entry a regular file
+/// (mode 0644, time 0) so the archive is the same for the same files.
+fn tar(files: &[(String, Vec<u8>)]) -> Result<Vec<u8>, String> {
+    let mut out = Vec::new();
+    for (path, data) in files {
+        let mut h = [0u8; 512];
+        let (prefix, name) = if path.len() <= 100 {
+            ("", path.as_str())
+        } else {
+            // ustar: a path over 100 bytes splits at a `/` into a prefix
+            // (up to 155) and a name (up to 100).
+            let cut = path[..path.len().min(156)]
+                .rfind('/')
+                .filter(|&c| path.len() - c - 1 <= 100)
+                .ok_or_else(|| format!("{path}: too long for a tar entry"))?;
+            (&path[..cut], &path[cut + 1..])
+        };
+        h[..name.len()].copy_from_slice(name.as_bytes());
+        h[100..107].copy_from_slice(b"0000644");
+        h[108..115].copy_from_slice(b"0000000");
+        h[116..123].copy_from_slice(b"0000000");
+        h[124..135].copy_from_slice(format!("{:011o}", data.len()).as_bytes());
+        h[136..147].copy_from_slice(b"00000000000");
+        h[156] = b'0';
+        h[257..263].copy_from_slice(b"ustar\0");
+        h[263..265].copy_from_slice(b"00");
+        h[345..345 + prefix.len()].copy_from_slice(prefix.as_bytes());
+        h[148..156].copy_from_slice(b"        ");
+        let sum: u32 = h.iter().map(|&b| u32::from(b)).sum();
+        h[148..155].copy_from_slice(format!("{sum:06o}\0").as_bytes());
+        out.extend_from_slice(&h);
+        out.extend_from_slice(data);
+        out.resize(out.len().div_ceil(512) * 512, 0);
+    }
+    out.resize(out.len() + 1024, 0);
+    Ok(out)
+}
+
+/// CRC-32 (IEEE), as gzip's trailer holds it.
+fn crc32(data: &[u8]) -> u32 {
+    let mut table = [0u32; 256];
+    for (i, t) in table.iter_mut().enumerate() {
+        let mut c = i as u32;
+        for _ in 0..8 {
+            c = if c & 1 != 0 {
+                0xedb8_8320 ^ (c >> 1)
+            } else {
+                c >> 1
+            };
+        }
+        *t = c;
+    }
+    !data.iter().fold(!0u32, |c, &b| {
+        table[((c ^ u32::from(b)) & 0xff) as usize] ^ (c >> 8)
+    })
+}
+
+/// `data` as a gzip member of stored (uncompressed) deflate blocks: any
+/// gzip reader takes it, and xtask needs no compression library.
+fn gzip_stored(data: &[u8]) -> Vec<u8> {
+    let mut out = vec![0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255];
+    let mut chunks = data.chunks(0xffff).peekable();
+    if chunks.peek().is_none() {
+        out.extend_from_slice(&[1, 0, 0, 0xff, 0xff]);
+    }
+    while let Some(chunk) = chunks.next() {
+        out.push(u8::from(chunks.peek().is_none()));
+        let len = chunk.len() as u16;
+        out.extend_from_slice(&len.to_le_bytes());
+        out.extend_from_slice(&(!len).to_le_bytes());
+        out.extend_from_slice(chunk);
+    }
+    out.extend_from_slice(&crc32(data).to_le_bytes());
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out
+}
+
+fn unity_package(args: &[String]) -> Result<(), String> {
+    let mut out_dir = root().join("target/unity-package");
+    let mut library: Option<PathBuf> = None;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--out" => out_dir = PathBuf::from(it.next().ok_or("--out needs a folder")?),
+            "--library" => {
+                library = Some(PathBuf::from(it.next().ok_or("--library needs a file")?))
+            }
+            other => return Err(format!("unity-package: unknown argument {other}")),
+        }
+    }
+    let host = host_triple();
+    let platform = host_unity_platform(&host).ok_or_else(|| {
+        format!("unity-package: no Unity editor platform for host {host}; use `cargo xtask unity-plugins` where one is")
+    })?;
+    let library = match library {
+        Some(path) => path,
+        None => build(platform)?,
+    };
+    let bytes = std::fs::read(&library).map_err(|e| format!("{}: {e}", library.display()))?;
+    let package = root().join("unity_package/com.secmo.runtime");
+    let manifest = std::fs::read_to_string(package.join("package.json"))
+        .map_err(|e| format!("package.json: {e}"))?;
+    let version = json_field(&manifest, "version").ok_or("package.json has no version")?;
+    let host_library = format!(
+        "{}/{}",
+        platform
+            .folder
+            .strip_prefix("unity_package/com.secmo.runtime/")
+            .expect("a package folder"),
+        platform.installed
+    );
+    let mut paths = Vec::new();
+    package_files(&package, "", &mut paths)?;
+    if !paths.contains(&host_library) {
+        paths.push(host_library.clone());
+        paths.sort();
+    }
+    let is_native = |p: &str| {
+        p.starts_with("Plugins/")
+            && [".so", ".dll", ".dylib", ".a"]
+                .iter()
+                .any(|e| p.ends_with(e))
+    };
+    let mut files = Vec::new();
+    for path in &paths {
+        // A .meta goes only with its asset: a platform's library (and its
+        // folders) only when that library is in the package.
+        if let Some(asset) = path.strip_suffix(".meta") {
+            let folder = format!("{asset}/");
+            if !paths
+                .iter()
+                .any(|p| p == asset || (p.starts_with(&folder) && !p.ends_with(".meta")))
+            {
+                continue;
+            }
+        }
+        let data = if *path == host_library {
+            bytes.clone()
+        } else {
+            std::fs::read(package.join(path)).map_err(|e| format!("{path}: {e}"))?
+        };
+        files.push((format!("package/{path}"), data));
+    }
+    std::fs::create_dir_all(&out_dir).map_err(|e| format!("{}: {e}", out_dir.display()))?;
+    let tgz = out_dir.join(format!("com.secmo.runtime-{version}.tgz"));
+    std::fs::write(&tgz, gzip_stored(&tar(&files)?))
+        .map_err(|e| format!("{}: {e}", tgz.display()))?;
+    let natives: Vec<&str> = files
+        .iter()
+        .map(|(p, _)| p.as_str())
+        .filter(|p| is_native(p.trim_start_matches("package/")))
+        .collect();
+    println!(
+        "wrote {} ({} files; native: {}). Install it with the Package Manager: + → Add package from tarball…",
+        tgz.display(),
+        files.len(),
+        natives.join(", ")
+    );
+    Ok(())
+}
+
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let result = match args.first().map(String::as_str) {
@@ -538,8 +753,9 @@ fn main() -> ExitCode {
         }),
         Some("unreal-thirdparty") => engine_task("unreal-thirdparty", UNREAL, &args[1..]),
         Some("unity-metas") => unity_metas(args.iter().any(|a| a == "--check")),
+        Some("unity-package") => unity_package(&args[1..]),
         _ => Err(
-            "usage: cargo xtask unity-plugins|unreal-thirdparty [--platform P]... [--print] | unity-metas [--check]"
+            "usage: cargo xtask unity-plugins|unreal-thirdparty [--platform P]... [--print] | unity-metas [--check] | unity-package [--out DIR] [--library PATH]"
                 .into(),
         ),
     };
@@ -578,6 +794,42 @@ mod tests {
             ["gcc_s", "util", "rt", "pthread", "m", "dl", "c"]
         );
         assert!(parse_native_static_libs("nothing").is_none());
+    }
+
+    #[test]
+    fn tar_headers_and_gzip_trailers_are_standard() {
+        // CRC-32 check value of the IEEE polynomial.
+        assert_eq!(crc32(b"123456789"), 0xcbf4_3926);
+        let archive = tar(&[("package/a.txt".into(), b"hello".to_vec())]).unwrap();
+        assert_eq!(archive.len(), 512 + 512 + 1024);
+        assert_eq!(&archive[..13], b"package/a.txt");
+        assert_eq!(&archive[124..135], b"00000000005");
+        let sum: u32 = archive[..512]
+            .iter()
+            .enumerate()
+            .map(|(i, &b)| {
+                if (148..156).contains(&i) {
+                    32
+                } else {
+                    u32::from(b)
+                }
+            })
+            .sum();
+        assert_eq!(&archive[148..155], format!("{sum:06o}\0").as_bytes());
+        let long = format!("package/{}/file.cs", "d".repeat(120));
+        let archive = tar(&[(long.clone(), Vec::new())]).unwrap();
+        assert_eq!(&archive[..7], b"file.cs");
+        assert_eq!(
+            &archive[345..345 + long.len() - 8],
+            &long.as_bytes()[..long.len() - 8]
+        );
+        let gz = gzip_stored(&[7u8; 70_000]);
+        assert_eq!(gz.len(), 10 + 2 * 5 + 70_000 + 8);
+        assert_eq!(&gz[gz.len() - 4..], &70_000u32.to_le_bytes());
+        assert_eq!(
+            json_field("{\"name\": \"x\",\n  \"version\" : \"0.1.0\"}", "version").unwrap(),
+            "0.1.0"
+        );
     }
 
     #[test]

@@ -3,15 +3,23 @@
 // are metres and Y is up (Unity). Zero GC allocation per frame: all buffers
 // are created in OnEnable and reused.
 //
-// Rest-correct input: a bone the Animator does not write in a frame would
-// still hold secmo's output from the frame before, and secmo would read its
-// own result back as the animation (a hip helper drifted 0.4 m in 10 s).
-// Before the Animator runs (Update), every bone secmo wrote last frame gets
-// its rest pose back, as JigglePhysics and UniVRM do; the Animator then
-// overwrites the bones it animates.
+// Animated input: a bone the Animator did not write this frame (a helper no
+// clip keys; any bone in a frame where an Animator in AnimatePhysics mode ran
+// no fixed step, or one culled off screen) still holds secmo's output from
+// the frame before, and secmo would read its own result back as the
+// animation. So LateUpdate first gives each bone that still holds exactly
+// what secmo wrote the animated pose secmo read last frame, as JigglePhysics
+// does; a bone the Animator wrote keeps the Animator's pose. This needs no
+// step before the Animator, so it is right in every Animator update mode and
+// culling mode (docs/unity.md, "Frame order").
 //
-// With a SecmoManager in the scene, the manager does both steps for every
-// character with jobs and one batched native call (SecmoManager.cs).
+// Disabling hands every bone back to the animation in the same way, so a
+// disabled character shows the animation untouched; the reference pose is
+// read once, the first time a bone is driven, so enabling again starts from
+// the same rest as the first time.
+//
+// With a SecmoManager in the scene, the manager does the same for every
+// character with jobs (SecmoManager.cs).
 using System;
 using System.Collections.Generic;
 using System.Runtime.InteropServices;
@@ -54,18 +62,24 @@ namespace Secmo.Unity
         Rig rig;
         Character character;
         Transform[] bones;
-        SecmoTransform[] pose;
+        SecmoTransform[] pose;   // the animated pose read this frame (after the update: last frame's)
         SecmoTransform[] output;
-        SecmoTransform[] rest;
+        SecmoTransform[] wrote;  // what a bone held right after secmo wrote it
         bool[] written;
+        // Each driven bone's reference pose, read the first time it is driven
+        // (kept over disable and enable: a re-enabled bone holds an animated
+        // pose, not its rest).
+        readonly Dictionary<Transform, SecmoTransform> referenceOf = new Dictionary<Transform, SecmoTransform>();
+        SecmoUpdateInfo[] info;  // pinned: this frame's update info
+        bool inTeleportStreak;
         SecmoDebugLine[] debugLines;
         SecmoDebugSphere[] debugSpheres;
         bool teleportNext;
         // pose, output and the frame input stay pinned while enabled, so a
-        // batch item can point at them (SecmoManager, one native call).
+        // batch item can point at them (SecmoManager).
         SecmoFrameInput[] frameInput;
         Vector3 appliedWind; // the wind the native character has (a new one has none)
-        GCHandle posePin, outputPin, inputPin;
+        GCHandle posePin, outputPin, inputPin, infoPin;
 
         /// <summary>Teleport: chains move rigidly with the character, springs restart.</summary>
         public void Teleport() => teleportNext = true;
@@ -89,9 +103,23 @@ namespace Secmo.Unity
             return false;
         }
 
+        static bool libraryChecked;
+        static string libraryError;
+
+        /// <summary>CheckLibrary once per domain; its error is logged once.</summary>
+        static string LibraryError(UnityEngine.Object context)
+        {
+            if (libraryChecked) return libraryError;
+            libraryChecked = true;
+            libraryError = SecmoNative.CheckLibrary();
+            if (libraryError != null) Debug.LogError(libraryError, context);
+            return libraryError;
+        }
+
         void OnEnable()
         {
-            LastError = null;
+            LastError = LibraryError(this);
+            if (LastError != null) return;
             if (settings == null)
             {
                 LastError = "no settings";
@@ -140,7 +168,11 @@ namespace Secmo.Unity
                 index[bones[i]] = i;
                 names[i] = bones[i].name;
                 parents[i] = i > 0 && bones[i].parent != null && index.TryGetValue(bones[i].parent, out int p) ? p : -1;
-                reference[i] = ToSecmo(bones[i]);
+                if (!referenceOf.TryGetValue(bones[i], out reference[i]))
+                {
+                    reference[i] = ToSecmo(bones[i]);
+                    referenceOf.Add(bones[i], reference[i]);
+                }
             }
             if (!Rig.TryFromSettings(names, parents, reference, 1f, SecmoNative.UpAxisY, settingsText, out rig, out _, out string error)
                 || !Character.TryCreate(rig, out character, out _, out error))
@@ -156,13 +188,16 @@ namespace Secmo.Unity
             pose = new SecmoTransform[n];
             output = new SecmoTransform[n];
             frameInput = new SecmoFrameInput[1];
+            info = new SecmoUpdateInfo[1];
             appliedWind = new Vector3(0f, 0f, 0f);
+            inTeleportStreak = false;
             posePin = GCHandle.Alloc(pose, GCHandleType.Pinned);
             outputPin = GCHandle.Alloc(output, GCHandleType.Pinned);
             inputPin = GCHandle.Alloc(frameInput, GCHandleType.Pinned);
-            SecmoManager.Register(this);
-            rest = reference;
+            infoPin = GCHandle.Alloc(info, GCHandleType.Pinned);
+            wrote = new SecmoTransform[n];
             written = new bool[n];
+            SecmoManager.Register(this);
             character.DebugDrawCapacity(out int lines, out int spheres);
             debugLines = new SecmoDebugLine[lines];
             debugSpheres = new SecmoDebugSphere[spheres];
@@ -190,8 +225,8 @@ namespace Secmo.Unity
                 if (bones[i]) continue;
                 LastError = "a transform secmo drives (bone " + i + ") was destroyed; the component is disabled";
                 Debug.LogError("secmo: " + name + ": " + LastError, this);
-                enabled = false;
-                OnDisable();
+                enabled = false; // Unity calls OnDisable here
+                if (character != null) OnDisable();
                 return true;
             }
             return false;
@@ -199,39 +234,63 @@ namespace Secmo.Unity
 
         void OnDisable()
         {
+            // The animation back on every bone secmo still holds (the
+            // manager's writes, then this component's own).
             SecmoManager.Unregister(this);
+            HandBack();
             if (posePin.IsAllocated) posePin.Free();
             if (outputPin.IsAllocated) outputPin.Free();
             if (inputPin.IsAllocated) inputPin.Free();
+            if (infoPin.IsAllocated) infoPin.Free();
             character?.Dispose();
             rig?.Dispose();
             character = null;
             rig = null;
         }
 
-        void Update()
+        /// <summary>
+        /// Gives every bone that still holds what this component wrote the
+        /// animated pose read before that write (the Animator did not write
+        /// it since). No allocation.
+        /// </summary>
+        internal void HandBack()
         {
-            // Before the Animator: the rest pose back on every bone secmo wrote.
-            if (character == null || LostBone()) return;
+            if (written == null) return;
             for (int i = 0; i < written.Length; i++)
             {
                 if (!written[i]) continue;
                 written[i] = false;
                 var t = bones[i];
-                t.localPosition = new Vector3(rest[i].tx, rest[i].ty, rest[i].tz);
-                t.localRotation = new Quaternion(rest[i].rx, rest[i].ry, rest[i].rz, rest[i].rw);
-                t.localScale = new Vector3(rest[i].sx, rest[i].sy, rest[i].sz);
+                if (t && ToSecmo(t).Equals(wrote[i])) Set(t, pose[i]);
             }
         }
 
         void LateUpdate()
         {
-            // With an active SecmoManager, it updates this character in its
-            // one batched native call instead.
+            // With an active SecmoManager, it updates this character with the
+            // others instead.
             if (SecmoManager.Batching || character == null || LostBone()) return;
+            HandBack();
             var item = new SecmoBatchItem();
             Prepare(ref item);
-            Finish(UpdateOne(ref item));
+            uint result = UpdateOne(ref item);
+            Finish(result);
+            if (result == (uint)SecmoStatus.Ok) NoteWarnings(info[0].warnings);
+        }
+
+        /// <summary>
+        /// Logs a teleport streak (the chains restarted on three updates in a
+        /// row without Teleport()) once per streak. The message is built only
+        /// then.
+        /// </summary>
+        internal void NoteWarnings(uint warnings)
+        {
+            bool streak = (warnings & SecmoNative.WarningTeleportStreak) != 0;
+            if (streak && !inTeleportStreak)
+                Debug.LogWarning("secmo: " + name + ": the chains' teleport threshold fired on three updates in a row without Teleport(), "
+                    + "so the chains restart every frame: check the skeleton's units (Unity: metres; this rig is "
+                    + (rig != null ? rig.SizeMeters.ToString("0.###", System.Globalization.CultureInfo.InvariantCulture) : "?") + " m) or a world transform that jumps", this);
+            inTeleportStreak = streak;
         }
 
         static unsafe uint UpdateOne(ref SecmoBatchItem item)
@@ -255,16 +314,16 @@ namespace Secmo.Unity
             int n = bones.Length;
             for (int i = 0; i < n; i++) pose[i] = ToSecmo(bones[i]);
             PrepareInput((SecmoFrameInput*)inputPin.AddrOfPinnedObject(), (SecmoTransform*)posePin.AddrOfPinnedObject(),
-                (SecmoTransform*)outputPin.AddrOfPinnedObject(), ref item);
+                (SecmoTransform*)outputPin.AddrOfPinnedObject(), (SecmoUpdateInfo*)infoPin.AddrOfPinnedObject(), ref item);
         }
 
         /// <summary>
         /// Fills this frame's input at `input` (dt, flags, world, wind,
         /// importance) for the animated pose at `animated`, and `item` for
-        /// secmo_update_batch writing to `result`. Used by SecmoManager with its
-        /// job-filled buffers.
+        /// secmo_update_batch writing to `result` and `info`. Used by
+        /// SecmoManager with its job-filled buffers.
         /// </summary>
-        internal unsafe void PrepareInput(SecmoFrameInput* input, SecmoTransform* animated, SecmoTransform* result, ref SecmoBatchItem item)
+        internal unsafe void PrepareInput(SecmoFrameInput* input, SecmoTransform* animated, SecmoTransform* result, SecmoUpdateInfo* info, ref SecmoBatchItem item)
         {
             int n = bones.Length;
             var parent = bones[0].parent;
@@ -301,14 +360,12 @@ namespace Secmo.Unity
             item.input = (IntPtr)input;
             item.out_pose = (IntPtr)result;
             item.out_pose_len = (UIntPtr)n;
-            item.out_info = IntPtr.Zero;
+            *info = new SecmoUpdateInfo { struct_size = (uint)sizeof(SecmoUpdateInfo) };
+            item.out_info = (IntPtr)info;
         }
 
         /// <summary>The bones secmo reads and writes, parents first (for SecmoManager).</summary>
         internal Transform[] Bones => bones;
-
-        /// <summary>Each bone's rest (reference) local pose.</summary>
-        internal SecmoTransform[] RestPose => rest;
 
         /// <summary>Records a failed update's error (SecmoManager; the bones keep the animation).</summary>
         internal void Failed() => LastError = SecmoNative.LastError();
@@ -336,6 +393,7 @@ namespace Secmo.Unity
                 t.localRotation = rotation;
                 t.localPosition = position;
                 t.localScale = new Vector3(output[i].sx, output[i].sy, output[i].sz);
+                wrote[i] = ToSecmo(t); // as the transform holds it
                 written[i] = true;
             }
         }
@@ -383,7 +441,14 @@ namespace Secmo.Unity
             fixed (float* c = sphere.center) return new Vector3(c[0], c[1], c[2]);
         }
 
-        static SecmoTransform ToSecmo(Transform t) => Make(t.localPosition, t.localRotation, t.localScale);
+        internal static SecmoTransform ToSecmo(Transform t) => Make(t.localPosition, t.localRotation, t.localScale);
+
+        internal static void Set(Transform t, SecmoTransform p)
+        {
+            t.localPosition = new Vector3(p.tx, p.ty, p.tz);
+            t.localRotation = new Quaternion(p.rx, p.ry, p.rz, p.rw);
+            t.localScale = new Vector3(p.sx, p.sy, p.sz);
+        }
 
         static SecmoTransform Make(Vector3 p, Quaternion r, Vector3 s) => new SecmoTransform
         {

@@ -1,19 +1,25 @@
-// One native call per frame for every SecmoCharacter in the scene, with the
-// transforms read and written by jobs.
+// Every SecmoCharacter in the scene updated together: the transforms read
+// and written by jobs, and the simulation itself run as a job split into
+// ranges across the worker threads.
 //
 // Without a manager each SecmoCharacter updates itself in its LateUpdate
-// (one secmo call per character, transforms on the main thread). Add one
-// SecmoManager to the scene and the characters hand over. Every frame:
-//   Update (before the Animator): a RestJob (IJobParallelForTransform) gives
-//     every bone the manager wrote last frame its rest pose back, so bones
-//     no clip animates are not read back as animation (docs/unity.md).
-//   LateUpdate (execution order 10000, after the Animator and gameplay
-//     scripts; the characters then do nothing in theirs): a ReadJob copies
-//     every driven bone's local pose into one NativeArray, one
-//     secmo_update_batch call runs every character, and a WriteJob writes
-//     the results back (with each character's weight).
-// Inside that call the chains of up to 8 neighbouring characters share the
-// native chain kernel's lanes (docs/c-api.md, "Batches").
+// (one secmo call per character, all on the main thread). Add one
+// SecmoManager to the scene and the characters hand over. In its LateUpdate
+// (execution order 10000, after the Animator in any update mode and after
+// gameplay scripts; the characters then do nothing in theirs):
+//   main thread: each character's frame input (dt, world transform, wind,
+//     importance, teleport) and weight, gathered into native buffers;
+//   ReadJob (IJobParallelForTransform): a bone that still holds exactly what
+//     the WriteJob left on it last frame (the Animator did not write it)
+//     gets last frame's animated pose back; then every bone's local pose is
+//     copied into one NativeArray;
+//   UpdateJob (IJobParallelFor, after ReadJob): each index runs
+//     secmo_update_batch over one range of RangeSize characters, on the
+//     worker threads (docs/c-api.md, "Batches": non-overlapping ranges may
+//     run at the same time);
+//   WriteJob (IJobParallelForTransform, after UpdateJob): the results back
+//     on the transforms, with each character's weight;
+//   main thread, after Complete: failed updates and teleport streaks logged.
 // The results are the ones each character computes alone, bit for bit. The
 // transform array and buffers are rebuilt only when characters are enabled
 // or disabled; a frame allocates nothing.
@@ -31,6 +37,12 @@ namespace Secmo.Unity
     [DisallowMultipleComponent]
     public sealed class SecmoManager : MonoBehaviour
     {
+        /// <summary>
+        /// Characters per UpdateJob index: up to 8 neighbouring characters
+        /// share the native chain kernel's lanes (docs/c-api.md, "Batches").
+        /// </summary>
+        public const int RangeSize = 8;
+
         static readonly List<SecmoCharacter> characters = new List<SecmoCharacter>();
         static SecmoManager active;
         static bool changed = true;
@@ -39,14 +51,16 @@ namespace Secmo.Unity
         // character, character k's at [offsets[k], offsets[k + 1]).
         readonly List<SecmoCharacter> built = new List<SecmoCharacter>();
         int[] offsets = new int[1];
-        SecmoBatchItem[] items = new SecmoBatchItem[0];
         TransformAccessArray access;
-        NativeArray<SecmoTransform> animated, result, rest;
-        NativeArray<SecmoFrameInput> inputs;
-        NativeArray<int> owner;          // bone -> character
-        NativeArray<float> weights;      // character -> its weight this frame
-        NativeArray<byte> failed;        // character -> its update failed this frame (keep the animation)
-        NativeArray<byte> written;       // bone -> written last LateUpdate
+        NativeArray<SecmoTransform> animated;  // bone -> the animated pose read this frame (then last frame's)
+        NativeArray<SecmoTransform> result;    // bone -> secmo's output
+        NativeArray<SecmoTransform> wrote;     // bone -> what the transform held right after the WriteJob
+        NativeArray<byte> written;             // bone -> the WriteJob wrote it last frame
+        NativeArray<int> owner;                // bone -> character
+        NativeArray<SecmoBatchItem> items;     // character -> its batch item
+        NativeArray<SecmoFrameInput> inputs;   // character -> its frame input
+        NativeArray<SecmoUpdateInfo> infos;    // character -> its update info
+        NativeArray<float> weights;            // character -> its weight this frame
 
         /// <summary>True while an enabled manager updates the characters (they skip their own update).</summary>
         public static bool Batching => active != null;
@@ -54,7 +68,7 @@ namespace Secmo.Unity
         /// <summary>The characters the last LateUpdate ran.</summary>
         public int CharacterCount { get; private set; }
 
-        /// <summary>Native calls made by the last LateUpdate: 1 with any character, else 0.</summary>
+        /// <summary>secmo_update_batch calls (UpdateJob ranges) made by the last LateUpdate: one per RangeSize characters.</summary>
         public int NativeCalls { get; private set; }
 
         internal static void Register(SecmoCharacter character)
@@ -64,9 +78,18 @@ namespace Secmo.Unity
             changed = true;
         }
 
+        /// <summary>
+        /// A character leaves: the animation back on its bones that still
+        /// hold the manager's last write (main thread; no job is running
+        /// between frames).
+        /// </summary>
         internal static void Unregister(SecmoCharacter character)
         {
-            if (characters.Remove(character)) changed = true;
+            if (!characters.Remove(character)) return;
+            changed = true;
+            if (active == null) return;
+            int c = active.built.IndexOf(character);
+            if (c >= 0) active.HandBack(c);
         }
 
         void OnEnable()
@@ -83,9 +106,23 @@ namespace Secmo.Unity
         void OnDisable()
         {
             if (active != this) return;
-            Restore();
+            for (int c = 0; c < built.Count; c++) HandBack(c);
             Release();
             active = null;
+            changed = true;
+        }
+
+        void HandBack(int c)
+        {
+            if (!access.isCreated) return;
+            var bones = built[c].Bones;
+            for (int i = 0, j = offsets[c]; j < offsets[c + 1]; i++, j++)
+            {
+                if (written[j] == 0) continue;
+                written[j] = 0;
+                var t = bones[i];
+                if (t && SecmoCharacter.ToSecmo(t).Equals(wrote[j])) SecmoCharacter.Set(t, animated[j]);
+            }
         }
 
         void Release()
@@ -93,60 +130,53 @@ namespace Secmo.Unity
             if (access.isCreated) access.Dispose();
             if (animated.IsCreated) animated.Dispose();
             if (result.IsCreated) result.Dispose();
-            if (rest.IsCreated) rest.Dispose();
-            if (inputs.IsCreated) inputs.Dispose();
-            if (owner.IsCreated) owner.Dispose();
-            if (weights.IsCreated) weights.Dispose();
-            if (failed.IsCreated) failed.Dispose();
+            if (wrote.IsCreated) wrote.Dispose();
             if (written.IsCreated) written.Dispose();
+            if (owner.IsCreated) owner.Dispose();
+            if (items.IsCreated) items.Dispose();
+            if (inputs.IsCreated) inputs.Dispose();
+            if (infos.IsCreated) infos.Dispose();
+            if (weights.IsCreated) weights.Dispose();
             built.Clear();
         }
 
         /// <summary>Rebuilds the transform array and buffers (only when the characters changed; allocates).</summary>
         void Build()
         {
+            // The old buffers' writes go back first, so that the new buffers
+            // start from bones that hold the animation.
+            for (int c = 0; c < built.Count; c++) HandBack(c);
             Release();
             changed = false;
             built.AddRange(characters);
             int k = built.Count;
             offsets = new int[k + 1];
-            for (int c = 0; c < k; c++) offsets[c + 1] = offsets[c] + built[c].Bones.Length;
+            for (int c = 0; c < k; c++)
+            {
+                offsets[c + 1] = offsets[c] + built[c].Bones.Length;
+                built[c].HandBack(); // writes it made on its own, before the manager took over
+            }
             int n = offsets[k];
             var transforms = new Transform[n];
             animated = new NativeArray<SecmoTransform>(n, Allocator.Persistent);
             result = new NativeArray<SecmoTransform>(n, Allocator.Persistent);
-            rest = new NativeArray<SecmoTransform>(n, Allocator.Persistent);
-            owner = new NativeArray<int>(n, Allocator.Persistent);
+            wrote = new NativeArray<SecmoTransform>(n, Allocator.Persistent);
             written = new NativeArray<byte>(n, Allocator.Persistent);
+            owner = new NativeArray<int>(n, Allocator.Persistent);
+            items = new NativeArray<SecmoBatchItem>(k, Allocator.Persistent);
             inputs = new NativeArray<SecmoFrameInput>(k, Allocator.Persistent);
+            infos = new NativeArray<SecmoUpdateInfo>(k, Allocator.Persistent);
             weights = new NativeArray<float>(k, Allocator.Persistent);
-            failed = new NativeArray<byte>(k, Allocator.Persistent);
             for (int c = 0; c < k; c++)
             {
                 var bones = built[c].Bones;
-                var pose = built[c].RestPose;
                 for (int i = 0; i < bones.Length; i++)
                 {
                     transforms[offsets[c] + i] = bones[i];
-                    rest[offsets[c] + i] = pose[i];
                     owner[offsets[c] + i] = c;
                 }
             }
             access = new TransformAccessArray(transforms);
-            if (items.Length < k) items = new SecmoBatchItem[k];
-        }
-
-        /// <summary>The rest pose back on every bone written last frame.</summary>
-        void Restore()
-        {
-            if (access.isCreated) new RestJob { rest = rest, written = written }.Schedule(access).Complete();
-        }
-
-        void Update()
-        {
-            if (active != this) return;
-            Restore(); // before the Animator
-            if (changed) Build();
         }
 
         unsafe void LateUpdate()
@@ -156,47 +186,99 @@ namespace Secmo.Unity
             // A character whose driven transform was destroyed disables itself
             // (and leaves the list) here, before anything is read.
             for (int i = characters.Count - 1; i >= 0; i--) characters[i].CheckBones();
-            if (changed) Build(); // nothing is written since Update's RestJob
+            if (changed) Build();
             int k = built.Count;
             CharacterCount = k;
             if (k == 0) return;
-            new ReadJob { animated = animated }.Schedule(access).Complete();
+            // Main thread: the per-character input (reads transforms and
+            // components that jobs may not touch).
+            var item = (SecmoBatchItem*)items.GetUnsafePtr();
             var input = (SecmoFrameInput*)inputs.GetUnsafePtr();
+            var info = (SecmoUpdateInfo*)infos.GetUnsafePtr();
             var from = (SecmoTransform*)animated.GetUnsafePtr();
             var to = (SecmoTransform*)result.GetUnsafePtr();
-            for (int c = 0; c < k; c++) built[c].PrepareInput(input + c, from + offsets[c], to + offsets[c], ref items[c]);
-            fixed (SecmoBatchItem* p = items)
-            {
-                SecmoNative.secmo_update_batch(p, UIntPtr.Zero, (UIntPtr)k);
-            }
-            NativeCalls = 1;
             for (int c = 0; c < k; c++)
             {
-                bool ok = items[c].result == (uint)SecmoStatus.Ok;
-                if (!ok) built[c].Failed();
-                failed[c] = ok ? (byte)0 : (byte)1;
+                built[c].PrepareInput(input + c, from + offsets[c], to + offsets[c], info + c, ref item[c]);
                 weights[c] = built[c].weight;
             }
-            new WriteJob { animated = animated, result = result, owner = owner, weights = weights, failed = failed, written = written }
-                .Schedule(access).Complete();
+            int ranges = (k + RangeSize - 1) / RangeSize;
+            var read = new ReadJob { animated = animated, wrote = wrote, written = written }.Schedule(access);
+            var update = new UpdateJob { items = items, count = k }.Schedule(ranges, 1, read);
+            new WriteJob { animated = animated, result = result, owner = owner, weights = weights, items = items, wrote = wrote, written = written }
+                .Schedule(access, update).Complete();
+            NativeCalls = ranges;
+            for (int c = 0; c < k; c++)
+            {
+                if (item[c].result != (uint)SecmoStatus.Ok)
+                {
+                    // The message is the worker thread's. A failed update
+                    // changes nothing, so running the item again here fails
+                    // the same way and leaves the message on this thread
+                    // (error path only).
+                    SecmoNative.secmo_update_batch(item, (UIntPtr)c, (UIntPtr)(c + 1));
+                    built[c].Failed();
+                }
+                else
+                {
+                    built[c].NoteWarnings(info[c].warnings);
+                }
+            }
+        }
+
+        /// <summary>Index r: secmo_update_batch over characters [r·RangeSize, min((r+1)·RangeSize, count)).</summary>
+        unsafe struct UpdateJob : IJobParallelFor
+        {
+            // Index r writes the results of items [first, end), not items[r].
+            [NativeDisableParallelForRestriction] public NativeArray<SecmoBatchItem> items;
+            public int count;
+
+            public void Execute(int range)
+            {
+                int first = range * RangeSize;
+                int end = Math.Min(first + RangeSize, count);
+                SecmoNative.secmo_update_batch((SecmoBatchItem*)items.GetUnsafePtr(), (UIntPtr)first, (UIntPtr)end);
+            }
+        }
+
+        static SecmoTransform Read(TransformAccess t)
+        {
+            var p = t.localPosition;
+            var r = t.localRotation;
+            var s = t.localScale;
+            return new SecmoTransform
+            {
+                tx = p.x, ty = p.y, tz = p.z,
+                rx = r.x, ry = r.y, rz = r.z, rw = r.w,
+                sx = s.x, sy = s.y, sz = s.z,
+            };
         }
 
         struct ReadJob : IJobParallelForTransform
         {
-            [WriteOnly] public NativeArray<SecmoTransform> animated;
+            public NativeArray<SecmoTransform> animated;
+            [ReadOnly] public NativeArray<SecmoTransform> wrote;
+            public NativeArray<byte> written;
 
             public void Execute(int index, TransformAccess transform)
             {
                 if (!transform.isValid) return;
-                var p = transform.localPosition;
-                var r = transform.localRotation;
-                var s = transform.localScale;
-                animated[index] = new SecmoTransform
+                var now = Read(transform);
+                if (written[index] != 0)
                 {
-                    tx = p.x, ty = p.y, tz = p.z,
-                    rx = r.x, ry = r.y, rz = r.z, rw = r.w,
-                    sx = s.x, sy = s.y, sz = s.z,
-                };
+                    written[index] = 0;
+                    if (now.Equals(wrote[index]))
+                    {
+                        // Not written by the Animator since: last frame's
+                        // animated pose, which `animated` still holds.
+                        var a = animated[index];
+                        transform.localPosition = new Vector3(a.tx, a.ty, a.tz);
+                        transform.localRotation = new Quaternion(a.rx, a.ry, a.rz, a.rw);
+                        transform.localScale = new Vector3(a.sx, a.sy, a.sz);
+                        return;
+                    }
+                }
+                animated[index] = now;
             }
         }
 
@@ -205,7 +287,8 @@ namespace Secmo.Unity
             [ReadOnly] public NativeArray<SecmoTransform> animated, result;
             [ReadOnly] public NativeArray<int> owner;
             [ReadOnly] public NativeArray<float> weights;
-            [ReadOnly] public NativeArray<byte> failed;
+            [ReadOnly] public NativeArray<SecmoBatchItem> items;
+            public NativeArray<SecmoTransform> wrote;
             public NativeArray<byte> written;
 
             public void Execute(int index, TransformAccess transform)
@@ -213,7 +296,7 @@ namespace Secmo.Unity
                 int c = owner[index];
                 float weight = weights[c];
                 var o = result[index];
-                if (failed[c] != 0 || !transform.isValid || o.Equals(animated[index])) return;
+                if (items[c].result != (uint)SecmoStatus.Ok || !transform.isValid || o.Equals(animated[index])) return;
                 var rotation = new Quaternion(o.rx, o.ry, o.rz, o.rw);
                 var position = new Vector3(o.tx, o.ty, o.tz);
                 if (weight < 1f)
@@ -224,24 +307,8 @@ namespace Secmo.Unity
                 transform.localRotation = rotation;
                 transform.localPosition = position;
                 transform.localScale = new Vector3(o.sx, o.sy, o.sz);
+                wrote[index] = Read(transform); // as the transform holds it
                 written[index] = 1;
-            }
-        }
-
-        struct RestJob : IJobParallelForTransform
-        {
-            [ReadOnly] public NativeArray<SecmoTransform> rest;
-            public NativeArray<byte> written;
-
-            public void Execute(int index, TransformAccess transform)
-            {
-                if (written[index] == 0) return;
-                written[index] = 0;
-                if (!transform.isValid) return;
-                var r = rest[index];
-                transform.localPosition = new Vector3(r.tx, r.ty, r.tz);
-                transform.localRotation = new Quaternion(r.rx, r.ry, r.rz, r.rw);
-                transform.localScale = new Vector3(r.sx, r.sy, r.sz);
             }
         }
     }

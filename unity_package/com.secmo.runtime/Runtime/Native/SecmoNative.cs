@@ -295,6 +295,76 @@ namespace Secmo
         [DllImport(Library)] public static extern uint secmo_character_snapshot(IntPtr character, byte* buffer, UIntPtr len, out UIntPtr written);
         [DllImport(Library)] public static extern uint secmo_character_restore(IntPtr character, byte* buffer, UIntPtr len);
 
+        /// <summary>
+        /// This process's platform as `cargo xtask unity-plugins` names it
+        /// (linux-x86_64, windows-x86_64, macos-universal, android-arm64,
+        /// ios).
+        /// </summary>
+        public static string PlatformName
+        {
+            get
+            {
+#if UNITY_IOS && !UNITY_EDITOR
+                return "ios";
+#elif UNITY_ANDROID && !UNITY_EDITOR
+                return "android-arm64";
+#else
+                string arch = RuntimeInformation.ProcessArchitecture == Architecture.X64 ? "x86_64"
+                    : RuntimeInformation.ProcessArchitecture.ToString().ToLowerInvariant();
+                if (RuntimeInformation.IsOSPlatform(OSPlatform.OSX)) return "macos-universal";
+                if (RuntimeInformation.IsOSPlatform(OSPlatform.Windows)) return "windows-" + arch;
+                return "linux-" + arch;
+#endif
+            }
+        }
+
+        /// <summary>Where the package keeps the native library for `platform` (under Plugins/), or null if it has no folder for it.</summary>
+        public static string PluginPath(string platform)
+        {
+            switch (platform)
+            {
+                case "linux-x86_64": return "Plugins/Linux/x86_64/libsecmo.so";
+                case "windows-x86_64": return "Plugins/Windows/x86_64/secmo.dll";
+                case "macos-universal": return "Plugins/macOS/libsecmo.dylib";
+                case "android-arm64": return "Plugins/Android/arm64-v8a/libsecmo.so";
+                case "ios": return "Plugins/iOS/libsecmo.a";
+                default: return null;
+            }
+        }
+
+        /// <summary>The error for a native library that did not load (`why`: the exception's name) on `platform`.</summary>
+        public static string MissingLibraryMessage(string platform, string why)
+        {
+            string path = PluginPath(platform);
+            return "secmo: the native library for " + platform + " is missing (" + why + "; "
+                + (path != null ? "expected Packages/com.secmo.runtime/" + path : "the package has no folder for this platform") + "). "
+                + "A package added from the git URL carries no native library: install the tarball that `cargo xtask unity-package` writes "
+                + "(Package Manager: Add package from tarball), or run `cargo xtask unity-plugins --platform " + platform
+                + "` in the secmo repository and add the package from disk (docs/unity.md, \"Install\").";
+        }
+
+        /// <summary>
+        /// Null when the native library loads and has ABI version AbiVersion;
+        /// otherwise one message that names this platform, the file the
+        /// package expects and the command that provides it. The first call
+        /// into the library loads it, so call this first (SecmoCharacter
+        /// does; the editor does when it loads the package). Allocates only
+        /// when it fails.
+        /// </summary>
+        public static string CheckLibrary()
+        {
+            try
+            {
+                uint abi = secmo_abi_version();
+                if (abi == AbiVersion) return null;
+                return "secmo: the native library for " + PlatformName + " has ABI version " + abi + " and this package needs "
+                    + AbiVersion + ": rebuild it with `cargo xtask unity-package` or `cargo xtask unity-plugins --platform " + PlatformName + "`";
+            }
+            catch (DllNotFoundException e) { return MissingLibraryMessage(PlatformName, e.GetType().Name); }
+            catch (EntryPointNotFoundException e) { return MissingLibraryMessage(PlatformName, e.GetType().Name); }
+            catch (BadImageFormatException e) { return MissingLibraryMessage(PlatformName, e.GetType().Name + ", a library for another platform"); }
+        }
+
         /// <summary>The thread's last error message (allocates a string: error path only).</summary>
         public static string LastError()
         {

@@ -7,6 +7,13 @@ using Secmo;
 public class SecmoNativeTests
 {
     [Test]
+    public void TheNativeLibraryLoads()
+    {
+        // Null, or the message naming the platform and the command that provides the library.
+        Assert.IsNull(SecmoNative.CheckLibrary());
+    }
+
+    [Test]
     public void AbiVersionMatches()
     {
         Assert.AreEqual(SecmoNative.AbiVersion, SecmoNative.secmo_abi_version());
