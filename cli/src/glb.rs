@@ -632,7 +632,8 @@ pub fn clean_influences(joints: [u32; 4], weights: [f32; 4]) -> ([u32; 4], [f32;
 
 #[cfg(test)]
 mod tests {
-    use super::clean_influences;
+    use super::{clean_influences, conform_influences, weights_sum_ok, Glb};
+    use serde_json::json;
 
     #[test]
     fn influences_are_unique_normalized_and_zero_indexed_where_unused() {
@@ -645,5 +646,224 @@ mod tests {
         assert!((w[0] - 4.0 / 7.0).abs() < 1e-6 && (w[1] - 3.0 / 7.0).abs() < 1e-6);
         assert_eq!(w[2], 0.0);
         assert_eq!(clean_influences([4; 4], [0.0; 4]), ([0; 4], [0.0; 4]));
+    }
+
+    /// Each joint's share of the vertex (weight over the sum): what skinning
+    /// uses once a viewer normalizes the weights.
+    fn shares(slots: &[(u64, f64)]) -> std::collections::BTreeMap<u64, f64> {
+        let total: f64 = slots.iter().map(|s| s.1).sum();
+        let mut m = std::collections::BTreeMap::new();
+        for &(j, w) in slots.iter().filter(|s| s.1 != 0.0) {
+            *m.entry(j).or_insert(0.0) += w / total;
+        }
+        m
+    }
+
+    fn assert_conforms(slots: &[(u64, f64)], unit: Option<u64>) {
+        let real: Vec<(u64, f64)> = slots
+            .iter()
+            .map(|&(j, w)| (j, unit.map_or(w, |u| w / u as f64)))
+            .collect();
+        assert!(weights_sum_ok(&real), "{slots:?}");
+        if let Some(u) = unit {
+            assert_eq!(
+                slots.iter().map(|s| s.1 as u64).sum::<u64>(),
+                u,
+                "{slots:?}"
+            );
+        }
+        let mut named = Vec::new();
+        for &(j, w) in slots {
+            if w == 0.0 {
+                assert_eq!(j, 0, "{slots:?}");
+            } else {
+                assert!(!named.contains(&j), "{slots:?}");
+                named.push(j);
+            }
+        }
+    }
+
+    #[test]
+    fn float_weights_are_merged_zero_indexed_and_normalized() {
+        let mut slots = [(3, 0.5), (3, 0.25), (5, 0.375), (7, 0.0)];
+        let before = slots;
+        assert!(conform_influences(&mut slots, None));
+        assert_conforms(&slots, None);
+        assert_eq!(slots[0].0, 3);
+        assert_eq!((slots[1], slots[3]), ((0, 0.0), (0, 0.0)));
+        assert!((slots[0].1 - 0.75 / 1.125).abs() < 1e-7, "{slots:?}");
+        assert!((slots[2].1 - 0.375 / 1.125).abs() < 1e-7, "{slots:?}");
+        // What a viewer skins with is the same.
+        for (j, share) in shares(&before) {
+            assert!((shares(&slots)[&j] - share).abs() < 1e-6);
+        }
+        // Conforming data is left bit for bit.
+        let mut good = [(1, 0.5), (2, 0.5), (0, 0.0), (0, 0.0)];
+        assert!(!conform_influences(&mut good, None));
+        // No weight at all: nothing to normalize; the joints become 0.
+        let mut none = [(4, 0.0), (0, 0.0), (0, 0.0), (0, 0.0)];
+        assert!(conform_influences(&mut none, None));
+        assert_eq!(none, [(0, 0.0); 4]);
+        // Many vertices of two sets (eight slots), weights off by up to 10 %.
+        let mut seed = 7u32;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            f64::from(seed % 1000) / 1000.0
+        };
+        for _ in 0..2000 {
+            let mut slots: Vec<(u64, f64)> = (0..8)
+                .map(|_| {
+                    let w = if next() < 0.3 { 0.0 } else { next() };
+                    ((next() * 6.0) as u64, f64::from(w as f32))
+                })
+                .collect();
+            if slots.iter().all(|s| s.1 == 0.0) {
+                slots[0].1 = 0.5;
+            }
+            let before = slots.clone();
+            conform_influences(&mut slots, None);
+            assert_conforms(&slots, None);
+            let (a, b) = (shares(&before), shares(&slots));
+            assert_eq!(a.len(), b.len(), "{before:?} {slots:?}");
+            for (j, share) in a {
+                assert!((b[&j] - share).abs() < 1e-6, "{before:?} {slots:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn integer_weights_sum_exactly_to_one() {
+        // u8: joint 1 twice (200 + 100), joint 2 named with weight 0.
+        let mut slots = [(1, 200.0), (1, 100.0), (2, 0.0), (4, 10.0)];
+        assert!(conform_influences(&mut slots, Some(255)));
+        assert_eq!(slots, [(1, 247.0), (0, 0.0), (0, 0.0), (4, 8.0)]);
+        assert_conforms(&slots, Some(255));
+        // u16 weights summing to 65534 (one short), over two sets.
+        let mut slots = [
+            (0, 30000.0),
+            (8, 0.0),
+            (1, 20000.0),
+            (0, 0.0),
+            (2, 15534.0),
+            (0, 0.0),
+            (0, 0.0),
+            (0, 0.0),
+        ];
+        assert!(conform_influences(&mut slots, Some(65535)));
+        assert_conforms(&slots, Some(65535));
+        // The missing 1 goes to the largest remainder (30000.46).
+        assert_eq!(slots[0], (0, 30001.0));
+        assert_eq!(
+            (slots[1], slots[2], slots[4]),
+            ((0, 0.0), (1, 20000.0), (2, 15534.0))
+        );
+        // A weight that rounds to 0 leaves its joint 0.
+        let mut slots = [(1, 255.0), (2, 255.0), (3, 1.0), (0, 0.0)];
+        assert!(conform_influences(&mut slots, Some(255)));
+        assert_conforms(&slots, Some(255));
+        let mut good = [(1, 128.0), (2, 127.0), (0, 0.0), (0, 0.0)];
+        assert!(!conform_influences(&mut good, Some(255)));
+    }
+
+    #[test]
+    fn the_document_pass_reads_interleaved_shared_data_and_leaves_sparse_alone() {
+        // Two primitives share one interleaved view of u16 normalized
+        // weights and u8 joints (stride 12), two sets; a CUBICSPLINE
+        // rotation track has tangents of any length; a POSITION has no
+        // bounds, another accessor wrong ones, a sparse one wrong ones.
+        let mut glb = Glb::new(json!({"asset": {"version": "2.0"}}));
+        let vertex = |j: [u8; 4], w: [u16; 4]| {
+            let mut b: Vec<u8> = j.to_vec();
+            b.extend(w.iter().flat_map(|x| x.to_le_bytes()));
+            b
+        };
+        let mut data = Vec::new();
+        // Vertex 0: set 0 (joint 2 twice), set 1 (joint 3, weight short).
+        data.extend(vertex([2, 2, 5, 0], [20000, 20000, 0, 0]));
+        data.extend(vertex([3, 0, 0, 0], [20000, 0, 0, 0]));
+        // Vertex 1: conforming.
+        data.extend(vertex([1, 0, 0, 0], [65535, 0, 0, 0]));
+        data.extend(vertex([0, 0, 0, 0], [0, 0, 0, 0]));
+        // Set n of vertex v at 24 v + 12 n: sets are two accessors at
+        // byteOffset 0 and 12 of a view with stride 24.
+        let view = glb.push_view(&data);
+        glb.json["bufferViews"][view]["byteStride"] = json!(24);
+        for offset in [0, 12] {
+            glb.json["accessors"].as_array_mut().unwrap().extend([
+                json!({"bufferView": view, "byteOffset": offset, "componentType": 5121,
+                       "count": 2, "type": "VEC4"}),
+                json!({"bufferView": view, "byteOffset": offset + 4, "componentType": 5123,
+                       "normalized": true, "count": 2, "type": "VEC4"}),
+            ]);
+        }
+        let position = glb.push_floats(&[0.0, 1.0, 2.0, -3.0, 4.0, 5.0], "VEC3", false);
+        let attributes = json!({"POSITION": position, "JOINTS_0": 0, "WEIGHTS_0": 1,
+                                "JOINTS_1": 2, "WEIGHTS_1": 3});
+        glb.json["meshes"] =
+            json!([{"primitives": [{"attributes": attributes}, {"attributes": attributes}]}]);
+        let times = glb.push_floats(&[0.0, 1.0], "SCALAR", false);
+        let keys: Vec<f32> = [
+            [3.0, 0.0, 0.0, 0.0], // in-tangent
+            [0.0, 0.0, 0.0, 2.0], // value
+            [0.0, 4.0, 0.0, 0.0], // out-tangent
+            [5.0, 0.0, 0.0, 0.0],
+            [0.0, 0.6, 0.0, 0.8],
+            [0.0, 0.0, 6.0, 0.0],
+        ]
+        .concat();
+        let rotations = glb.push_floats(&keys, "VEC4", false);
+        glb.json["animations"] = json!([{"samplers": [{"input": times, "output": rotations,
+                                                      "interpolation": "CUBICSPLINE"}],
+                                        "channels": [{"sampler": 0, "target": {"node": 0, "path": "rotation"}}]}]);
+        let wrong = glb.push_floats(&[1.0, 2.0], "SCALAR", false);
+        glb.json["accessors"][wrong]["min"] = json!([0.0]);
+        glb.json["accessors"][wrong]["max"] = json!([7.0]);
+        let sparse = glb.push_floats(&[1.0, 2.0], "SCALAR", false);
+        glb.json["accessors"][sparse]["min"] = json!([-9.0]);
+        let indices = glb.push_view(&0u32.to_le_bytes());
+        let values = glb.push_view(&5f32.to_le_bytes());
+        glb.json["accessors"][sparse]["sparse"] = json!({"count": 1,
+            "indices": {"bufferView": indices, "componentType": 5125},
+            "values": {"bufferView": values}});
+        let (joints_0, weights_0) = (glb.elements(0).unwrap(), glb.elements(1).unwrap());
+        assert_eq!(joints_0[0], [2.0, 2.0, 5.0, 0.0]);
+        assert_eq!(weights_0[0], [20000.0, 20000.0, 0.0, 0.0]);
+
+        glb.conform();
+        let e = |a: usize| glb.elements(a).unwrap();
+        // Joint 2: 40000 of 60000 → 43690; joint 3: 20000 → 21845.
+        assert_eq!(e(0)[0], [2.0, 0.0, 0.0, 0.0]);
+        assert_eq!(e(1)[0], [43690.0, 0.0, 0.0, 0.0]);
+        assert_eq!(e(2)[0], [3.0, 0.0, 0.0, 0.0]);
+        assert_eq!(e(3)[0], [21845.0, 0.0, 0.0, 0.0]);
+        assert_eq!(e(1)[1], [65535.0, 0.0, 0.0, 0.0]);
+        assert_eq!(e(2)[1], [0.0; 4]);
+        // Values of unit length, tangents as they were.
+        let keys = e(rotations);
+        assert_eq!(keys[0], [3.0, 0.0, 0.0, 0.0]);
+        assert_eq!(keys[1], [0.0, 0.0, 0.0, 1.0]);
+        assert_eq!(keys[2], [0.0, 4.0, 0.0, 0.0]);
+        assert_eq!(keys[5], [0.0, 0.0, 6.0, 0.0]);
+        let at = |a: usize, k: &str| glb.json["accessors"][a][k].clone();
+        assert_eq!(
+            (at(position, "min"), at(position, "max")),
+            (json!([-3.0, 1.0, 2.0]), json!([0.0, 4.0, 5.0]))
+        );
+        assert_eq!(
+            (at(times, "min"), at(times, "max")),
+            (json!([0.0]), json!([1.0]))
+        );
+        assert_eq!(
+            (at(wrong, "min"), at(wrong, "max")),
+            (json!([1.0]), json!([2.0]))
+        );
+        // The weights accessors had no bounds and get none; sparse is kept.
+        assert!(glb.json["accessors"][1].get("min").is_none());
+        assert_eq!(
+            (at(sparse, "min"), at(sparse, "max")),
+            (json!([-9.0]), serde_json::Value::Null)
+        );
     }
 }
