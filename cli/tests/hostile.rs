@@ -1132,8 +1132,8 @@ fn data_the_validator_rejects_but_engines_read_is_written_conforming() {
     ] {
         assert!(fox.iter().any(|c| c == code), "{code}: {}", before[3]);
     }
-    for ((what, _, _), r) in copies.iter().zip(&after) {
-        println!("{what}: {r}");
+    for ((what, _, _), (b, r)) in copies.iter().zip(before.iter().zip(&after)) {
+        println!("{what}: input: {b}\n    copy: {r}");
         assert_eq!(r["errors"], 0, "{what}: {r}");
         assert!(
             codes(r).iter().all(|c| !c.starts_with("ACCESSOR_")),
