@@ -330,7 +330,7 @@ impl Glb {
     /// are. Data is rewritten in place, honouring `byteStride`; an accessor
     /// shared by several primitives or samplers is processed once.
     pub fn conform(&mut self) {
-        self.conform_influences();
+        self.conform_skins();
         self.conform_rotations();
         self.conform_bounds();
     }
@@ -426,7 +426,7 @@ impl Glb {
         )
     }
 
-    fn conform_influences(&mut self) {
+    fn conform_skins(&mut self) {
         let mut sets_seen = std::collections::HashSet::new();
         let mut all_sets = Vec::new();
         for mesh in self.json["meshes"].as_array().into_iter().flatten() {

@@ -1046,6 +1046,36 @@ fn fox_with_unconforming_data(d: &Path) -> PathBuf {
     f
 }
 
+/// Fox with its weights as normalized bytes, interleaved with 4 bytes of
+/// padding (byteStride 8), each rounded on its own so that many vertices'
+/// bytes do not sum to 255.
+fn fox_with_byte_weights(d: &Path) -> PathBuf {
+    let mut glb = fox();
+    let weights = attribute(&glb, "WEIGHTS_0");
+    let mut data = Vec::new();
+    let mut off = 0;
+    for w in glb.elements(weights).unwrap() {
+        let bytes: Vec<u8> = w.iter().map(|x| (x * 255.0).round() as u8).collect();
+        off += usize::from(bytes.iter().map(|&b| u32::from(b)).sum::<u32>() != 255);
+        data.extend(bytes);
+        data.extend([0; 4]);
+    }
+    assert!(off > 10, "{off}");
+    let view = glb.push_view(&data);
+    glb.json["bufferViews"][view]["byteStride"] = json!(8);
+    let count = glb.json["accessors"][weights]["count"].clone();
+    glb.json["accessors"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"bufferView": view,
+        "componentType": 5121, "normalized": true, "count": count, "type": "VEC4"}));
+    let accessor = glb.json["accessors"].as_array().unwrap().len() - 1;
+    glb.json["meshes"][0]["primitives"][0]["attributes"]["WEIGHTS_0"] = json!(accessor);
+    let f = d.join("fox-byte-weights.glb");
+    glb.write(&f).unwrap();
+    f
+}
+
 /// RobotExpressive (752 vertices whose weights do not sum to 1) with its
 /// left middle finger renamed a tail, so that `bake` has a chain to bake.
 fn robot_with_a_tail(d: &Path) -> PathBuf {
@@ -1068,12 +1098,15 @@ fn conformed_copies(d: &Path) -> Vec<(String, PathBuf, PathBuf)> {
     let robot = PathBuf::from(common::asset("RobotExpressive.glb"));
     let robot_tail = robot_with_a_tail(d);
     let fox = fox_with_unconforming_data(d);
+    let fox_bytes = fox_with_byte_weights(d);
     let runs = [
         ("rig", &robot),
         ("bake", &robot_tail),
         ("rig", &robot_tail),
         ("bake", &fox),
         ("rig", &fox),
+        ("bake", &fox_bytes),
+        ("rig", &fox_bytes),
     ];
     let mut copies = Vec::new();
     for (i, (command, input)) in runs.into_iter().enumerate() {
@@ -1132,6 +1165,13 @@ fn data_the_validator_rejects_but_engines_read_is_written_conforming() {
     ] {
         assert!(fox.iter().any(|c| c == code), "{code}: {}", before[3]);
     }
+    assert!(
+        codes(&before[5])
+            .iter()
+            .any(|c| c == "ACCESSOR_WEIGHTS_NON_NORMALIZED"),
+        "{}",
+        before[5]
+    );
     for ((what, _, _), (b, r)) in copies.iter().zip(before.iter().zip(&after)) {
         println!("{what}: input: {b}\n    copy: {r}");
         assert_eq!(r["errors"], 0, "{what}: {r}");
@@ -1179,8 +1219,15 @@ fn conformed_copies_skin_as_their_input() {
                 "{what}: vertex {v}'s weights sum to {sum}"
             );
         }
+        // Float weights keep each joint's share to float precision; bytes
+        // that did not sum to 255 move shares by up to half a step.
+        let step = if what.contains("byte") {
+            1.0 / 255.0
+        } else {
+            1e-5
+        };
         for (v, (a, b)) in before.iter().zip(&after).enumerate() {
-            let tolerance = 1e-5 * (1.0 + a.length());
+            let tolerance = step * (1.0 + a.length());
             assert!(
                 a.distance(*b) <= tolerance,
                 "{what}: vertex {v} moved from {a} to {b}"
