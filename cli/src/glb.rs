@@ -426,6 +426,8 @@ impl Glb {
         )
     }
 
+    /// Skin influences of every primitive, all its sets together (of one
+    /// weight type; others are left), each distinct list of sets once.
     fn conform_skins(&mut self) {
         let mut sets_seen = std::collections::HashSet::new();
         let mut all_sets = Vec::new();
@@ -464,7 +466,6 @@ impl Glb {
                         || (w.normalized && unit_of(w.component_type).is_some()))
             });
             // One weight type across the sets, for one normalization.
-            let unit = unit_of(layouts[0].1.component_type).filter(|_| layouts[0].1.normalized);
             if !fits
                 || layouts
                     .iter()
@@ -472,6 +473,7 @@ impl Glb {
             {
                 continue;
             }
+            let unit = unit_of(layouts[0].1.component_type).filter(|_| layouts[0].1.normalized);
             let order: Vec<(usize, usize)> = (0..4)
                 .flat_map(|c| (0..layouts.len()).map(move |s| (s, c)))
                 .collect();
