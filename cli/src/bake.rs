@@ -758,6 +758,7 @@ pub fn write_glb(
     } else {
         glb.json["animations"] = Value::Array(new_animations);
     }
+    glb.conform();
     glb.write(out)
 }
 

@@ -1309,6 +1309,7 @@ impl Grown {
             }
             glb.json["extras"]["secmo_rig_settings"] = settings;
         }
+        glb.conform();
         glb.write(out)
     }
 }

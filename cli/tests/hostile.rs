@@ -968,3 +968,247 @@ fn key_times_that_do_not_increase_are_refused_by_name() {
     }
     std::fs::remove_dir_all(&out).ok();
 }
+
+/// Fox with data the Khronos validator finds errors in but engines read
+/// (so the commands read it too): vertex 5 names one joint twice and a
+/// joint with weight 0, vertex 6's weights sum to 1.1, POSITION's `min`
+/// and `max` and the first clip's last key time in `max` are wrong, and a
+/// head rotation key is 1.5 long.
+fn fox_with_unconforming_data(d: &Path) -> PathBuf {
+    let mut glb = fox();
+    let (joints, weights) = (attribute(&glb, "JOINTS_0"), attribute(&glb, "WEIGHTS_0"));
+    let position = attribute(&glb, "POSITION");
+    assert_eq!(glb.json["accessors"][joints]["componentType"], 5123);
+    let joint = |g: &Glb, c: usize| {
+        let at = component_at(g, joints, 5, c, 2);
+        u16::from_le_bytes([g.bin[at], g.bin[at + 1]])
+    };
+    let first = joint(&glb, 0);
+    let others: Vec<u16> = (1..24).filter(|&j| j != first).take(2).collect();
+    for (c, (j, w)) in [
+        (first, 0.25),
+        (first, 0.5),
+        (others[0], 0.0),
+        (others[1], 0.25),
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let at = component_at(&glb, joints, 5, c, 2);
+        glb.bin[at..at + 2].copy_from_slice(&j.to_le_bytes());
+        set_f32(&mut glb, weights, 5, c, w);
+    }
+    for c in 0..4 {
+        let at = component_at(&glb, weights, 6, c, 4);
+        let w = f32::from_le_bytes(glb.bin[at..at + 4].try_into().unwrap());
+        set_f32(&mut glb, weights, 6, c, w * 1.1);
+    }
+    glb.json["accessors"][position]["max"][0] = json!(20.0);
+    glb.json["accessors"][position]["min"][1] = json!(-1.0);
+    let sampler = glb.json["animations"][0]["samplers"][0].clone();
+    let (input, output) = (
+        sampler["input"].as_u64().unwrap() as usize,
+        sampler["output"].as_u64().unwrap() as usize,
+    );
+    let last = glb.json["accessors"][input]["max"][0].as_f64().unwrap();
+    glb.json["accessors"][input]["max"][0] = json!(last + 0.5);
+    for c in 0..4 {
+        let at = component_at(&glb, output, 0, c, 4);
+        let x = f32::from_le_bytes(glb.bin[at..at + 4].try_into().unwrap());
+        set_f32(&mut glb, output, 0, c, x * 1.5);
+    }
+    let f = d.join("fox-unconforming.glb");
+    glb.write(&f).unwrap();
+    f
+}
+
+/// Fox with its weights as normalized bytes, interleaved with 4 bytes of
+/// padding (byteStride 8), each rounded on its own so that many vertices'
+/// bytes do not sum to 255.
+fn fox_with_byte_weights(d: &Path) -> PathBuf {
+    let mut glb = fox();
+    let weights = attribute(&glb, "WEIGHTS_0");
+    let mut data = Vec::new();
+    let mut off = 0;
+    for w in glb.elements(weights).unwrap() {
+        let bytes: Vec<u8> = w.iter().map(|x| (x * 255.0).round() as u8).collect();
+        off += usize::from(bytes.iter().map(|&b| u32::from(b)).sum::<u32>() != 255);
+        data.extend(bytes);
+        data.extend([0; 4]);
+    }
+    assert!(off > 10, "{off}");
+    let view = glb.push_view(&data);
+    glb.json["bufferViews"][view]["byteStride"] = json!(8);
+    let count = glb.json["accessors"][weights]["count"].clone();
+    glb.json["accessors"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"bufferView": view,
+        "componentType": 5121, "normalized": true, "count": count, "type": "VEC4"}));
+    let accessor = glb.json["accessors"].as_array().unwrap().len() - 1;
+    glb.json["meshes"][0]["primitives"][0]["attributes"]["WEIGHTS_0"] = json!(accessor);
+    let f = d.join("fox-byte-weights.glb");
+    glb.write(&f).unwrap();
+    f
+}
+
+/// RobotExpressive (752 vertices whose weights do not sum to 1) with its
+/// left middle finger renamed a tail, so that `bake` has a chain to bake.
+fn robot_with_a_tail(d: &Path) -> PathBuf {
+    let mut glb = Glb::read(Path::new(&common::asset("RobotExpressive.glb"))).unwrap();
+    for node in glb.json["nodes"].as_array_mut().unwrap() {
+        if let Some(name) = node["name"].as_str().filter(|n| n.starts_with("Middle")) {
+            if name.ends_with(".L") || name.ends_with(".L_end") {
+                node["name"] = json!(format!("Tail{name}"));
+            }
+        }
+    }
+    let f = d.join("robot-tail.glb");
+    glb.write(&f).unwrap();
+    f
+}
+
+/// `bake` and `rig` on files whose data the validator rejects but the
+/// commands read: (what, input, output) of each copy written.
+fn conformed_copies(d: &Path) -> Vec<(String, PathBuf, PathBuf)> {
+    let robot = PathBuf::from(common::asset("RobotExpressive.glb"));
+    let robot_tail = robot_with_a_tail(d);
+    let fox = fox_with_unconforming_data(d);
+    let fox_bytes = fox_with_byte_weights(d);
+    let runs = [
+        ("rig", &robot),
+        ("bake", &robot_tail),
+        ("rig", &robot_tail),
+        ("bake", &fox),
+        ("rig", &fox),
+        ("bake", &fox_bytes),
+        ("rig", &fox_bytes),
+    ];
+    let mut copies = Vec::new();
+    for (i, (command, input)) in runs.into_iter().enumerate() {
+        let out = d.join(format!("{i}.{command}.glb"));
+        let mut args = vec![
+            command,
+            input.to_str().unwrap(),
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        if command == "rig" {
+            args.push("--write-unchanged");
+        }
+        let (code, _, err) = secmo(&args);
+        assert_eq!(code, 0, "{args:?}: {err}");
+        let what = format!("{command} {}", input.file_name().unwrap().to_string_lossy());
+        copies.push((what, input.clone(), out));
+    }
+    copies
+}
+
+#[test]
+#[cfg_attr(
+    not(secmo_has_gltf_validator),
+    ignore = "needs node and the Khronos glTF validator (npm ci --prefix tools/gltf-validator); .ci/run installs them"
+)]
+fn data_the_validator_rejects_but_engines_read_is_written_conforming() {
+    // Weights that do not sum to 1, a joint named twice in a vertex, a
+    // joint named with weight 0, wrong min/max, a rotation key that is not
+    // unit length: read (engines accept them), and conformed in what `bake`
+    // and `rig` write.
+    let d = dir("unconforming");
+    let copies = conformed_copies(&d);
+    let inputs: Vec<&Path> = copies.iter().map(|(_, i, _)| i.as_path()).collect();
+    let outputs: Vec<&Path> = copies.iter().map(|(_, _, o)| o.as_path()).collect();
+    let before = common::khronos_reports(&inputs);
+    let after = common::khronos_reports(&outputs);
+    let codes = |r: &Value| {
+        r["messages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m.as_str().unwrap().split(' ').nth(1).unwrap().to_string())
+            .collect::<Vec<_>>()
+    };
+    // RobotExpressive and the made-up fox have the errors to begin with.
+    assert_eq!(before[0]["errors"], 752, "{}", before[0]);
+    let fox = codes(&before[3]);
+    for code in [
+        "ACCESSOR_JOINTS_INDEX_DUPLICATE",
+        "ACCESSOR_JOINTS_USED_ZERO_WEIGHT",
+        "ACCESSOR_WEIGHTS_NON_NORMALIZED",
+        "ACCESSOR_MIN_MISMATCH",
+        "ACCESSOR_MAX_MISMATCH",
+        "ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_QUATERNION",
+    ] {
+        assert!(fox.iter().any(|c| c == code), "{code}: {}", before[3]);
+    }
+    assert!(
+        codes(&before[5])
+            .iter()
+            .any(|c| c == "ACCESSOR_WEIGHTS_NON_NORMALIZED"),
+        "{}",
+        before[5]
+    );
+    for ((what, _, _), (b, r)) in copies.iter().zip(before.iter().zip(&after)) {
+        println!("{what}: input: {b}\n    copy: {r}");
+        assert_eq!(r["errors"], 0, "{what}: {r}");
+        assert!(
+            codes(r).iter().all(|c| !c.starts_with("ACCESSOR_")),
+            "{what}: {r}"
+        );
+    }
+    done(d);
+}
+
+#[test]
+fn conformed_copies_skin_as_their_input() {
+    // What the conform pass rewrites (weights, repeated joints) changes no
+    // skinned position: each vertex lands where it did, in a pose moving
+    // every joint.
+    let d = dir("conformed-skin");
+    for (what, input, output) in conformed_copies(&d) {
+        let before = common::skinned_positions(&Glb::read(&input).unwrap());
+        let after = common::skinned_positions(&Glb::read(&output).unwrap());
+        assert_eq!(before.len(), after.len(), "{what}");
+        assert!(!before.is_empty(), "{what}");
+        // And the copy's influences are what the validator asks for.
+        let glb = Glb::read(&output).unwrap();
+        let influences = common::influences(&glb);
+        assert_eq!(influences.len(), after.len(), "{what}");
+        for (v, slots) in influences.iter().enumerate() {
+            let mut named = Vec::new();
+            let (mut sum, mut tolerance) = (0f32, 0f64);
+            for &(j, w) in slots {
+                if w == 0.0 {
+                    assert_eq!(j, 0, "{what}: vertex {v} names joint {j} with weight 0");
+                    continue;
+                }
+                assert!(
+                    !named.contains(&j),
+                    "{what}: vertex {v} names joint {j} twice"
+                );
+                named.push(j);
+                sum = (f64::from(sum) + w) as f32;
+                tolerance += 2e-7;
+            }
+            assert!(
+                (f64::from(sum) - 1.0).abs() <= tolerance,
+                "{what}: vertex {v}'s weights sum to {sum}"
+            );
+        }
+        // Float weights keep each joint's share to float precision; bytes
+        // that did not sum to 255 move shares by up to half a step.
+        let step = if what.contains("byte") {
+            1.0 / 255.0
+        } else {
+            1e-5
+        };
+        for (v, (a, b)) in before.iter().zip(&after).enumerate() {
+            let tolerance = step * (1.0 + a.length());
+            assert!(
+                a.distance(*b) <= tolerance,
+                "{what}: vertex {v} moved from {a} to {b}"
+            );
+        }
+    }
+    done(d);
+}

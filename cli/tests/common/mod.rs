@@ -110,3 +110,105 @@ pub fn vrm_settings(file: &Path, settings: &Path) -> String {
     assert_eq!(code, 0, "vrm-settings {}: {stdout}{stderr}", file.display());
     stdout
 }
+
+/// Where every skinned vertex of `glb` lands when skin joint `j` (its index
+/// in the skin) is moved by a transform of its own, made up from `j`, with
+/// each vertex's weights divided by their sum as viewers do: what the file
+/// shows in any pose, to compare copies whose weights were rewritten.
+pub fn skinned_positions(glb: &secmo_cli::glb::Glb) -> Vec<glam::Vec3> {
+    let poses: Vec<glam::Mat4> = (0..256).map(|j| pose(f64::from(j))).collect();
+    let positions = positions(glb);
+    influences(glb)
+        .iter()
+        .zip(positions)
+        .map(|(slots, p)| {
+            let (mut sum, mut total) = (glam::Vec3::ZERO, 0.0);
+            for &(j, w) in slots {
+                let w = w as f32;
+                sum += w * poses[j as usize].transform_point3(p);
+                total += w;
+            }
+            sum / total
+        })
+        .collect()
+}
+
+/// A transform for skin joint `j`, made up from `j`.
+fn pose(j: f64) -> glam::Mat4 {
+    let j = j as f32;
+    glam::Mat4::from_scale_rotation_translation(
+        glam::Vec3::splat(1.0 + 0.05 * (j % 5.0)),
+        glam::Quat::from_axis_angle(glam::Vec3::new(j.sin(), 1.0, j.cos()).normalize(), 0.3 * j),
+        glam::Vec3::new(j, -0.5 * j, 0.25 * j),
+    )
+}
+
+/// The POSITION of every vertex of every skinned primitive of `glb`.
+fn positions(glb: &secmo_cli::glb::Glb) -> Vec<glam::Vec3> {
+    let mut out = Vec::new();
+    for mesh in glb.json["meshes"].as_array().into_iter().flatten() {
+        for primitive in mesh["primitives"].as_array().into_iter().flatten() {
+            let attributes = &primitive["attributes"];
+            if attributes.get("JOINTS_0").is_none() {
+                continue;
+            }
+            let position = attributes["POSITION"].as_u64().unwrap() as usize;
+            out.extend(
+                glb.elements(position)
+                    .unwrap()
+                    .iter()
+                    .map(|p| glam::Vec3::new(p[0] as f32, p[1] as f32, p[2] as f32)),
+            );
+        }
+    }
+    out
+}
+
+/// The (joint, weight) slots of every vertex of every skinned primitive of
+/// `glb`, in the validator's order (component by component, set by set),
+/// normalized integer weights as their value in [0, 1].
+pub fn influences(glb: &secmo_cli::glb::Glb) -> Vec<Vec<(u64, f64)>> {
+    let mut out = Vec::new();
+    for mesh in glb.json["meshes"].as_array().into_iter().flatten() {
+        for primitive in mesh["primitives"].as_array().into_iter().flatten() {
+            let attributes = &primitive["attributes"];
+            let mut sets = Vec::new();
+            for n in 0.. {
+                let (Some(j), Some(w)) = (
+                    attributes[format!("JOINTS_{n}")].as_u64(),
+                    attributes[format!("WEIGHTS_{n}")].as_u64(),
+                ) else {
+                    break;
+                };
+                let accessor = &glb.json["accessors"][w as usize];
+                let unit = match (
+                    accessor["componentType"].as_u64(),
+                    accessor["normalized"].as_bool(),
+                ) {
+                    (Some(5121), Some(true)) => 255.0,
+                    (Some(5123), Some(true)) => 65535.0,
+                    _ => 1.0,
+                };
+                sets.push((
+                    glb.elements(j as usize).unwrap(),
+                    glb.elements(w as usize).unwrap(),
+                    unit,
+                ));
+            }
+            let Some(count) = sets.first().map(|s| s.0.len()) else {
+                continue;
+            };
+            for v in 0..count {
+                out.push(
+                    (0..4)
+                        .flat_map(|c| {
+                            sets.iter()
+                                .map(move |(j, w, unit)| (j[v][c] as u64, w[v][c] / unit))
+                        })
+                        .collect(),
+                );
+            }
+        }
+    }
+    out
+}
