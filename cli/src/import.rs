@@ -708,11 +708,19 @@ where
                     }
                 }
             }
+            // Each vertex's weights over all its sets, for the check that
+            // some weight is not 0 (the validator's sum-to-1 rule; no
+            // rescaling can give a vertex without weight one).
+            let mut totals: Vec<f32> = Vec::new();
             for set in 0.. {
                 let Some(weights) = reader.read_weights(set) else {
                     break;
                 };
                 for (v, w) in weights.into_f32().enumerate() {
+                    if totals.len() <= v {
+                        totals.resize(v + 1, 0.0);
+                    }
+                    totals[v] += w.iter().sum::<f32>();
                     let what = if w.iter().any(|x| x.is_nan()) {
                         "NaN"
                     } else if w.iter().any(|x| x.is_infinite()) {
@@ -724,6 +732,12 @@ where
                     };
                     return Err(format!("{at}.WEIGHTS_{set}: vertex {v} has {what}"));
                 }
+            }
+            if let Some(v) = totals.iter().position(|&t| t == 0.0) {
+                return Err(format!(
+                    "{at}.WEIGHTS_0: vertex {v} has no weight (every weight is 0); \
+                     a skinned vertex's weights sum to 1"
+                ));
             }
         }
     }

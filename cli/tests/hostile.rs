@@ -692,6 +692,14 @@ fn invalid_skin_and_accessor_data_is_refused_by_every_command() {
             format!("{primitive}.WEIGHTS_0: vertex 5 has NaN"),
         ),
         (
+            "weights-zero",
+            Box::new(|g| (0..4).for_each(|c| set_f32(g, weights, 6, c, 0.0))),
+            format!(
+                "{primitive}.WEIGHTS_0: vertex 6 has no weight (every weight is 0); \
+                 a skinned vertex's weights sum to 1"
+            ),
+        ),
+        (
             "sparse-range",
             Box::new(|g| sparse(g, &[5000])),
             format!("accessors[{position}].sparse.indices: entry 0 is 5000; the accessor has 1728 elements"),
