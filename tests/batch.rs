@@ -706,3 +706,185 @@ fn inside_and_plane_colliders_give_the_same_bits_in_a_batch_as_alone() {
         }
     }
 }
+
+/// Two chains of one character share a collider, and a head turn moves one
+/// chain's root past its teleport distance while the other's stays: the
+/// chain that jumped reads the collider where it is now, the other at the
+/// substep's fraction. Such chains must not share lanes (a character's
+/// lanes share its placed colliders). Before, they did when the character
+/// was updated alone, and not in a batch beside a character at another dt:
+/// batch and serial differed on the chain that did not jump (with any
+/// collider shape), and so did the lane and scalar kernels.
+#[test]
+fn chains_that_jump_apart_give_the_same_bits_alone_in_a_batch_and_in_every_kernel() {
+    use glam::Vec3;
+    use secmo::ChainKernel;
+    let t = |x: f32, y: f32, z: f32| Transform::from_translation(Vec3::new(x, y, z));
+    let parents = [-1i32, 0, 1, 1];
+    let reference = [
+        t(0.0, 0.0, 0.0),
+        t(0.0, 1.5, 0.0),
+        t(0.0, 0.1, 0.0),
+        t(1.5, 0.0, 0.0),
+    ];
+    for shape in [
+        SECMO_COLLIDER_SPHERE,
+        SECMO_COLLIDER_PLANE,
+        SECMO_COLLIDER_INSIDE_SPHERE,
+    ] {
+        let colliders = [SecmoColliderDesc {
+            struct_size: std::mem::size_of::<SecmoColliderDesc>() as u32,
+            shape,
+            bone: 1,
+            a: [0.03, 0.2, 0.0],
+            b: [0.0, 1.0, 0.0],
+            radius: 0.05,
+        }];
+        let (j0, j1, col) = ([2u32], [3u32], [0u32]);
+        let chain = |j: &[u32; 1]| SecmoChainDesc {
+            anchor: 1,
+            joints: j.as_ptr(),
+            joint_count: 1,
+            preset: SECMO_CHAIN_HAIR,
+            colliders: col.as_ptr(),
+            collider_count: 1,
+            ..Default::default()
+        };
+        let chains = [chain(&j0), chain(&j1)];
+        let desc = SecmoRigDesc {
+            bone_count: 4,
+            parents: parents.as_ptr(),
+            reference_pose: reference.as_ptr(),
+            colliders: colliders.as_ptr(),
+            collider_count: 1,
+            chains: chains.as_ptr(),
+            chain_count: 2,
+            ..Default::default()
+        };
+        let input = |pose: &[Transform], dt: f32| SecmoFrameInput {
+            struct_size: std::mem::size_of::<SecmoFrameInput>() as u32,
+            flags: 0,
+            dt,
+            pose: pose.as_ptr(),
+            pose_len: 4,
+            world: Transform::IDENTITY,
+            importance: 1.0,
+        };
+        // SAFETY: valid descriptors and buffers; handles destroyed below.
+        unsafe {
+            let mut rig = std::ptr::null_mut();
+            let [mut x, mut y, mut y_alone] = [std::ptr::null_mut(); 3];
+            assert_eq!(secmo_rig_create(&desc, &mut rig), SECMO_OK);
+            for c in [&mut x, &mut y, &mut y_alone] {
+                assert_eq!(secmo_character_create(rig, std::ptr::null(), c), SECMO_OK);
+            }
+            // The same rig through the Rust API on each kernel.
+            let rust_rig = {
+                use secmo::{BoneDesc, ChainDesc, Collider, ColliderShape, RigDesc};
+                let bones = (0..4)
+                    .map(|b| BoneDesc::new(format!("b{b}"), parents[b], reference[b]))
+                    .collect();
+                let shape = match shape {
+                    SECMO_COLLIDER_SPHERE => ColliderShape::Sphere,
+                    SECMO_COLLIDER_PLANE => ColliderShape::Plane,
+                    _ => ColliderShape::InsideSphere,
+                };
+                let chains = [2u32, 3]
+                    .map(|j| {
+                        let mut c = ChainDesc::new(vec![j], 1, ChainParams::hair(1.0));
+                        c.colliders = vec![0];
+                        c
+                    })
+                    .to_vec();
+                common::shared(RigDesc {
+                    bones,
+                    units_per_meter: 1.0,
+                    colliders: vec![Collider {
+                        bone: 1,
+                        shape,
+                        a: Vec3::new(0.03, 0.2, 0.0),
+                        b: Vec3::Y,
+                        radius: 0.05,
+                    }],
+                    chains,
+                    ..Default::default()
+                })
+            };
+            let mut kernels: Vec<Character> = [
+                ChainKernel::Scalar,
+                ChainKernel::Lanes,
+                ChainKernel::LanesAvx2,
+            ]
+            .iter()
+            .filter(|k| k.supported())
+            .map(|&k| {
+                let mut c = Character::new(Arc::clone(&rust_rig), Default::default());
+                c.set_chain_kernel(k).unwrap();
+                c
+            })
+            .collect();
+            let mut moved = 0f32;
+            for frame in 0..40 {
+                let mut pose = reference.to_vec();
+                let turn = if frame == 0 {
+                    0.0
+                } else {
+                    45f32.to_radians() * (frame % 2) as f32
+                };
+                pose[1].rotation = Quat::from_rotation_z(turn).to_array();
+                let dt = if frame == 0 { 0.0 } else { 1.0 / 60.0 };
+                let (ix, iy) = (input(&pose, 2.0 * dt), input(&pose, dt));
+                let (mut alone, mut ox, mut oy) =
+                    (reference.to_vec(), reference.to_vec(), reference.to_vec());
+                let r = secmo_character_update(
+                    y_alone,
+                    &iy,
+                    alone.as_mut_ptr(),
+                    4,
+                    std::ptr::null_mut(),
+                );
+                assert_eq!(r, SECMO_OK);
+                let item = |c, i: &SecmoFrameInput, o: &mut Vec<Transform>| SecmoBatchItem {
+                    struct_size: std::mem::size_of::<SecmoBatchItem>() as u32,
+                    result: u32::MAX,
+                    character: c,
+                    input: i,
+                    out_pose: o.as_mut_ptr(),
+                    out_pose_len: 4,
+                    out_info: std::ptr::null_mut(),
+                };
+                let mut items = [item(x, &ix, &mut ox), item(y, &iy, &mut oy)];
+                assert_eq!(secmo_update_batch(items.as_mut_ptr(), 0, 2), SECMO_OK);
+                assert_eq!(
+                    alone, oy,
+                    "shape {shape}, frame {frame}: alone against in a batch"
+                );
+                for c in &mut kernels {
+                    let mut out = reference.to_vec();
+                    c.update(
+                        &FrameInput {
+                            dt,
+                            pose: &pose,
+                            teleport: false,
+                        },
+                        &mut out,
+                    )
+                    .unwrap();
+                    assert_eq!(
+                        out,
+                        alone,
+                        "shape {shape}, frame {frame}: kernel {:?}",
+                        c.chain_kernel()
+                    );
+                }
+                moved =
+                    moved.max(Quat::from_array(alone[2].rotation).angle_between(Quat::IDENTITY));
+            }
+            assert!(moved > 0.1, "the near chain swings ({moved} rad)");
+            for c in [x, y, y_alone] {
+                secmo_character_destroy(c);
+            }
+            secmo_rig_destroy(rig);
+        }
+    }
+}

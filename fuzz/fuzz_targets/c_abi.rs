@@ -51,8 +51,8 @@ fn collider(shape: u32, bone: u32, a: [f32; 3], b: [f32; 3], radius: f32) -> Sec
 }
 
 /// Two rigs over the same skeleton (common::rig_desc): a tail against a
-/// sphere and a capsule, or a hair chain held by three small inside spheres
-/// that cannot all hold it, an inside capsule and a plane.
+/// sphere and a capsule, or two hair chains held by three small inside
+/// spheres that cannot all hold them, an inside capsule and a plane.
 fn c_rig(enclosed: bool, rig: &secmo::Rig) -> *mut SecmoRig {
     let parents: Vec<i32> = rig.parents().to_vec();
     let reference: Vec<Transform> = rig.reference_pose().to_vec();
@@ -87,11 +87,14 @@ fn c_rig(enclosed: bool, rig: &secmo::Rig) -> *mut SecmoRig {
         ]
     };
     let colliders_of_chain: Vec<u32> = (0..colliders.len() as u32).collect();
-    let chain = SecmoChainDesc {
+    // Enclosed: two hair chains sharing the colliders, one on the first
+    // tail joint and one hanging from it, whose roots a turn moves by
+    // different amounts (one may pass its teleport distance alone).
+    let chain = |first: usize, count: u32| SecmoChainDesc {
         struct_size: std::mem::size_of::<SecmoChainDesc>() as u32,
         anchor: 1,
-        joints: joints.as_ptr(),
-        joint_count: if enclosed { 1 } else { 4 },
+        joints: joints[first..].as_ptr(),
+        joint_count: count,
         preset: if enclosed {
             SECMO_CHAIN_HAIR
         } else {
@@ -104,6 +107,11 @@ fn c_rig(enclosed: bool, rig: &secmo::Rig) -> *mut SecmoRig {
         collider_count: colliders_of_chain.len() as u32,
         has_end_offset: 0,
         end_offset: [0.0; 3],
+    };
+    let chains = if enclosed {
+        vec![chain(0, 1), chain(1, 3)]
+    } else {
+        vec![chain(0, 4)]
     };
     // SAFETY: a plain-number C struct; the preset fills it.
     let mut springs: [SecmoSpringDesc; 1] = unsafe { std::mem::zeroed() };
@@ -126,8 +134,8 @@ fn c_rig(enclosed: bool, rig: &secmo::Rig) -> *mut SecmoRig {
         spring_count: 1,
         colliders: colliders.as_ptr(),
         collider_count: colliders.len() as u32,
-        chains: &chain,
-        chain_count: 1,
+        chains: chains.as_ptr(),
+        chain_count: chains.len() as u32,
         node_constraints: &node_constraint,
         node_constraint_count: 1,
         ..Default::default()
@@ -299,7 +307,11 @@ fuzz_target!(|data: &[u8]| {
                         p.lod_half_below = cc.f32();
                         // carry, restart, invalid
                         p.teleport_restart = cc.u8() as u32 % 3;
-                        unsafe { secmo_character_set_chain_params(ch, 0, &p) }
+                        // Per-chain thresholds: one chain of a character may
+                        // jump while another does not.
+                        p.teleport_distance = cc.f32().abs();
+                        let chain = u32::from(cc.u8() % 2);
+                        unsafe { secmo_character_set_chain_params(ch, chain, &p) }
                     }
                     5 => {
                         // Restore the current snapshot with one byte changed,

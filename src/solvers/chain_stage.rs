@@ -1339,10 +1339,18 @@ fn run_substeps(
         let mut in_lanes = [false; lanes::W];
         if kernel != ChainKernel::Scalar {
             if let Some(l0) = (0..len).find(|&l| repeats[l] > 0) {
+                // Lanes of one character share its placed colliders
+                // (`interpolate` writes them, `step_lanes` reads them after
+                // every lane's interpolation): only chains that place them
+                // alike may share lanes, at the same fraction and step, and
+                // either all jumped this update (colliders where they are
+                // now) or none. A chain that jumped past its own teleport
+                // threshold beside one that did not is stepped on its own.
                 let key = |l: usize| {
                     (
                         stepping[l].map_or(0, |s| s.1.to_bits()),
                         prepared[l].as_ref().map_or(0, |p| p.h.to_bits()),
+                        prepared[l].as_ref().is_some_and(|p| p.jumped),
                     )
                 };
                 for l in 0..len {
