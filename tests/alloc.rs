@@ -573,7 +573,7 @@ fn character_state_per_simulated_joint() {
         rig.particle_count(),
         rig.bone_count()
     );
-    // Issue #14's target, 256 B (benches/README.md: 255.8 here). The local
+    // Issue #14's target, 256 B (benches/README.md gives the measured figure). The local
     // and component poses cost 104 B per bone of it.
     assert!(per_joint <= 256.0, "{per_joint} B per simulated joint");
 }
