@@ -433,17 +433,7 @@ impl Glb {
         let mut all_sets = Vec::new();
         for mesh in self.json["meshes"].as_array().into_iter().flatten() {
             for primitive in mesh["primitives"].as_array().into_iter().flatten() {
-                let attributes = &primitive["attributes"];
-                let mut sets = Vec::new();
-                for n in 0.. {
-                    let (Some(j), Some(w)) = (
-                        attributes[format!("JOINTS_{n}")].as_u64(),
-                        attributes[format!("WEIGHTS_{n}")].as_u64(),
-                    ) else {
-                        break;
-                    };
-                    sets.push((j as usize, w as usize));
-                }
+                let sets = skin_sets(&primitive["attributes"]);
                 if !sets.is_empty() && sets_seen.insert(sets.clone()) {
                     all_sets.push(sets);
                 }
@@ -589,6 +579,23 @@ impl Glb {
             }
         }
     }
+}
+
+/// A primitive's skin sets as `(JOINTS_n, WEIGHTS_n)` accessor indices,
+/// n = 0, 1, … while both are present.
+#[must_use]
+pub fn skin_sets(attributes: &Value) -> Vec<(usize, usize)> {
+    let mut sets = Vec::new();
+    for n in 0.. {
+        let (Some(j), Some(w)) = (
+            attributes[format!("JOINTS_{n}")].as_u64(),
+            attributes[format!("WEIGHTS_{n}")].as_u64(),
+        ) else {
+            break;
+        };
+        sets.push((j as usize, w as usize));
+    }
+    sets
 }
 
 fn components(kind: &str) -> usize {

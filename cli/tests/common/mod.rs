@@ -171,16 +171,9 @@ pub fn influences(glb: &secmo_cli::glb::Glb) -> Vec<Vec<(u64, f64)>> {
     let mut out = Vec::new();
     for mesh in glb.json["meshes"].as_array().into_iter().flatten() {
         for primitive in mesh["primitives"].as_array().into_iter().flatten() {
-            let attributes = &primitive["attributes"];
             let mut sets = Vec::new();
-            for n in 0.. {
-                let (Some(j), Some(w)) = (
-                    attributes[format!("JOINTS_{n}")].as_u64(),
-                    attributes[format!("WEIGHTS_{n}")].as_u64(),
-                ) else {
-                    break;
-                };
-                let accessor = &glb.json["accessors"][w as usize];
+            for (j, w) in secmo_cli::glb::skin_sets(&primitive["attributes"]) {
+                let accessor = &glb.json["accessors"][w];
                 let unit = match (
                     accessor["componentType"].as_u64(),
                     accessor["normalized"].as_bool(),
@@ -189,11 +182,7 @@ pub fn influences(glb: &secmo_cli::glb::Glb) -> Vec<Vec<(u64, f64)>> {
                     (Some(5123), Some(true)) => 65535.0,
                     _ => 1.0,
                 };
-                sets.push((
-                    glb.elements(j as usize).unwrap(),
-                    glb.elements(w as usize).unwrap(),
-                    unit,
-                ));
+                sets.push((glb.elements(j).unwrap(), glb.elements(w).unwrap(), unit));
             }
             let Some(count) = sets.first().map(|s| s.0.len()) else {
                 continue;
