@@ -1,7 +1,7 @@
 //! Update cost of the helper-bone pipeline. Throughput is counted in
 //! spring-substeps, so criterion's "elem/s" converts directly to ns per
 //! spring-substep (1e9 / elem_per_s). At 30 Hz input every update runs
-//! exactly 4 substeps per spring (SPEC §2; tested in clock.rs).
+//! exactly 4 substeps per spring (docs/algorithms.md §2; tested in clock.rs).
 
 use std::sync::Arc;
 
@@ -66,7 +66,7 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-/// The whole SPEC §6 helper pipeline on the 16-bone body: 2 rotation
+/// The whole docs/algorithms.md §6 helper pipeline on the 16-bone body: 2 rotation
 /// constraints, 4 springs, 2 BtoB correctives (14 probes), arms folding so the
 /// correctives are active, with and without stage records. Throughput counts
 /// updates (characters × frames).

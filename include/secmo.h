@@ -50,7 +50,7 @@
 #define SECMO_UP_AXIS_Z 2
 
 /**
- * `SecmoCharacterDesc.substep_target` values (SPEC §2).
+ * `SecmoCharacterDesc.substep_target` values (docs/algorithms.md §2).
  */
 #define SECMO_SUBSTEP_TARGET_HOLD 0
 
@@ -97,7 +97,7 @@
 #define SECMO_SIDE_RIGHT 2
 
 /**
- * Stages for `secmo_character_set_stage_enabled` (SPEC §6 order).
+ * Stages for `secmo_character_set_stage_enabled` (docs/algorithms.md §6 order).
  */
 #define SECMO_STAGE_CONSTRAINTS 0
 
@@ -330,7 +330,7 @@ typedef struct SecmoBatchItem {
 } SecmoBatchItem;
 
 /**
- * What happened to one spring in the last update (SPEC §2/§3 diagnostics).
+ * What happened to one spring in the last update (docs/algorithms.md §2/§3 diagnostics).
  */
 typedef struct SecmoSpringRecord {
   uint32_t bone;
@@ -377,7 +377,7 @@ typedef struct SecmoSpringRecord {
 } SecmoSpringRecord;
 
 /**
- * What one corrective did in the last update (SPEC §5 diagnostics). The
+ * What one corrective did in the last update (docs/algorithms.md §5 diagnostics). The
  * probe distances are in a separate flat array, starting at `first_probe`.
  */
 typedef struct SecmoCorrectiveRecord {
@@ -403,7 +403,7 @@ typedef struct SecmoCorrectiveRecord {
 
 /**
  * Where `secmo_character_update_recorded` writes the stage-by-stage records of
- * SPEC §6. Every pointer may be NULL (that record is not wanted); a non-NULL
+ * docs/algorithms.md §6. Every pointer may be NULL (that record is not wanted); a non-NULL
  * one must hold exactly the count given. Records are written only on success.
  */
 typedef struct SecmoStageRecords {
@@ -499,36 +499,36 @@ typedef struct SecmoChainParams {
   float gravity_direction[3];
   /**
    * Whole-tail lift about the anchor's lateral axis, radians, distributed
-   * as `C·(i+1)/N` over the links (SPEC §7) [tail 50°, hair 0].
+   * as `C·(i+1)/N` over the links (docs/algorithms.md §7) [tail 50°, hair 0].
    * Settings: `carry_angle_degrees`.
    */
   float carry_angle;
   /**
-   * Rest curve β ∈ [0,1]: 0 centred arc, 1 authored curve (SPEC §7) [tail 0, hair 1].
+   * Rest curve β ∈ [0,1]: 0 centred arc, 1 authored curve (docs/algorithms.md §7) [tail 0, hair 1].
    */
   float rest_curve;
   /**
-   * Bend coupling rate k, 1/s; α = 1 − e^(−k·h) (SPEC §7) [tail 12, hair 0 = off].
+   * Bend coupling rate k, 1/s; α = 1 − e^(−k·h) (docs/algorithms.md §7) [tail 12, hair 0 = off].
    */
   float bend_rate;
   /**
-   * Elastic bend limit between neighbouring links, radians (SPEC §7)
+   * Elastic bend limit between neighbouring links, radians (docs/algorithms.md §7)
    * [tail 30°, hair π = off]. Settings: `bend_limit_degrees`.
    */
   float bend_limit;
   /**
    * 1: keep particles behind the plane through the chain root facing
-   * forward (SPEC §7) [tail 1, hair 0].
+   * forward (docs/algorithms.md §7) [tail 1, hair 0].
    */
   uint32_t forward_plane;
   /**
    * 0: the rope projection keeps the swinging velocity and never feeds the
-   * position correction back (tail, SPEC §7); 1: velocity is rebuilt from
-   * positions (hair, SPEC §8).
+   * position correction back (tail, docs/algorithms.md §7); 1: velocity is rebuilt from
+   * positions (hair, docs/algorithms.md §8).
    */
   uint32_t velocity_from_positions;
   /**
-   * 1: floor contact (SPEC §7) [tail 1, hair 0].
+   * 1: floor contact (docs/algorithms.md §7) [tail 1, hair 0].
    */
   uint32_t floor_enabled;
   /**
@@ -609,10 +609,10 @@ typedef struct SecmoChainParams {
    * last changed, each 120 Hz step runs more of the same substeps, ramping
    * over half a second to this many: the same motion toward the same
    * resting pose, played faster, so the chain settles to < 0.001 mm per
-   * frame within 2 s instead of creeping for seconds (the SPEC §7 tail
+   * frame within 2 s instead of creeping for seconds (the docs/algorithms.md §7 tail
    * took over 12 s). A chain at rest then sleeps and costs nothing until
    * its input changes; any input change returns it to normal speed at
-   * once. Rounded to whole substeps. 1: off (the pure SPEC §7/§8 timing,
+   * once. Rounded to whole substeps. 1: off (the pure docs/algorithms.md §7/§8 timing,
    * and no sleep). Added in ABI 1.1 (a 136-byte struct gets the preset's
    * value). docs/chains.md "Coming to rest".
    */
@@ -633,11 +633,11 @@ typedef struct SecmoChainParams {
   uint32_t teleport_restart;
 } SecmoChainParams;
 /**
- * [`ChainParams::integrator`] for the SPEC §7 spring.
+ * [`ChainParams::integrator`] for the docs/algorithms.md §7 spring.
  */
 #define SecmoChainParams_SPRING 0
 /**
- * [`ChainParams::integrator`] for the SPEC §8 exponential damping.
+ * [`ChainParams::integrator`] for the docs/algorithms.md §8 exponential damping.
  */
 #define SecmoChainParams_EXPONENTIAL_DAMPING 1
 /**
@@ -680,7 +680,7 @@ typedef struct SecmoDebugSphere {
 } SecmoDebugSphere;
 
 /**
- * Per-spring parameters (SPEC §3 table), defined once: this `repr(C)` Pod
+ * Per-spring parameters (docs/algorithms.md §3 table), defined once: this `repr(C)` Pod
  * struct is the Rust type, the C ABI's `SecmoSpringDesc` (cbindgen renames
  * it) and, through its serde attributes, the fields of a spring in the
  * rig-settings file (where the bone is named, not indexed). Lengths are in
@@ -710,7 +710,7 @@ typedef struct SecmoSpringDesc {
    */
   float max_offset;
   /**
-   * Clamp on `|v|·h` per substep (SPEC §3 DECISION); 0 means "the same as
+   * Clamp on `|v|·h` per substep (docs/algorithms.md §3 DECISION); 0 means "the same as
    * `max_offset`" [= max_offset].
    */
   float max_substep_displacement;
@@ -754,7 +754,7 @@ typedef struct SecmoBtobBones {
 } SecmoBtobBones;
 
 /**
- * One distance probe of a proximity corrective (SPEC §5).
+ * One distance probe of a proximity corrective (docs/algorithms.md §5).
  */
 typedef struct SecmoProbeDesc {
   /**
@@ -788,7 +788,7 @@ typedef struct SecmoProbeDesc {
 } SecmoProbeDesc;
 
 /**
- * A proximity corrective (SPEC §5, the article's BtoB), run after the springs.
+ * A proximity corrective (docs/algorithms.md §5, the article's BtoB), run after the springs.
  */
 typedef struct SecmoCorrectiveDesc {
   /**
@@ -812,7 +812,7 @@ typedef struct SecmoCorrectiveDesc {
 } SecmoCorrectiveDesc;
 
 /**
- * A rotation constraint (SPEC §4): `bone` keeps its reference orientation
+ * A rotation constraint (docs/algorithms.md §4): `bone` keeps its reference orientation
  * relative to `target`. Runs before the springs.
  */
 typedef struct SecmoRotationConstraintDesc {
@@ -849,7 +849,7 @@ typedef struct SecmoColliderDesc {
 } SecmoColliderDesc;
 
 /**
- * A tail or hair chain (SPEC §7, §8).
+ * A tail or hair chain (docs/algorithms.md §7, §8).
  */
 typedef struct SecmoChainDesc {
   /**
@@ -972,12 +972,12 @@ typedef struct SecmoRigDesc {
   const struct SecmoSpringDesc *springs;
   uint32_t spring_count;
   /**
-   * `constraint_count` rotation constraints (SPEC §4).
+   * `constraint_count` rotation constraints (docs/algorithms.md §4).
    */
   const struct SecmoRotationConstraintDesc *constraints;
   uint32_t constraint_count;
   /**
-   * `corrective_count` proximity correctives (SPEC §5).
+   * `corrective_count` proximity correctives (docs/algorithms.md §5).
    */
   const struct SecmoCorrectiveDesc *correctives;
   uint32_t corrective_count;
@@ -987,7 +987,7 @@ typedef struct SecmoRigDesc {
   const struct SecmoColliderDesc *colliders;
   uint32_t collider_count;
   /**
-   * `chain_count` tail and hair chains (SPEC §7, §8).
+   * `chain_count` tail and hair chains (docs/algorithms.md §7, §8).
    */
   const struct SecmoChainDesc *chains;
   uint32_t chain_count;
@@ -1142,7 +1142,7 @@ SecmoResult secmo_update_batch(struct SecmoBatchItem *items, size_t first, size_
 
 /**
  * `secmo_character_update` that also writes the stage-by-stage records of
- * SPEC §6 into the buffers `records` points to (each optional). Records are
+ * docs/algorithms.md §6 into the buffers `records` points to (each optional). Records are
  * written only on success. Does not allocate.
  * Errors: as `secmo_character_update`, plus BUFFER_LENGTH for a record buffer
  * whose count does not match the rig, and INVALID_ARGUMENT for a record
@@ -1171,7 +1171,7 @@ SecmoResult secmo_character_set_stage_enabled(struct SecmoCharacter *character,
 SecmoResult secmo_character_reset(struct SecmoCharacter *character);
 
 /**
- * Switches how substep targets are chosen, keeping all state (SPEC §2).
+ * Switches how substep targets are chosen, keeping all state (docs/algorithms.md §2).
  * Errors: NULL_POINTER, INVALID_ARGUMENT.
  */
 SecmoResult secmo_character_set_substep_target(struct SecmoCharacter *character,
@@ -1214,13 +1214,13 @@ SecmoResult secmo_character_restore(struct SecmoCharacter *character,
                                     size_t buffer_len);
 
 /**
- * Fills `*out_params` with the tail preset (SPEC §7) for a rig in
+ * Fills `*out_params` with the tail preset (docs/algorithms.md §7) for a rig in
  * `units_per_meter`. Errors: NULL_POINTER, INVALID_ARGUMENT.
  */
 SecmoResult secmo_chain_params_tail(float units_per_meter, struct SecmoChainParams *out_params);
 
 /**
- * Fills `*out_params` with the hair preset (SPEC §8) for a rig in
+ * Fills `*out_params` with the hair preset (docs/algorithms.md §8) for a rig in
  * `units_per_meter`. Errors: NULL_POINTER, INVALID_ARGUMENT.
  */
 SecmoResult secmo_chain_params_hair(float units_per_meter, struct SecmoChainParams *out_params);
@@ -1290,7 +1290,7 @@ SecmoResult secmo_character_debug_draw(const struct SecmoCharacter *character,
                                        size_t *out_sphere_count);
 
 /**
- * Fills `*out_desc` with the article's hip spring defaults (SPEC §3) for a rig
+ * Fills `*out_desc` with the article's hip spring defaults (docs/algorithms.md §3) for a rig
  * in `units_per_meter`, driving `bone`. Errors: NULL_POINTER, INVALID_ARGUMENT.
  */
 SecmoResult secmo_spring_desc_hip(uint32_t bone,
@@ -1298,7 +1298,7 @@ SecmoResult secmo_spring_desc_hip(uint32_t bone,
                                   struct SecmoSpringDesc *out_desc);
 
 /**
- * Fills `*out_desc` with the article's chest spring defaults (SPEC §3).
+ * Fills `*out_desc` with the article's chest spring defaults (docs/algorithms.md §3).
  * Errors: NULL_POINTER, INVALID_ARGUMENT.
  */
 SecmoResult secmo_spring_desc_chest(uint32_t bone,
@@ -1306,7 +1306,7 @@ SecmoResult secmo_spring_desc_chest(uint32_t bone,
                                     struct SecmoSpringDesc *out_desc);
 
 /**
- * Fills a BtoB corrective (SPEC §5) for one chest bone: probes on both
+ * Fills a BtoB corrective (docs/algorithms.md §5) for one chest bone: probes on both
  * upper arms (10 cm, weight 2), forearms (13 cm) and hands (15 cm), and the
  * other chest (`chest_gap`, usually their rest distance) on local scale.
  * `medial_x` is +1 or −1: the sign of the chest's local +X toward the

@@ -1,5 +1,5 @@
 //! The Character: per-instance solver state and the update pipeline
-//! (DESIGN.md "One update", SPEC §6). Everything is sized at creation; an
+//! (docs/architecture.md "One update", docs/algorithms.md §6). Everything is sized at creation; an
 //! update only walks preallocated flat arrays and never allocates.
 
 use std::sync::Arc;
@@ -19,7 +19,7 @@ use crate::solvers::lanes::ChainKernel;
 use crate::solvers::spring::{self, SpringState, MAX_HISTORY};
 use crate::solvers::Pose;
 
-/// How targets are chosen for the substeps of one update (SPEC §2 DECISION).
+/// How targets are chosen for the substeps of one update (docs/algorithms.md §2 DECISION).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[repr(u32)]
 pub enum SubstepTarget {
@@ -37,7 +37,7 @@ pub struct CharacterOptions {
     pub substep_target: SubstepTarget,
 }
 
-/// The stages of SPEC §6 that can be switched off at runtime. A stage that is
+/// The stages of docs/algorithms.md §6 that can be switched off at runtime. A stage that is
 /// off passes its input through and keeps its state untouched.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(u32)]
@@ -45,7 +45,7 @@ pub enum Stage {
     Constraints = 0,
     Springs = 1,
     Correctives = 2,
-    /// Tail and hair chains (SPEC §7, §8).
+    /// Tail and hair chains (docs/algorithms.md §7, §8).
     Chains = 3,
 }
 
@@ -53,7 +53,7 @@ pub enum Stage {
 #[derive(Clone, Copy, Debug)]
 pub struct FrameInput<'a> {
     /// Seconds since the previous update (the first update after creation or
-    /// reset counts as 0, SPEC §2).
+    /// reset counts as 0, docs/algorithms.md §2).
     pub dt: f32,
     /// Source local pose, one transform per rig bone.
     pub pose: &'a [Transform],
@@ -62,7 +62,7 @@ pub struct FrameInput<'a> {
     pub teleport: bool,
 }
 
-/// What happened to one spring in the last update (SPEC §2/§3 diagnostics).
+/// What happened to one spring in the last update (docs/algorithms.md §2/§3 diagnostics).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct SpringRecord {
@@ -134,7 +134,7 @@ pub const DEBUG_COLLIDER: u32 = 5;
 pub const DEBUG_CONTACT: u32 = 6;
 
 /// `UpdateInfo::warnings`: a constraint wrote through a sheared parent chain;
-/// TRS dropped the shear (SPEC §1 DECISION: reported, never silent).
+/// TRS dropped the shear (docs/algorithms.md §1 DECISION: reported, never silent).
 pub const WARNING_SHEAR: u32 = 1;
 /// `UpdateInfo::warnings`: the chains' teleport threshold fired without a
 /// teleport flag on this update and the [`TELEPORT_STREAK`]` − 1` before it
@@ -144,7 +144,7 @@ pub const WARNING_TELEPORT_STREAK: u32 = 8;
 /// [`WARNING_TELEPORT_STREAK`] is raised.
 pub const TELEPORT_STREAK: u32 = 3;
 
-/// Caller-owned buffers that receive the stage-by-stage records of SPEC §6.
+/// Caller-owned buffers that receive the stage-by-stage records of docs/algorithms.md §6.
 /// Create once with [`StageRecords::new`]; pass to [`Character::update_recorded`].
 #[derive(Clone, Debug, Default)]
 pub struct StageRecords {
@@ -270,7 +270,7 @@ pub struct Character {
     /// The chain stage's state, scratch and parameters.
     chain: chain_stage::Stage,
     correctives: Vec<CorrectiveState>,
-    /// 0 until the first update after creation or reset (SPEC §2: its dt is 0).
+    /// 0 until the first update after creation or reset (docs/algorithms.md §2: its dt is 0).
     started: u32,
     spring_records: Vec<SpringRecord>,
     corrective_records: Vec<CorrectiveRecord>,
@@ -792,7 +792,7 @@ impl Character {
     }
 
     /// The character's world transform for the next updates (chains live in
-    /// world space; SPEC §7). Its uniform scale is the runtime scale applied to
+    /// world space; docs/algorithms.md §7). Its uniform scale is the runtime scale applied to
     /// chain lengths, radii and gravity. Default identity.
     pub fn set_world_transform(&mut self, world: Transform) -> Result<(), Error> {
         self.validate_world_transform(&world)?;
@@ -887,7 +887,7 @@ impl Character {
     }
 
     /// Changes a chain's parameters at runtime, keeping its particles and
-    /// velocities (no reset; SPEC §13.8).
+    /// velocities (no reset; docs/algorithms.md §13.8).
     pub fn set_chain_params(&mut self, chain: usize, params: ChainParams) -> Result<(), Error> {
         let setup = self
             .rig
@@ -1122,7 +1122,7 @@ impl Character {
         Ok(())
     }
 
-    /// Runs one update: source local pose in, final local pose out (SPEC §6).
+    /// Runs one update: source local pose in, final local pose out (docs/algorithms.md §6).
     /// On error nothing is written and the state is unchanged.
     pub fn update(
         &mut self,
@@ -1133,7 +1133,7 @@ impl Character {
     }
 
     /// [`Character::update`] that also fills `records` with every stage's
-    /// transforms and the solver records (SPEC §6). Without it, nothing is
+    /// transforms and the solver records (docs/algorithms.md §6). Without it, nothing is
     /// recorded and nothing costs.
     pub fn update_recorded(
         &mut self,
@@ -1212,7 +1212,7 @@ impl Character {
         Ok(info)
     }
 
-    /// Runs the stages of SPEC §6 on `self.local`. The helper-bone stages
+    /// Runs the stages of docs/algorithms.md §6 on `self.local`. The helper-bone stages
     /// work on scratch state, and everything they produce is checked before
     /// the chain stage runs; the chain stage cannot fail and changes its
     /// state in place. So the state is committed only when the update
@@ -1245,11 +1245,11 @@ impl Character {
             self.work_correctives.fill(CorrectiveState::default());
             started = 0;
         }
-        // SPEC §2: the first update after creation or reset has dt 0.
+        // docs/algorithms.md §2: the first update after creation or reset has dt 0.
         let stage_dt = if started == 0 { 0.0 } else { dt };
         let mut info = UpdateInfo::default();
 
-        // Rotation constraints (SPEC §4), before the springs.
+        // Rotation constraints (docs/algorithms.md §4), before the springs.
         let constraints_ran = self.enabled[Stage::Constraints as usize]
             && !(self.rig.constraints.is_empty() && self.rig.node_constraints.is_empty());
         if constraints_ran {
@@ -1268,7 +1268,7 @@ impl Character {
             self.record_stage(0);
         }
 
-        // Translation springs (SPEC §3); their pass is also the FK the
+        // Translation springs (docs/algorithms.md §3); their pass is also the FK the
         // correctives read. A spring stage that is off leaves its state alone.
         let correctives_ran = self.correctives_run();
         let springs_ran = self.enabled[Stage::Springs as usize] && !self.rig.springs.is_empty();
@@ -1305,7 +1305,7 @@ impl Character {
             self.record_stage(1);
         }
 
-        // Proximity correctives (SPEC §5), on post-spring component positions.
+        // Proximity correctives (docs/algorithms.md §5), on post-spring component positions.
         if correctives_ran {
             corrective::step(
                 &self.rig,
@@ -1338,7 +1338,7 @@ impl Character {
         Ok((info, chains_run))
     }
 
-    /// The chain stage of this update (SPEC §7, §8): tails and hair, last.
+    /// The chain stage of this update (docs/algorithms.md §7, §8): tails and hair, last.
     /// A teleport carries the particles instead of resetting them, so the
     /// frame's time still counts.
     pub(crate) fn chain_job(&mut self, dt: f32, teleport: bool) -> chain_stage::Job<'_> {

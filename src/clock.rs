@@ -1,10 +1,10 @@
-//! Fixed substeps with a carried remainder (SPEC §2), in exact float32.
+//! Fixed substeps with a carried remainder (docs/algorithms.md §2), in exact float32.
 
 /// The article's base step, `0.0083333338f32` (≈ 1/120 s). Spelled exactly as
-/// the f32 value the reference implementation used (SPEC §2).
+/// the f32 value the reference implementation used (docs/algorithms.md §2).
 pub const BASE_STEP: f32 = 0.008_333_334;
 
-/// `remaining` never exceeds this many seconds (SPEC §2 cap [5 s]); a long
+/// `remaining` never exceeds this many seconds (docs/algorithms.md §2 cap [5 s]); a long
 /// pause therefore costs at most 5 s of substeps, not an explosion.
 pub const REMAINING_CAP: f32 = 5.0;
 
@@ -13,21 +13,21 @@ pub const REMAINING_CAP: f32 = 5.0;
 /// legitimate pauses up to a day are accepted and capped by [`REMAINING_CAP`].
 pub const MAX_DT: f32 = 86_400.0;
 
-/// Substep length for a time factor: `h = f32(time_factor × 0.0083333338)` (SPEC §2).
+/// Substep length for a time factor: `h = f32(time_factor × 0.0083333338)` (docs/algorithms.md §2).
 #[inline]
 #[must_use]
 pub fn step_length(time_factor: f32) -> f32 {
     time_factor * BASE_STEP
 }
 
-/// Adds `dt` to `remaining` with the cap: `remaining = min(f32(remaining + dt), 5)` (SPEC §2).
+/// Adds `dt` to `remaining` with the cap: `remaining = min(f32(remaining + dt), 5)` (docs/algorithms.md §2).
 #[inline]
 #[must_use]
 pub fn accumulate(remaining: f32, dt: f32) -> f32 {
     (remaining + dt).min(REMAINING_CAP)
 }
 
-/// The SPEC §2 loop, `while remaining > h { step(k); remaining -= h }`:
+/// The docs/algorithms.md §2 loop, `while remaining > h { step(k); remaining -= h }`:
 /// calls `step` with each substep's index and returns how many ran, leaving
 /// the remainder in `remaining`. Never replaced by `floor(remaining / h)`:
 /// the strict `>` and the f32 rounding of each subtraction decide the
@@ -87,7 +87,7 @@ mod tests {
 
     #[test]
     fn thirty_hz_input_gives_four_substeps() {
-        // SPEC §2: at 30 Hz input the tested updates executed 4 substeps.
+        // docs/algorithms.md §2: at 30 Hz input the tested updates executed 4 substeps.
         let steps = run(1.0 / 30.0, 300);
         assert!(steps.iter().all(|&(n, _)| n == 4), "{steps:?}");
         // f32(1/30) is a little more than 4 f32 steps, so a small remainder is

@@ -1,4 +1,4 @@
-//! Transforms, decomposition and the two writeback paths (SPEC §1).
+//! Transforms, decomposition and the two writeback paths (docs/algorithms.md §1).
 //!
 //! Conventions: column vectors, `C_i = C_parent(i) · L_i`. Component (model)
 //! space matrices are `glam::Affine3A`: a general 3×3 linear block (rotation ×
@@ -71,7 +71,7 @@ impl Transform {
         Vec3::from_array(self.scale)
     }
 
-    /// TRS → matrix: `M = T · R · S` (SPEC §1, column vectors). The rotation is
+    /// TRS → matrix: `M = T · R · S` (docs/algorithms.md §1, column vectors). The rotation is
     /// normalised here so that callers may pass slightly denormalised quaternions.
     #[inline]
     #[must_use]
@@ -118,7 +118,7 @@ pub fn usable_rotation(q: Quat) -> bool {
 }
 
 /// Smallest |scale| component accepted anywhere; below it a matrix cannot be
-/// inverted reliably for writeback (SPEC §1: writeback needs `inverse(C_parent)`).
+/// inverted reliably for writeback (docs/algorithms.md §1: writeback needs `inverse(C_parent)`).
 pub const MIN_SCALE: f32 = 1e-6;
 
 /// Largest accepted scale component of a pose, reference or world transform.
@@ -128,7 +128,7 @@ pub const MIN_SCALE: f32 = 1e-6;
 pub const MAX_SCALE: f32 = 1e4;
 
 /// Relative tolerance on the cosine between two scaled basis vectors above
-/// which a matrix is called sheared (SPEC §1 DECISION: detect and warn).
+/// which a matrix is called sheared (docs/algorithms.md §1 DECISION: detect and warn).
 pub const SHEAR_TOLERANCE: f32 = 1e-3;
 
 /// Result of decomposing a general affine matrix into TRS.
@@ -136,12 +136,12 @@ pub const SHEAR_TOLERANCE: f32 = 1e-3;
 pub struct Decomposed {
     pub transform: Transform,
     /// The 3×3 block had non-orthogonal axes; TRS cannot represent it and the
-    /// shear was dropped (SPEC §1 DECISION).
+    /// shear was dropped (docs/algorithms.md §1 DECISION).
     pub sheared: bool,
 }
 
 /// Matrix → TRS, preserving the sign of scale given by `sign_hint` (normally
-/// the source local scale) instead of inventing one (SPEC §1: "preserve the
+/// the source local scale) instead of inventing one (docs/algorithms.md §1: "preserve the
 /// sign of source local scale through decompose/recompose").
 ///
 /// The magnitudes are the column lengths. If the signs of `sign_hint` do not
@@ -220,7 +220,7 @@ pub fn rotation_arc(from: Vec3, to: Vec3) -> Quat {
     Quat::from_xyzw(c.x, c.y, c.z, 1.0 + dot).normalize()
 }
 
-/// SPEC §7 writeback: the local rotation that turns joint `local`, under
+/// docs/algorithms.md §7 writeback: the local rotation that turns joint `local`, under
 /// component matrix `parent`, by the shortest swing taking its child offset
 /// `child` (joint frame) onto `to` (component space, from the joint's
 /// head); `local_affine` is `local.to_affine()`. `None` when either
@@ -322,7 +322,7 @@ pub fn is_similarity(m: &glam::Mat3A) -> bool {
         && x.cross(y).dot(z) > 0.0
 }
 
-/// Forward kinematics over a parents-first ordered skeleton (SPEC §1):
+/// Forward kinematics over a parents-first ordered skeleton (docs/algorithms.md §1):
 /// `C_root = L_root`, `C_i = C_parent(i) · L_i`.
 pub fn forward_kinematics(parents: &[i32], local: &[Transform], component: &mut [Affine3A]) {
     debug_assert_eq!(parents.len(), local.len());
@@ -371,7 +371,7 @@ pub fn parent_matrix(component: &[Affine3A], parent: i32) -> Affine3A {
     }
 }
 
-/// Writeback path A (SPEC §1): a component-space displacement becomes a
+/// Writeback path A (docs/algorithms.md §1): a component-space displacement becomes a
 /// parent-local displacement through the linear part of the **current**
 /// parent's inverse. The parent translation never enters.
 /// `Δ_L = linear(inverse(C_parent)) · Δ_C`.
@@ -382,7 +382,7 @@ pub fn component_delta_to_local(parent: &Affine3A, delta_component: Vec3) -> Vec
     parent.matrix3.inverse().mul_vec3(delta_component)
 }
 
-/// Writeback path B (SPEC §1): a full corrected component matrix becomes a
+/// Writeback path B (docs/algorithms.md §1): a full corrected component matrix becomes a
 /// local transform through the current parent: `L'_i = inverse(C_parent) · C'_i`.
 #[must_use]
 pub fn component_to_local(parent: &Affine3A, corrected: &Affine3A, sign_hint: Vec3) -> Decomposed {
@@ -396,7 +396,7 @@ pub fn linear(m: &Affine3A) -> Mat3 {
     Mat3::from(m.matrix3)
 }
 
-/// Clamp the **length** of `v` to `max_length` keeping its direction (SPEC §3:
+/// Clamp the **length** of `v` to `max_length` keeping its direction (docs/algorithms.md §3:
 /// a vector length clamp, never per axis).
 #[inline]
 #[must_use]
@@ -504,7 +504,7 @@ mod tests {
 
     #[test]
     fn writeback_through_parent_rotated_90_about_z() {
-        // SPEC §1 worked check: component (+1,0,0) becomes local (0,−1,0).
+        // docs/algorithms.md §1 worked check: component (+1,0,0) becomes local (0,−1,0).
         let parent = Transform::new(
             Vec3::new(5.0, -3.0, 7.0), // parent translation must not enter
             Quat::from_rotation_z(FRAC_PI_2),
@@ -520,7 +520,7 @@ mod tests {
 
     #[test]
     fn writeback_through_parent_scaled_by_two() {
-        // SPEC §1 worked check: along an axis scaled by 2, 1 component unit is 0.5 local.
+        // docs/algorithms.md §1 worked check: along an axis scaled by 2, 1 component unit is 0.5 local.
         let parent = Transform::new(
             Vec3::new(1.0, 2.0, 3.0),
             Quat::IDENTITY,
@@ -605,7 +605,7 @@ mod tests {
 
     #[test]
     fn length_clamp_keeps_direction() {
-        // SPEC §3: (3,4,0) limited to 2 → (1.2,1.6,0), not per-axis (2,2,0).
+        // docs/algorithms.md §3: (3,4,0) limited to 2 → (1.2,1.6,0), not per-axis (2,2,0).
         let v = limit_length(Vec3::new(3.0, 4.0, 0.0), 2.0);
         assert!((v - Vec3::new(1.2, 1.6, 0.0)).length() < 1e-6, "{v}");
         assert!((v.length() - 2.0).abs() < 1e-6);

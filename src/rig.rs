@@ -1,5 +1,5 @@
 //! The Rig: an immutable, validated skeleton plus every solver's setup
-//! (DESIGN.md "Two objects"). Built once, shared by characters through `Arc`.
+//! (docs/architecture.md "Two objects"). Built once, shared by characters through `Arc`.
 
 use std::fmt;
 
@@ -31,7 +31,7 @@ pub struct BoneDesc {
     pub parent: i32,
     /// Reference (rest) local transform.
     pub reference: Transform,
-    /// Inverse bind matrix, when the bone is a skin joint (SPEC §1 bind-pose recovery).
+    /// Inverse bind matrix, when the bone is a skin joint (docs/algorithms.md §1 bind-pose recovery).
     pub inverse_bind: Option<Mat4>,
 }
 
@@ -48,7 +48,7 @@ impl BoneDesc {
 }
 
 /// A rotation constraint in a [`RigDesc`]: `bone` keeps its reference
-/// orientation relative to `target` (SPEC §4).
+/// orientation relative to `target` (docs/algorithms.md §4).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct ConstraintDesc {
     pub bone: u32,
@@ -62,17 +62,17 @@ pub struct RigDesc {
     /// Position units per metre: Unity 1, Unreal 100 (SPEC preamble).
     pub units_per_meter: f32,
     pub up_axis: UpAxis,
-    /// Rotation constraints (SPEC §4), run before the springs.
+    /// Rotation constraints (docs/algorithms.md §4), run before the springs.
     pub constraints: Vec<ConstraintDesc>,
-    /// VRM node constraints (roll, aim, rotation), run after the SPEC §4
+    /// VRM node constraints (roll, aim, rotation), run after the docs/algorithms.md §4
     /// constraints and before the springs, in dependency order.
     pub node_constraints: Vec<NodeConstraintDesc>,
     pub springs: Vec<SpringParams>,
-    /// Proximity correctives (SPEC §5), run after the springs.
+    /// Proximity correctives (docs/algorithms.md §5), run after the springs.
     pub correctives: Vec<ProximityCorrective>,
     /// Colliders for the chains, attached to bones.
     pub colliders: Vec<Collider>,
-    /// Tail and hair chains (SPEC §7, §8), run last.
+    /// Tail and hair chains (docs/algorithms.md §7, §8), run last.
     pub chains: Vec<ChainDesc>,
 }
 
@@ -269,7 +269,7 @@ impl std::error::Error for RigError {}
 #[non_exhaustive]
 pub enum RigWarning {
     /// The recovered neutral local matrix of this bone is sheared; TRS drops the
-    /// shear (SPEC §1 DECISION: detect and report, never silently).
+    /// shear (docs/algorithms.md §1 DECISION: detect and report, never silently).
     Shear { bone: usize },
     /// Chain `chain` reads `bone` (its anchor, its root's parent or a
     /// collider's bone), which chain `moved_by` moves, but `moved_by` is
@@ -343,7 +343,7 @@ pub const MAX_BONES: usize = 1 << 16;
 pub struct Rig {
     pub(crate) names: Vec<String>,
     pub(crate) parents: Vec<i32>,
-    /// Neutral local pose: recovered from inverse binds when given (SPEC §1).
+    /// Neutral local pose: recovered from inverse binds when given (docs/algorithms.md §1).
     pub(crate) reference: Vec<Transform>,
     pub(crate) reference_component: Vec<Affine3A>,
     pub(crate) units_per_meter: f32,
@@ -866,7 +866,7 @@ impl Rig {
         self.names.iter().position(|n| n == name)
     }
 
-    /// Neutral local pose (recovered from inverse binds where given, SPEC §1).
+    /// Neutral local pose (recovered from inverse binds where given, docs/algorithms.md §1).
     #[must_use]
     pub fn reference_pose(&self) -> &[Transform] {
         &self.reference
@@ -1146,7 +1146,7 @@ fn build_constraints(
 }
 
 /// Validates one chain and precomputes its bind lengths, its authored arc in
-/// the anchor's bind frame and its end point (SPEC §7 "missing end helper").
+/// the anchor's bind frame and its end point (docs/algorithms.md §7 "missing end helper").
 fn build_chain(
     d: &ChainDesc,
     parents: &[i32],
@@ -1229,7 +1229,7 @@ fn build_chain(
     let end_offset = match d.end_offset {
         Some(e) => e,
         None => {
-            // SPEC §7: extend along the incoming tangent, expressed in the last
+            // docs/algorithms.md §7: extend along the incoming tangent, expressed in the last
             // bone's own local frame.
             let incoming = if count >= 2 {
                 position(last) - position(d.joints[count - 2] as usize)
@@ -1399,7 +1399,7 @@ fn validate_transform(bone: usize, t: &Transform, read: bool) -> Result<(), RigE
     Ok(())
 }
 
-/// SPEC §1 bind-pose recovery: `W_i⁰ = B_i⁻¹`, `L_i⁰ = (W_parent⁰)⁻¹ · W_i⁰`,
+/// docs/algorithms.md §1 bind-pose recovery: `W_i⁰ = B_i⁻¹`, `L_i⁰ = (W_parent⁰)⁻¹ · W_i⁰`,
 /// decomposed with the reference scale's signs. Bones without an inverse bind
 /// keep their reference local transform and are placed by FK from their parent.
 fn recover_neutral_pose(bones: &[BoneDesc]) -> (Vec<Transform>, Vec<RigWarning>) {
@@ -1481,7 +1481,7 @@ pub fn up_vector(axis: UpAxis) -> Vec3 {
 
 /// The direction a character faces in each convention: +Z for Y-up (glTF,
 /// Unity), +X for Z-up (Unreal). With the up axis it fixes the body's lateral
-/// axis, `up × forward` (+X for Y-up, +Y for Z-up), which SPEC §7's rest
+/// axis, `up × forward` (+X for Y-up, +Y for Z-up), which docs/algorithms.md §7's rest
 /// curve uses ("drop the lateral component").
 #[must_use]
 pub fn forward_vector(axis: UpAxis) -> Vec3 {
@@ -1724,7 +1724,7 @@ mod tests {
 
     #[test]
     fn bind_pose_recovery_ignores_a_pre_rotated_saved_pose() {
-        // SPEC §1 (000): the saved local pose had the last joint pre-rotated by
+        // docs/algorithms.md §1 (000): the saved local pose had the last joint pre-rotated by
         // ~28°; the inverse binds hold the true neutral pose.
         let true_local = [
             Transform::new(

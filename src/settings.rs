@@ -113,7 +113,7 @@ pub struct RigSettings {
     pub chains: Vec<ChainSettings>,
 }
 
-/// A helper-bone translation spring (SPEC §3): the bone by name, a preset,
+/// A helper-bone translation spring (docs/algorithms.md §3): the bone by name, a preset,
 /// and overrides of any field of [`SpringParams`] by its settings name (the
 /// keys come from that struct's serde attributes, so the parameter set is
 /// defined once; an unknown key is an error naming it).
@@ -127,7 +127,7 @@ pub struct SpringSettings {
     pub params: serde_json::Map<String, serde_json::Value>,
 }
 
-/// A rotation constraint (SPEC §4).
+/// A rotation constraint (docs/algorithms.md §4).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ConstraintSettings {
@@ -162,7 +162,7 @@ pub struct GainSettings {
     pub scale: [f32; 3],
 }
 
-/// One probe of a proximity corrective (SPEC §5).
+/// One probe of a proximity corrective (docs/algorithms.md §5).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ProbeSettings {
@@ -186,7 +186,7 @@ fn center() -> String {
     "center".into()
 }
 
-/// The BtoB preset's bones (SPEC §5).
+/// The BtoB preset's bones (docs/algorithms.md §5).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct BtobSettings {
@@ -234,7 +234,7 @@ pub struct ColliderSettings {
     pub radius: f32,
 }
 
-/// A tail or hair chain (SPEC §7, §8).
+/// A tail or hair chain (docs/algorithms.md §7, §8).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ChainSettings {
@@ -1046,7 +1046,7 @@ impl SpringSettings {
                 ))
             }
         };
-        // SPEC §3 DECISION: a new max_offset also limits each substep,
+        // docs/algorithms.md §3 DECISION: a new max_offset also limits each substep,
         // unless the substep limit is given too.
         if self.params.contains_key("max_offset")
             && !self.params.contains_key("max_substep_displacement")

@@ -1,4 +1,4 @@
-//! VRM spring bones → rig settings (SPEC §8 "Import"; docs/vrm-mapping.md).
+//! VRM spring bones → rig settings (docs/algorithms.md §8 "Import"; docs/vrm-mapping.md).
 //!
 //! Reads VRM 0.x `secondaryAnimation` and VRM 1.0 `VRMC_springBone` (with
 //! `VRMC_springBone_extended_collider`) from a .vrm/.glb file or a .gltf

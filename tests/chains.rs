@@ -1,4 +1,4 @@
-//! Tail and hair chains (SPEC §7, §8): one solver, two presets.
+//! Tail and hair chains (docs/algorithms.md §7, §8): one solver, two presets.
 
 mod common;
 
@@ -41,7 +41,7 @@ fn link_dirs(c: &Character, out: &[Transform]) -> Vec<Vec3> {
 }
 
 /// Bend of each link relative to its neighbour toward the root (the first
-/// against the anchor), measured against the rest arc (SPEC §7).
+/// against the anchor), measured against the rest arc (docs/algorithms.md §7).
 fn neighbour_bends(c: &Character, out: &[Transform]) -> Vec<f32> {
     let rig = c.rig().clone();
     let setup = &rig.chains()[0];
@@ -95,7 +95,7 @@ fn fast_hip_rotation_is_stable_and_bends_stay_within_the_limit() {
                 worst = worst.max(b);
             }
             // Speed from positions: the rope and the bend limit move particles
-            // without feeding the correction into velocity (SPEC §7).
+            // without feeding the correction into velocity (docs/algorithms.md §7).
             for (p, q) in c.particle_positions().iter().zip(&last) {
                 fastest = fastest.max((*p - *q).length() * 60.0);
             }
@@ -183,7 +183,7 @@ fn mirrored_inputs_give_mirrored_outputs() {
 fn a_loop_closes_after_warm_up() {
     // Periodic hip motion (period 1 s at 60 Hz): the state at the same phase
     // of successive cycles converges. The soft tip settles slowest, so one
-    // pass is not enough (SPEC §11): warm up until the gap is under 0.1 mm,
+    // pass is not enough (docs/algorithms.md §11): warm up until the gap is under 0.1 mm,
     // with a cap of 30 cycles.
     let rig = rig(tail_desc(6, ChainParams::tail(1.0)));
     let motion = |t: f32| {
@@ -270,7 +270,7 @@ fn floor_crouch_raised_floor_settling_and_release() {
 
 #[test]
 fn writing_the_rope_correction_back_as_velocity_is_worse() {
-    // SPEC §7: "one bone swung 95° while neighbours moved 3° after a 0.5 m hip
+    // docs/algorithms.md §7: "one bone swung 95° while neighbours moved 3° after a 0.5 m hip
     // swing in 2/3 s" when the position correction was fed back as velocity.
     // Same swing, then the hips stop: measure how far the links overshoot
     // past their rest arc afterwards. Coupling and limit are off for both so
@@ -280,7 +280,7 @@ fn writing_the_rope_correction_back_as_velocity_is_worse() {
         params.bend_rate = 0.0;
         params.bend_limit = std::f32::consts::PI;
         params.velocity_from_positions = u32::from(feedback);
-        // The pure SPEC §7 motion: no settle phase after the hips stop.
+        // The pure docs/algorithms.md §7 motion: no settle phase after the hips stop.
         params.settle_speedup = 1.0;
         let rig = rig(tail_desc(6, params));
         let mut c = Character::new(rig.clone(), CharacterOptions::default());
@@ -312,7 +312,7 @@ fn writing_the_rope_correction_back_as_velocity_is_worse() {
 
 #[test]
 fn bind_pose_comes_from_inverse_binds_not_the_saved_pose() {
-    // SPEC §1 (000): the saved pose had the last tail joint pre-rotated ~28°.
+    // docs/algorithms.md §1 (000): the saved pose had the last tail joint pre-rotated ~28°.
     let mut params = ChainParams::tail(1.0);
     params.carry_angle = 0.0;
     params.rest_curve = 1.0;

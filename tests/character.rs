@@ -1,4 +1,4 @@
-//! Character-level behaviour: SPEC §1–§3 through the whole update.
+//! Character-level behaviour: docs/algorithms.md §1–§3 through the whole update.
 
 mod common;
 
@@ -52,7 +52,7 @@ fn helpers_lag_and_stay_within_max_offset() {
                 "frame {i} bone {b}: {offset}"
             );
             // The output the record claims is where FK of the written pose puts it:
-            // the writeback went through the current parent (SPEC §1 path A).
+            // the writeback went through the current parent (docs/algorithms.md §1 path A).
             assert!((Vec3::from(dst[b].translation) - Vec3::from(r.output)).length() < 1e-4);
             peak = peak.max(offset.length());
         }
@@ -261,7 +261,7 @@ fn interpolated_substep_targets_differ_from_held_at_30hz() {
                 .length(),
         );
     }
-    // Both are bounded by the same 2 cm cap, so they differ by at most 4 cm (SPEC §9).
+    // Both are bounded by the same 2 cm cap, so they differ by at most 4 cm (docs/algorithms.md §9).
     assert!(max_diff > 0.01 && max_diff < 4.0, "{max_diff}");
 }
 
@@ -468,7 +468,7 @@ fn snapshot_from_another_rig_or_corrupted_is_refused() {
 
 #[test]
 fn moving_the_whole_character_does_not_change_its_local_outputs() {
-    // SPEC §3 invariant at the character level: translating every target (here
+    // docs/algorithms.md §3 invariant at the character level: translating every target (here
     // via the root) translates every spring state, so local outputs agree up to
     // f32 rounding at the larger coordinates (|x| ≈ 1100 cm: ulp 1.2e-4).
     let rig = helper_rig();

@@ -1,5 +1,5 @@
-//! Hair (SPEC §8) and the chain behaviours users of KawaiiPhysics and VRM
-//! spring bones expect (SPEC §13): frame-rate independence, teleport, pauses,
+//! Hair (docs/algorithms.md §8) and the chain behaviours users of KawaiiPhysics and VRM
+//! spring bones expect (docs/algorithms.md §13): frame-rate independence, teleport, pauses,
 //! degenerate input, snapshots.
 
 mod common;
@@ -37,7 +37,7 @@ fn head_pose(rig: &Rig, rotation: Quat, offset: Vec3) -> Vec<Transform> {
     pose
 }
 
-/// SPEC §10 head-turn benchmark: 4 s of head motion, then still.
+/// docs/algorithms.md §10 head-turn benchmark: 4 s of head motion, then still.
 fn head_turn(t: f32) -> Quat {
     if t >= 4.0 {
         return Quat::IDENTITY;
@@ -48,7 +48,7 @@ fn head_turn(t: f32) -> Quat {
 }
 
 /// Largest angle between a strand segment and its rest arc in the head's
-/// current frame (SPEC §8: the rest arc is kept in the attachment frame).
+/// current frame (docs/algorithms.md §8: the rest arc is kept in the attachment frame).
 fn worst_angle_to_rest(c: &Character, head_rotation: Quat, head_offset: Vec3) -> f32 {
     let rig = c.rig();
     let setup = &rig.chains()[0];
@@ -70,7 +70,7 @@ fn worst_angle_to_rest(c: &Character, head_rotation: Quat, head_offset: Vec3) ->
 
 #[test]
 fn hair_settles_on_its_rest_arc_without_tentacle_curl() {
-    // SPEC §8/§10: 4 s of head motion, 8 s settling, 120 Hz simulation, 30 Hz sampling.
+    // docs/algorithms.md §8/§10: 4 s of head motion, 8 s settling, 120 Hz simulation, 30 Hz sampling.
     let rig = rig(hair_desc(ChainParams::hair(1.0)));
     let mut c = Character::new(rig.clone(), CharacterOptions::default());
     let mut tip_track: Vec<Vec3> = Vec::new();
@@ -187,7 +187,7 @@ fn a_resting_strand_stays_on_the_contact_and_does_not_bounce() {
     // A 3 cm ball just behind the strand's rest arc (which hangs straight down
     // at z ≈ −0.11, 1.5 cm inside the ball): the restoring force keeps
     // pressing the strand against it. It must come to rest there, touching on
-    // every frame, without hopping off (SPEC §8 contact without bounce).
+    // every frame, without hopping off (docs/algorithms.md §8 contact without bounce).
     let rig = strand_behind_ball();
     let mut c = Character::new(rig.clone(), CharacterOptions::default());
     let pose = head_pose(&rig, Quat::IDENTITY, Vec3::ZERO);
@@ -257,7 +257,7 @@ fn segment_radius_is_read_from_its_own_joint() {
     );
 }
 
-// --- behaviour shared by both presets (SPEC §13) ---------------------------
+// --- behaviour shared by both presets (docs/algorithms.md §13) ---------------------------
 
 /// Piecewise-linear input: key poses every 1/30 s (yaw and translation of
 /// `bone`), sampled at `rate` Hz by linear interpolation (slerp for rotation).

@@ -1,4 +1,4 @@
-//! The helper-bone pipeline of SPEC §4–§6: rotation constraints, springs,
+//! The helper-bone pipeline of docs/algorithms.md §4–§6: rotation constraints, springs,
 //! proximity correctives (BtoB), stage toggles and stage records.
 
 mod common;
@@ -78,7 +78,7 @@ fn constraint_stage_follows_the_chest_point_and_keeps_translation_and_scale() {
     let after = rec.constrained[CHEST_L];
     assert_eq!(after.translation, before.translation);
     assert_eq!(after.scale, before.scale);
-    // R_new = R_target · R_offset in component space (SPEC §4).
+    // R_new = R_target · R_offset in component space (docs/algorithms.md §4).
     let src = component(&rig, &rec.source);
     let got = component(&rig, &rec.constrained);
     let r_target = Quat::from_affine3(&src[POINT_L]);

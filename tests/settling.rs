@@ -1,7 +1,7 @@
 //! Chains come to rest (issue #17 item 3, docs/chains.md "Coming to rest"):
 //! the tail and hair presets settle to < 0.001 mm of tip motion per frame
 //! within 2 s of the last input motion, toward the same resting pose as the
-//! pure SPEC §7/§8 motion, and without changing anything while the input
+//! pure docs/algorithms.md §7/§8 motion, and without changing anything while the input
 //! moves. Run with `--nocapture` for the table.
 
 mod common;

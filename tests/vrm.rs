@@ -882,7 +882,7 @@ fn an_extended_collider_without_version_1_0_is_named_with_what_each_runtime_does
 
 #[test]
 fn godette_hair_agrees_across_30_60_and_120_hz_input() {
-    // SPEC §8, §13.1: the same motion at any input rate. The head turns
+    // docs/algorithms.md §8, §13.1: the same motion at any input rate. The head turns
     // (yaw, then roll) along 30 Hz keys, linear between them; 60 and 120 Hz
     // input samples the same path. Every chain joint's output rotation at
     // the common 30 Hz instants agrees to float noise, contacts included.

@@ -1,4 +1,4 @@
-//! `secmo bake` (issue #5, SPEC §11): simulate a clip with secmo driving
+//! `secmo bake` (issue #5, docs/algorithms.md §11): simulate a clip with secmo driving
 //! the chains, warm up by looping until the chain state comes back to where
 //! the pass began, record one pass, and write the chain joints' rotations as
 //! keyframes into a copy of the GLB (their authored rotation tracks are
@@ -24,7 +24,7 @@ pub struct BakeOptions {
     /// start by less than this (metres for positions, m/s for velocities,
     /// in the rig's units scaled to metres).
     pub tolerance: f32,
-    /// At most this many warm-up passes (SPEC §11: a cap).
+    /// At most this many warm-up passes (docs/algorithms.md §11: a cap).
     pub max_passes: usize,
     /// Weight of secmo's rotation in the written keys: 1 replaces the
     /// chain joints' authored tracks, 0 keeps them, in between slerps from
@@ -107,7 +107,7 @@ impl Baker {
     /// chains on the VRM preset (docs/vrm-mapping.md) where those do not already move
     /// the joints, and a tail chain on its tail candidate unless a chain
     /// already moves it: around each clip's own carriage where the clip keys
-    /// the tail ([`Baker::carriage_params`], [`Baker::rig_for`]), the SPEC §7
+    /// the tail ([`Baker::carriage_params`], [`Baker::rig_for`]), the docs/algorithms.md §7
     /// tail around the modelled arc where it does not.
     pub fn new(imported: Imported, units_per_meter: f32) -> anyhow::Result<Self> {
         Self::with_tail(
@@ -117,7 +117,7 @@ impl Baker {
         )
     }
 
-    /// The added tail's parameters for a clip without tail keys: the SPEC §7
+    /// The added tail's parameters for a clip without tail keys: the docs/algorithms.md §7
     /// tail preset around the modelled arc (rest curve 1, no carry).
     #[must_use]
     pub fn modelled_tail_params(units_per_meter: f32) -> ChainParams {

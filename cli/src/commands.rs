@@ -162,7 +162,7 @@ pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
             }
         }
     }
-    // Characters without clips get the head-turn sequence (SPEC §10).
+    // Characters without clips get the head-turn sequence (docs/algorithms.md §10).
     let head_turn = if clips.is_empty() {
         baker.progress.set_message("head turn".into());
         let h = crate::report::measure_head_turn(&baker)?;

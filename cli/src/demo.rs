@@ -1,7 +1,7 @@
 //! `secmo demo`: the built-in procedural body through walk → run → sprint →
 //! stop. It prints a per-phase table of peak helper offsets and BtoB
 //! corrections, plots target vs output for one helper bone, and runs the
-//! input-rate study of SPEC §9 (30 Hz, 60 Hz held, 60 Hz interpolated).
+//! input-rate study of docs/algorithms.md §9 (30 Hz, 60 Hz held, 60 Hz interpolated).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -40,7 +40,7 @@ pub struct Trace {
 }
 
 /// How the animation reaches the solver in one run of the input-rate study
-/// (SPEC §9, as the article ran it).
+/// (docs/algorithms.md §9, as the article ran it).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum InputMode {
     /// The animation sampled at the update rate.
@@ -69,7 +69,7 @@ pub struct Run {
     pub input_hz: f32,
     pub mode: InputMode,
     pub time: Vec<f32>,
-    /// `[frame][spring]` spring offset vector `output − target` (SPEC §9), cm.
+    /// `[frame][spring]` spring offset vector `output − target` (docs/algorithms.md §9), cm.
     pub offsets: Vec<Vec<Vec3>>,
     /// `[frame][bone]` final component positions.
     pub positions: Vec<Vec<Vec3>>,
@@ -77,7 +77,7 @@ pub struct Run {
     pub btob: Vec<Vec<f32>>,
 }
 
-/// Per-bone result of comparing two runs at their common times (SPEC §9).
+/// Per-bone result of comparing two runs at their common times (docs/algorithms.md §9).
 #[derive(Clone, Debug, PartialEq)]
 pub struct RateRow {
     pub bone: String,
@@ -203,7 +203,7 @@ pub fn run_sequence(
     Ok(run)
 }
 
-/// SPEC §9: per spring, the largest offset-vector difference between two runs
+/// docs/algorithms.md §9: per spring, the largest offset-vector difference between two runs
 /// at the times both sampled (`stride_a`/`stride_b` frames apart), with the
 /// frame index in `a`'s numbering.
 fn compare(a: &Run, b: &Run, stride_a: usize, stride_b: usize, spring: usize) -> (f32, usize) {
@@ -259,7 +259,7 @@ pub fn run(options: &DemoOptions) -> anyhow::Result<DemoReport> {
         output: main.positions.iter().map(|p| p[traced]).collect(),
     };
 
-    // SPEC §9 input-rate study: the same 30 Hz animation fed at 30 Hz, at
+    // docs/algorithms.md §9 input-rate study: the same 30 Hz animation fed at 30 Hz, at
     // 60 Hz held, and at 60 Hz with interpolated midpoints.
     let r30 = run_sequence(&rig, &sequence, 30.0, InputMode::Sampled)?;
     let r60 = run_sequence(&rig, &sequence, 60.0, InputMode::Held30)?;
@@ -304,7 +304,7 @@ pub fn run(options: &DemoOptions) -> anyhow::Result<DemoReport> {
     let _ = writeln!(table, " |");
     let _ = writeln!(
         table,
-        "\nInput-rate study (SPEC §9): max |offset(30 Hz) − offset(60 Hz)| per helper, cm @ 30 Hz frame"
+        "\nInput-rate study (docs/algorithms.md §9): max |offset(30 Hz) − offset(60 Hz)| per helper, cm @ 30 Hz frame"
     );
     let _ = writeln!(
         table,
@@ -354,7 +354,7 @@ pub fn run(options: &DemoOptions) -> anyhow::Result<DemoReport> {
         options.seconds_per_phase,
     )?;
     let rate_plot = options.out_dir.join("input_rate.svg");
-    let studied = 1; // hip_helper_r, as SPEC §9 lists it first
+    let studied = 1; // hip_helper_r, as docs/algorithms.md §9 lists it first
     draw_rate_plot(
         &rate_plot,
         &[&r30, &r60, &r60i],
@@ -515,7 +515,7 @@ fn draw_rate_plot(path: &Path, runs: &[&Run], spring: usize, bone: &str) -> anyh
     }];
     crate::plot::draw(
         path,
-        &format!("{bone}: spring offset at three input rates (SPEC §9)"),
+        &format!("{bone}: spring offset at three input rates (docs/algorithms.md §9)"),
         &panels,
     )
 }

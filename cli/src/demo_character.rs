@@ -100,7 +100,7 @@ pub struct MeshBuilder {
 impl MeshBuilder {
     /// A tube along `points` (bind-space joint positions) with `radii`;
     /// segment i is owned by `bones[i]` and blended with its neighbours by
-    /// the SPEC §12.6 rule (`before` precedes the first segment).
+    /// the docs/algorithms.md §12.6 rule (`before` precedes the first segment).
     pub fn tube(&mut self, points: &[Vec3], radii: &[f32], bones: &[usize], before: usize) {
         const SIDES: usize = 10;
         const RINGS: usize = 4;
@@ -288,7 +288,7 @@ pub fn glb(sequence: &Sequence, rate: f32) -> anyhow::Result<Vec<u8>> {
     Ok(bytes)
 }
 
-/// The helper body's springs (SPEC §3 hip and chest presets), chest
+/// The helper body's springs (docs/algorithms.md §3 hip and chest presets), chest
 /// rotation constraints (§4) and BtoB correctives (§5) as rig settings for
 /// the GLB, which is in metres: presets scale with the rig's units, and the
 /// chests' rest gap is 0.16 m.

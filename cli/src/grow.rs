@@ -1,4 +1,4 @@
-//! `secmo rig` (issue #6, SPEC §12): find the appendages a humanoid
+//! `secmo rig` (issue #6, docs/algorithms.md §12): find the appendages a humanoid
 //! auto-rigger left without bones (a tail handed to the nearest leg), grow a
 //! bone chain along each one that hangs from the pelvis, write its skin
 //! weights, and give the file a secmo tail chain.
@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 use crate::glb::Glb;
 use crate::import::Imported;
 
-/// SPEC §12.6: weights of a vertex at fraction `f` ∈ [0, 1] along its
+/// docs/algorithms.md §12.6: weights of a vertex at fraction `f` ∈ [0, 1] along its
 /// segment, as `[previous bone, own bone, next bone]`: the root quarter
 /// blends toward the previous bone, the tip quarter toward the next, 50/50
 /// at the joints.
@@ -29,11 +29,11 @@ pub fn segment_weights(f: f32) -> [f32; 3] {
     [w_prev, 1.0 - w_prev - w_next, w_next]
 }
 
-/// Thresholds of the pass. The defaults are SPEC §12's.
+/// Thresholds of the pass. The defaults are docs/algorithms.md §12's.
 #[derive(Clone, Debug)]
 pub struct GrowOptions {
     /// Far from the skeleton: more than this fraction of the model height
-    /// (SPEC §12.1: 7 %).
+    /// (docs/algorithms.md §12.1: 7 %).
     pub far_fraction: f32,
     /// The far limit is at least this many times the median skeleton
     /// distance of the skin (our addition for bodies thicker than 7 %).
@@ -41,14 +41,14 @@ pub struct GrowOptions {
     /// Stub past an end joint, as a fraction of its parent bone's length.
     pub stub_fraction: f32,
     /// Appendage: skeleton distance of the centroid at least this fraction
-    /// of the component's reach (SPEC §12.4: 40 %).
+    /// of the component's reach (docs/algorithms.md §12.4: 40 %).
     pub centroid_fraction: f32,
-    /// Appendage: elongation √(λ1/λ2) at least this (SPEC §12.4: tail ≈ 2.6,
+    /// Appendage: elongation √(λ1/λ2) at least this (docs/algorithms.md §12.4: tail ≈ 2.6,
     /// cape ≈ 1; the threshold between them is ours).
     pub min_elongation: f32,
     /// Components with fewer welded vertices than this are noise.
     pub min_vertices: usize,
-    /// Rigid fallback (SPEC §12.7): the appendage follows the hips, no chain.
+    /// Rigid fallback (docs/algorithms.md §12.7): the appendage follows the hips, no chain.
     pub rigid: bool,
 }
 
@@ -66,7 +66,7 @@ impl Default for GrowOptions {
     }
 }
 
-/// Which part of the body a component hangs from (SPEC §12.4).
+/// Which part of the body a component hangs from (docs/algorithms.md §12.4).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Region {
     /// The hips or a thigh.
@@ -105,7 +105,7 @@ pub struct Appendage {
     pub centroid_ratio: f32,
     /// √(λ1/λ2) of the vertex covariance.
     pub elongation: f32,
-    /// Whether it passes the SPEC §12.4 appendage tests (centroid distance
+    /// Whether it passes the docs/algorithms.md §12.4 appendage tests (centroid distance
     /// and elongation), wherever it hangs from.
     pub is_appendage: bool,
     /// p99 geodesic distance from the collar (file units).
@@ -114,7 +114,7 @@ pub struct Appendage {
     pub segments: usize,
     /// Bind-space joint positions J_0..J_K of the grown chain.
     pub joints: Vec<Vec3>,
-    /// Each member's chain coordinate `s = K·g/L` (SPEC §12.6; chains only).
+    /// Each member's chain coordinate `s = K·g/L` (docs/algorithms.md §12.6; chains only).
     pub coordinates: Vec<f32>,
     /// Mean weighted vertex-to-bone distance over the component before and
     /// after the pass (file units).
@@ -318,7 +318,7 @@ impl Segments {
     }
 }
 
-/// SPEC §12.1: `t = clamp(((p−a)·(b−a))/|b−a|², 0, 1)`, distance to a + t(b−a).
+/// docs/algorithms.md §12.1: `t = clamp(((p−a)·(b−a))/|b−a|², 0, 1)`, distance to a + t(b−a).
 fn segment_distance(p: Vec3, a: Vec3, b: Vec3) -> f32 {
     let ab = b - a;
     let len2 = ab.length_squared();
@@ -376,7 +376,7 @@ fn surface(imported: &Imported, skin: usize, height_hint: f32) -> anyhow::Result
             triangles.push(tri.map(|i| base + i));
         }
     }
-    // SPEC §12.2: weld by position (exporters split at UV and normal seams).
+    // docs/algorithms.md §12.2: weld by position (exporters split at UV and normal seams).
     let cell = (height_hint * 1e-5).max(f32::MIN_POSITIVE);
     let mut by_cell: HashMap<[i64; 3], usize> = HashMap::new();
     let mut welded = Vec::new();
@@ -449,7 +449,7 @@ fn symmetric_eigenvalues(m: Mat3) -> [f32; 3] {
     e
 }
 
-/// √(λ1/λ2) of the covariance of `points` (SPEC §12.4).
+/// √(λ1/λ2) of the covariance of `points` (docs/algorithms.md §12.4).
 #[must_use]
 pub fn elongation(points: &[Vec3]) -> f32 {
     let n = points.len().max(1) as f32;
@@ -481,7 +481,7 @@ impl Ord for Queued {
     }
 }
 
-/// SPEC §12.5: Dijkstra geodesics (edge cost = length) from `sources`
+/// docs/algorithms.md §12.5: Dijkstra geodesics (edge cost = length) from `sources`
 /// through the vertices `allowed`.
 fn geodesics(s: &Surface, sources: &[usize], allowed: &[bool]) -> Vec<f32> {
     let mut g = vec![f32::INFINITY; s.welded.len()];
@@ -518,7 +518,7 @@ struct Component {
     attachment: usize,
 }
 
-/// Runs SPEC §12 on `imported` (its first skin).
+/// Runs docs/algorithms.md §12 on `imported` (its first skin).
 /// Scene units per bind-space unit of skin `skin`: the median scale of its
 /// joints' rest world matrix times inverse bind (1 when the skin's bind
 /// space is the scene's; an armature's scale otherwise).
@@ -613,7 +613,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
         .filter(|&&b| !carries[b])
         .map(|&b| bones[b].name.clone())
         .collect();
-    // SPEC §12.1: segments, with a stub past each end joint.
+    // docs/algorithms.md §12.1: segments, with a stub past each end joint.
     let mut list = Vec::new();
     let mut children_of = vec![Vec::new(); bones.len()];
     for &c in joints.iter().filter(|&&c| carries[c]) {
@@ -674,7 +674,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
         .iter()
         .map(|p| segments.nearest(*p))
         .collect();
-    // SPEC §12.1 says 7 % of the height, for a humanoid. A quadruped's body
+    // docs/algorithms.md §12.1 says 7 % of the height, for a humanoid. A quadruped's body
     // is thicker than that around its spine, so the limit is at least twice
     // the median skeleton distance (docs/rig.md).
     let mut sorted: Vec<f32> = field.iter().map(|f| f.0).collect();
@@ -683,7 +683,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
     let far_limit = (options.far_fraction * height).max(options.thickness_factor * thickness);
     let far: Vec<bool> = field.iter().map(|f| f.0 > far_limit).collect();
 
-    // SPEC §12.2: connected components of the far vertices.
+    // docs/algorithms.md §12.2: connected components of the far vertices.
     let mut label = vec![usize::MAX; n];
     let mut components = Vec::new();
     for start in 0..n {
@@ -707,7 +707,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
         components.push(members);
     }
 
-    // SPEC §12.3: hips, attachment with the torso/thigh bias.
+    // docs/algorithms.md §12.3: hips, attachment with the torso/thigh bias.
     let hips = joints
         .iter()
         .copied()
@@ -782,7 +782,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
             attachment: attach(centre),
         });
     }
-    // SPEC §12.4: merge shells at one attachment whose boxes overlap by
+    // docs/algorithms.md §12.4: merge shells at one attachment whose boxes overlap by
     // more than half of the smaller one (fur over skin).
     let bounds = |c: &Component| {
         c.members.iter().fold(
@@ -995,7 +995,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
         };
         match appendage.fate {
             Fate::Rigid => {
-                // SPEC §12.7: every vertex 1.0 on its bone (the hips for a
+                // docs/algorithms.md §12.7: every vertex 1.0 on its bone (the hips for a
                 // pelvis part).
                 let bone = if region == Region::Pelvis {
                     hips.unwrap_or(c.attachment)
@@ -1012,7 +1012,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
             Fate::Chain => {
                 let hips = hips.expect("checked above");
                 let k = ((length / (0.1 * height)).round() as usize).clamp(3, 8);
-                // SPEC §12.5: J_0 at the collar, J_i at the centroid of the
+                // docs/algorithms.md §12.5: J_0 at the collar, J_i at the centroid of the
                 // skin whose geodesic is within half a segment of iL/K.
                 let mut js = vec![
                     c.collar.iter().map(|&v| surface.welded[v]).sum::<Vec3>()
@@ -1074,7 +1074,7 @@ pub fn grow(imported: &Imported, options: &GrowOptions) -> anyhow::Result<Grown>
                     });
                     names.push(name);
                 }
-                // SPEC §12.6 weights; Tail_End gets none.
+                // docs/algorithms.md §12.6 weights; Tail_End gets none.
                 let bone_id = |i: usize| (bone_count + first_new + i) as u32;
                 for &r in &raw {
                     let w = surface.weld[r];

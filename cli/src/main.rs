@@ -73,7 +73,7 @@ enum Command {
     /// authored rotation tracks of the driven joints are replaced (--blend
     /// keeps them and slerps toward secmo's).
     Bake(BakeCli),
-    /// Measure SPEC §10 edge stretch on the skinned mesh for each clip and
+    /// Measure docs/algorithms.md §10 edge stretch on the skinned mesh for each clip and
     /// write a report with plots.
     ///
     /// Compares the chain as animated, rigid (the harness check) and driven
@@ -92,7 +92,7 @@ enum Command {
         #[arg(long, value_name = "PATH")]
         out: Option<PathBuf>,
     },
-    /// Grow tail chains where the skin hangs far from the skeleton (SPEC §12).
+    /// Grow tail chains where the skin hangs far from the skeleton (docs/algorithms.md §12).
     ///
     /// Finds far, elongated parts of the skin that hang from the pelvis
     /// (such as a tail a humanoid auto-rigger handed to a leg) and grows

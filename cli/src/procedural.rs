@@ -1,6 +1,6 @@
 //! A built-in procedural character so that a new user sees secmo work with no
 //! files: pelvis, spine, chest and arms (centimetres, Y-up, facing +Z), hip
-//! helpers with springs, chest helpers with the whole SPEC §4–§6 pipeline
+//! helpers with springs, chest helpers with the whole docs/algorithms.md §4–§6 pipeline
 //! (rotation constraint to a chest point, spring, BtoB corrective), and a
 //! walk → run → sprint → stop sequence that is a pure function of time, so
 //! that different input rates sample exactly the same motion.
@@ -30,7 +30,7 @@ pub const UPPER_ARM_R: usize = 13;
 pub const FOREARM_R: usize = 14;
 pub const HAND_R: usize = 15;
 
-/// The demo skeleton with the article's hip and chest springs (SPEC §3
+/// The demo skeleton with the article's hip and chest springs (docs/algorithms.md §3
 /// defaults), chest rotation constraints (§4) and BtoB correctives (§5).
 #[must_use]
 pub fn helper_body() -> RigDesc {

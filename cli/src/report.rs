@@ -1,4 +1,4 @@
-//! Edge stretch on the skinned mesh (SPEC §10): for each mesh edge with bind
+//! Edge stretch on the skinned mesh (docs/algorithms.md §10): for each mesh edge with bind
 //! length ℓ⁰, ρ = |z_a − z_b| / ℓ⁰ at every sampled frame. Chain edges (both
 //! ends skinned at least half to chain joints) are compared with the body's
 //! own edges (no chain weight) as the baseline.
@@ -10,7 +10,7 @@ use crate::bake::{BakeOptions, Baker};
 use crate::import::{Clip, SkinnedMesh};
 
 /// Distribution of ρ over all sampled frames and edges, and of each edge's
-/// maximum over time. `None` when there were no edges (SPEC §10: empty is
+/// maximum over time. `None` when there were no edges (docs/algorithms.md §10: empty is
 /// reported as empty, never as zero).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Stretch {
@@ -21,7 +21,7 @@ pub struct Stretch {
     pub min: f32,
     /// Percentage of (frame, edge) samples with ρ > 1.5 or ρ < 0.67.
     pub torn_percent: f32,
-    /// Q₀.₉₉ of the per-edge maxima over time (SPEC §10, 003).
+    /// Q₀.₉₉ of the per-edge maxima over time (docs/algorithms.md §10, 003).
     pub edge_max_p99: f32,
 }
 
@@ -80,7 +80,7 @@ pub struct TipTrace {
     pub output: Vec<Vec3>,
     /// secmo's tip at 30, 60 and 120 Hz input: (times, positions).
     pub rates: [(Vec<f32>, Vec<Vec3>); 3],
-    /// Settling (SPEC §10): the largest tip motion between frames in the
+    /// Settling (docs/algorithms.md §10): the largest tip motion between frames in the
     /// clip's last 2 s, metres; `None` for a clip shorter than 2 s.
     pub settling: Option<f32>,
     /// The tip's distance (metres) from its 120 Hz-input path at every key
@@ -570,9 +570,9 @@ pub fn write(
          Lengths are in the rig's own unit, **{unit}** ({upm} per metre).\n\n\
          ## Terms\n\n\
          - **ρ (edge stretch)**: an edge's skinned length divided by its length in the bind \
-         pose (SPEC §10); 1 is unstretched. Every edge of the skinned mesh is sampled at every \
+         pose (docs/algorithms.md §10); 1 is unstretched. Every edge of the skinned mesh is sampled at every \
          baked key of the clip.\n\
-         - **chain edges** (SPEC §10): edges with at least one end skinned more than 50 % to \
+         - **chain edges** (docs/algorithms.md §10): edges with at least one end skinned more than 50 % to \
          the chain's bones, so the ring where the chain meets the body counts; **body edges** \
          (the body baseline): every other edge, under the same animation, to show what the \
          rest of the character already does.\n\
@@ -597,7 +597,7 @@ pub fn write(
          given apart, and is secmo's own: its 120 Hz substeps and how it interpolates the body \
          between updates.\n\
          - **settling**: the largest tip motion between consecutive keys in the clip's last \
-         2 s (SPEC §10); \"empty\" for clips shorter than 2 s.\n\
+         2 s (docs/algorithms.md §10); \"empty\" for clips shorter than 2 s.\n\
          - **update cost**: wall time per frame for sampling the clip and updating secmo, in \
          this build, on this machine.\n",
         source.display(),
@@ -650,7 +650,7 @@ pub fn write(
         );
         let _ = writeln!(
             md,
-            "\nSettling (SPEC §10): the largest tip motion between baked keys in the clip's last 2 s."
+            "\nSettling (docs/algorithms.md §10): the largest tip motion between baked keys in the clip's last 2 s."
         );
         for t in &r.tips {
             let _ = match t.settling {
@@ -723,7 +723,7 @@ fn table_rows(md: &mut String, rows: &[(&str, Option<Stretch>)], decimals: usize
     }
 }
 
-/// The torn thresholds of SPEC §10: an edge stretched past 1.5× or
+/// The torn thresholds of docs/algorithms.md §10: an edge stretched past 1.5× or
 /// squashed below 0.67× its bind length is a visible tear.
 pub const TORN: (f32, f32) = (0.67, 1.5);
 
@@ -787,12 +787,12 @@ fn plot(path: &std::path::Path, r: &StretchReport) -> anyhow::Result<()> {
     };
     crate::plot::draw(
         path,
-        &format!("{}: edge stretch (SPEC §10)", r.clip),
+        &format!("{}: edge stretch (docs/algorithms.md §10)", r.clip),
         &[panel],
     )
 }
 
-/// The head-turn benchmark (SPEC §10, 003) on a character with chains and
+/// The head-turn benchmark (docs/algorithms.md §10, 003) on a character with chains and
 /// no clips: 4 s of head motion, then 8 s of stillness, input at 30 Hz
 /// (secmo substeps at 120 Hz), the mesh sampled at every input frame.
 #[derive(Clone, Debug)]
@@ -917,7 +917,7 @@ pub fn measure_head_turn(baker: &Baker) -> anyhow::Result<HeadTurnReport> {
     })
 }
 
-/// Edge stretch (SPEC §10) of a region of the skin under a clip's own
+/// Edge stretch (docs/algorithms.md §10) of a region of the skin under a clip's own
 /// animation, sampled at `rate`: the edges whose two ends are both in
 /// `region` (per mesh of `imported`, per vertex). `secmo rig` uses it to
 /// measure an appendage before it has a chain.

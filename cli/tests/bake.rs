@@ -1,4 +1,4 @@
-//! `secmo bake` (issue #5, SPEC §11): the Fox's tail driven by secmo, baked
+//! `secmo bake` (issue #5, docs/algorithms.md §11): the Fox's tail driven by secmo, baked
 //! into keyframes, re-imported and played without secmo.
 
 use std::path::{Path, PathBuf};
@@ -60,7 +60,7 @@ fn fox_tail_bakes_round_trips_and_closes_its_loop() {
     // Everything else in the clip is kept (3 tail tracks out, 3 in).
     assert_eq!(clip.channels.len(), walk.channels.len());
 
-    // SPEC §11: warm-up closes the loop; a cold start leaves a visible seam.
+    // docs/algorithms.md §11: warm-up closes the loop; a cold start leaves a visible seam.
     assert!((1..=options.max_passes).contains(&warm.passes));
     assert!(warm.closing_error < 1e-4, "{} rad", warm.closing_error);
     assert!(

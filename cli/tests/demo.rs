@@ -65,7 +65,7 @@ fn demo_runs_and_writes_its_files() {
         }
     }
 
-    // Four helpers, four phases; every peak within its cap (length clamp, SPEC §3).
+    // Four helpers, four phases; every peak within its cap (length clamp, docs/algorithms.md §3).
     assert_eq!(report.peak_offsets.len(), 4);
     for row in &report.peak_offsets {
         for (peak, limit) in row.iter().zip(&report.max_offsets) {
@@ -96,7 +96,7 @@ fn demo_runs_and_writes_its_files() {
         report.peak_btob
     );
 
-    // SPEC §9 input-rate study: the rates differ, by at most twice each cap
+    // docs/algorithms.md §9 input-rate study: the rates differ, by at most twice each cap
     // (two offsets each capped at max_offset), and feeding interpolated
     // midpoints stays closer to the 30 Hz run than holding each pose twice,
     // as in the article (right hip 1.29 vs 1.12 cm there).
@@ -288,7 +288,7 @@ fn check_character(character: &std::path::Path, baked: &std::path::Path) {
     );
 
     // The hip and chest helpers come from the file's rig settings: the bake
-    // moves them within the SPEC §3 limit (hips 2 cm) and writes their
+    // moves them within the docs/algorithms.md §3 limit (hips 2 cm) and writes their
     // translation keys, which replay. The sleeves are VRMC_node_constraint
     // destinations: their rotation keys follow the upper arms halfway.
     let names: Vec<&str> = baker

@@ -1,4 +1,4 @@
-//! Edge stretch on the Fox (SPEC §10): secmo's tail against the body's own
+//! Edge stretch on the Fox (docs/algorithms.md §10): secmo's tail against the body's own
 //! edges, the rigid tail that checks the harness, and the original rig.
 
 use std::path::Path;
@@ -19,10 +19,10 @@ fn fox_tail_stretch_stays_within_the_body_baseline() {
         "original {:?}\nrigid {:?}\nsecmo {:?}\nbody {:?}",
         r.original, r.rigid, r.secmo, r.body
     );
-    // SPEC §10's edge set on the Fox: 196 tail edges (the collar ring
+    // docs/algorithms.md §10's edge set on the Fox: 196 tail edges (the collar ring
     // included), and the artist's keyframed tail reads max 1.376 in Walk.
     let original = r.original.unwrap();
-    assert_eq!(original.edges, 196, "SPEC §10: 196 tail edges");
+    assert_eq!(original.edges, 196, "docs/algorithms.md §10: 196 tail edges");
     assert!((original.max - 1.376).abs() < 0.002, "{original:?}");
     // The solver on identical input at 30/60/120 Hz is reported apart.
     eprintln!(
@@ -101,7 +101,7 @@ fn godette_hair_under_the_head_turn_reports_stretch_and_settles() {
     let hair = r.chain.expect("hair edges");
     assert!(hair.edges > 50, "{hair:?}");
     assert!((0.9..1.5).contains(&hair.p99), "{hair:?}");
-    // SPEC §10/§8: the tip moves < 0.001 mm between sampled frames in the last 2 s.
+    // docs/algorithms.md §10/§8: the tip moves < 0.001 mm between sampled frames in the last 2 s.
     assert!(r.settling < 1e-6, "settling {} m", r.settling);
 }
 

@@ -1,4 +1,4 @@
-//! `secmo rig` (issue #6, SPEC §12): growing tail chains on rigs that have
+//! `secmo rig` (issue #6, docs/algorithms.md §12): growing tail chains on rigs that have
 //! none.
 
 use std::path::{Path, PathBuf};
@@ -192,7 +192,7 @@ fn recovers_the_tail_a_humanoid_rigger_lost() {
     let tail = chains[0];
     assert_eq!(tail.attachment_name, "b_Hip_01");
     assert_eq!(tail.region, Region::Pelvis);
-    // SPEC §12 figures for the article's fox: elongation ≈ 2.6 (a cape is
+    // docs/algorithms.md §12 figures for the article's fox: elongation ≈ 2.6 (a cape is
     // ≈ 1), tail length 42 % of the model's size. Ours: 2.51 and 39 %.
     assert!((2.2..3.0).contains(&tail.elongation), "{}", tail.elongation);
     let share = tail.length / grown.height;
@@ -642,7 +642,7 @@ fn weights_blend_50_50_at_joints_and_sum_to_one() {
         let inf = grown.influences[m][v];
         assert!(inf.iter().all(|&(_, w)| w >= 0.0));
         assert!((inf.iter().map(|&(_, w)| w).sum::<f32>() - 1.0).abs() < 1e-5);
-        // The weights are SPEC §12.6's for the vertex's chain coordinate.
+        // The weights are docs/algorithms.md §12.6's for the vertex's chain coordinate.
         let seg = (s.floor() as usize).min(k - 1);
         seen[seg] = true;
         let [p, o, n] = segment_weights((s - seg as f32).min(1.0));

@@ -591,7 +591,7 @@ unsafe fn end_item(
 }
 
 /// `secmo_character_update` that also writes the stage-by-stage records of
-/// SPEC §6 into the buffers `records` points to (each optional). Records are
+/// docs/algorithms.md §6 into the buffers `records` points to (each optional). Records are
 /// written only on success. Does not allocate.
 /// Errors: as `secmo_character_update`, plus BUFFER_LENGTH for a record buffer
 /// whose count does not match the rig, and INVALID_ARGUMENT for a record
@@ -650,7 +650,7 @@ pub unsafe extern "C" fn secmo_character_reset(character: *mut SecmoCharacter) -
     })
 }
 
-/// Switches how substep targets are chosen, keeping all state (SPEC §2).
+/// Switches how substep targets are chosen, keeping all state (docs/algorithms.md §2).
 /// Errors: NULL_POINTER, INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn secmo_character_set_substep_target(
@@ -748,7 +748,7 @@ pub unsafe extern "C" fn secmo_character_restore(
 // ---------------------------------------------------------------------------
 // Chains.
 
-/// Fills `*out_params` with the tail preset (SPEC §7) for a rig in
+/// Fills `*out_params` with the tail preset (docs/algorithms.md §7) for a rig in
 /// `units_per_meter`. Errors: NULL_POINTER, INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn secmo_chain_params_tail(
@@ -763,7 +763,7 @@ pub unsafe extern "C" fn secmo_chain_params_tail(
     )
 }
 
-/// Fills `*out_params` with the hair preset (SPEC §8) for a rig in
+/// Fills `*out_params` with the hair preset (docs/algorithms.md §8) for a rig in
 /// `units_per_meter`. Errors: NULL_POINTER, INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn secmo_chain_params_hair(

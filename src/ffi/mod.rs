@@ -1,4 +1,4 @@
-//! The C ABI (DESIGN.md "C ABI rules"). `include/secmo.h` is generated from
+//! The C ABI (docs/architecture.md "C ABI rules"). `include/secmo.h` is generated from
 //! this folder by cbindgen; `tests/header.rs` fails when it is stale.
 //!
 //! Conventions (docs/c-api.md): the object comes first, then inputs, then

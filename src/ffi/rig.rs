@@ -27,7 +27,7 @@ pub(crate) fn preset<T>(
     })
 }
 
-/// Fills `*out_desc` with the article's hip spring defaults (SPEC §3) for a rig
+/// Fills `*out_desc` with the article's hip spring defaults (docs/algorithms.md §3) for a rig
 /// in `units_per_meter`, driving `bone`. Errors: NULL_POINTER, INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn secmo_spring_desc_hip(
@@ -40,7 +40,7 @@ pub unsafe extern "C" fn secmo_spring_desc_hip(
     })
 }
 
-/// Fills `*out_desc` with the article's chest spring defaults (SPEC §3).
+/// Fills `*out_desc` with the article's chest spring defaults (docs/algorithms.md §3).
 /// Errors: NULL_POINTER, INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn secmo_spring_desc_chest(
@@ -53,7 +53,7 @@ pub unsafe extern "C" fn secmo_spring_desc_chest(
     })
 }
 
-/// Fills a BtoB corrective (SPEC §5) for one chest bone: probes on both
+/// Fills a BtoB corrective (docs/algorithms.md §5) for one chest bone: probes on both
 /// upper arms (10 cm, weight 2), forearms (13 cm) and hands (15 cm), and the
 /// other chest (`chest_gap`, usually their rest distance) on local scale.
 /// `medial_x` is +1 or −1: the sign of the chest's local +X toward the

@@ -26,7 +26,7 @@ pub const SECMO_FRAME_HAS_IMPORTANCE: u32 = 4;
 pub const SECMO_UP_AXIS_Y: u32 = 1;
 pub const SECMO_UP_AXIS_Z: u32 = 2;
 
-/// `SecmoCharacterDesc.substep_target` values (SPEC §2).
+/// `SecmoCharacterDesc.substep_target` values (docs/algorithms.md §2).
 pub const SECMO_SUBSTEP_TARGET_HOLD: u32 = 0;
 pub const SECMO_SUBSTEP_TARGET_INTERPOLATE: u32 = 1;
 
@@ -55,7 +55,7 @@ pub const SECMO_SIDE_CENTER: u32 = 0;
 pub const SECMO_SIDE_LEFT: u32 = 1;
 pub const SECMO_SIDE_RIGHT: u32 = 2;
 
-/// Stages for `secmo_character_set_stage_enabled` (SPEC §6 order).
+/// Stages for `secmo_character_set_stage_enabled` (docs/algorithms.md §6 order).
 pub const SECMO_STAGE_CONSTRAINTS: u32 = 0;
 pub const SECMO_STAGE_SPRINGS: u32 = 1;
 pub const SECMO_STAGE_CORRECTIVES: u32 = 2;
@@ -108,7 +108,7 @@ pub const SECMO_DEBUG_CONTACT: u32 = 6;
 /// `secmo_spring_desc_hip` or `_chest`, then adjust.
 pub type SecmoSpringDesc = SpringParams;
 
-/// A rotation constraint (SPEC §4): `bone` keeps its reference orientation
+/// A rotation constraint (docs/algorithms.md §4): `bone` keeps its reference orientation
 /// relative to `target`. Runs before the springs.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
@@ -154,7 +154,7 @@ pub struct SecmoNodeConstraintDesc {
     pub weight: f32,
 }
 
-/// One distance probe of a proximity corrective (SPEC §5).
+/// One distance probe of a proximity corrective (docs/algorithms.md §5).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SecmoProbeDesc {
@@ -176,7 +176,7 @@ pub struct SecmoProbeDesc {
     pub opposite_scale: [f32; 3],
 }
 
-/// A proximity corrective (SPEC §5, the article's BtoB), run after the springs.
+/// A proximity corrective (docs/algorithms.md §5, the article's BtoB), run after the springs.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SecmoCorrectiveDesc {
@@ -213,7 +213,7 @@ pub struct SecmoColliderDesc {
 /// `secmo_chain_params_tail` or `_hair`, then adjust.
 pub type SecmoChainParams = ChainParams;
 
-/// A tail or hair chain (SPEC §7, §8).
+/// A tail or hair chain (docs/algorithms.md §7, §8).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct SecmoChainDesc {
@@ -271,16 +271,16 @@ pub struct SecmoRigDesc {
     /// `spring_count` spring descriptors (may be NULL when the count is 0).
     pub springs: *const SpringParams,
     pub spring_count: u32,
-    /// `constraint_count` rotation constraints (SPEC §4).
+    /// `constraint_count` rotation constraints (docs/algorithms.md §4).
     pub constraints: *const SecmoRotationConstraintDesc,
     pub constraint_count: u32,
-    /// `corrective_count` proximity correctives (SPEC §5).
+    /// `corrective_count` proximity correctives (docs/algorithms.md §5).
     pub correctives: *const SecmoCorrectiveDesc,
     pub corrective_count: u32,
     /// `collider_count` colliders for the chains.
     pub colliders: *const SecmoColliderDesc,
     pub collider_count: u32,
-    /// `chain_count` tail and hair chains (SPEC §7, §8).
+    /// `chain_count` tail and hair chains (docs/algorithms.md §7, §8).
     pub chains: *const SecmoChainDesc,
     pub chain_count: u32,
     /// `node_constraint_count` VRM node constraints.
@@ -406,7 +406,7 @@ pub struct SecmoBatchItem {
 }
 
 /// Where `secmo_character_update_recorded` writes the stage-by-stage records of
-/// SPEC §6. Every pointer may be NULL (that record is not wanted); a non-NULL
+/// docs/algorithms.md §6. Every pointer may be NULL (that record is not wanted); a non-NULL
 /// one must hold exactly the count given. Records are written only on success.
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]

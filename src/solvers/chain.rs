@@ -1,5 +1,5 @@
-//! One chain solver for tails (SPEC §7) and hair (SPEC §8): two presets of
-//! the same kernel, as DESIGN.md asks.
+//! One chain solver for tails (docs/algorithms.md §7) and hair (docs/algorithms.md §8): two presets of
+//! the same kernel, as docs/architecture.md asks.
 //!
 //! A chain is a run of joints `j_0 … j_{N−1}`, each the parent of the next.
 //! Link `i` goes from joint `i` (its head) to joint `i+1` (its tip; the last
@@ -7,7 +7,7 @@
 //! frame (world space, optionally carried by a chosen bone). The rest arc is
 //! kept in the **anchor** frame (hips for a tail, head for hair) and the rest
 //! target of link `i` is `head_i + R_anchor · ℓ_i · r_i` — never relative to
-//! the already-bent parent (SPEC §8: that accumulates into tentacle curls).
+//! the already-bent parent (docs/algorithms.md §8: that accumulates into tentacle curls).
 
 use bytemuck::{Pod, Zeroable};
 use glam::{Quat, Vec3};
@@ -15,21 +15,21 @@ use glam::{Quat, Vec3};
 use crate::math::Transform;
 use crate::solvers::collide::{self, ColliderShape, PlacedCollider};
 
-/// The fixed chain substep, exactly 1/120 s (SPEC §8: 120 steps/s).
+/// The fixed chain substep, exactly 1/120 s (docs/algorithms.md §8: 120 steps/s).
 pub const CHAIN_STEP: f64 = 1.0 / 120.0;
 
 /// Which integrator moves the particles (the Rust view of
 /// [`ChainParams::integrator`] and its five numbers).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Integrator {
-    /// SPEC §7: `p̈ = ω²(T − p) − 2ζω ṗ + g`, ω = 2πf, f from `frequency_root`
+    /// docs/algorithms.md §7: `p̈ = ω²(T − p) − 2ζω ṗ + g`, ω = 2πf, f from `frequency_root`
     /// at the base to `frequency_tip` at the tip; semi-implicit Euler.
     Spring {
         frequency_root: f32,
         frequency_tip: f32,
         damping_ratio: f32,
     },
-    /// SPEC §8: `u = e^{−c h}[v + h(k(r − x) + g)]`, `y = x + h u`.
+    /// docs/algorithms.md §8: `u = e^{−c h}[v + h(k(r − x) + g)]`, `y = x + h u`.
     ExponentialDamping { stiffness: f32, damping: f32 },
     /// The VRMC_springBone 1.0 verlet step as UniVRM and three-vrm run it
     /// (docs/vrm-mapping.md), at secmo's fixed 120 Hz substep:
@@ -87,18 +87,18 @@ pub struct ChainParams {
     /// World gravity direction; zero means "down the rig's up axis".
     pub gravity_direction: [f32; 3],
     /// Whole-tail lift about the anchor's lateral axis, radians, distributed
-    /// as `C·(i+1)/N` over the links (SPEC §7) [tail 50°, hair 0].
+    /// as `C·(i+1)/N` over the links (docs/algorithms.md §7) [tail 50°, hair 0].
     /// Settings: `carry_angle_degrees`.
     #[cfg_attr(
         feature = "settings",
         serde(rename = "carry_angle_degrees", with = "serde_degrees")
     )]
     pub carry_angle: f32,
-    /// Rest curve β ∈ [0,1]: 0 centred arc, 1 authored curve (SPEC §7) [tail 0, hair 1].
+    /// Rest curve β ∈ [0,1]: 0 centred arc, 1 authored curve (docs/algorithms.md §7) [tail 0, hair 1].
     pub rest_curve: f32,
-    /// Bend coupling rate k, 1/s; α = 1 − e^(−k·h) (SPEC §7) [tail 12, hair 0 = off].
+    /// Bend coupling rate k, 1/s; α = 1 − e^(−k·h) (docs/algorithms.md §7) [tail 12, hair 0 = off].
     pub bend_rate: f32,
-    /// Elastic bend limit between neighbouring links, radians (SPEC §7)
+    /// Elastic bend limit between neighbouring links, radians (docs/algorithms.md §7)
     /// [tail 30°, hair π = off]. Settings: `bend_limit_degrees`.
     #[cfg_attr(
         feature = "settings",
@@ -106,15 +106,15 @@ pub struct ChainParams {
     )]
     pub bend_limit: f32,
     /// 1: keep particles behind the plane through the chain root facing
-    /// forward (SPEC §7) [tail 1, hair 0].
+    /// forward (docs/algorithms.md §7) [tail 1, hair 0].
     #[cfg_attr(feature = "settings", serde(with = "serde_flag"))]
     pub forward_plane: u32,
     /// 0: the rope projection keeps the swinging velocity and never feeds the
-    /// position correction back (tail, SPEC §7); 1: velocity is rebuilt from
-    /// positions (hair, SPEC §8).
+    /// position correction back (tail, docs/algorithms.md §7); 1: velocity is rebuilt from
+    /// positions (hair, docs/algorithms.md §8).
     #[cfg_attr(feature = "settings", serde(with = "serde_flag"))]
     pub velocity_from_positions: u32,
-    /// 1: floor contact (SPEC §7) [tail 1, hair 0].
+    /// 1: floor contact (docs/algorithms.md §7) [tail 1, hair 0].
     #[cfg_attr(feature = "settings", serde(with = "serde_flag"))]
     pub floor_enabled: u32,
     /// Floor height along the up axis, world units [0].
@@ -166,10 +166,10 @@ pub struct ChainParams {
     /// last changed, each 120 Hz step runs more of the same substeps, ramping
     /// over half a second to this many: the same motion toward the same
     /// resting pose, played faster, so the chain settles to < 0.001 mm per
-    /// frame within 2 s instead of creeping for seconds (the SPEC §7 tail
+    /// frame within 2 s instead of creeping for seconds (the docs/algorithms.md §7 tail
     /// took over 12 s). A chain at rest then sleeps and costs nothing until
     /// its input changes; any input change returns it to normal speed at
-    /// once. Rounded to whole substeps. 1: off (the pure SPEC §7/§8 timing,
+    /// once. Rounded to whole substeps. 1: off (the pure docs/algorithms.md §7/§8 timing,
     /// and no sleep). Added in ABI 1.1 (a 136-byte struct gets the preset's
     /// value). docs/chains.md "Coming to rest".
     pub settle_speedup: f32,
@@ -189,9 +189,9 @@ pub struct ChainParams {
 }
 
 impl ChainParams {
-    /// [`ChainParams::integrator`] for the SPEC §7 spring.
+    /// [`ChainParams::integrator`] for the docs/algorithms.md §7 spring.
     pub const SPRING: u32 = 0;
-    /// [`ChainParams::integrator`] for the SPEC §8 exponential damping.
+    /// [`ChainParams::integrator`] for the docs/algorithms.md §8 exponential damping.
     pub const EXPONENTIAL_DAMPING: u32 = 1;
     /// [`ChainParams::integrator`] for the VRMC_springBone verlet step.
     pub const VRM: u32 = 2;
@@ -208,7 +208,7 @@ impl ChainParams {
         core::mem::size_of::<ChainParams>() as u32
     }
 
-    /// SPEC §7 defaults for a tail in a rig of `units_per_meter`.
+    /// docs/algorithms.md §7 defaults for a tail in a rig of `units_per_meter`.
     #[must_use]
     pub fn tail(units_per_meter: f32) -> Self {
         let m = units_per_meter;
@@ -269,7 +269,7 @@ impl ChainParams {
         }
     }
 
-    /// SPEC §8 defaults for a hair strand in a rig of `units_per_meter`.
+    /// docs/algorithms.md §8 defaults for a hair strand in a rig of `units_per_meter`.
     #[must_use]
     pub fn hair(units_per_meter: f32) -> Self {
         Self {
@@ -750,7 +750,7 @@ pub(crate) fn restart_window(clock: &mut ChainClock) {
     clock.previous_peak = 0;
 }
 
-/// SPEC §7 bend coupling weight for a time step: `α = 1 − exp(−k·Δt)`.
+/// docs/algorithms.md §7 bend coupling weight for a time step: `α = 1 − exp(−k·Δt)`.
 #[inline]
 #[must_use]
 pub fn bend_alpha(rate: f32, dt: f32) -> f32 {
@@ -770,7 +770,7 @@ pub struct ChainDesc {
     /// Per-joint weight of the simulation over the animation; empty = 1.
     pub weights: Vec<f32>,
     /// End point of the last link in the last joint's local frame (a
-    /// `Tail_End` helper). `None`: extend along the incoming tangent (SPEC §7).
+    /// `Tail_End` helper). `None`: extend along the incoming tangent (docs/algorithms.md §7).
     pub end_offset: Option<Vec3>,
     /// Indices into `RigDesc::colliders` this chain collides with.
     pub colliders: Vec<u32>,
@@ -1031,12 +1031,12 @@ impl ChainSetup {
 /// Largest VRM stiffness and gravity power, units/s ([`ChainParams::validate`]).
 pub(crate) const VRM_MAX: f32 = 1e7;
 
-/// Rest directions in the anchor frame for the current parameters (SPEC §7
+/// Rest directions in the anchor frame for the current parameters (docs/algorithms.md §7
 /// carry angle and rest curve; hair keeps the authored arc).
 pub fn rest_directions(setup: &ChainSetup, params: &ChainParams, out: &mut [Vec3]) {
     let n = setup.len();
     let up = setup.up_in_anchor;
-    // c: the root direction without its lateral component (SPEC §7 writes
+    // c: the root direction without its lateral component (docs/algorithms.md §7 writes
     // "drop x" for a glTF/Unity hips frame; the lateral axis comes from the
     // rig's up axis and convention, so Z-up rigs behave the same), falling
     // back to "down".
@@ -1057,15 +1057,15 @@ pub fn rest_directions(setup: &ChainSetup, params: &ChainParams, out: &mut [Vec3
 pub struct ParticleArrays {
     pub position: Vec<Vec3>,
     pub velocity: Vec<Vec3>,
-    /// Bend of each link relative to its rest direction, anchor frame (SPEC §7).
+    /// Bend of each link relative to its rest direction, anchor frame (docs/algorithms.md §7).
     pub bend: Vec<Quat>,
 }
 
 /// Per-chain clock and bookkeeping, plain data for snapshots.
 ///
-/// The chain clock is not the f32 loop of SPEC §2 (that is the helper-bone
+/// The chain clock is not the f32 loop of docs/algorithms.md §2 (that is the helper-bone
 /// kernel's reproduction contract). To give the same motion at 30, 60 and
-/// 120 Hz input (SPEC §8, §13.1), time is summed in f64 and substeps end at
+/// 120 Hz input (docs/algorithms.md §8, §13.1), time is summed in f64 and substeps end at
 /// `simulated + h ≤ time`; inputs are interpolated to each substep's end time.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Default, Pod, Zeroable)]
@@ -1114,7 +1114,7 @@ pub struct ChainClock {
 
 const _: () = assert!(core::mem::size_of::<ChainClock>() == 184);
 
-/// Longest backlog the chain clock catches up, seconds (as SPEC §2's cap).
+/// Longest backlog the chain clock catches up, seconds (as docs/algorithms.md §2's cap).
 pub const CHAIN_CATCH_UP: f64 = 5.0;
 
 /// Everything one substep of one chain reads.
@@ -1155,11 +1155,11 @@ pub struct SubstepFrame<'a> {
 /// Per-substep factors that depend only on the step and the parameters.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StepDecay {
-    /// `e^{−c·h}` of the exponential-damping integrator (SPEC §8), else 1.
+    /// `e^{−c·h}` of the exponential-damping integrator (docs/algorithms.md §8), else 1.
     pub velocity: f32,
-    /// `e^{−floor_damping·h}` (SPEC §7).
+    /// `e^{−floor_damping·h}` (docs/algorithms.md §7).
     pub floor: f32,
-    /// Bend coupling blend `1 − e^{−k·h}` (SPEC §7); 0 for a one-link chain.
+    /// Bend coupling blend `1 − e^{−k·h}` (docs/algorithms.md §7); 0 for a one-link chain.
     pub bend_alpha: f32,
 }
 
@@ -1185,7 +1185,7 @@ impl StepDecay {
 pub struct Particles<'a> {
     pub position: &'a mut [Vec3],
     pub velocity: &'a mut [Vec3],
-    /// Bend of each link relative to its rest direction, anchor frame (SPEC §7).
+    /// Bend of each link relative to its rest direction, anchor frame (docs/algorithms.md §7).
     pub bend: &'a mut [Quat],
     /// The new bends until all links are done (every step reads a snapshot
     /// of the old bends, never partly updated values).
@@ -1195,7 +1195,7 @@ pub struct Particles<'a> {
     pub contacts: &'a mut [u32],
 }
 
-/// What the bend step of one chain reads at one substep (SPEC §7).
+/// What the bend step of one chain reads at one substep (docs/algorithms.md §7).
 pub(crate) struct BendContext {
     pub(crate) anchor: Quat,
     pub(crate) anchor_inv: Quat,
@@ -1232,7 +1232,7 @@ pub(crate) struct Link {
     pub(crate) dir: Vec3,
 }
 
-/// Bend coupling and the elastic bend limit of link `i` (SPEC §7), in the
+/// Bend coupling and the elastic bend limit of link `i` (docs/algorithms.md §7), in the
 /// shared anchor frame; `old` are the chain's bends before this substep.
 /// Returns the link's new bend (identity when neither is on). Shared by the
 /// scalar kernel and the lane kernel, so both give the same bits.
@@ -1269,7 +1269,7 @@ pub(crate) fn bend_link(
         };
         // Coupling smooths positions; it never feeds back into
         // velocity, and no velocity is removed against it either:
-        // SPEC §7 removes velocity only at the limit. (Removing it
+        // docs/algorithms.md §7 removes velocity only at the limit. (Removing it
         // here too, as an earlier version did, cancelled the spring's
         // return every substep near rest, and the tail crept into
         // its resting shape over 40 s.)
@@ -1292,7 +1292,7 @@ pub(crate) fn bend_link(
     let new_dir = (ctx.anchor * (q * rest)).normalize_or(*dir);
     *p = head + new_dir * length;
     // Remove the velocity that keeps pushing into the limit, so it
-    // cannot accumulate and release as a jolt (SPEC §7) — at most the
+    // cannot accumulate and release as a jolt (docs/algorithms.md §7) — at most the
     // velocity this correction undid (|c|/h). Never more: that would
     // feed the correction back as velocity. And continuous: a
     // vanishing correction removes nothing, so f32-level differences
@@ -1329,7 +1329,7 @@ pub(crate) fn rebend(ctx: &BendContext, q: Quat, bent: Vec3, dir: Vec3) -> Quat 
     crate::math::rotation_arc(ctx.anchor_inv * bent, ctx.anchor_inv * dir) * q
 }
 
-/// SPEC §7: the spring integrator's ω = 2πf of link `i` of `n`, f from
+/// docs/algorithms.md §7: the spring integrator's ω = 2πf of link `i` of `n`, f from
 /// `frequency_root` at the base to `frequency_tip` at the tip.
 #[inline]
 pub(crate) fn spring_omega(frequency_root: f32, frequency_tip: f32, i: usize, n: usize) -> f32 {
@@ -1341,7 +1341,7 @@ pub(crate) fn spring_omega(frequency_root: f32, frequency_tip: f32, i: usize, n:
     2.0 * std::f32::consts::PI * f
 }
 
-/// Advances one chain by one substep (SPEC §7/§8). `rest` are the anchor-frame
+/// Advances one chain by one substep (docs/algorithms.md §7/§8). `rest` are the anchor-frame
 /// rest directions.
 pub fn substep(
     setup: &ChainSetup,
@@ -1418,14 +1418,14 @@ pub fn substep(
                 damping_ratio,
             } => {
                 let omega = spring_omega(frequency_root, frequency_tip, i, n);
-                // SPEC §7: p̈ = ω²(T − p) − 2ζω ṗ + g, semi-implicit Euler.
+                // docs/algorithms.md §7: p̈ = ω²(T − p) − 2ζω ṗ + g, semi-implicit Euler.
                 let a = omega * omega * (target - p) - 2.0 * damping_ratio * omega * v
                     + frame.acceleration;
                 v += a * h;
                 p += v * h;
             }
             Integrator::ExponentialDamping { stiffness, .. } => {
-                // SPEC §8: u = e^{−ch}[v + h(k(r − x) + g)], y = x + h·u
+                // docs/algorithms.md §8: u = e^{−ch}[v + h(k(r − x) + g)], y = x + h·u
                 // (e^{−ch} is `velocity_decay`, computed once per substep).
                 let force = stiffness * (target - p) + frame.acceleration;
                 v = velocity_decay * (v + h * force);
@@ -1438,9 +1438,9 @@ pub fn substep(
         let mut dir = (p - head).try_normalize().unwrap_or(rest_world);
         p = head + dir * length;
         if params.velocity_from_positions != 0 {
-            v = (p - start) / h; // SPEC §8: rebuilt from the projected position
+            v = (p - start) / h; // docs/algorithms.md §8: rebuilt from the projected position
         } else {
-            v -= dir * v.dot(dir); // SPEC §7: keep only the swinging component
+            v -= dir * v.dot(dir); // docs/algorithms.md §7: keep only the swinging component
         }
 
         // Bend coupling and the elastic bend limit, in the shared anchor frame.
@@ -1468,7 +1468,7 @@ pub fn substep(
 
         let bent = dir;
 
-        // Forward plane: never swing between the legs (SPEC §7).
+        // Forward plane: never swing between the legs (docs/algorithms.md §7).
         if params.forward_plane != 0 {
             if let Some(back) = back_anchor.map(|b| frame.anchor * b) {
                 let side = (p - frame.root).dot(back);
@@ -1484,7 +1484,7 @@ pub fn substep(
             }
         }
 
-        // Floor contact (SPEC §7): rotate the link about its head so the tip
+        // Floor contact (docs/algorithms.md §7): rotate the link about its head so the tip
         // sits on F = g0 + ρ; never stretch the bone, never lift the body.
         if params.floor_enabled != 0 {
             let floor =
@@ -1503,7 +1503,7 @@ pub fn substep(
             }
         }
 
-        // Colliders along the whole link, without a bounce impulse (SPEC §8).
+        // Colliders along the whole link, without a bounce impulse (docs/algorithms.md §8).
         if !setup.colliders.is_empty() {
             let radius = setup.radii[i] * frame.scale; // segment i reads joint i
             let mut touched = false;
@@ -1767,7 +1767,7 @@ mod tests {
 
     #[test]
     fn bend_alpha_at_60_and_30_fps() {
-        // SPEC §7: k = 12 /s → α ≈ 0.181 at 60 fps, 0.330 at 30 fps.
+        // docs/algorithms.md §7: k = 12 /s → α ≈ 0.181 at 60 fps, 0.330 at 30 fps.
         assert!((bend_alpha(12.0, 1.0 / 60.0) - 0.181).abs() < 5e-4);
         assert!((bend_alpha(12.0, 1.0 / 30.0) - 0.330).abs() < 5e-4);
         assert_eq!(bend_alpha(0.0, 1.0 / 60.0), 0.0);

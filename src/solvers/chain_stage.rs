@@ -1,4 +1,4 @@
-//! The chain stage (SPEC §7, §8): every chain of a character, stepped on the
+//! The chain stage (docs/algorithms.md §7, §8): every chain of a character, stepped on the
 //! post-corrective pose. Its setup is the Rig's ([`Rig::chains`],
 //! `chain_frames`, `colliders`); its per-character [`Stage`] holds the
 //! committed state, the scratch an update writes before it is committed, and
@@ -105,7 +105,7 @@ pub(crate) struct JointRecord {
     pub(crate) head: Vec3,
 }
 
-/// Chain state (SPEC §7, §8): flat arrays over all chains, one entry per
+/// Chain state (docs/algorithms.md §7, §8): flat arrays over all chains, one entry per
 /// particle (structure of arrays), so that a SIMD pass needs no redesign.
 #[derive(Clone, Debug, Default)]
 pub(crate) struct ChainState {
@@ -406,7 +406,7 @@ pub(crate) struct Job<'a> {
 /// Most characters whose chains one [`step_jobs`] call runs together.
 pub(crate) const JOBS: usize = lanes::W;
 
-/// SPEC §7/§8: every chain on the post-corrective pose, particles in world
+/// docs/algorithms.md §7/§8: every chain on the post-corrective pose, particles in world
 /// space (or their simulation frame), 120 substeps per second of input
 /// time, with the anchor, the chain root and the colliders interpolated
 /// between the previous and the current input at every substep; for up to
@@ -1727,9 +1727,9 @@ fn finish(
 
 /// The block's output (`ahead[l]`: [`finish`]'s for member `l`, `None`: no
 /// output): each joint turns by the shortest swing from its current link
-/// direction to its particle (SPEC §7), written through the current
+/// direction to its particle (docs/algorithms.md §7), written through the current
 /// parent (path B), blended by the chain and joint weights (authored tracks
-/// win, SPEC §8).
+/// win, docs/algorithms.md §8).
 ///
 /// Each joint is its successor's parent (rig validation), so when the
 /// chain's root parent is a rotation times a uniform scale and the joints
@@ -1924,7 +1924,7 @@ fn write_joints(
         let to = target - head;
         let w = params.weight * setup.weights[k];
         let solved = if w <= 0.0 {
-            // Authored tracks win (SPEC §8): leave the joint exactly as animated.
+            // Authored tracks win (docs/algorithms.md §8): leave the joint exactly as animated.
             None
         } else if similar {
             math::aim_local_similar(rotation, scale, child, parent.matrix3.transpose() * to)

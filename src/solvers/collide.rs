@@ -1,10 +1,10 @@
-//! Colliders for chains (SPEC §8 "Collision", issue: sphere, capsule, plane,
+//! Colliders for chains (docs/algorithms.md §8 "Collision", issue: sphere, capsule, plane,
 //! inside-sphere, inside-capsule), tested along whole segments.
 //!
 //! A link is the segment `p(u) = head + u·(tip − head)`, `u ∈ [0, 1]`, with
 //! radius `r_h`; a capsule is the segment `q(v) = a + v·(b − a)` with radius
 //! `r_b` (a sphere is a capsule with `a = b`). The contact measure is
-//! `C = min |p(u) − q(v)| − (r_b + r_h)`; negative means overlap (SPEC §8).
+//! `C = min |p(u) − q(v)| − (r_b + r_h)`; negative means overlap (docs/algorithms.md §8).
 //! Only the tip of a link is free (its head is the previous particle), so
 //! an overlap at parameter `u` moves the tip by `−C/u` along the contact
 //! normal (clamped for contacts near the head).
@@ -365,7 +365,7 @@ mod tests {
 
     #[test]
     fn a_link_through_a_capsule_with_both_ends_outside_is_pushed_out() {
-        // SPEC §8: endpoint-only checks miss the middle of long links.
+        // docs/algorithms.md §8: endpoint-only checks miss the middle of long links.
         let body = capsule(Vec3::new(0.0, -1.0, 0.0), Vec3::new(0.0, 1.0, 0.0), 0.1);
         let head = Vec3::new(-0.5, 0.0, 0.02);
         let tip = Vec3::new(0.5, 0.0, 0.02);
@@ -378,7 +378,7 @@ mod tests {
         let (correction, n) = resolve(head, tip, 0.0, &body).expect("middle overlaps");
         assert!(n.z > 0.99, "{n}");
         // The correction is first order; the solver repeats the contact
-        // projection (SPEC §8), and so does this test.
+        // projection (docs/algorithms.md §8), and so does this test.
         let mut moved = tip + correction;
         for _ in 0..3 {
             if let Some((c, _)) = resolve(head, moved, 0.0, &body) {

@@ -1,12 +1,12 @@
 //! Rotation constraint: a helper bone keeps its reference orientation relative
-//! to a target bone (SPEC §4, the chest → `Dm-*-Breast-Point` constraint).
+//! to a target bone (docs/algorithms.md §4, the chest → `Dm-*-Breast-Point` constraint).
 //!
 //! ```text
 //! R_offset = transpose(R_ref_target) · R_ref_bone     // reference (bind) rotations
 //! R_new    = R_current_target · R_offset              // component space
 //! ```
 //! The helper's component translation and per-axis scale are kept; the new
-//! rotation is written back through the current parent (SPEC §1 path B).
+//! rotation is written back through the current parent (docs/algorithms.md §1 path B).
 
 use glam::{Affine3A, Mat3A, Quat, Vec3};
 
@@ -23,7 +23,7 @@ pub struct RotationConstraint {
     pub bone: u32,
     /// The bone it follows.
     pub target: u32,
-    /// `R_offset = transpose(R_ref_target) · R_ref_bone` (SPEC §4).
+    /// `R_offset = transpose(R_ref_target) · R_ref_bone` (docs/algorithms.md §4).
     pub offset: Quat,
 }
 
@@ -38,7 +38,7 @@ fn rotation_of(m: &Affine3A, sign_hint: Vec3) -> Quat {
 
 impl RotationConstraint {
     /// Builds the constraint from the reference component matrices of the
-    /// helper and the target (SPEC §4: never from the animated pose).
+    /// helper and the target (docs/algorithms.md §4: never from the animated pose).
     #[must_use]
     pub fn new(
         bone: u32,
@@ -76,7 +76,7 @@ impl RotationConstraint {
     }
 
     /// The helper's new component rotation for the target's current one:
-    /// `R_new = R_current_target · R_offset` (SPEC §4).
+    /// `R_new = R_current_target · R_offset` (docs/algorithms.md §4).
     #[inline]
     #[must_use]
     pub fn solve_rotation(&self, current_target: &Affine3A) -> Quat {
@@ -104,7 +104,7 @@ impl RotationConstraint {
         local: &mut Transform,
     ) -> bool {
         let r_new = self.solve_rotation_signed(current_target, target_scale);
-        // SPEC §1 path B: C' = C with its rotation replaced; L' = inverse(C_parent) · C'.
+        // docs/algorithms.md §1 path B: C' = C with its rotation replaced; L' = inverse(C_parent) · C'.
         let scale = math::decompose(current_bone, local.scale())
             .transform
             .scale();
@@ -118,7 +118,7 @@ impl RotationConstraint {
     }
 }
 
-/// SPEC §4 for every constraint, in bone order, each reading the current
+/// docs/algorithms.md §4 for every constraint, in bone order, each reading the current
 /// component matrices of this stage.
 pub(crate) fn step(rig: &Rig, pose: Pose<'_>) -> bool {
     let Pose { local, component } = pose;
@@ -203,7 +203,7 @@ mod tests {
 
     #[test]
     fn ten_twenty_five_forty_gives_fifty_five() {
-        // SPEC §4: single axis, target 10°, helper 25°, target now 40° → helper 55°.
+        // docs/algorithms.md §4: single axis, target 10°, helper 25°, target now 40° → helper 55°.
         let deg = |d: f32| Quat::from_rotation_z(d.to_radians());
         let c = RotationConstraint::new(0, 1, &rot(deg(25.0)), &rot(deg(10.0)));
         let r = c.solve_rotation(&rot(deg(40.0)));
@@ -269,7 +269,7 @@ mod tests {
         );
     }
 
-    /// SPEC §4's two checks with negative local scales on the helper (and
+    /// docs/algorithms.md §4's two checks with negative local scales on the helper (and
     /// the target): the reflection stays on the axes the scale puts it on.
     #[test]
     fn negative_scales_keep_their_axis_through_both_spec_checks() {

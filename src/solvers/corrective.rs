@@ -1,6 +1,6 @@
-//! Proximity corrective with an accumulator (SPEC §5; the article's BtoB).
+//! Proximity corrective with an accumulator (docs/algorithms.md §5; the article's BtoB).
 //!
-//! SPEC §5 DECISION: a driven bone and a list of probes. Each probe has a
+//! docs/algorithms.md §5 DECISION: a driven bone and a list of probes. Each probe has a
 //! bone, a threshold, a side, a movement weight and per-side gains on the
 //! driven bone's local translation (3) and local scale (3). For each probe:
 //! ```text
@@ -69,7 +69,7 @@ pub struct ProximityCorrective {
     pub probes: Vec<Probe>,
 }
 
-/// Accumulated correction of one corrective (SPEC §5), plain data for snapshots.
+/// Accumulated correction of one corrective (docs/algorithms.md §5), plain data for snapshots.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Default, Pod, Zeroable)]
 pub struct CorrectiveState {
@@ -77,7 +77,7 @@ pub struct CorrectiveState {
     pub scale: [f32; 3],
 }
 
-/// What one corrective did in the last update (SPEC §5 diagnostics). The
+/// What one corrective did in the last update (docs/algorithms.md §5 diagnostics). The
 /// probe distances are in a separate flat array, starting at `first_probe`.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Default, Pod, Zeroable)]
@@ -98,7 +98,7 @@ pub struct CorrectiveRecord {
 
 const _: () = assert!(core::mem::size_of::<CorrectiveRecord>() == 104);
 
-/// The accumulator: `state += (target − state) · clamp(rate·dt, 0, 1)` (SPEC §5).
+/// The accumulator: `state += (target − state) · clamp(rate·dt, 0, 1)` (docs/algorithms.md §5).
 #[inline]
 #[must_use]
 pub fn accumulate(state: f32, target: f32, weight: f32) -> f32 {
@@ -206,7 +206,7 @@ pub struct BtobBones {
 }
 
 impl ProximityCorrective {
-    /// The article's BtoB structure (SPEC §5): chest to hands (15 cm), forearms
+    /// The article's BtoB structure (docs/algorithms.md §5): chest to hands (15 cm), forearms
     /// (13 cm) and upper arms (10 cm, movement parameter 2) on both sides, with
     /// different gains for the same and the opposite side, local X translation
     /// and local scale channels, plus the chest-to-chest distance on local scale.
@@ -282,7 +282,7 @@ pub(crate) struct Stage<'a> {
     pub(crate) distances: &'a mut [f32],
 }
 
-/// SPEC §5 for every corrective. All distances are measured on the
+/// docs/algorithms.md §5 for every corrective. All distances are measured on the
 /// post-spring component positions first, then every corrective writes:
 /// one corrective never sees another's correction of the same update, so
 /// the result does not depend on their order and mirrored inputs give
@@ -336,7 +336,7 @@ mod tests {
 
     #[test]
     fn accumulator_gives_quarter_then_seven_sixteenths() {
-        // SPEC §5: target 1, weight 0.25 → 0.25, then 0.4375.
+        // docs/algorithms.md §5: target 1, weight 0.25 → 0.25, then 0.4375.
         let s = accumulate(0.0, 1.0, 0.25);
         assert_eq!(s, 0.25);
         assert_eq!(accumulate(s, 1.0, 0.25), 0.4375);

@@ -870,7 +870,7 @@ impl<'a> Arrays<'a> {
     }
 }
 
-/// One substep of up to [`W`] chains that share an integrator (SPEC §7/§8),
+/// One substep of up to [`W`] chains that share an integrator (docs/algorithms.md §7/§8),
 /// each exactly as [`chain::substep`] steps it.
 pub(crate) fn substep(kernel: ChainKernel, lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     debug_assert!(!lanes.is_empty() && lanes.len() <= W && arrays.len() == lanes.len());
@@ -941,7 +941,7 @@ struct Constants {
     up: V3,
     velocity_decay: F,
     floor_decay: F,
-    /// Lanes whose velocity is rebuilt from positions (SPEC §8).
+    /// Lanes whose velocity is rebuilt from positions (docs/algorithms.md §8).
     from_positions: M,
     /// Forward plane on, and its normal in the world.
     forward: M,
@@ -1092,12 +1092,12 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
 
         // Integrate toward the rest target.
         if spring {
-            // SPEC §7: p̈ = ω²(T − p) − 2ζω ṗ + g, semi-implicit Euler.
+            // docs/algorithms.md §7: p̈ = ω²(T − p) − 2ζω ṗ + g, semi-implicit Euler.
             let a = (gain * gain) * (target - p) - damping * v + k.acceleration;
             v = v + a * k.h;
             p = p + v * k.h;
         } else {
-            // SPEC §8: u = e^{−ch}[v + h(k(r − x) + g)], y = x + h·u.
+            // docs/algorithms.md §8: u = e^{−ch}[v + h(k(r − x) + g)], y = x + h·u.
             let force = gain * (target - p) + k.acceleration;
             v = k.velocity_decay * (v + k.h * force);
             p = p + k.h * v;
@@ -1139,7 +1139,7 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         }
         let bent = dir;
 
-        // Forward plane: never swing between the legs (SPEC §7).
+        // Forward plane: never swing between the legs (docs/algorithms.md §7).
         let side = (p - k.root).dot(k.back);
         let behind = moving.and(k.forward).and(side.lt(zero));
         if behind.any() {
@@ -1153,7 +1153,7 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
             v = vsel(behind, w, v);
         }
 
-        // Floor contact (SPEC §7).
+        // Floor contact (docs/algorithms.md §7).
         let mut contact = M::none();
         let under = moving.and(k.floor_on).and(p.dot(k.up).lt(k.floor));
         if under.any() {
@@ -1174,7 +1174,7 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
             contact = under;
         }
 
-        // Colliders along the whole link (SPEC §8).
+        // Colliders along the whole link (docs/algorithms.md §8).
         let colliding = moving.and(k.has_colliders);
         if colliding.any() {
             let mut pass = colliding;

@@ -1,7 +1,7 @@
-//! VRM node constraints (`VRMC_node_constraint` 1.0; SPEC §8 "Node
+//! VRM node constraints (`VRMC_node_constraint` 1.0; docs/algorithms.md §8 "Node
 //! constraints before hair"): roll, aim and rotation constraints from a
 //! source node to a destination node with a weight. They run in the
-//! constraint stage after the SPEC §4 rotation constraints and before the
+//! constraint stage after the docs/algorithms.md §4 rotation constraints and before the
 //! springs and chains, so the hair collides with constrained clothing, in
 //! dependency order (a constraint whose source or, for aim, whose
 //! destination's parent lies below another's destination runs after it).

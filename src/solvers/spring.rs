@@ -1,9 +1,9 @@
-//! Helper-bone translation spring with a velocity-history ring (SPEC §3).
+//! Helper-bone translation spring with a velocity-history ring (docs/algorithms.md §3).
 //!
 //! Setup ([`SpringParams`]) lives in the Rig; state ([`SpringState`]) lives in
 //! the Character and survives frames and animation changes. The kernel works
 //! on component-space positions; the character writes its output back through
-//! the current parent (SPEC §1, path A).
+//! the current parent (docs/algorithms.md §1, path A).
 
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
@@ -19,7 +19,7 @@ use crate::solvers::Pose;
 /// that the state is plain data (snapshot = bytes) and never allocates.
 pub const MAX_HISTORY: usize = 16;
 
-/// Per-spring parameters (SPEC §3 table), defined once: this `repr(C)` Pod
+/// Per-spring parameters (docs/algorithms.md §3 table), defined once: this `repr(C)` Pod
 /// struct is the Rust type, the C ABI's `SecmoSpringDesc` (cbindgen renames
 /// it) and, through its serde attributes, the fields of a spring in the
 /// rig-settings file (where the bone is named, not indexed). Lengths are in
@@ -46,7 +46,7 @@ pub struct SpringParams {
     pub damping: f32,
     /// Length limit of `p − x` after the substeps, position units [hip 2 cm, chest 1 cm].
     pub max_offset: f32,
-    /// Clamp on `|v|·h` per substep (SPEC §3 DECISION); 0 means "the same as
+    /// Clamp on `|v|·h` per substep (docs/algorithms.md §3 DECISION); 0 means "the same as
     /// `max_offset`" [= max_offset].
     pub max_substep_displacement: f32,
     /// Velocity history ring length, 1..=16 [4].
@@ -62,7 +62,7 @@ pub struct SpringParams {
 }
 
 impl SpringParams {
-    /// The article's hip defaults (SPEC §3), for a rig in `units_per_meter`.
+    /// The article's hip defaults (docs/algorithms.md §3), for a rig in `units_per_meter`.
     #[must_use]
     pub fn hip(bone: u32, units_per_meter: f32) -> Self {
         let cm = units_per_meter / 100.0;
@@ -96,7 +96,7 @@ impl SpringParams {
         self
     }
 
-    /// The article's chest defaults (SPEC §3), for a rig in `units_per_meter`.
+    /// The article's chest defaults (docs/algorithms.md §3), for a rig in `units_per_meter`.
     #[must_use]
     pub fn chest(bone: u32, units_per_meter: f32) -> Self {
         let cm = units_per_meter / 100.0;
@@ -108,7 +108,7 @@ impl SpringParams {
         }
     }
 
-    /// Substep length `h` for this spring (SPEC §2).
+    /// Substep length `h` for this spring (docs/algorithms.md §2).
     #[inline]
     #[must_use]
     pub fn step_length(&self) -> f32 {
@@ -161,7 +161,7 @@ impl SpringParams {
     }
 }
 
-/// Per-spring state (SPEC §3): plain data, so a snapshot is its bytes.
+/// Per-spring state (docs/algorithms.md §3): plain data, so a snapshot is its bytes.
 #[repr(C)]
 #[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
 pub struct SpringState {
@@ -173,13 +173,13 @@ pub struct SpringState {
     pub ring: [[f32; 3]; MAX_HISTORY],
     /// Next slot the ring writes.
     pub ring_index: u32,
-    /// Filled slots (SPEC §3 DECISION: the mean is over filled slots only).
+    /// Filled slots (docs/algorithms.md §3 DECISION: the mean is over filled slots only).
     pub ring_fill: u32,
-    /// Time not yet simulated (SPEC §2), seconds.
+    /// Time not yet simulated (docs/algorithms.md §2), seconds.
     pub remaining: f32,
     /// 0 until the first update has seeded `p = x`.
     pub initialized: u32,
-    /// Target of the previous update, for interpolated substep targets (SPEC §2).
+    /// Target of the previous update, for interpolated substep targets (docs/algorithms.md §2).
     pub previous_target: [f32; 3],
     pub _reserved: u32,
 }
@@ -205,7 +205,7 @@ impl SpringState {
         Vec3::from_array(self.velocity)
     }
 
-    /// Snap to the target with zero velocity and an empty ring (SPEC §3:
+    /// Snap to the target with zero velocity and an empty ring (docs/algorithms.md §3:
     /// reset threshold / teleport; DECISION ring warm-up: reset clears the ring).
     pub fn snap_to(&mut self, target: Vec3) {
         self.position = target.to_array();
@@ -219,7 +219,7 @@ impl SpringState {
         self.ring_fill = 0;
     }
 
-    /// Pushes `v` and returns the mean over filled slots (SPEC §3 DECISION).
+    /// Pushes `v` and returns the mean over filled slots (docs/algorithms.md §3 DECISION).
     fn push_and_average(&mut self, v: Vec3, len: u32) -> Vec3 {
         let len = len.clamp(1, MAX_HISTORY as u32);
         let index = (self.ring_index % len) as usize;
@@ -235,7 +235,7 @@ impl SpringState {
     }
 }
 
-/// One substep of SPEC §3, in the article's order:
+/// One substep of docs/algorithms.md §3, in the article's order:
 /// ```text
 /// p += h * extra_velocity
 /// if |x − p| > reset_threshold { p = x; v = 0 }
@@ -253,7 +253,7 @@ pub fn substep(params: &SpringParams, state: &mut SpringState, target: Vec3, h: 
     p += h * Vec3::from_array(params.extra_velocity);
     let mut snapped = false;
     if (target - p).length() > params.reset_threshold {
-        // SPEC §3: snap p = x, v = 0. The ring is cleared too, otherwise its
+        // docs/algorithms.md §3: snap p = x, v = 0. The ring is cleared too, otherwise its
         // mean would hand the old velocity straight back on this substep.
         state.snap_to(target);
         p = target;
@@ -261,14 +261,14 @@ pub fn substep(params: &SpringParams, state: &mut SpringState, target: Vec3, h: 
         snapped = true;
     }
     let dv = if params.damping > 1.0 / h {
-        // SPEC §3 DECISION (high-damping branch): damping may stop the velocity
+        // docs/algorithms.md §3 DECISION (high-damping branch): damping may stop the velocity
         // but never reverse it.
         h * params.stiffness * (target - p) - v
     } else {
         h * (params.stiffness * (target - p) - params.damping * v)
     };
     v += dv;
-    // SPEC §3 DECISION (substep displacement limit): |v|·h ≤ max_substep_displacement.
+    // docs/algorithms.md §3 DECISION (substep displacement limit): |v|·h ≤ max_substep_displacement.
     v = limit_length(v * h, params.max_substep_displacement) / h;
     v = state.push_and_average(v, params.history_length);
     let p_old = p;
@@ -291,7 +291,7 @@ pub struct Advance {
     pub remaining_before: f32,
 }
 
-/// One update of one spring (SPEC §2 clock, §3 substeps, then [`finish`]'s
+/// One update of one spring (docs/algorithms.md §2 clock, §3 substeps, then [`finish`]'s
 /// clamp): the first update seeds the state on `target`; later ones add `dt`
 /// to the carried remainder and run the clock's substeps
 /// ([`crate::clock::substeps`]), each toward the target at that substep's
@@ -310,7 +310,7 @@ pub fn advance(
         ..Advance::default()
     };
     if state.initialized == 0 {
-        // SPEC §2: the first update's dt is 0; seed p = x.
+        // docs/algorithms.md §2: the first update's dt is 0; seed p = x.
         state.snap_to(target);
         state.remaining = 0.0;
         state.initialized = 1;
@@ -318,7 +318,7 @@ pub fn advance(
         report.dt = dt;
         let previous = Vec3::from_array(state.previous_target);
         let before = state.remaining;
-        // SPEC §2 loop, strict `>`, remaining capped at 5 s.
+        // docs/algorithms.md §2 loop, strict `>`, remaining capped at 5 s.
         let mut remaining = crate::clock::accumulate(before, dt);
         let mut snapped = false;
         report.substeps = crate::clock::substeps(&mut remaining, h, |k| {
@@ -340,7 +340,7 @@ pub fn advance(
     (out, report)
 }
 
-/// After the substep loop (SPEC §3): `p = x + limit_length(p − x, max_offset)`
+/// After the substep loop (docs/algorithms.md §3): `p = x + limit_length(p − x, max_offset)`
 /// (a length clamp), stored back into the state, and the blended output
 /// `x + clamp(alpha, 0, 1)·(p − x)`.
 #[inline]
@@ -366,7 +366,7 @@ pub(crate) struct StepInfo {
     pub(crate) snapped: u32,
 }
 
-/// Forward kinematics with the translation springs inline (SPEC §1, §3, §6):
+/// Forward kinematics with the translation springs inline (docs/algorithms.md §1, §3, §6):
 /// one parents-first pass, so every spring and every descendant reads the
 /// **current** parent, already modified this frame.
 pub(crate) fn step(
@@ -392,7 +392,7 @@ pub(crate) fn step(
             if !out.is_finite() || !state.position().is_finite() {
                 return Err(Error::NonFiniteResult { bone });
             }
-            // SPEC §1 path A: Δ_L = linear(inverse(C_parent)) · Δ_C.
+            // docs/algorithms.md §1 path A: Δ_L = linear(inverse(C_parent)) · Δ_C.
             let delta_local = math::component_delta_to_local(&parent, out - target);
             let t = &mut local[bone].translation;
             t[0] += delta_local.x;
@@ -439,7 +439,7 @@ mod tests {
 
     const H: f32 = clock::BASE_STEP;
 
-    /// The state of SPEC §3's worked example: x − p = 0.5, v = 3 toward the
+    /// The state of docs/algorithms.md §3's worked example: x − p = 0.5, v = 3 toward the
     /// target, with a ring that already holds {2, 2.5, 3}.
     fn worked_state() -> SpringState {
         let mut s = SpringState {
@@ -455,7 +455,7 @@ mod tests {
 
     #[test]
     fn worked_dv_with_hip_damping() {
-        // SPEC §3: restoring 200, damping 75, dv ≈ 1.0417, v → 4.0417.
+        // docs/algorithms.md §3: restoring 200, damping 75, dv ≈ 1.0417, v → 4.0417.
         let k = 400.0f32;
         let x_minus_p = 0.5f32;
         let v = 3.0f32;
@@ -469,7 +469,7 @@ mod tests {
 
     #[test]
     fn worked_ring_mean_and_displacement_come_out_of_the_kernel() {
-        // SPEC §3: ring {2, 2.5, 3, 4.0417} → mean ≈ 2.8854, displacement ≈ 0.02405.
+        // docs/algorithms.md §3: ring {2, 2.5, 3, 4.0417} → mean ≈ 2.8854, displacement ≈ 0.02405.
         let params = params_1d(25.0);
         let mut s = worked_state();
         substep(&params, &mut s, Vec3::new(0.5, 0.0, 0.0), H);
@@ -519,7 +519,7 @@ mod tests {
 
     #[test]
     fn length_clamp_then_alpha() {
-        // SPEC §3: offset (3,4,0), limit 2 → (1.2,1.6,0); alpha 0.5 → (0.6,0.8,0).
+        // docs/algorithms.md §3: offset (3,4,0), limit 2 → (1.2,1.6,0); alpha 0.5 → (0.6,0.8,0).
         let mut params = params_1d(25.0);
         params.max_offset = 2.0;
         params.alpha = 0.5;
@@ -566,7 +566,7 @@ mod tests {
 
     #[test]
     fn translation_invariance_of_the_kernel() {
-        // SPEC §3 invariant: translating targets and initial position by c,
+        // docs/algorithms.md §3 invariant: translating targets and initial position by c,
         // keeping velocity, ring and parameters, translates outputs by c.
         let params = SpringParams::hip(0, 100.0);
         let offset = Vec3::new(12.5, -40.25, 7.75);

@@ -1,4 +1,4 @@
-//! The chain writeback (SPEC §7) for 3 to [`W`] chains at once, in lanes
+//! The chain writeback (docs/algorithms.md §7) for 3 to [`W`] chains at once, in lanes
 //! (#14 item 2, "writeback rotations without a full matrix
 //! decomposition"): every lane's arithmetic in one vector register per
 //! value, as the chain kernel's lanes ([`lanes`]) step them. It performs

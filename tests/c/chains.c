@@ -1,5 +1,5 @@
 /*
- * Tail and hair chains through the C ABI (SPEC §7, §8): descriptors for
+ * Tail and hair chains through the C ABI (docs/algorithms.md §7, §8): descriptors for
  * chains and colliders, presets, a moving world transform, a teleport, wind
  * and debug draw. Prints hex bits so tests/c_program.rs can compare them with
  * the Rust API. Built with: cc -std=c99 -Wall -Wextra -Werror -pedantic

@@ -1,5 +1,5 @@
 /*
- * The whole helper-bone pipeline through the C ABI (SPEC §4–§6): rotation
+ * The whole helper-bone pipeline through the C ABI (docs/algorithms.md §4–§6): rotation
  * constraints, hip and chest springs, BtoB correctives built with
  * secmo_corrective_desc_btob, a stage toggle, and stage records. Prints hex
  * bits per frame so tests/c_program.rs can compare them with the Rust API.

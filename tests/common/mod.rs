@@ -81,7 +81,7 @@ pub mod body {
     };
 }
 
-/// The helper-bone pipeline of the article (SPEC §4–§6) on a small body:
+/// The helper-bone pipeline of the article (docs/algorithms.md §4–§6) on a small body:
 /// chest helpers follow same-side chest points (rotation constraint), carry a
 /// chest spring, and a BtoB corrective reads both arms and the other chest.
 pub fn full_body_desc() -> RigDesc {

@@ -39,7 +39,7 @@ namespace Secmo.Unity
         public Quaternion rotation = new Quaternion(0f, 0f, 0f, 1f);
     }
 
-    /// <summary>A helper-bone spring's numbers (SPEC §3); JSON keys are the field names in snake_case.</summary>
+    /// <summary>A helper-bone spring's numbers (docs/algorithms.md §3); JSON keys are the field names in snake_case.</summary>
     [Serializable]
     public sealed class SecmoSpringParamSettings
     {
@@ -63,7 +63,7 @@ namespace Secmo.Unity
         [Range(0f, 1f)] public float alpha;
     }
 
-    /// <summary>A tail or hair chain's numbers (SPEC §7, §8; secmo::ChainParams); JSON keys are the field names in snake_case.</summary>
+    /// <summary>A tail or hair chain's numbers (docs/algorithms.md §7, §8; secmo::ChainParams); JSON keys are the field names in snake_case.</summary>
     [Serializable]
     public sealed class SecmoChainParamSettings
     {
@@ -140,7 +140,7 @@ namespace Secmo.Unity
     {
         [Tooltip("The helper bone whose translation the spring drives.")]
         public string bone = "";
-        [Tooltip("The values a new entry starts from (SPEC §3). Changing it resets the numbers below.")]
+        [Tooltip("The values a new entry starts from (docs/algorithms.md §3). Changing it resets the numbers below.")]
         public SecmoSpringPreset preset;
         public SecmoSpringParamSettings parameters = new SecmoSpringParamSettings();
         [HideInInspector] public string filledFrom = "";
@@ -149,7 +149,7 @@ namespace Secmo.Unity
     [Serializable]
     public sealed class SecmoConstraintSetting
     {
-        [Tooltip("The bone that turns (SPEC §4).")]
+        [Tooltip("The bone that turns (docs/algorithms.md §4).")]
         public string bone = "";
         [Tooltip("The bone it aims at.")]
         public string target = "";
@@ -215,7 +215,7 @@ namespace Secmo.Unity
     [Serializable]
     public sealed class SecmoCorrectiveSetting
     {
-        [Tooltip("The bone the correction moves (SPEC §5).")]
+        [Tooltip("The bone the correction moves (docs/algorithms.md §5).")]
         public string driven = "";
         [Tooltip("The driven bone's side.")]
         public SecmoSide side;
@@ -227,7 +227,7 @@ namespace Secmo.Unity
         public List<SecmoProbeSetting> probes = new List<SecmoProbeSetting>();
         [Tooltip("Use the BtoB chest preset with the bones below.")]
         public bool useBtob;
-        [Tooltip("The BtoB preset's bones and numbers (SPEC §5), used when Use Btob is on.")]
+        [Tooltip("The BtoB preset's bones and numbers (docs/algorithms.md §5), used when Use Btob is on.")]
         public SecmoBtobSetting btob = new SecmoBtobSetting();
     }
 

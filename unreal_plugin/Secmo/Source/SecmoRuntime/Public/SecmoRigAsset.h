@@ -36,7 +36,7 @@ enum class ESecmoNodeConstraintKind : uint8 { Roll, Aim, Rotation };
 UENUM()
 enum class ESecmoLimitShape : uint8 { None, Cone, Hinge, Spherical };
 
-/** A helper-bone spring's numbers (SPEC §3). */
+/** A helper-bone spring's numbers (docs/algorithms.md §3). */
 USTRUCT(BlueprintType)
 struct SECMORUNTIME_API FSecmoSpringParams
 {
@@ -71,7 +71,7 @@ struct SECMORUNTIME_API FSecmoSpringParams
 	float Alpha = 1.0f;
 };
 
-/** A tail or hair chain's numbers (SPEC §7, §8; secmo::ChainParams). */
+/** A tail or hair chain's numbers (docs/algorithms.md §7, §8; secmo::ChainParams). */
 USTRUCT(BlueprintType)
 struct SECMORUNTIME_API FSecmoChainParams
 {
@@ -186,7 +186,7 @@ struct SECMORUNTIME_API FSecmoSpringSetting
 	/** The helper bone whose translation the spring drives. */
 	UPROPERTY(EditAnywhere, Category = "Spring")
 	FName Bone;
-	/** The values a new entry starts from (SPEC §3). Changing it resets the numbers. */
+	/** The values a new entry starts from (docs/algorithms.md §3). Changing it resets the numbers. */
 	UPROPERTY(EditAnywhere, Category = "Spring")
 	ESecmoSpringPreset Preset = ESecmoSpringPreset::Hip;
 	/** The spring's numbers. */
@@ -202,7 +202,7 @@ struct SECMORUNTIME_API FSecmoConstraintSetting
 {
 	GENERATED_BODY()
 
-	/** The bone that turns (SPEC §4). */
+	/** The bone that turns (docs/algorithms.md §4). */
 	UPROPERTY(EditAnywhere, Category = "Constraint")
 	FName Bone;
 	/** The bone it aims at. */
@@ -309,7 +309,7 @@ struct SECMORUNTIME_API FSecmoCorrectiveSetting
 {
 	GENERATED_BODY()
 
-	/** The bone the correction moves (SPEC §5). */
+	/** The bone the correction moves (docs/algorithms.md §5). */
 	UPROPERTY(EditAnywhere, Category = "Corrective")
 	FName Driven;
 	/** The driven bone's side. */
@@ -327,7 +327,7 @@ struct SECMORUNTIME_API FSecmoCorrectiveSetting
 	/** Use the BtoB chest preset with the bones below. */
 	UPROPERTY(EditAnywhere, Category = "Corrective")
 	bool bUseBtob = false;
-	/** The BtoB preset's bones and numbers (SPEC §5). */
+	/** The BtoB preset's bones and numbers (docs/algorithms.md §5). */
 	UPROPERTY(EditAnywhere, Category = "Corrective", meta = (EditCondition = "bUseBtob"))
 	FSecmoBtobSetting Btob;
 };
@@ -428,22 +428,22 @@ class SECMORUNTIME_API USecmoRigAsset : public UPrimaryDataAsset
 	GENERATED_BODY()
 
 public:
-	/** Helper-bone translation springs (SPEC §3). */
+	/** Helper-bone translation springs (docs/algorithms.md §3). */
 	UPROPERTY(EditAnywhere, Category = "Secmo")
 	TArray<FSecmoSpringSetting> Springs;
-	/** Rotation constraints (SPEC §4). */
+	/** Rotation constraints (docs/algorithms.md §4). */
 	UPROPERTY(EditAnywhere, Category = "Secmo")
 	TArray<FSecmoConstraintSetting> Constraints;
 	/** VRM node constraints. */
 	UPROPERTY(EditAnywhere, Category = "Secmo")
 	TArray<FSecmoNodeConstraintSetting> NodeConstraints;
-	/** Proximity correctives (SPEC §5). */
+	/** Proximity correctives (docs/algorithms.md §5). */
 	UPROPERTY(EditAnywhere, Category = "Secmo")
 	TArray<FSecmoCorrectiveSetting> Correctives;
 	/** Colliders the chains list by name. */
 	UPROPERTY(EditAnywhere, Category = "Secmo")
 	TArray<FSecmoColliderSetting> Colliders;
-	/** Tails and hair (SPEC §7, §8). */
+	/** Tails and hair (docs/algorithms.md §7, §8). */
 	UPROPERTY(EditAnywhere, Category = "Secmo")
 	TArray<FSecmoChainSetting> Chains;
 
