@@ -32,6 +32,7 @@ pub mod character;
 pub mod clock;
 pub mod error;
 pub mod ffi;
+pub mod glb;
 pub mod math;
 pub mod rig;
 #[cfg(feature = "settings")]

@@ -283,26 +283,8 @@ fn err(path: impl Into<String>, message: impl Into<String>) -> SettingsError {
 
 /// The JSON of a .glb/.vrm (binary glTF) or a .gltf text.
 pub fn gltf_json(bytes: &[u8]) -> Result<Value, SettingsError> {
-    let text: &[u8] = if bytes.starts_with(b"glTF") {
-        if bytes.len() < 20 {
-            return Err(err("glb", "truncated: shorter than a GLB header"));
-        }
-        let u32_at = |i: usize| {
-            u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]) as usize
-        };
-        let total = u32_at(8);
-        let chunk_len = u32_at(12);
-        let chunk_type = u32_at(16);
-        if total > bytes.len() || 20 + chunk_len > bytes.len() {
-            return Err(err(
-                "glb",
-                "truncated: the file is shorter than its header says",
-            ));
-        }
-        if chunk_type != 0x4E4F_534A {
-            return Err(err("glb", "the first chunk is not JSON"));
-        }
-        &bytes[20..20 + chunk_len]
+    let text: &[u8] = if crate::glb::is_glb(bytes) {
+        crate::glb::split(bytes).map_err(|e| err("glb", e))?.json
     } else {
         bytes
     };

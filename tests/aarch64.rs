@@ -17,10 +17,14 @@
 //! by up to 0.1 after 60 frames (contacts start and end at other
 //! substeps), and the two targets' rounding does the same.
 //!
-//! Needs the cross kit build.rs probes for (`secmo_has_aarch64`); .ci/run
+//! Needs the cross kit (probed when the test runs, tests/support/tools.rs); .ci/run
 //! installs it (Debian: rustc-web, libstd-rust-web-dev:arm64,
 //! gcc-aarch64-linux-gnu, libc6-dev-arm64-cross, qemu-user). Without it the
 //! test is reported as ignored.
+
+#[path = "support/tools.rs"]
+#[macro_use]
+mod tools;
 
 #[path = "../benches/crowd_workload.rs"]
 mod workload;
@@ -46,12 +50,6 @@ const TESTS: &[&str] = &[
     "vrm",
 ];
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_aarch64),
-    ignore = "needs an aarch64 cross kit: a rustc with the aarch64-unknown-linux-gnu std, \
-              aarch64-linux-gnu-gcc and qemu-aarch64 (.ci/run installs them)"
-)]
 fn the_library_and_its_rust_tests_pass_on_aarch64() {
     let out = cross_cargo("test")
         .arg("--lib")
@@ -101,12 +99,6 @@ fn the_library_and_its_rust_tests_pass_on_aarch64() {
     }
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_aarch64),
-    ignore = "needs an aarch64 cross kit: a rustc with the aarch64-unknown-linux-gnu std, \
-              aarch64-linux-gnu-gcc and qemu-aarch64 (.ci/run installs them)"
-)]
 fn the_hair_crowd_gives_the_same_poses_on_aarch64_to_float_noise() {
     const FRAMES: usize = 20;
     let path = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("aarch64-crowd.bin");
@@ -162,7 +154,7 @@ fn the_hair_crowd_gives_the_same_poses_on_aarch64_to_float_noise() {
 /// with the probed rustc, the cross linker, static linking and qemu as the
 /// runner, into its own target directory.
 fn cross_cargo(subcommand: &str) -> Command {
-    let rustc = option_env!("SECMO_AARCH64_RUSTC").unwrap_or("rustc");
+    let rustc = tools::aarch64_rustc().unwrap_or("rustc");
     let target_dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("aarch64");
     let mut cmd = Command::new(option_env!("CARGO").unwrap_or("cargo"));
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
@@ -189,6 +181,8 @@ fn cross_cargo(subcommand: &str) -> Command {
             "qemu-aarch64",
         )
         // The host build's flags are not the cross build's.
+        // tests/lanes.rs's sweeps are what check the NEON lane kernel.
+        .env(tools::LONG, "1")
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .env_remove("CARGO_BUILD_TARGET");
@@ -199,4 +193,11 @@ fn cross_cargo(subcommand: &str) -> Command {
 fn tail(text: &str) -> String {
     let lines: Vec<&str> = text.lines().collect();
     lines[lines.len().saturating_sub(40)..].join("\n")
+}
+
+fn main() {
+    tools::run(cases![
+        the_library_and_its_rust_tests_pass_on_aarch64[tools::aarch64_long],
+        the_hair_crowd_gives_the_same_poses_on_aarch64_to_float_noise[tools::aarch64_long],
+    ]);
 }

@@ -360,3 +360,48 @@ fn c_chains_program_matches_the_rust_api_bit_for_bit() {
     let stdout = run_c_program("chains");
     assert_same_lines(&stdout, &chains_transcript());
 }
+
+/// examples/minimal.c and examples/minimal.rs, the smallest programs a new
+/// user starts from, build, run and print the same tail tip: through the C
+/// ABI and through the Rust API the same update gives the same rotation, and
+/// the tail has moved off its rest (the hips sway it).
+#[test]
+fn the_minimal_examples_in_c_and_rust_agree() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("minimal_c");
+    compile_c(&root.join("examples/minimal.c"), &exe);
+    let c = Command::new(&exe).output().expect("run examples/minimal.c");
+    assert!(c.status.success(), "{}", String::from_utf8_lossy(&c.stderr));
+    let c = String::from_utf8_lossy(&c.stdout).into_owned();
+
+    // `cargo test` builds the examples into target/<profile>/examples.
+    let test_exe = std::env::current_exe().unwrap();
+    let rust_exe = test_exe
+        .parent()
+        .and_then(Path::parent)
+        .unwrap()
+        .join("examples")
+        .join(format!("minimal{}", std::env::consts::EXE_SUFFIX));
+    let rust = Command::new(&rust_exe)
+        .output()
+        .unwrap_or_else(|e| panic!("run {}: {e}", rust_exe.display()));
+    assert!(
+        rust.status.success(),
+        "{}",
+        String::from_utf8_lossy(&rust.stderr)
+    );
+    let rust = String::from_utf8_lossy(&rust.stdout).into_owned();
+    assert_eq!(c, rust, "C and Rust print different tail tips");
+
+    let numbers: Vec<f32> = c
+        .trim()
+        .strip_prefix("tail tip rotation: ")
+        .expect("the line the examples print")
+        .split(' ')
+        .map(|x| x.parse().unwrap())
+        .collect();
+    assert_eq!(numbers.len(), 4);
+    let norm = numbers.iter().map(|x| x * x).sum::<f32>().sqrt();
+    assert!((norm - 1.0).abs() < 1e-3, "{numbers:?}");
+    assert!(numbers[3] < 0.9999, "the tail tip never moved: {numbers:?}");
+}

@@ -2,10 +2,14 @@
 //! with g++ -std=c++17 -Wall -Wextra -Werror -fno-exceptions, linked to the
 //! static library and run. The RAII program also runs under memcheck and the
 //! concurrency program under helgrind; without valgrind those two tests are
-//! reported as ignored (build.rs probes for it), and `.ci/run` installs it.
+//! reported as ignored (tests/support/tools.rs probes for it), and `.ci/run` installs it.
 //! Every program also runs built with AddressSanitizer and
 //! UndefinedBehaviorSanitizer, and misuse the header refuses is checked to
 //! fail to compile.
+
+#[path = "support/tools.rs"]
+#[macro_use]
+mod tools;
 
 mod common;
 
@@ -42,21 +46,14 @@ fn run(name: &str, args: &[&str]) -> String {
     check(name, &Command::new(&exe).args(args).output().expect("run"))
 }
 
-#[test]
 fn header_can_be_included_twice() {
     run("double_include", &[]);
 }
 
-#[test]
 fn raii_frees_everything_exactly_once() {
     assert!(run("raii", &[]).ends_with("ok\n"));
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_valgrind),
-    ignore = "needs valgrind; .ci/run installs it"
-)]
 fn raii_is_clean_under_memcheck() {
     {
         let exe = build("raii");
@@ -74,7 +71,6 @@ fn raii_is_clean_under_memcheck() {
     }
 }
 
-#[test]
 fn cpp_matches_the_rust_api_bit_for_bit() {
     let stdout = run("bits", &[]);
     let expected = common::hip_springs_transcript();
@@ -87,14 +83,12 @@ fn cpp_matches_the_rust_api_bit_for_bit() {
     assert_eq!(got[300], "ok");
 }
 
-#[test]
 fn unreal_and_unity_conventions_give_the_same_motion() {
     let stdout = run("conventions", &[]);
     print!("{stdout}");
     assert!(stdout.ends_with("ok\n"));
 }
 
-#[test]
 fn sixty_four_characters_on_eight_threads_match_a_single_thread() {
     let stdout = run("concurrency", &["2000"]);
     print!("{stdout}");
@@ -102,11 +96,6 @@ fn sixty_four_characters_on_eight_threads_match_a_single_thread() {
     assert!(stdout.contains("secmo_update_batch, one range per thread: identical"));
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_valgrind),
-    ignore = "needs valgrind; .ci/run installs it"
-)]
 fn concurrency_is_race_free_under_helgrind() {
     {
         let exe = build("concurrency");
@@ -120,7 +109,6 @@ fn concurrency_is_race_free_under_helgrind() {
     }
 }
 
-#[test]
 fn a_walk_far_from_the_level_origin_moves_like_one_at_the_origin() {
     // Issue #16 item 2 (tests/cpp/large_world.cpp): through the node's
     // SimulationOrigin, 10 and 20 km out match the origin within 0.01°.
@@ -133,7 +121,6 @@ fn a_walk_far_from_the_level_origin_moves_like_one_at_the_origin() {
 /// UndefinedBehaviorSanitizer (any report fails the run): a use after
 /// scope, a leak, an overflow or misaligned access in the wrapper or in how
 /// the programs use it.
-#[test]
 fn every_cpp_program_is_clean_under_asan_and_ubsan() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     for (name, args) in [
@@ -172,7 +159,6 @@ fn every_cpp_program_is_clean_under_asan_and_ubsan() {
 
 /// `secmo::batch_item` keeps the input's address: a temporary input (the
 /// stack-use-after-scope ASan found) is refused at compile time.
-#[test]
 fn a_batch_item_of_a_temporary_input_does_not_compile() {
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
     let write = |name: &str, body: &str| {
@@ -206,9 +192,24 @@ fn a_batch_item_of_a_temporary_input_does_not_compile() {
 /// The Unreal node's per-evaluation logic (tests/cpp/node_frames.cpp): a
 /// character spawned on a platform finds the floor at its level height, and
 /// frames of 0.125 s keep the tail's motion instead of teleporting it.
-#[test]
 fn the_node_keeps_the_floor_and_the_motion_of_long_frames() {
     let out = run("node_frames", &[]);
     print!("{out}");
     assert!(out.ends_with("ok\n"), "{out}");
+}
+
+fn main() {
+    tools::run(cases![
+        header_can_be_included_twice,
+        raii_frees_everything_exactly_once,
+        raii_is_clean_under_memcheck[tools::valgrind],
+        cpp_matches_the_rust_api_bit_for_bit,
+        unreal_and_unity_conventions_give_the_same_motion,
+        sixty_four_characters_on_eight_threads_match_a_single_thread,
+        concurrency_is_race_free_under_helgrind[tools::valgrind],
+        a_walk_far_from_the_level_origin_moves_like_one_at_the_origin,
+        every_cpp_program_is_clean_under_asan_and_ubsan,
+        a_batch_item_of_a_temporary_input_does_not_compile,
+        the_node_keeps_the_floor_and_the_motion_of_long_frames,
+    ]);
 }

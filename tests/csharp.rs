@@ -4,7 +4,11 @@
 //! managed allocation per update, SafeHandle release; and a compile check of
 //! the Unity-facing scripts against minimal UnityEngine stubs (a compile
 //! check, not a Unity run). Without Mono these tests are reported as ignored
-//! (build.rs probes for it); `.ci/run` installs it, so CI runs them.
+//! (tests/support/tools.rs probes for it when the test runs); `.ci/run` installs it, so CI runs them.
+
+#[path = "support/tools.rs"]
+#[macro_use]
+mod tools;
 
 mod common;
 
@@ -100,11 +104,6 @@ fn run_mono_with_library(exe: &Path, args: &[&str], library: bool) -> String {
     stdout
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn struct_layout_matches_the_c_header() {
     let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("layout_c");
     common::compile_c(&root().join("tests/csharp/layout.c"), &exe);
@@ -188,11 +187,6 @@ fn rust_transcript() -> String {
     text + "ok\n"
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn csharp_matches_the_rust_api_bit_for_bit() {
     let cs = run_mode("bits");
     let rust = rust_transcript();
@@ -202,20 +196,10 @@ fn csharp_matches_the_rust_api_bit_for_bit() {
     assert_eq!(cs.lines().count(), 301);
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn bad_input_gives_the_documented_errors() {
     assert!(run_mode("errors").ends_with("ok\n"));
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn a_thousand_updates_allocate_no_managed_memory() {
     let out = run_mode("alloc");
     assert!(
@@ -224,11 +208,6 @@ fn a_thousand_updates_allocate_no_managed_memory() {
     );
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn safehandles_free_the_native_objects() {
     assert!(run_mode("handles").ends_with("ok\n"));
 }
@@ -236,11 +215,6 @@ fn safehandles_free_the_native_objects() {
 /// `Rig.WarningCount` / `TryGetWarning` read `secmo_rig_warning`: a chain
 /// listed before the chain it hangs from is reported with the bone it
 /// reads, which SecmoCharacter logs by name.
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn rig_warnings_reach_csharp() {
     let out = run_mode("warnings");
     assert!(out.ends_with("ok\n"), "{out}");
@@ -250,11 +224,6 @@ fn rig_warnings_reach_csharp() {
     );
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn unity_scripts_compile_against_unityengine_stubs() {
     let package = root().join("unity_package/com.secmo.runtime");
     let scripts = |dir: &str| {
@@ -288,7 +257,6 @@ fn unity_scripts_compile_against_unityengine_stubs() {
     );
 }
 
-#[test]
 fn package_version_follows_cargo_toml() {
     let json = std::fs::read_to_string(root().join("unity_package/com.secmo.runtime/package.json"))
         .unwrap();
@@ -307,11 +275,6 @@ fn package_version_follows_cargo_toml() {
     }
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn settings_from_a_vrm_match_the_rust_importer() {
     let path = root().join("tests/assets/Godette_vrm_v4.vrm");
     let cs = run_mode_with("vrm", &[path.to_str().unwrap()]);
@@ -323,11 +286,6 @@ fn settings_from_a_vrm_match_the_rust_importer() {
     assert_eq!(cs, rust);
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn notes_from_a_vrm_match_the_rust_importer() {
     // A spring with a drag force outside [0, 1] and an unknown field, and
     // Godette (one note: VRM 0.x has no node constraints).
@@ -356,8 +314,7 @@ fn notes_from_a_vrm_match_the_rust_importer() {
 }
 
 /// Unity ignores package assets without a .meta in a package installed
-/// from git (scripts/unity-metas writes them).
-#[test]
+/// from git (`cargo xtask unity-metas` writes them).
 fn every_unity_package_asset_has_a_meta_with_a_unique_guid() {
     fn walk(dir: &std::path::Path, out: &mut Vec<PathBuf>) {
         for e in std::fs::read_dir(dir).unwrap() {
@@ -413,7 +370,7 @@ fn every_unity_package_asset_has_a_meta_with_a_unique_guid() {
         }
         assets += 1;
         let meta = std::fs::read_to_string(format!("{name}.meta"))
-            .unwrap_or_else(|_| panic!("{name} has no .meta: run scripts/unity-metas"));
+            .unwrap_or_else(|_| panic!("{name} has no .meta: run `cargo xtask unity-metas`"));
         let guid = meta
             .lines()
             .find_map(|l| l.strip_prefix("guid: "))
@@ -455,11 +412,6 @@ fn component_exe() -> PathBuf {
     .clone()
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn the_typed_settings_asset_round_trips_and_validates() {
     // Issue #15 item 5: typed fields with ranges and tooltips, JSON kept as
     // the exchange format (tests/csharp/SettingsTests.cs lists the checks).
@@ -472,11 +424,6 @@ fn run_component(mode: &str) -> String {
     run_mono(&component_exe(), &[mode])
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn the_component_feeds_unanimated_helpers_from_their_rest() {
     // Issue #15 item 1: a helper no clip animates used to be read back from
     // secmo's own last output (+0.416 m after 10 s).
@@ -485,11 +432,6 @@ fn the_component_feeds_unanimated_helpers_from_their_rest() {
     assert!(out.contains("rest: "));
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn the_component_allocates_no_managed_memory_per_frame() {
     // The per-transform comparison used to box: 112 B per transform per frame.
     let out = run_component("gc");
@@ -497,11 +439,6 @@ fn the_component_allocates_no_managed_memory_per_frame() {
     assert!(out.contains("allocate 0 managed bytes"), "{out}");
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn only_the_needed_transforms_go_in() {
     // Issue #15 item 2: a zero-scaled prop or a duplicate name elsewhere used
     // to fail the whole rig or update.
@@ -510,11 +447,6 @@ fn only_the_needed_transforms_go_in() {
     assert!(out.contains("only: "));
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn a_destroyed_transform_disables_the_component_with_one_error() {
     let out = run_component("destroyed");
     print!("{out}");
@@ -524,11 +456,6 @@ fn a_destroyed_transform_disables_the_component_with_one_error() {
     );
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn the_component_controls_teleport_reset_lod_wind_and_parameters() {
     // Issue #15 item 4: each control, on a three-joint tail.
     let out = run_component("controls");
@@ -536,11 +463,6 @@ fn the_component_controls_teleport_reset_lod_wind_and_parameters() {
     assert!(!out.contains("FAILED"), "{out}");
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn the_packages_own_tests_run_under_mono() {
     // unity_package/com.secmo.runtime/Tests, compiled with the P/Invoke
     // layer and an NUnit stand-in that has NUnit's meaning, and run.
@@ -560,22 +482,12 @@ fn the_packages_own_tests_run_under_mono() {
     assert!(stdout.contains("3 passed, 0 failed"), "{stdout}");
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn the_unity_settings_asset_carries_node_constraints() {
     let out = run_component("constraint");
     print!("{out}");
     assert!(out.contains("sleeve 45.000°"), "{out}");
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn the_manager_simulates_every_character_in_jobs() {
     // Issue #15 item 3: SecmoManager, TransformAccessArray jobs; issue #51
     // item 3: the simulation itself as an IJobParallelFor over ranges of 8
@@ -592,11 +504,6 @@ fn the_manager_simulates_every_character_in_jobs() {
     assert!(out.contains("allocate 0 managed bytes"), "{out}");
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn disabling_and_enabling_leaves_no_bend() {
     // Issue #51 item 1: OnDisable left secmo's output on the bones and
     // OnEnable read it back as the rest pose (tail 7.8° and helper 20 mm off
@@ -607,11 +514,6 @@ fn disabling_and_enabling_leaves_no_bend() {
     assert_eq!(out.matches("ok: ").count(), 8, "{out}");
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn every_animator_update_and_culling_mode_feeds_the_animation() {
     // Issue #51 item 2: the restore in Update overwrote what an Animator in
     // AnimatePhysics mode had written in the fixed step before it.
@@ -621,11 +523,6 @@ fn every_animator_update_and_culling_mode_feeds_the_animation() {
     assert_eq!(out.matches("ok: ").count(), 12, "{out}");
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn a_teleport_streak_is_logged_once_per_streak() {
     // Issue #51 item 10: SecmoUpdateInfo.warnings' teleport-streak bit
     // reaches the Unity log, on the component and the manager path.
@@ -635,11 +532,6 @@ fn a_teleport_streak_is_logged_once_per_streak() {
     assert_eq!(out.matches("ok: ").count(), 2, "{out}");
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn a_missing_native_library_is_one_clear_error() {
     // Issue #51 item 4: without its native library the package threw
     // DllNotFoundException from the first call in every component.
@@ -675,7 +567,6 @@ fn a_missing_native_library_is_one_clear_error() {
 /// Issue #51 item 4: `cargo xtask unity-package` writes a UPM tarball with
 /// this host's native library (a package installed from the git URL has
 /// none: the libraries are git-ignored).
-#[test]
 #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
 fn unity_package_writes_a_tarball_with_the_hosts_library() {
     let tmp = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
@@ -739,4 +630,34 @@ fn unity_package_writes_a_tarball_with_the_hosts_library() {
         extract("package/package.json"),
         std::fs::read(root().join("unity_package/com.secmo.runtime/package.json")).unwrap()
     );
+}
+
+fn main() {
+    tools::run(cases![
+        struct_layout_matches_the_c_header[tools::mono],
+        csharp_matches_the_rust_api_bit_for_bit[tools::mono],
+        bad_input_gives_the_documented_errors[tools::mono],
+        a_thousand_updates_allocate_no_managed_memory[tools::mono],
+        safehandles_free_the_native_objects[tools::mono],
+        rig_warnings_reach_csharp[tools::mono],
+        unity_scripts_compile_against_unityengine_stubs[tools::mono],
+        package_version_follows_cargo_toml,
+        settings_from_a_vrm_match_the_rust_importer[tools::mono],
+        notes_from_a_vrm_match_the_rust_importer[tools::mono],
+        every_unity_package_asset_has_a_meta_with_a_unique_guid,
+        the_typed_settings_asset_round_trips_and_validates[tools::mono],
+        the_component_feeds_unanimated_helpers_from_their_rest[tools::mono],
+        the_component_allocates_no_managed_memory_per_frame[tools::mono],
+        only_the_needed_transforms_go_in[tools::mono],
+        a_destroyed_transform_disables_the_component_with_one_error[tools::mono],
+        the_component_controls_teleport_reset_lod_wind_and_parameters[tools::mono],
+        the_packages_own_tests_run_under_mono[tools::mono],
+        the_unity_settings_asset_carries_node_constraints[tools::mono],
+        the_manager_simulates_every_character_in_jobs[tools::mono],
+        disabling_and_enabling_leaves_no_bend[tools::mono],
+        every_animator_update_and_culling_mode_feeds_the_animation[tools::mono],
+        a_teleport_streak_is_logged_once_per_streak[tools::mono],
+        a_missing_native_library_is_one_clear_error[tools::mono],
+        unity_package_writes_a_tarball_with_the_hosts_library,
+    ]);
 }

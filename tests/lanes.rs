@@ -7,6 +7,10 @@
 //! operations in the same order), which the test asserts too; it prints the
 //! difference it saw.
 
+#[path = "support/tools.rs"]
+#[macro_use]
+mod tools;
+
 use std::sync::Arc;
 
 use glam::{Quat, Vec3};
@@ -466,7 +470,6 @@ fn compare(rig: &Arc<Rig>, scene: Scene) -> usize {
     contacts
 }
 
-#[test]
 fn every_kernel_stays_within_1e_5_of_chain_length_of_the_scalar_kernel() {
     let rig = rig();
     let contacts = compare(
@@ -482,7 +485,6 @@ fn every_kernel_stays_within_1e_5_of_chain_length_of_the_scalar_kernel() {
     );
 }
 
-#[test]
 fn the_kernels_agree_at_extreme_scales_and_in_wind() {
     let rig = rig();
     // Links of 5e-8 units: every link takes the zero-length path.
@@ -503,7 +505,6 @@ fn the_kernels_agree_at_extreme_scales_and_in_wind() {
     );
 }
 
-#[test]
 fn a_kernel_the_cpu_lacks_is_refused() {
     let mut c = Character::new(rig(), Default::default());
     let detected = ChainKernel::detect();
@@ -518,4 +519,12 @@ fn a_kernel_the_cpu_lacks_is_refused() {
         assert!(c.set_chain_kernel(ChainKernel::LanesAvx2).is_err());
         assert_eq!(c.chain_kernel(), ChainKernel::Scalar);
     }
+}
+
+fn main() {
+    tools::run(cases![
+        every_kernel_stays_within_1e_5_of_chain_length_of_the_scalar_kernel[tools::long],
+        the_kernels_agree_at_extreme_scales_and_in_wind[tools::long],
+        a_kernel_the_cpu_lacks_is_refused,
+    ]);
 }

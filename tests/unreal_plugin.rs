@@ -7,6 +7,10 @@
 //! (a default-constructed FCompactPoseBoneIndex, a USTRUCT that UHT cannot
 //! copy), so a regression of either fails this test.
 
+#[path = "support/tools.rs"]
+#[macro_use]
+mod tools;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -58,13 +62,10 @@ fn syntax_check(compiler: &str) {
     }
 }
 
-#[test]
 fn the_plugin_compiles_with_gcc_against_the_ue_model() {
     syntax_check("g++");
 }
 
-#[test]
-#[cfg_attr(not(secmo_has_clang), ignore = "needs clang++; .ci/run installs it")]
 fn the_plugin_compiles_with_clang_against_the_ue_model() {
     syntax_check("clang++");
 }
@@ -138,8 +139,7 @@ mod rig_asset {
         }
     }
 
-    #[test]
-    fn the_asset_key_tables_are_the_library_keys() {
+    pub(super) fn the_asset_key_tables_are_the_library_keys() {
         let cpp = read("unreal_plugin/Secmo/Source/SecmoRuntime/Private/SecmoRigAsset.cpp");
         let mut chain: BTreeSet<String> = table(&cpp, "ChainFloats[]")
             .into_values()
@@ -181,8 +181,7 @@ mod rig_asset {
         Rig::new(desc).map(|_| ()).map_err(|e| e.to_string())
     }
 
-    #[test]
-    fn every_parameter_property_has_a_tooltip_and_clamps_the_library_accepts() {
+    pub(super) fn every_parameter_property_has_a_tooltip_and_clamps_the_library_accepts() {
         let header = read("unreal_plugin/Secmo/Source/SecmoRuntime/Public/SecmoRigAsset.h");
         let cpp = read("unreal_plugin/Secmo/Source/SecmoRuntime/Private/SecmoRigAsset.cpp");
         let chain_keys: BTreeMap<String, String> = table(&cpp, "ChainFloats[]");
@@ -251,11 +250,6 @@ mod rig_asset {
 /// Every Build.cs compiles (with Mono, against tests/unreal/UnrealBuildTool.cs)
 /// and the ThirdParty module links each platform's library, or stops an
 /// unsupported platform with a clear error (issue #16 item 4).
-#[test]
-#[cfg_attr(
-    not(secmo_has_mono),
-    ignore = "needs Mono (mcs, mono); .ci/run installs it"
-)]
 fn the_build_rules_compile_and_pick_each_platforms_library() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let plugin = root.join("unreal_plugin/Secmo/Source");
@@ -300,7 +294,6 @@ fn the_build_rules_compile_and_pick_each_platforms_library() {
 /// `CARGO_TARGET_DIR` puts it (it read `target/` whatever the setting), and
 /// says that it writes the system library list rustc prints, which
 /// secmo.Build.cs reads instead of a fixed list.
-#[test]
 fn xtask_follows_cargo_target_dir_and_the_build_file_reads_rustc_s_libraries() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let elsewhere = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("xtask_target");
@@ -349,7 +342,6 @@ fn xtask_follows_cargo_target_dir_and_the_build_file_reads_rustc_s_libraries() {
 /// the model (tests/unreal/ue: copying a string conversion, an FString as a
 /// UE_LOG argument, UTF8_TO_TCHAR on a std::string, overriding the final
 /// Update_AnyThread of a skeletal control).
-#[test]
 fn the_ue_model_refuses_what_the_engine_refuses() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
     let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("ue_model_negative");
@@ -440,4 +432,16 @@ fn the_ue_model_refuses_what_the_engine_refuses() {
         "{}",
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+fn main() {
+    tools::run(cases![
+        the_plugin_compiles_with_gcc_against_the_ue_model,
+        the_plugin_compiles_with_clang_against_the_ue_model[tools::clang],
+        rig_asset::the_asset_key_tables_are_the_library_keys,
+        rig_asset::every_parameter_property_has_a_tooltip_and_clamps_the_library_accepts,
+        the_build_rules_compile_and_pick_each_platforms_library[tools::mono],
+        xtask_follows_cargo_target_dir_and_the_build_file_reads_rustc_s_libraries,
+        the_ue_model_refuses_what_the_engine_refuses,
+    ]);
 }

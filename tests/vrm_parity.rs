@@ -22,7 +22,11 @@
 //! lengths").
 //!
 //! Needs node and `npm ci --prefix tools/three-vrm` (.ci/run does both);
-//! without them the test is reported as ignored (build.rs).
+//! without them the test is reported as ignored (tests/support/tools.rs).
+
+#[path = "support/tools.rs"]
+#[macro_use]
+mod tools;
 
 mod common;
 
@@ -1450,11 +1454,6 @@ fn worst(a: &Run, step_a: usize, b: &Run, step_b: usize, lengths: &[f32]) -> f32
     worst
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_three_vrm),
-    ignore = "needs node and `npm ci --prefix tools/three-vrm` (.ci/run installs both)"
-)]
 fn vrm_preset_matches_three_vrm_and_is_frame_rate_independent() {
     let dir = std::env::temp_dir().join(format!("secmo-vrm-parity-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -1789,11 +1788,6 @@ fn node_constraint_fixture(dir: &Path) -> Fixture {
     }
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_three_vrm),
-    ignore = "needs node and `npm ci --prefix tools/three-vrm` (.ci/run installs both)"
-)]
 fn node_constraints_match_three_vrm() {
     let dir = std::env::temp_dir().join(format!("secmo-node-constraints-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -2223,11 +2217,6 @@ fn apart_per_frame(a: &[Vec<Vec3>], b: &[Vec<Vec3>], lengths: &[f32]) -> Vec<f32
 /// current scene graph, `joints`), against three-vrm's stock
 /// `manager.update` loop, and both against the specification's joint
 /// update in float64 ([`spec_model`]).
-#[test]
-#[cfg_attr(
-    not(secmo_has_three_vrm),
-    ignore = "needs node and `npm ci --prefix tools/three-vrm` (.ci/run installs both)"
-)]
 fn a_skinned_humanoid_on_a_path_with_corners_matches_three_vrm_and_the_spec() {
     let dir = std::env::temp_dir().join(format!("secmo-vrm-corners-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
@@ -2313,4 +2302,12 @@ fn a_skinned_humanoid_on_a_path_with_corners_matches_three_vrm_and_the_spec() {
     }
     std::fs::remove_dir_all(&dir).ok();
     assert!(failures.is_empty(), "{failures:#?}");
+}
+
+fn main() {
+    tools::run(cases![
+        vrm_preset_matches_three_vrm_and_is_frame_rate_independent[tools::three_vrm_long],
+        node_constraints_match_three_vrm[tools::three_vrm],
+        a_skinned_humanoid_on_a_path_with_corners_matches_three_vrm_and_the_spec[tools::three_vrm],
+    ]);
 }

@@ -41,20 +41,14 @@ impl Glb {
 
     /// Parses GLB bytes whose `buffers[0]` is the binary chunk.
     pub fn parse(bytes: &[u8]) -> anyhow::Result<Self> {
-        if !bytes.starts_with(b"glTF") || bytes.len() < 20 {
+        if !secmo::glb::is_glb(bytes) {
             return Err(anyhow::anyhow!(
                 "expected a GLB file (binary glTF); this is not one"
             ));
         }
-        let u32_at = |i: usize| {
-            u32::from_le_bytes([bytes[i], bytes[i + 1], bytes[i + 2], bytes[i + 3]]) as usize
-        };
-        let json_len = u32_at(12);
-        if 20 + json_len > bytes.len() {
-            return Err(anyhow::anyhow!("truncated GLB"));
-        }
-        let mut json: Value = serde_json::from_slice(&bytes[20..20 + json_len])
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let chunks = secmo::glb::split(bytes).map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mut json: Value =
+            serde_json::from_slice(chunks.json).map_err(|e| anyhow::anyhow!("{e}"))?;
         if json["buffers"][0].get("uri").is_some() || !json["buffers"][0].is_object() {
             return Err(anyhow::anyhow!(
                 "expected the GLB's binary chunk as buffers[0]"
@@ -65,16 +59,7 @@ impl Glb {
                 json[list] = json!([]);
             }
         }
-        let bin_start = 20 + json_len;
-        let bin = if bin_start + 8 <= bytes.len() {
-            let len = u32_at(bin_start);
-            bytes
-                .get(bin_start + 8..bin_start + 8 + len)
-                .ok_or_else(|| anyhow::anyhow!("truncated GLB binary chunk"))?
-                .to_vec()
-        } else {
-            Vec::new()
-        };
+        let bin = chunks.bin.unwrap_or_default().to_vec();
         Ok(Self { json, bin })
     }
 

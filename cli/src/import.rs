@@ -994,38 +994,14 @@ fn read_document(bytes: &[u8], json: &serde_json::Value) -> Result<gltf::Gltf, S
         return Err(format!("invalid glTF:{}", errors.concat()));
     }
     let document = gltf::Document::from_json_without_validation(root);
-    let blob = if bytes.starts_with(b"glTF") {
-        glb_bin_chunk(bytes)?.map(<[u8]>::to_vec)
+    // The glTF reader's own GLB parser overflows on some malformed headers
+    // (a fuzz finding); secmo's checks every length.
+    let blob = if secmo::glb::is_glb(bytes) {
+        secmo::glb::split(bytes)?.bin.map(<[u8]>::to_vec)
     } else {
         None
     };
     Ok(gltf::Gltf { document, blob })
-}
-
-/// The BIN chunk of a GLB (glTF 2.0 §4.4), if it has one; every length is
-/// checked against the file (the glTF reader's own GLB parser overflows on
-/// some malformed headers: a fuzz finding).
-fn glb_bin_chunk(bytes: &[u8]) -> Result<Option<&[u8]>, String> {
-    let u32_at = |i: usize| -> Option<usize> {
-        let b = bytes.get(i..i.checked_add(4)?)?;
-        Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize)
-    };
-    let json_length = u32_at(12).ok_or("GLB header is truncated")?;
-    let bin_header = 20usize
-        .checked_add(json_length)
-        .ok_or("GLB JSON chunk length overflows")?;
-    let (Some(length), Some(kind)) = (u32_at(bin_header), u32_at(bin_header + 4)) else {
-        return Ok(None); // no second chunk
-    };
-    if kind != 0x004E_4942 {
-        return Ok(None); // not BIN: an extension's chunk, ignored
-    }
-    let start = bin_header + 8;
-    start
-        .checked_add(length)
-        .and_then(|end| bytes.get(start..end))
-        .map(Some)
-        .ok_or_else(|| format!("GLB BIN chunk of {length} bytes runs past the end of the file"))
 }
 
 /// The extension that stores a mesh primitive's vertices Draco-compressed.
@@ -1432,27 +1408,24 @@ fn buffer_file(base: &Path, uri: &str) -> Result<PathBuf, String> {
     Ok(file)
 }
 
-/// `uri` with every `%XX` replaced by its byte, or `None` when an escape is
-/// not two hex digits or the bytes are not UTF-8. A `%` that does not start
-/// an escape is refused rather than guessed at.
+/// `uri` with every `%XX` replaced by its byte, or `None` when the bytes
+/// are not UTF-8 or a `%` does not start an escape of two hex digits: such a
+/// `%` is refused rather than read as itself, as `percent-encoding` would.
 fn percent_decode(uri: &str) -> Option<String> {
     let bytes = uri.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%' {
-            let hex = std::str::from_utf8(bytes.get(i + 1..i + 3)?).ok()?;
-            if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-                return None;
-            }
-            out.push(u8::from_str_radix(hex, 16).ok()?);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
+    let escapes_are_whole = bytes.iter().enumerate().all(|(i, &b)| {
+        b != b'%'
+            || bytes
+                .get(i + 1..i + 3)
+                .is_some_and(|hex| hex.iter().all(u8::is_ascii_hexdigit))
+    });
+    if !escapes_are_whole {
+        return None;
     }
-    String::from_utf8(out).ok()
+    percent_encoding::percent_decode_str(uri)
+        .decode_utf8()
+        .ok()
+        .map(|decoded| decoded.into_owned())
 }
 
 /// The first `length` bytes of `file` (never more, whatever the file holds).

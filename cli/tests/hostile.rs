@@ -2,6 +2,10 @@
 //! input, buffer URIs kept beside the file, limits on decoded bytes, keys and
 //! clip length, each error naming the file and the part.
 
+#[path = "../../tests/support/tools.rs"]
+#[macro_use]
+mod tools;
+
 mod common;
 use common::secmo;
 
@@ -178,7 +182,6 @@ fn attribute(glb: &Glb, name: &str) -> usize {
 
 const Q: [f32; 4] = [0.0, 0.0, 0.0, 1.0];
 
-#[test]
 fn a_channel_targeting_a_missing_node_is_an_error() {
     let d = dir("missing-node");
     let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
@@ -188,7 +191,6 @@ fn a_channel_targeting_a_missing_node_is_an_error() {
     done(d);
 }
 
-#[test]
 fn broken_keys_are_refused_by_name() {
     let d = dir("keys");
     // A zero quaternion key.
@@ -209,7 +211,6 @@ fn broken_keys_are_refused_by_name() {
     done(d);
 }
 
-#[test]
 fn absurd_node_transforms_are_refused_by_name() {
     let d = dir("nodes");
     let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
@@ -223,7 +224,6 @@ fn absurd_node_transforms_are_refused_by_name() {
     done(d);
 }
 
-#[test]
 fn buffer_uris_stay_beside_the_file() {
     let d = dir("uris");
     std::fs::create_dir_all(d.join("sub")).unwrap();
@@ -289,7 +289,6 @@ fn buffer_uris_stay_beside_the_file() {
     done(d);
 }
 
-#[test]
 fn a_buffer_longer_than_the_limit_is_refused_before_it_is_read() {
     let d = dir("big");
     let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
@@ -301,7 +300,6 @@ fn a_buffer_longer_than_the_limit_is_refused_before_it_is_read() {
     done(d);
 }
 
-#[test]
 fn random_mutations_of_real_files_never_panic() {
     // A small deterministic mutation fuzz of the Fox and a spring fixture
     // (cargo-fuzz in fuzz/ runs the same readers for longer).
@@ -345,7 +343,6 @@ fn random_mutations_of_real_files_never_panic() {
     done(d);
 }
 
-#[test]
 fn accessors_that_do_not_fit_their_use_are_refused() {
     // Found by fuzz/gltf_import: an accessor whose type did not match its use
     // tripped an assertion inside the glTF reader.
@@ -366,7 +363,6 @@ fn accessors_that_do_not_fit_their_use_are_refused() {
     done(d);
 }
 
-#[test]
 fn accessors_without_a_buffer_view_read_as_nothing_not_as_data() {
     // glTF 2.0 lets an accessor go without a buffer view (zeros, or data an
     // extension supplies); since Draco files open, such accessors pass the
@@ -408,7 +404,6 @@ fn accessors_without_a_buffer_view_read_as_nothing_not_as_data() {
     done(d);
 }
 
-#[test]
 fn a_sampler_naming_a_missing_accessor_is_an_error() {
     // Found by CI's fuzzing: the layout check looked the accessor up before
     // the reference check had refused the dangling index.
@@ -423,7 +418,6 @@ fn a_sampler_naming_a_missing_accessor_is_an_error() {
     done(d);
 }
 
-#[test]
 fn a_value_outside_its_enumeration_is_an_error_not_a_panic() {
     // Found by fuzzing when the importer first read files without the
     // validating reader (to accept any extensionsRequired): the reader
@@ -439,7 +433,6 @@ fn a_value_outside_its_enumeration_is_an_error_not_a_panic() {
     done(d);
 }
 
-#[test]
 fn fuzz_regressions_are_refused_by_the_importer_not_by_a_reader_panic() {
     // Every input fuzzing has found (fuzz/regressions/gltf_import): the
     // importer's own checks refuse it, or it imports; the glTF reader never
@@ -483,7 +476,6 @@ fn dir_for(path: &Path) -> PathBuf {
     ))
 }
 
-#[test]
 fn only_the_first_buffer_of_a_glb_is_its_binary_chunk() {
     // glTF 2.0 §4.4.3.3: in a GLB, buffers[0] may leave out its uri and
     // stand for the binary chunk; any other buffer without a uri has no
@@ -523,7 +515,6 @@ fn only_the_first_buffer_of_a_glb_is_its_binary_chunk() {
     done(d);
 }
 
-#[test]
 fn files_of_another_gltf_version_are_refused_by_name() {
     let d = dir("version");
     let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
@@ -543,7 +534,6 @@ fn files_of_another_gltf_version_are_refused_by_name() {
     done(d);
 }
 
-#[test]
 fn what_gltf_leaves_optional_may_be_absent() {
     // A channel whose target has no node (an extension's target), a scene
     // without nodes, a file without nodes at all: glTF 2.0 allows each;
@@ -579,7 +569,6 @@ fn what_gltf_leaves_optional_may_be_absent() {
     done(d);
 }
 
-#[test]
 fn a_missing_required_field_is_named_with_its_path() {
     let d = dir("required");
     let mut v = gltf(&[0.0, 1.0], &[Q, Q]);
@@ -592,7 +581,6 @@ fn a_missing_required_field_is_named_with_its_path() {
     done(d);
 }
 
-#[test]
 fn a_skin_joint_list_repeated_200_times_is_refused_in_linear_time() {
     // Godette with her 68 skin joints listed 200 times over (and as many
     // inverse binds): `rig` took 30-48 s and 292 MB on it. glTF lists each
@@ -633,7 +621,6 @@ fn a_skin_joint_list_repeated_200_times_is_refused_in_linear_time() {
     done(d);
 }
 
-#[test]
 fn invalid_skin_and_accessor_data_is_refused_by_every_command() {
     // Data the Khronos validator finds in the input ended up in what bake
     // and rig wrote; each is refused by the field that holds it.
@@ -763,7 +750,6 @@ fn fox_with_a_matrix_tail(shear: f32) -> (Glb, Vec<glam::Mat4>) {
     (glb, matrices)
 }
 
-#[test]
 fn bake_writes_a_keyed_node_given_by_a_matrix_as_translation_rotation_scale() {
     // glTF lets no channel target a node given by `matrix` (the validator's
     // ANIMATION_CHANNEL_TARGET_NODE_MATRIX); bake keyed the tail's rotation
@@ -855,11 +841,6 @@ fn gltf_files(dir: &Path, found: &mut Vec<PathBuf>) {
     }
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_gltf_validator),
-    ignore = "needs node and the Khronos glTF validator (npm ci --prefix tools/gltf-validator); .ci/run installs them"
-)]
 fn every_file_a_command_accepts_is_written_valid() {
     // Every file the tests above generate, through `bake` and `rig`: each
     // either refuses it (exit 1) or writes a file the Khronos validator
@@ -940,7 +921,6 @@ fn every_file_a_command_accepts_is_written_valid() {
 /// Animation key times that do not increase (the validator's
 /// ACCESSOR_ANIMATION_INPUT_NON_INCREASING) are refused by every command
 /// that reads a clip, naming the sampler, the key and the accessor.
-#[test]
 fn key_times_that_do_not_increase_are_refused_by_name() {
     let out = std::env::temp_dir().join(format!("secmo-hostile-times-{}", std::process::id()));
     std::fs::create_dir_all(&out).unwrap();
@@ -1112,11 +1092,6 @@ fn conformed_copies(d: &Path) -> Vec<(String, PathBuf, PathBuf)> {
     copies
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_gltf_validator),
-    ignore = "needs node and the Khronos glTF validator (npm ci --prefix tools/gltf-validator); .ci/run installs them"
-)]
 fn data_the_validator_rejects_but_engines_read_is_written_conforming() {
     // Weights that do not sum to 1, a joint named twice in a vertex, a
     // joint named with weight 0, wrong min/max, a rotation key that is not
@@ -1167,7 +1142,6 @@ fn data_the_validator_rejects_but_engines_read_is_written_conforming() {
     done(d);
 }
 
-#[test]
 fn conformed_copies_skin_as_their_input() {
     // What the conform pass rewrites (weights, repeated joints) changes no
     // skinned position: each vertex lands where it did, in a pose moving
@@ -1219,4 +1193,31 @@ fn conformed_copies_skin_as_their_input() {
         }
     }
     done(d);
+}
+
+fn main() {
+    tools::run(cases![
+        a_channel_targeting_a_missing_node_is_an_error,
+        broken_keys_are_refused_by_name,
+        absurd_node_transforms_are_refused_by_name,
+        buffer_uris_stay_beside_the_file,
+        a_buffer_longer_than_the_limit_is_refused_before_it_is_read,
+        random_mutations_of_real_files_never_panic,
+        accessors_that_do_not_fit_their_use_are_refused,
+        accessors_without_a_buffer_view_read_as_nothing_not_as_data,
+        a_sampler_naming_a_missing_accessor_is_an_error,
+        a_value_outside_its_enumeration_is_an_error_not_a_panic,
+        fuzz_regressions_are_refused_by_the_importer_not_by_a_reader_panic,
+        only_the_first_buffer_of_a_glb_is_its_binary_chunk,
+        files_of_another_gltf_version_are_refused_by_name,
+        what_gltf_leaves_optional_may_be_absent,
+        a_missing_required_field_is_named_with_its_path,
+        a_skin_joint_list_repeated_200_times_is_refused_in_linear_time,
+        invalid_skin_and_accessor_data_is_refused_by_every_command,
+        bake_writes_a_keyed_node_given_by_a_matrix_as_translation_rotation_scale,
+        every_file_a_command_accepts_is_written_valid[tools::gltf_validator],
+        key_times_that_do_not_increase_are_refused_by_name,
+        data_the_validator_rejects_but_engines_read_is_written_conforming[tools::gltf_validator],
+        conformed_copies_skin_as_their_input,
+    ]);
 }

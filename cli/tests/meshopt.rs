@@ -6,6 +6,10 @@
 //! filters. secmo's decoder (cli/src/meshopt.rs) is checked view by view
 //! against meshoptimizer's own (tools/meshopt, under node).
 
+#[path = "../../tests/support/tools.rs"]
+#[macro_use]
+mod tools;
+
 mod common;
 
 use std::path::Path;
@@ -29,7 +33,6 @@ fn summary(file: &str) -> String {
         .map_or(out.clone(), |(_, rest)| rest.to_owned())
 }
 
-#[test]
 fn meshopt_compressed_files_open_and_measure_as_their_sources() {
     for model in ["Fox", "RiggedFigure"] {
         let ext = asset(&format!("meshopt/{model}.ext.glb"));
@@ -105,7 +108,6 @@ fn meshopt_compressed_files_open_and_measure_as_their_sources() {
     }
 }
 
-#[test]
 fn broken_meshopt_views_are_errors_naming_the_view() {
     let out = std::env::temp_dir().join(format!("secmo-meshopt-broken-{}", std::process::id()));
     std::fs::create_dir_all(&out).unwrap();
@@ -191,11 +193,6 @@ fn assert_decodes_alike(
     off
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_meshoptimizer),
-    ignore = "needs node and meshoptimizer (npm ci --prefix tools/meshopt); .ci/run installs them"
-)]
 fn every_view_decodes_as_meshoptimizer_decodes_it() {
     let files: Vec<String> = FILES.iter().map(|f| asset(f)).collect();
     let mut views = 0;
@@ -249,11 +246,6 @@ fn every_view_decodes_as_meshoptimizer_decodes_it() {
     }
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_meshoptimizer),
-    ignore = "needs node and meshoptimizer (npm ci --prefix tools/meshopt); .ci/run installs them"
-)]
 fn what_meshoptimizer_encodes_decodes_to_its_own_decoding() {
     // Pseudo-random data through meshoptimizer's encoder, every mode, both
     // attribute codec versions, every filter (colour included), 1 to 3,000
@@ -282,4 +274,13 @@ fn what_meshoptimizer_encodes_decodes_to_its_own_decoding() {
     }
     println!("{cases} streams, {off_by_one} filtered components one unit off");
     assert!(cases >= 200, "{cases} streams");
+}
+
+fn main() {
+    tools::run(cases![
+        meshopt_compressed_files_open_and_measure_as_their_sources,
+        broken_meshopt_views_are_errors_naming_the_view,
+        every_view_decodes_as_meshoptimizer_decodes_it[tools::meshoptimizer],
+        what_meshoptimizer_encodes_decodes_to_its_own_decoding[tools::meshoptimizer],
+    ]);
 }

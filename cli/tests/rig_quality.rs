@@ -3,6 +3,10 @@
 //! weight unchanged, skin that already follows a bone chain is left alone,
 //! weightless bones count as no rigging, and it says when it grows nothing.
 
+#[path = "../../tests/support/tools.rs"]
+#[macro_use]
+mod tools;
+
 mod common;
 
 use std::path::{Path, PathBuf};
@@ -63,7 +67,6 @@ fn fox_edited(
     path
 }
 
-#[test]
 fn a_well_rigged_fox_passes_through_with_identical_weights() {
     let out = dir("fox");
     let written = out.join("fox.glb");
@@ -91,7 +94,6 @@ fn a_well_rigged_fox_passes_through_with_identical_weights() {
     std::fs::remove_dir_all(&out).ok();
 }
 
-#[test]
 fn skin_that_already_follows_a_bone_chain_is_left_alone() {
     // The Fox's tail skin puffed out to five times its thickness (far from
     // the skeleton, like thick fur) but still weighted along its tail
@@ -181,7 +183,6 @@ fn fox_with_weightless_tail(out: &Path) -> PathBuf {
     emptied
 }
 
-#[test]
 fn weightless_tail_bones_count_as_no_rigging() {
     // The Fox's tail bones kept, its tail skin handed to the hips (what a
     // humanoid auto-rigger does): the tail is found and grown.
@@ -203,11 +204,6 @@ fn weightless_tail_bones_count_as_no_rigging() {
     std::fs::remove_dir_all(&out).ok();
 }
 
-#[test]
-#[cfg_attr(
-    not(secmo_has_gltf_validator),
-    ignore = "needs node and the Khronos glTF validator (npm ci --prefix tools/gltf-validator); .ci/run installs them"
-)]
 fn written_files_pass_the_khronos_validator() {
     // What secmo writes, checked by the Khronos glTF validator (not by the
     // gltf crate secmo reads with): an edited copy, a grown tail (new bones,
@@ -237,4 +233,13 @@ fn written_files_pass_the_khronos_validator() {
     }
     common::assert_khronos_valid(&[&emptied, &grown, &baked, &grown_baked]);
     std::fs::remove_dir_all(&out).ok();
+}
+
+fn main() {
+    tools::run(cases![
+        a_well_rigged_fox_passes_through_with_identical_weights,
+        skin_that_already_follows_a_bone_chain_is_left_alone,
+        weightless_tail_bones_count_as_no_rigging,
+        written_files_pass_the_khronos_validator[tools::gltf_validator],
+    ]);
 }

@@ -13,8 +13,9 @@
 //! target is installed and, where one is needed, its linker (the Android
 //! NDK, Apple's `lipo`); otherwise the task prints the exact commands to run
 //! on a machine that can, and goes on. `--print` only prints them. Unity's
-//! per-platform import settings (.meta) are written by `unity-metas` and
-//! committed; `--check` fails when a committed one differs.
+//! per-platform import settings (.meta) and a .meta for every other package
+//! asset that lacks one are written by `unity-metas` and committed;
+//! `--check` fails when one is missing or differs.
 //!
 //! `unity-package` writes the Unity package as a UPM tarball
 //! (`com.secmo.runtime-<version>.tgz`, installed with the Package Manager's
@@ -506,9 +507,77 @@ fn engine_task(task: &str, all: &[Platform], args: &[String]) -> Result<(), Stri
     }
 }
 
+/// The package's files and folders (paths inside `unity_package/`, sorted)
+/// that need a .meta: everything but .meta files, hidden entries, folders
+/// Unity skips (`Samples~`) and the native libraries (their .meta comes from
+/// [`metas`]).
+fn package_assets() -> Result<Vec<String>, String> {
+    fn walk(base: &Path, rel: &str, out: &mut Vec<String>) -> Result<(), String> {
+        let dir = base.join(rel);
+        let entries = std::fs::read_dir(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') || name.ends_with(".meta") || name.contains('~') {
+                continue;
+            }
+            let path = format!("{rel}/{name}");
+            if entry.path().is_dir() {
+                out.push(path.clone());
+                walk(base, &path, out)?;
+            } else if ![".so", ".dylib", ".dll", ".a", ".bundle"]
+                .iter()
+                .any(|ext| name.ends_with(ext))
+            {
+                out.push(path);
+            }
+        }
+        Ok(())
+    }
+    let mut out = Vec::new();
+    walk(&root().join("unity_package"), "com.secmo.runtime", &mut out)?;
+    out.sort();
+    Ok(out)
+}
+
+/// The .meta of a package asset that has none: a fixed GUID from its path
+/// (so writing it again never changes an asset's GUID) and the importer
+/// Unity gives that kind of file.
+fn asset_meta(path: &str, is_dir: bool) -> String {
+    let importer = if is_dir {
+        "folderAsset: yes\nDefaultImporter:\n  externalObjects: {}\n"
+    } else if path.ends_with(".cs") {
+        "MonoImporter:\n  externalObjects: {}\n  serializedVersion: 2\n  defaultReferences: []\n  executionOrder: 0\n  icon: {instanceID: 0}\n"
+    } else if path.ends_with(".asmdef") {
+        "AssemblyDefinitionImporter:\n  externalObjects: {}\n"
+    } else if path.ends_with("/package.json") {
+        "PackageManifestImporter:\n  externalObjects: {}\n"
+    } else if [".md", ".json", ".txt"].iter().any(|e| path.ends_with(e)) {
+        "TextScriptImporter:\n  externalObjects: {}\n"
+    } else {
+        "DefaultImporter:\n  externalObjects: {}\n"
+    };
+    format!(
+        "fileFormatVersion: 2\nguid: {}\n{importer}  userData: \n  assetBundleName: \n  assetBundleVariant: \n",
+        guid(&format!("secmo-unity:{path}"))
+    )
+}
+
+/// Writes (or with `check`, lists) the native libraries' import settings
+/// that differ from [`metas`], and a .meta for every package asset that has
+/// none: Unity needs them in a package installed from git, which is
+/// read-only there.
 fn unity_metas(check: bool) -> Result<(), String> {
     let mut stale = Vec::new();
-    for (path, text) in metas() {
+    let mut wanted = metas();
+    let package = root().join("unity_package");
+    for asset in package_assets()? {
+        let meta = package.join(format!("{asset}.meta"));
+        if !meta.exists() {
+            let is_dir = package.join(&asset).is_dir();
+            wanted.push((meta, asset_meta(&asset, is_dir)));
+        }
+    }
+    for (path, text) in wanted {
         let current = std::fs::read_to_string(&path).unwrap_or_default();
         if current == text {
             continue;

@@ -28,7 +28,7 @@ pub fn asset(name: &str) -> String {
 
 /// Runs the Khronos glTF validator (tools/gltf-validator, under node) on
 /// `files` and asserts each has no error and no warning; returns each
-/// file's count of infos. Only for tests gated on `secmo_has_gltf_validator`.
+/// file's count of infos. Only for tests that need `tools::gltf_validator`.
 pub fn assert_khronos_valid(files: &[&Path]) -> Vec<u64> {
     khronos_reports(files)
         .iter()
@@ -43,7 +43,7 @@ pub fn assert_khronos_valid(files: &[&Path]) -> Vec<u64> {
 
 /// The Khronos glTF validator's report on each of `files` (`errors`,
 /// `warnings`, `infos`, the first `messages`). Only for tests gated on
-/// `secmo_has_gltf_validator`.
+/// `tools::gltf_validator`.
 pub fn khronos_reports(files: &[&Path]) -> Vec<serde_json::Value> {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tools/gltf-validator/validate.mjs");
     let out = Command::new("node")
