@@ -61,7 +61,7 @@ fn settling_time(params: ChainParams, links: usize, window: f32) -> f32 {
     last_moving
 }
 
-/// The same parameters with the settle phase off (the pure SPEC timing).
+/// The same parameters with the settle phase off (the articles' timing alone).
 fn without_settle(params: ChainParams) -> ChainParams {
     ChainParams {
         settle_speedup: 1.0,

@@ -524,7 +524,7 @@ pub fn settle_engagement(still: f64) -> f32 {
 }
 
 /// Substeps a chain runs per 120 Hz step `still` seconds after its input
-/// last changed: 1 (the SPEC timing) until the settle phase, then up to
+/// last changed: 1 (the articles' timing) until the settle phase, then up to
 /// `params.settle_speedup`, rounded; always 1 for the VRM integrator, whose
 /// motion must match three-vrm's.
 #[must_use]
