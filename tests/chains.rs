@@ -565,9 +565,9 @@ fn skipping_fk_of_chain_joints_changes_no_output_bit() {
 /// that teleports places the sphere where it is now, not where the other
 /// placed it in the same update, and the one that does not interpolates it
 /// as before, whatever the one stepped before it did. (The stage shares
-/// collider placements between chains; until session 14 a teleport reset
-/// the character's previous collider frames, which the chains stepped after
-/// it in the same update then read.)
+/// collider placements between chains; a teleport that reset the
+/// character's previous collider frames would hand the chains stepped after
+/// it in the same update the jump's frames.)
 #[test]
 fn a_chain_that_teleports_alone_places_its_colliders_from_the_jump() {
     for second_teleports in [true, false] {

@@ -158,8 +158,8 @@ fn a_root_inside_a_collider_comes_to_rest_in_every_preset() {
 
 /// The same for roots inside spheres and capsules from 2 cm to 1.5 m, the
 /// collider's centre below, behind or on the first joint, at 30, 60 and
-/// 144 Hz input. Four placements failed until session 18 (12 runs), each
-/// for ever: a hair strand whose first link rests on a sphere or capsule
+/// 144 Hz input. Without the contact slack four placements fail (12 runs),
+/// each for ever: a hair strand whose first link rests on a sphere or capsule
 /// crept in through the contact slack and sprang back out (0.004–0.03 mm
 /// per frame; a sphere of r = 0.11 m 3 cm below the root, a sphere and a
 /// capsule of r = 0.05 m 4 cm behind it), and a tail whose
@@ -205,8 +205,8 @@ fn a_root_inside_a_collider_of_any_size_comes_to_rest() {
 /// reach whichever way they point (the root 6 cm from the centre, a link
 /// 0.102 m long, the sphere 20 or 35 cm): no direction takes those links
 /// out, so they are not pushed and hang as if the sphere were not there
-/// (#13 item 4). Until session 21 their tips were pushed toward the one
-/// way out they could not reach, against their rest pose: with the centre
+/// (#13 item 4). Pushing their tips toward the one way out they cannot
+/// reach, against their rest pose, made them sweep: with the centre
 /// a few millimetres off the first link's line the hair strand swept round
 /// the sphere, 1–8 mm per frame 3 s after the input stopped.
 #[test]
@@ -265,7 +265,7 @@ fn a_strand_buried_in_a_sphere_it_cannot_leave_rests_as_if_the_sphere_were_not_t
 /// and puts it back at its length, and near the axis that turns the strand
 /// round its root for ever: tools/three-vrm/vrm.mjs, this rig in the 1.5 m
 /// capsule after a ±40° swing at 120 Hz, 5.41 mm per 1/30 s 3–4 s after
-/// the input stopped; secmo's VRM preset, the same until session 22, moved
+/// the input stopped; secmo's VRM preset, the same without its hold, moved
 /// 0.12–6.5 mm per frame 3 s after it in these placements (30, 60 and
 /// 144 Hz input, ±10° swings). Once the input rests such a joint holds its
 /// place (chain::vrm_hold), and the strand stops within 3 s; while the input
@@ -307,7 +307,7 @@ fn a_vrm_strand_buried_in_a_shape_stops_turning_round_its_root_once_the_input_re
 /// round the shape toward the side nearest its rest pose, which such a
 /// placement makes barely nearer than the others: 29 of these 42 runs
 /// still moved 3 s after the input stopped, by up to 0.031 mm per frame
-/// (session 21's sweep of 1,632 hair runs: 31 moving, none now).
+/// (a sweep of 1,632 hair runs without friction: 31 moving; with it, none).
 #[test]
 fn a_hair_strand_resting_near_a_balance_point_on_a_shape_stops_within_3_s() {
     let link = Vec3::new(0.0, -0.1, -0.02).normalize();
@@ -339,12 +339,12 @@ fn a_hair_strand_resting_near_a_balance_point_on_a_shape_stops_within_3_s() {
 
 /// A tail whose first link rests along a thin capsule beside its root (2 cm,
 /// the axis 1 cm from the root, its end 6 cm down the first link), the one
-/// placement of session 21's sweep (1,692 tail runs) that never rested: the
+/// placement of a sweep of 1,692 tail runs that never rested without friction: the
 /// link lies nearly parallel to the axis at its head's distance, so its
 /// closest point jumps between the head and the middle of the link, the
 /// push at the middle leaves it 10 µm deep once the link is put back to its
 /// length, and a second pass fires or not by a hair — a cycle of four
-/// substeps, 0.0035–0.0085 mm per frame for ever (until session 23). Once
+/// substeps, 0.0035–0.0085 mm per frame for ever (without friction). Once
 /// the input rests the tail's contacts hold with static friction as the
 /// hair's do (`chain::settle_friction`), and it stops within 3 s; the
 /// neighbouring placements (4 mm, the other side, the sphere) with it.
@@ -378,17 +378,17 @@ fn a_tail_resting_along_a_thin_capsule_beside_its_root_stops_within_3_s() {
 /// the root (0–2 cm above the joint): the rest pose runs into the end of the
 /// axis, where every way out is as short, and the first link is held in the
 /// corner between the push that keeps it level with its root and the push
-/// that keeps its tip out of the capsule. Until session 19 the velocity into
-/// that corner was removed along the first push alone: a tail kept moving
+/// that keeps its tip out of the capsule. With the velocity into that
+/// corner removed along the first push alone, a tail kept moving
 /// 0.007–2.9 mm per frame for ever, a hair strand 0.002–0.005 mm (at 12 s,
 /// and as much at 24 s). The tail now rests within 3 s. The hair preset
 /// slid round the capsule toward the side nearest its rest pose, barely
 /// nearer than the others for these placements, for up to 12 s; since its
-/// resting contacts hold with static friction (session 21) it too rests
+/// resting contacts hold with static friction it too rests
 /// within 3 s. The VRM preset is three-vrm's verlet, and three-vrm itself
 /// (tools/three-vrm, the same rig and motion at 120 Hz) still slides 0.146,
 /// 0.037 and 0.009 mm per 1/60 s at 3, 12 and 24 s in the 5 cm capsule, as
-/// secmo's VRM preset did until session 22; a joint the capsule cannot push
+/// secmo's VRM preset does without its hold; a joint the capsule cannot push
 /// out now holds its place once the input rests (chain::vrm_hold), and it
 /// rests within 3 s too.
 #[test]
@@ -550,7 +550,7 @@ fn turn_then_rest(rig: &Arc<Rig>, hz: f32, kernel: secmo::ChainKernel) -> Vec<[[
 /// Three strands draped over a capsule, stepped in lanes, come to rest
 /// once the head stops, with the scalar kernel's bits: the static friction
 /// that holds a resting contact (`chain::settle_friction`) runs alike in
-/// both kernels, for the tail preset too since session 23. On the VRM
+/// both kernels, for the tail preset too. On the VRM
 /// preset these strands settle on the capsule by themselves, so the result
 /// does not hang on its hold (`chain::vrm_hold`); the buried strands of the
 /// next test do.
@@ -638,7 +638,7 @@ fn jumps_travel_and_clearance(strands: &[[[Vec3; 5]; 3]], hz: f32) -> (f32, f32,
 
 #[test]
 fn a_strand_draped_over_a_capsule_neither_sinks_through_nor_pops_as_the_character_idles() {
-    // Until session 16 a link whose head sat on the capsule's surface (where
+    // Without the shrunk shape, a link whose head sat on the capsule's surface (where
     // the link before left it, a hair inside or outside by rounding) was
     // tested whole on one side and by its tip alone on the other: the strand
     // sank through the capsule over a second and popped back out by 3 cm in
@@ -748,9 +748,9 @@ fn strand_in_a_collider(seed: u64, params: ChainParams) -> (Arc<Rig>, [f32; 4]) 
 /// Strands a user might bring, rooted inside a sphere or capsule of any
 /// size (#13 item 4), come to rest within 3 s of the last input motion in
 /// every preset, at 24, 60 and 144 Hz input. The first nine shapes are
-/// those of session 24's sweep of 3,600 (1,200 per preset, seeds 1, 11 and
-/// 23 of the scratch test) that still moved 3 s after the stop on session
-/// 23's code: a hair strand in a 1.3 cm sphere creeping 0.014 mm per frame
+/// those of a sweep of 3,600 (1,200 per preset, seeds 1, 11 and 23 of the
+/// scratch test) that still moved 3 s after the stop without the settle
+/// window: a hair strand in a 1.3 cm sphere creeping 0.014 mm per frame
 /// and slower for 10 s more, a tail creeping over its sphere until 3.5 s,
 /// and seven tails in 1 cm–82 cm spheres and capsules cycling for ever at
 /// 0.02–2.3 mm per frame; then 19 shapes more.

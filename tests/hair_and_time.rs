@@ -327,7 +327,7 @@ fn relative_offsets(c: &Character, anchor: Quat, root: Vec3) -> Vec<Vec3> {
 #[test]
 fn teleport_of_100_m_and_90_degrees_keeps_the_offsets() {
     // In world space and in the hips' space (which jumps with the root:
-    // until session 15 it then carried the particles a second time).
+    // carrying the particles with it a second time would leave them off).
     for (explicit, space) in [(true, -1), (false, -1), (true, 1), (false, 1)] {
         let mut params = ChainParams::tail(1.0);
         params.simulation_space = space;
@@ -713,7 +713,7 @@ fn thirty_against_120_hz(
 /// same motion keyed at 30 Hz moves them alike at 30 and 120 Hz updates.
 /// Within an update the substeps happen in the space's current frame, the
 /// colliders' previous frames (and the rest arc's anchor) carried there
-/// like the particles. Until session 15 they were not: the colliders
+/// like the particles. Interpolated in the world instead, the colliders
 /// lagged the chain by a frame of the space's motion, and this test saw
 /// the skirt 83 % and the strand 44 % of their lengths apart (a VRoid-
 /// like avatar's skirt in tests/vrm_parity.rs: 25 % at 30 Hz input).

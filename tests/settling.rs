@@ -61,7 +61,7 @@ fn settling_time(params: ChainParams, links: usize, window: f32) -> f32 {
     last_moving
 }
 
-/// The same parameters with the settle phase off (the pure SPEC timing).
+/// The same parameters with the settle phase off (the articles' timing alone).
 fn without_settle(params: ChainParams) -> ChainParams {
     ChainParams {
         settle_speedup: 1.0,
@@ -371,8 +371,8 @@ fn random_strand(seed: u64, params: ChainParams) -> (Arc<Rig>, [f32; 4]) {
 /// 24, 60 and 144 Hz input) come to rest within 2 s of the last input
 /// motion. A chain at its resting shape does not stand still in float32
 /// (`chain::at_rest`): its particles walk a few float steps per 120 Hz
-/// step, and until session 23 sleep waited for a step of at most 4 of
-/// them: 8 of these 360 runs, all hair, still moved 0.0013–0.0035 mm per
+/// step, and with sleep waiting for a step of at most 4 of them, 8 of
+/// these 360 runs, all hair, still moved 0.0013–0.0035 mm per
 /// frame 2 s after the stop.
 #[test]
 fn random_strands_come_to_rest_within_two_seconds() {

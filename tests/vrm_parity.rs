@@ -451,7 +451,7 @@ fn synthetic_specs() -> Vec<Spec> {
         ("gravity_0.8_long_dir", 0.8, [0.0, -1.5, 0.5]),
         ("gravity_1_zero_dir", 1.0, [0.0, 0.0, 0.0]),
         // A negative power: both add gravityDir · gravityPower, so it pulls
-        // the other way (the import turns the direction; session 25).
+        // the other way (the import turns the direction).
         ("gravity_-0.6_side", -0.6, [0.6, -0.8, 0.0]),
     ] {
         specs.push(Spec {
@@ -484,7 +484,7 @@ fn synthetic_specs() -> Vec<Spec> {
         // centre 4 cm down the first link and 4 mm aside) that no
         // direction takes their tails out: three-vrm pushes each tail
         // toward the surface all the same, and so does the VRM preset
-        // (the tail and hair presets leave such a link alone, session 21).
+        // (the tail and hair presets leave such a link alone).
         Spec {
             name: "root_buried_in_sphere",
             collider: Some(sphere([0.004, 0.049, -0.121], 0.2)),
@@ -1564,8 +1564,8 @@ fn vrm_preset_matches_three_vrm_and_is_frame_rate_independent() {
         // it between updates). The worst is three-vrm's sphere-collider
         // file at 0.18 % (a collider on a turning scene root: interpolated
         // along its arc, the re-sampled input along the chord); a chain in
-        // a center over a collider on another spring read that spring's
-        // output between updates until session 15 (0.34 %).
+        // a center over a collider on another spring was 0.34 % off when it
+        // read that spring's output between updates.
         let solver_limit = 0.2;
         if solver_30 > solver_limit {
             failures.push(format!(

@@ -292,8 +292,8 @@ impl Samples {
     }
 }
 
-/// The mesh's chain edges and body edges with their bind lengths, as SPEC
-/// §10 defines them: an edge is the chain's when at least one of its ends
+/// The mesh's chain edges and body edges with their bind lengths, as
+/// docs/algorithms.md §10 defines them: an edge is the chain's when at least one of its ends
 /// is skinned more than half to the chain's bones (so the ring where the
 /// tail meets the body counts); every other edge is the body's.
 fn edge_sets(mesh: &SkinnedMesh, rig: &secmo::Rig, chain: &[usize]) -> (Vec<Edge>, Vec<Edge>) {

@@ -220,7 +220,7 @@ fn recovers_the_tail_a_humanoid_rigger_lost() {
         tail.segments,
         ((tail.length / (0.1 * grown.height)).round() as usize).clamp(3, 8)
     );
-    // SPEC: 47 → 17 cm on the article's fox; at least halved here.
+    // The article: 47 → 17 cm on its fox; at least halved here.
     let [before_d, after_d] = tail.mean_distance;
     assert!(after_d <= 0.5 * before_d, "{before_d} -> {after_d}");
 

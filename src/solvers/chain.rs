@@ -524,7 +524,7 @@ pub fn settle_engagement(still: f64) -> f32 {
 }
 
 /// Substeps a chain runs per 120 Hz step `still` seconds after its input
-/// last changed: 1 (the SPEC timing) until the settle phase, then up to
+/// last changed: 1 (the articles' timing) until the settle phase, then up to
 /// `params.settle_speedup`, rounded; always 1 for the VRM integrator, whose
 /// motion must match three-vrm's.
 #[must_use]
@@ -547,8 +547,8 @@ pub fn settle_substeps(params: &ChainParams, still: f64) -> u32 {
 /// micrometres of slide is tipped one way or the other by the rounding of
 /// world positions, and while the input moves that made the same motion
 /// differ by 0.026 % of a strand's length between 30 and 120 Hz updates
-/// (docs/chains.md). The tail preset's contacts hold alike since session
-/// 23: a tail whose first link rests along a thin capsule beside its root
+/// (docs/chains.md). The tail preset's contacts hold alike: without the
+/// hold, a tail whose first link rests along a thin capsule beside its root
 /// was pushed out and pulled back through the contact slack in a cycle of
 /// four substeps, 0.0035–0.0085 mm per frame for ever (tests/contact.rs).
 ///
@@ -580,7 +580,7 @@ pub fn settle_friction(still: f64) -> f32 {
 /// seconds (#13 item 4; tools/three-vrm/vrm.mjs: 5.41 mm per 1/30 s 3–4 s
 /// after the input stopped in a 1.5 m capsule, 0.146, 0.037 and 0.009 mm
 /// per 1/60 s at 3, 12 and 24 s in a 5 cm capsule standing on the first
-/// joint), as secmo's VRM preset did until session 22. Inside colliders and
+/// joint), as secmo's VRM preset does without the hold. Inside colliders and
 /// planes do not hold: a strand in a hood slides along its wall as in
 /// three-vrm (holding there moved three-vrm's own inside-collider fixture
 /// 1.6 % of its chain's length off three-vrm, docs/vrm-mapping.md).
@@ -630,8 +630,8 @@ pub(crate) fn vrm_hold(
 /// A chain at its resting shape does not stand still in float32: each
 /// substep rounds every particle to its float grid, and the integrator
 /// carries that rounding on as velocity, so the particles walk a few grid
-/// steps per 120 Hz step for as long as they run. Until session 23 the
-/// bound was 4 steps, which such a walk crosses most steps: a free hair
+/// steps per 120 Hz step for as long as they run. A bound of 4 steps is
+/// crossed by such a walk most steps: with it, a free hair
 /// strand of seven 3–15 cm links hanging forward slept only 10.8 s after
 /// its input stopped, moving up to 0.003 mm per frame until then, and 8 of
 /// tests/settling.rs's 360 random strands (all hair) still moved
@@ -690,7 +690,7 @@ pub(crate) fn peak_speed(position: &[Vec3], previous: &[Vec3], h: f32) -> f32 {
 /// PhysX (1 cm/s for half a second in Box2D).
 ///
 /// Contact needs it. A chain held by a collider does not always come to a
-/// standstill that [`at_rest`]'s float32 bound sees: session 24's sweep of
+/// standstill that [`at_rest`]'s float32 bound sees: a sweep of
 /// 3,600 random strands rooted inside spheres and capsules (tests/contact.rs
 /// keeps 84 of them) left a hair strand in a 1.3 cm sphere creeping 0.014 mm
 /// per frame and slower for 10 s more, a tail creeping over its sphere that
@@ -708,7 +708,7 @@ pub(crate) fn settle_window(
     still: f64,
 ) -> bool {
     // 0 bits: the window under way began part-way (a restart, a new
-    // chain, a snapshot from before session 24) and is not judged; a
+    // chain, a snapshot of an older format) and is not judged; a
     // whole window starts from the smallest positive float.
     let whole = clock.window_peak != 0;
     let peak = f32::from_bits(clock.window_peak).max(speed);
@@ -743,7 +743,7 @@ pub(crate) fn woken_still_since(still_since: f64, time: f64) -> f64 {
 /// Restarts [`settle_window`]'s count (a chain woken or not yet settled):
 /// the window under way is not judged, the first whole one is judged
 /// quiet or not, and only the second is compared with the one before. A
-/// zeroed clock (a new chain, a snapshot from before session 24) is so
+/// zeroed clock (a new chain, a snapshot of an older format) is so
 /// restarted.
 pub(crate) fn restart_window(clock: &mut ChainClock) {
     clock.window_peak = 0;
@@ -1087,7 +1087,7 @@ pub struct ChainClock {
     /// in the settle phase's previous window of 15 steps, units/s (`f32`
     /// bits; 0 when there was no whole window before: `settle_window`).
     /// This and [`ChainClock::window_peak`] were
-    /// padding until session 24: a snapshot from before then, zero there,
+    /// padding in older snapshot formats: such a snapshot, zero there,
     /// restarts the count.
     pub previous_peak: u32,
     /// Simulation-space frame at the last update.
@@ -1317,8 +1317,8 @@ pub(crate) fn bend_link(
 /// The bend of a link that the forward plane, the floor or a collider
 /// turned after [`bend_link`] (from `bent` to `dir`, world directions):
 /// `q` turned the same way, so that the next link's limit and the next
-/// substep's coupling read where the link is. Until session 18 they read
-/// where the bend step had put it: a tail whose first link a collider held
+/// substep's coupling read where the link is. Reading where the bend step
+/// had put it instead, a tail whose first link a collider held
 /// away from that shape was pulled back toward it by the coupling and
 /// pushed out again, 2 mm per frame for ever. Shared by both kernels.
 #[inline(never)]

@@ -162,7 +162,7 @@ pub(crate) const MIN_LEVER: f32 = 0.2;
 /// differs from the head's by rounding: without the slack, rounding pushed
 /// the tip by up to 1/[`MIN_LEVER`] of it. Pushed out of the slack rather
 /// than to it, a link resting there crept in and sprang back out for ever
-/// (until session 18: a hair strand rooted 0.03 m inside an 0.11 m sphere
+/// (a hair strand rooted 0.03 m inside an 0.11 m sphere
 /// ticked 0.007 mm per frame every 2.5 s and never slept). The same slack
 /// for a head outside keeps a head on the surface pushed to the same level
 /// whichever side rounding puts it.
@@ -208,10 +208,10 @@ pub fn resolve(
             // axis as its head (the shape shrunk to pass through the head),
             // and its tip out of the whole shape, straight away from the
             // axis. A head on the surface is so treated alike on either
-            // side of it: until session 16 the side switched the link
-            // between the whole-link test and the tip alone, and a strand
-            // draped over a capsule sank through it and popped back out by
-            // up to 39 mm between frames as a character idled.
+            // side of it. Switching the link between the whole-link test
+            // and the tip alone by that side made a strand draped over a
+            // capsule sink through it and pop back out by up to 39 mm
+            // between frames as a character idled.
             let radii = c.radius + link_radius;
             let (_, vh) = closest_segment_params(head, head, c.a, c.b);
             let dh = (head - (c.a + (c.b - c.a) * vh)).length();
@@ -224,7 +224,7 @@ pub fn resolve(
             // it fought its rest pose for ever: a hair strand rooted 6 cm
             // inside a 20 cm sphere, the centre 4 mm off its first link's
             // line, swept round the sphere 1–8 mm per frame 3 s after the
-            // input stopped (session 21).
+            // input stopped (tests/contact.rs).
             if head_in && dh + (tip - head).length() < radii * (1.0 - CONTACT_SLACK) {
                 return None;
             }
@@ -262,8 +262,8 @@ pub fn resolve(
                 // velocity into the corner the two pushes make is removed
                 // as a whole. With the first push's normal alone, a link
                 // held in that corner kept its velocity into the shape:
-                // until session 19 a chain rooted in a capsule standing on
-                // its first joint kept moving for ever (a tail 0.007–2.9 mm
+                // a chain rooted in a capsule standing on its first joint
+                // kept moving for ever (a tail 0.007–2.9 mm
                 // per frame, a hair strand 0.002–0.005 mm).
                 (Some((correction, n)), Some(push)) => {
                     let both = correction + push;

@@ -28,8 +28,8 @@ pub struct RotationConstraint {
 }
 
 /// Component-space rotation of a matrix that may carry scale, with the
-/// reflection (if any) put on the axes whose sign `sign_hint` gives (SPEC
-/// §1: the sign of the source local scale is preserved). With a hint of ONE
+/// reflection (if any) put on the axes whose sign `sign_hint` gives
+/// (docs/algorithms.md §1: the sign of the source local scale is preserved). With a hint of ONE
 /// a reflection lands on X, which turns a helper scaled −1 on Y or Z by 180°.
 #[inline]
 fn rotation_of(m: &Affine3A, sign_hint: Vec3) -> Quat {
@@ -274,7 +274,7 @@ mod tests {
     #[test]
     fn negative_scales_keep_their_axis_through_both_spec_checks() {
         // The parent turns about the same axis as the target, so that the
-        // SPEC's single-axis figures hold in the helper's local frame too.
+        // docs/algorithms.md §4's single-axis figures hold in the helper's local frame too.
         let parent = Transform::new(
             Vec3::new(0.2, 1.0, -0.3),
             Quat::from_rotation_z(0.4),
