@@ -120,7 +120,7 @@ pub struct RigSettings {
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 pub struct SpringSettings {
     pub bone: String,
-    /// "hip" [default] or "chest".
+    /// "hip" (the default) or "chest".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preset: Option<String>,
     #[serde(flatten)]
@@ -143,11 +143,11 @@ pub struct NodeConstraintSettings {
     pub kind: String,
     pub source: String,
     pub destination: String,
-    /// Roll: "X", "Y" or "Z" [X]; aim: "PositiveX" … "NegativeZ"
-    /// [PositiveX]; rotation: none.
+    /// Roll: "X", "Y" or "Z" (default X); aim: "PositiveX" … "NegativeZ"
+    /// (default PositiveX); rotation: none.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub axis: Option<String>,
-    /// 0..1 [1].
+    /// 0..1 (default 1).
     #[serde(default = "one")]
     pub weight: f32,
 }

@@ -146,7 +146,7 @@ fn rotations_at(b: &crate::bake::BakedClip, times: &[f32]) -> Vec<Vec<Quat>> {
 }
 
 /// Each chain tip's distance (metres) between bake `a` at its key times
-/// and bake `b` (a faster rate) at the same times ([`rotations_at`]: `b`'s
+/// and bake `b` (a faster rate) at the same times (`rotations_at`: `b`'s
 /// key there, or its rotations slerped), the clip's body sampled at each
 /// time. Per chain, (time, distance).
 #[must_use]
@@ -536,7 +536,7 @@ fn file_stem(clip: &str) -> String {
         .collect()
 }
 
-/// Every file [`write`] writes into `dir` for these clips.
+/// Every file [`write()`] writes into `dir` for these clips.
 #[must_use]
 pub fn files(dir: &std::path::Path, clips: &[&str]) -> Vec<std::path::PathBuf> {
     let mut files = vec![dir.join("report.md")];

@@ -3,7 +3,7 @@
 //!
 //! Conventions (docs/c-api.md): the object comes first, then inputs, then
 //! outputs; outputs are written only on success; every body runs inside
-//! [`guard`], so a Rust panic becomes `SECMO_ERROR_PANIC` instead of unwinding
+//! `guard`, so a Rust panic becomes `SECMO_ERROR_PANIC` instead of unwinding
 //! into C; details of a failure are in `secmo_last_error_message()`.
 
 //!

@@ -185,7 +185,7 @@ pub struct SecmoCorrectiveDesc {
     pub driven_bone: u32,
     /// `SECMO_SIDE_*` of the driven bone.
     pub side: u32,
-    /// Accumulator rate, 1/s: weight = clamp(rate·dt, 0, 1) [24].
+    /// Accumulator rate, 1/s: weight = clamp(rate·dt, 0, 1) (default 24).
     pub rate: f32,
     /// `probe_count` probes, all with the same `struct_size`.
     pub probes: *const SecmoProbeDesc,
@@ -344,7 +344,7 @@ impl Default for SecmoRigDesc {
 pub struct SecmoCharacterDesc {
     /// `sizeof(SecmoCharacterDesc)`. Shipped sizes: 8 (ABI 1); any other is refused.
     pub struct_size: u32,
-    /// `SECMO_SUBSTEP_TARGET_HOLD` [default] or `SECMO_SUBSTEP_TARGET_INTERPOLATE`.
+    /// `SECMO_SUBSTEP_TARGET_HOLD` (the default) or `SECMO_SUBSTEP_TARGET_INTERPOLATE`.
     pub substep_target: u32,
 }
 

@@ -78,9 +78,9 @@ pub struct ChainParams {
     pub frequency_tip: f32,
     /// Spring integrator: damping ratio ζ [0.65].
     pub damping_ratio: f32,
-    /// Exponential-damping integrator (hair): restoring k, 1/s² [40].
+    /// Exponential-damping integrator (hair): restoring k, 1/s² (default 40).
     pub stiffness: f32,
-    /// Exponential-damping integrator: velocity damping c, 1/s [10].
+    /// Exponential-damping integrator: velocity damping c, 1/s (default 10).
     pub damping: f32,
     /// Gravity, units/s² (tail [1 m/s²], hair [0, as VRM's gravityPower]).
     pub gravity: f32,
@@ -94,7 +94,7 @@ pub struct ChainParams {
         serde(rename = "carry_angle_degrees", with = "serde_degrees")
     )]
     pub carry_angle: f32,
-    /// Rest curve β ∈ [0,1]: 0 centred arc, 1 authored curve (docs/algorithms.md §7) [tail 0, hair 1].
+    /// Rest curve β, 0 to 1: 0 centred arc, 1 authored curve (docs/algorithms.md §7) (default tail 0, hair 1).
     pub rest_curve: f32,
     /// Bend coupling rate k, 1/s; α = 1 − e^(−k·h) (docs/algorithms.md §7) [tail 12, hair 0 = off].
     pub bend_rate: f32,
@@ -117,23 +117,23 @@ pub struct ChainParams {
     /// 1: floor contact (docs/algorithms.md §7) [tail 1, hair 0].
     #[cfg_attr(feature = "settings", serde(with = "serde_flag"))]
     pub floor_enabled: u32,
-    /// Floor height along the up axis, world units [0].
+    /// Floor height along the up axis, world units (default 0).
     pub floor_height: f32,
     /// Clearance ρ above the floor [0.025 m].
     pub floor_clearance: f32,
-    /// Inelastic contact damping γ, 1/s [8].
+    /// Inelastic contact damping γ, 1/s (default 8).
     pub floor_damping: f32,
     /// Link radius where the chain gives no per-joint radii [tail 0.02 m, hair 0.01 m].
     pub radius: f32,
-    /// Blend of the simulated rotations over the animation, 0..1 [1].
+    /// Blend of the simulated rotations over the animation, 0..1 (default 1).
     pub weight: f32,
-    /// How strongly the character's wind acts on this chain [1].
+    /// How strongly the character's wind acts on this chain (default 1).
     pub wind_factor: f32,
-    /// Scales the substep rate (slow motion < 1), in [0.001, 100] [1].
+    /// Scales the substep rate (slow motion < 1), from 0.001 to 100 (default 1).
     pub time_factor: f32,
-    /// Below this importance the chain is not simulated and follows the animation [0].
+    /// Below this importance the chain is not simulated and follows the animation (default 0).
     pub lod_skip_below: f32,
-    /// Below this importance the chain is simulated on every other update [0].
+    /// Below this importance the chain is simulated on every other update (default 0).
     pub lod_half_below: f32,
     /// Root moves farther than this in one update: teleport (units) [1 m].
     pub teleport_distance: f32,
@@ -148,7 +148,7 @@ pub struct ChainParams {
     /// carries them (a vehicle, a platform), with `inertia` of it kept.
     /// Settings: a bone name, or absent for world space.
     pub simulation_space: i32,
-    /// Fraction of the simulation-space motion the particles resist, 0..1 [0].
+    /// Fraction of the simulation-space motion the particles resist, 0..1 (default 0).
     pub inertia: f32,
     /// VRM integrator: VRM `stiffness` times the rig's units per metre,
     /// units/s (the rest-axis pull per second) [1 m/s].
@@ -157,7 +157,7 @@ pub struct ChainParams {
     /// lost, 0..1 [0.5].
     pub vrm_drag_force: f32,
     /// VRM integrator: VRM `gravityPower` times the rig's units per metre,
-    /// units/s along `gravity_direction` [0].
+    /// units/s along `gravity_direction` (default 0).
     pub vrm_gravity_power: f32,
     /// Tail and hair integrators: how many times faster the chain's
     /// remaining motion plays once its input has rested, in [1, 32] [tail
@@ -515,8 +515,8 @@ const SETTLE_DELAY: f64 = 0.5;
 const SETTLE_RAMP: f64 = 0.5;
 
 /// How far the settle phase has ramped in `still` seconds after the chain's
-/// input last changed: 0 until [`SETTLE_DELAY`], then a smoothstep to 1 over
-/// [`SETTLE_RAMP`].
+/// input last changed: 0 until `SETTLE_DELAY`, then a smoothstep to 1 over
+/// `SETTLE_RAMP`.
 #[must_use]
 pub fn settle_engagement(still: f64) -> f32 {
     let x = ((still - SETTLE_DELAY) / SETTLE_RAMP).clamp(0.0, 1.0) as f32;
@@ -538,7 +538,7 @@ pub fn settle_substeps(params: &ChainParams, still: f64) -> u32 {
 
 /// Static friction of a chain's contacts `still` seconds after its input
 /// last changed: none while the input moves, then
-/// [`collide::STATIC_FRICTION`] ramped in with the settle phase
+/// `collide::STATIC_FRICTION` ramped in with the settle phase
 /// ([`settle_engagement`]). A tip that would slide over a shape, relative
 /// to its head, by less than half of `friction × push` in a substep stays
 /// where it was (between half and all of it, in part), so a strand resting
@@ -553,7 +553,7 @@ pub fn settle_substeps(params: &ChainParams, still: f64) -> u32 {
 /// four substeps, 0.0035–0.0085 mm per frame for ever (tests/contact.rs).
 ///
 /// The VRM preset's joints that a sphere or capsule pushes too
-/// ([`vrm_hold`]): while the input moves the preset is three-vrm's verlet
+/// (`vrm_hold`): while the input moves the preset is three-vrm's verlet
 /// to float32 noise, and once the input rests such a joint holds its place
 /// instead of turning or sliding round the shape for seconds, as
 /// three-vrm's does (#13 item 4, docs/chains.md).
@@ -1012,7 +1012,7 @@ impl ChainSetup {
 
     /// Joint `i`'s VRM stiffness, drag force and gravity power: the chain's
     /// `values` plus the joint's [`ChainDesc::vrm_offsets`], kept in the
-    /// ranges [`ChainParams::validate`] allows.
+    /// ranges `ChainParams::validate` allows.
     #[inline]
     #[must_use]
     pub fn vrm_joint(&self, i: usize, values: (f32, f32, f32)) -> (f32, f32, f32) {

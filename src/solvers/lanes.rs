@@ -1,4 +1,4 @@
-//! The chain kernel over lanes (#14 item 2): up to [`W`] chains stepped
+//! The chain kernel over lanes (#14 item 2): up to `W` chains stepped
 //! together, link by link, with every lane's arithmetic in one vector
 //! register per value — a structure of arrays the compiler turns into
 //! AVX2 (8 × f32) on x86-64 CPUs that have it (detected at run time, no

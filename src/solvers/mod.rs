@@ -1,5 +1,5 @@
 //! Solvers. Each has an immutable setup held by the Rig, a per-character
-//! state of plain arrays, and one `step` over a [`Pose`]; `Character::solve`
+//! state of plain arrays, and one `step` over a `Pose`; `Character::solve`
 //! only sequences the stages (constraints, springs, correctives, chains).
 
 pub mod chain;

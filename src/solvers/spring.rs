@@ -40,7 +40,7 @@ pub struct SpringParams {
     /// the spring's `bone` name.
     #[cfg_attr(feature = "settings", serde(skip))]
     pub bone: u32,
-    /// k, multiplies `x − p`, 1/s² [400].
+    /// k, multiplies `x − p`, 1/s² (default 400).
     pub stiffness: f32,
     /// d, subtracts `d·v`, 1/s [hip 25, chest 20].
     pub damping: f32,
@@ -49,15 +49,15 @@ pub struct SpringParams {
     /// Clamp on `|v|·h` per substep (docs/algorithms.md §3 DECISION); 0 means "the same as
     /// `max_offset`" [= max_offset].
     pub max_substep_displacement: f32,
-    /// Velocity history ring length, 1..=16 [4].
+    /// Velocity history ring length, 1..=16 (default 4).
     pub history_length: u32,
     /// Beyond this distance `p` snaps to `x` and velocity clears, position units [255 cm].
     pub reset_threshold: f32,
-    /// Scales the 1/120 s substep [1].
+    /// Scales the 1/120 s substep (default 1).
     pub time_factor: f32,
     /// Added motion per second, component space [0, 0, 0].
     pub extra_velocity: [f32; 3],
-    /// Output weight: 0 = animation (target), 1 = spring [1].
+    /// Output weight: 0 = animation (target), 1 = spring (default 1).
     pub alpha: f32,
 }
 

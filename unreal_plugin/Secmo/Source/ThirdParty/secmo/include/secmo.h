@@ -228,7 +228,7 @@ typedef struct SecmoCharacterDesc {
    */
   uint32_t struct_size;
   /**
-   * `SECMO_SUBSTEP_TARGET_HOLD` [default] or `SECMO_SUBSTEP_TARGET_INTERPOLATE`.
+   * `SECMO_SUBSTEP_TARGET_HOLD` (the default) or `SECMO_SUBSTEP_TARGET_INTERPOLATE`.
    */
   uint32_t substep_target;
 } SecmoCharacterDesc;
@@ -482,11 +482,11 @@ typedef struct SecmoChainParams {
    */
   float damping_ratio;
   /**
-   * Exponential-damping integrator (hair): restoring k, 1/s² [40].
+   * Exponential-damping integrator (hair): restoring k, 1/s² (default 40).
    */
   float stiffness;
   /**
-   * Exponential-damping integrator: velocity damping c, 1/s [10].
+   * Exponential-damping integrator: velocity damping c, 1/s (default 10).
    */
   float damping;
   /**
@@ -504,7 +504,7 @@ typedef struct SecmoChainParams {
    */
   float carry_angle;
   /**
-   * Rest curve β ∈ [0,1]: 0 centred arc, 1 authored curve (docs/algorithms.md §7) [tail 0, hair 1].
+   * Rest curve β, 0 to 1: 0 centred arc, 1 authored curve (docs/algorithms.md §7) (default tail 0, hair 1).
    */
   float rest_curve;
   /**
@@ -532,7 +532,7 @@ typedef struct SecmoChainParams {
    */
   uint32_t floor_enabled;
   /**
-   * Floor height along the up axis, world units [0].
+   * Floor height along the up axis, world units (default 0).
    */
   float floor_height;
   /**
@@ -540,7 +540,7 @@ typedef struct SecmoChainParams {
    */
   float floor_clearance;
   /**
-   * Inelastic contact damping γ, 1/s [8].
+   * Inelastic contact damping γ, 1/s (default 8).
    */
   float floor_damping;
   /**
@@ -548,23 +548,23 @@ typedef struct SecmoChainParams {
    */
   float radius;
   /**
-   * Blend of the simulated rotations over the animation, 0..1 [1].
+   * Blend of the simulated rotations over the animation, 0..1 (default 1).
    */
   float weight;
   /**
-   * How strongly the character's wind acts on this chain [1].
+   * How strongly the character's wind acts on this chain (default 1).
    */
   float wind_factor;
   /**
-   * Scales the substep rate (slow motion < 1), in [0.001, 100] [1].
+   * Scales the substep rate (slow motion < 1), from 0.001 to 100 (default 1).
    */
   float time_factor;
   /**
-   * Below this importance the chain is not simulated and follows the animation [0].
+   * Below this importance the chain is not simulated and follows the animation (default 0).
    */
   float lod_skip_below;
   /**
-   * Below this importance the chain is simulated on every other update [0].
+   * Below this importance the chain is simulated on every other update (default 0).
    */
   float lod_half_below;
   /**
@@ -583,7 +583,7 @@ typedef struct SecmoChainParams {
    */
   int32_t simulation_space;
   /**
-   * Fraction of the simulation-space motion the particles resist, 0..1 [0].
+   * Fraction of the simulation-space motion the particles resist, 0..1 (default 0).
    */
   float inertia;
   /**
@@ -598,7 +598,7 @@ typedef struct SecmoChainParams {
   float vrm_drag_force;
   /**
    * VRM integrator: VRM `gravityPower` times the rig's units per metre,
-   * units/s along `gravity_direction` [0].
+   * units/s along `gravity_direction` (default 0).
    */
   float vrm_gravity_power;
   /**
@@ -698,7 +698,7 @@ typedef struct SecmoSpringDesc {
    */
   uint32_t bone;
   /**
-   * k, multiplies `x − p`, 1/s² [400].
+   * k, multiplies `x − p`, 1/s² (default 400).
    */
   float stiffness;
   /**
@@ -715,7 +715,7 @@ typedef struct SecmoSpringDesc {
    */
   float max_substep_displacement;
   /**
-   * Velocity history ring length, 1..=16 [4].
+   * Velocity history ring length, 1..=16 (default 4).
    */
   uint32_t history_length;
   /**
@@ -723,7 +723,7 @@ typedef struct SecmoSpringDesc {
    */
   float reset_threshold;
   /**
-   * Scales the 1/120 s substep [1].
+   * Scales the 1/120 s substep (default 1).
    */
   float time_factor;
   /**
@@ -731,7 +731,7 @@ typedef struct SecmoSpringDesc {
    */
   float extra_velocity[3];
   /**
-   * Output weight: 0 = animation (target), 1 = spring [1].
+   * Output weight: 0 = animation (target), 1 = spring (default 1).
    */
   float alpha;
 } SecmoSpringDesc;
@@ -801,7 +801,7 @@ typedef struct SecmoCorrectiveDesc {
    */
   uint32_t side;
   /**
-   * Accumulator rate, 1/s: weight = clamp(rate·dt, 0, 1) [24].
+   * Accumulator rate, 1/s: weight = clamp(rate·dt, 0, 1) (default 24).
    */
   float rate;
   /**
