@@ -3,6 +3,8 @@
 //! (docs/chains.md "The artist's carriage"; the sweep that chose the
 //! defaults is cli/examples/tail_sweep.rs).
 
+mod common;
+
 use std::path::Path;
 
 use secmo_cli::bake::{BakeOptions, Baker};
@@ -16,6 +18,10 @@ fn the_fox_tail_keeps_the_artists_carriage_and_half_its_swing() {
     let baker = Baker::new(fox.clone(), 100.0).unwrap();
     let options = BakeOptions::default();
     let mut failures = Vec::new();
+    let mut figures = String::from(
+        "| Fox | direction off the artist's | tip swing (artist's) | stretch p99 (artist's) \
+         | torn (artist's) |\n|---|---|---|---|---|\n",
+    );
     for name in ["Walk", "Run"] {
         let clip = fox.clips.iter().find(|c| c.name == name).unwrap();
         let baked = baker.bake(clip, &options, true).unwrap();
@@ -27,6 +33,16 @@ fn the_fox_tail_keeps_the_artists_carriage_and_half_its_swing() {
         println!(
             "{name}: mean direction {direction:.1}° from the artist's; tip swing {:.2} units against the artist's {:.2} ({:.0} %); \
              stretch p99 {:.3} (artist {:.3}), torn {:.2} % (artist {:.2} %)",
+            ours.swing,
+            artist.swing,
+            100.0 * ours.swing / artist.swing,
+            secmo.p99,
+            original.p99,
+            secmo.torn_percent,
+            original.torn_percent
+        );
+        figures += &format!(
+            "| {name} | {direction:.1}° | {:.2} ({:.2}), {:.0} % | {:.3} ({:.3}) | {:.2} % ({:.2} %) |\n",
             ours.swing,
             artist.swing,
             100.0 * ours.swing / artist.swing,
@@ -58,4 +74,5 @@ fn the_fox_tail_keeps_the_artists_carriage_and_half_its_swing() {
         }
     }
     assert!(failures.is_empty(), "{failures:#?}");
+    common::check_doc_figures("docs/chains.md", "cli/tests/carriage.rs", &figures);
 }

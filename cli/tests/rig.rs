@@ -1,6 +1,8 @@
 //! `secmo rig` (issue #6, docs/algorithms.md §12): growing tail chains on rigs that have
 //! none.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use glam::{Mat4, Vec3};
@@ -215,6 +217,34 @@ fn recovers_the_tail_a_humanoid_rigger_lost() {
         tail.length
     );
     assert!(worst <= 0.1 * tail.length, "{worst} vs {}", tail.length);
+    let mut figures = String::new();
+    let others: Vec<String> = grown
+        .appendages
+        .iter()
+        .filter(|a| a.fate != Fate::Chain)
+        .map(|a| format!("{} far vertices on {}", a.vertices, a.attachment_name))
+        .collect();
+    figures += &format!(
+        "- H = {:.1} and the far limit is {:.1}. Far components: the tail, and {} (left \
+         untouched).\n- The tail: {} welded vertices on {}, centroid ratio {:.2}, elongation \
+         {:.2}, L = {:.1}, K = {}.\n- The grown joints lie within {:.2} of the deleted tail \
+         bones' path, {:.0} % of L.\n- The mean weighted vertex-to-bone distance falls from \
+         {:.1} to {:.1}.\n\n| clip | grown chain p99 / max / torn | body p99 / max | tail on \
+         the legs p99 / max / torn |\n|---|---|---|---|\n",
+        grown.height,
+        grown.far_limit,
+        others.join(", "),
+        tail.vertices,
+        tail.attachment_name,
+        tail.centroid_ratio,
+        tail.elongation,
+        tail.length,
+        tail.segments,
+        worst,
+        100.0 * worst / tail.length,
+        tail.mean_distance[0],
+        tail.mean_distance[1],
+    );
     assert_eq!(tail.joints.len(), tail.segments + 1);
     assert_eq!(
         tail.segments,
@@ -290,6 +320,17 @@ fn recovers_the_tail_a_humanoid_rigger_lost() {
             on_leg.max,
             on_leg.torn_percent
         );
+        figures += &format!(
+            "| {name} | {:.3} / {:.3} / {:.1} % | {:.3} / {:.3} | {:.1} / {:.1} / {:.1} % |\n",
+            chain.p99,
+            chain.max,
+            chain.torn_percent,
+            body.p99,
+            body.max,
+            on_leg.p99,
+            on_leg.max,
+            on_leg.torn_percent
+        );
         assert!(
             chain.p99 <= body.p99 && chain.max <= body.max,
             "{chain:?} vs {body:?}"
@@ -298,6 +339,8 @@ fn recovers_the_tail_a_humanoid_rigger_lost() {
         assert!(on_leg.torn_percent > 0.0, "{on_leg:?}");
         assert!(on_leg.max > 1.5 || on_leg.min < 0.67);
     }
+
+    common::check_doc_figures("docs/rig.md", "cli/tests/rig.rs", &figures);
 
     // The command does the same and says what it found.
     let exe = env!("CARGO_BIN_EXE_secmo");

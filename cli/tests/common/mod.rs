@@ -201,3 +201,43 @@ pub fn influences(glb: &secmo_cli::glb::Glb) -> Vec<Vec<(u64, f64)>> {
     }
     out
 }
+
+/// Checks that the block of `doc` (a path from the repository root) between
+/// `<!-- figures: written by WRITER -->` and `<!-- /figures -->` is
+/// `computed`, line for line, so that the figures a doc quotes about the
+/// tool's output are its output; `SECMO_BLESS=1` rewrites the block instead.
+pub fn check_doc_figures(doc: &str, writer: &str, computed: &str) {
+    let begin = format!("<!-- figures: written by {writer} -->");
+    let end_marker = "<!-- /figures -->";
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(doc);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let start = text
+        .find(&begin)
+        .unwrap_or_else(|| panic!("{doc} has no `{begin}` block"))
+        + begin.len();
+    let end = start
+        + text[start..]
+            .find(end_marker)
+            .unwrap_or_else(|| panic!("{doc}: the figures block has no end marker"));
+    let computed = computed.trim();
+    if std::env::var_os("SECMO_BLESS").is_some() {
+        let rewritten = format!("{}\n\n{computed}\n\n{}", &text[..start], &text[end..]);
+        std::fs::write(&path, rewritten).unwrap();
+        return;
+    }
+    let quoted = text[start..end].trim();
+    for (i, (q, c)) in quoted.lines().zip(computed.lines()).enumerate() {
+        assert_eq!(
+            q,
+            c,
+            "{doc}'s figures block, line {} of the block, is not the tool's output \
+             (SECMO_BLESS=1 with {writer} rewrites it)",
+            i + 1
+        );
+    }
+    assert_eq!(
+        quoted.lines().count(),
+        computed.lines().count(),
+        "{doc}'s figures block has another number of lines than the tool's output:\n{computed}"
+    );
+}
