@@ -1827,6 +1827,14 @@ pub const ASSUMED_SIZE_M: f32 = 1.7;
 /// own unit), centimetres and millimetres.
 pub const UNIT_CANDIDATES: [(f32, &str); 3] = [(1.0, "m"), (100.0, "cm"), (1000.0, "mm")];
 
+/// The sizes, metres, a character's largest extent is taken to lie in when
+/// a unit of [`UNIT_CANDIDATES`] reads it: from a small dog's length to a
+/// large horse's or a tall humanoid's height. A file whose size no such
+/// unit puts in this range (a cartoon animal exported 4 m long, a T-rex
+/// 31 units long, which would be 31 m or 0.31 m) is scaled to
+/// [`ASSUMED_SIZE_M`] instead ([`Imported::infer_units`]).
+pub const PLAUSIBLE_SIZE_M: (f32, f32) = (0.5, 3.0);
+
 /// Units per metre inferred from a file's skinned mesh.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InferredUnits {
@@ -1895,27 +1903,48 @@ impl Imported {
 
     /// Units per metre for a file whose units were not given: glTF says
     /// metres, but many exporters write centimetres or millimetres without
-    /// a scale. The skinned mesh's world size over [`ASSUMED_SIZE_M`] picks
-    /// the nearest (in ratio) of [`UNIT_CANDIDATES`]. `None` without a
-    /// skinned mesh (the caller then uses glTF's metres and says so).
+    /// a scale, and some export a character out of scale in any unit. Of
+    /// [`UNIT_CANDIDATES`], the units that put the skinned mesh's world size
+    /// within [`PLAUSIBLE_SIZE_M`] are candidates, and the one nearest (in
+    /// ratio) [`ASSUMED_SIZE_M`] wins; with none, the character is scaled to
+    /// [`ASSUMED_SIZE_M`]. `None` without a skinned mesh (the caller then
+    /// uses glTF's metres and says so).
     #[must_use]
     pub fn infer_units(&self) -> Option<InferredUnits> {
         let size = self.world_size()?;
-        let ratio = size / ASSUMED_SIZE_M;
-        let (units_per_meter, unit) = UNIT_CANDIDATES
+        let (lo, hi) = PLAUSIBLE_SIZE_M;
+        let distance = |u: f32| (size / u / ASSUMED_SIZE_M).ln().abs();
+        let plausible = UNIT_CANDIDATES
             .iter()
             .copied()
-            .min_by(|a, b| {
-                let d = |u: f32| (ratio / u).ln().abs();
-                d(a.0).total_cmp(&d(b.0))
-            })
-            .expect("candidates");
-        let note = format!(
-            "units: {units_per_meter} per metre ({unit}), inferred from the character's size, \
-             {size:.3} units = {:.2} m (a character is assumed about {ASSUMED_SIZE_M} m); \
-             pass --units-per-meter to override",
-            size / units_per_meter
-        );
+            .filter(|&(u, _)| (lo..=hi).contains(&(size / u)))
+            .min_by(|a, b| distance(a.0).total_cmp(&distance(b.0)));
+        let (units_per_meter, note) = match plausible {
+            Some((units_per_meter, unit)) => (
+                units_per_meter,
+                format!(
+                    "units: {units_per_meter} per metre ({unit}), inferred from the character's size, \
+                     {size:.3} units = {:.2} m (a character is assumed about {ASSUMED_SIZE_M} m); \
+                     pass --units-per-meter to override",
+                    size / units_per_meter
+                ),
+            ),
+            // Out of scale in every unit (a cartoon animal exported 4 m
+            // long, a T-rex 31 m long): the character is taken to be the
+            // assumed size.
+            None => {
+                let units_per_meter = size / ASSUMED_SIZE_M;
+                (
+                    units_per_meter,
+                    format!(
+                        "units: {units_per_meter:.3} per metre (scaled), {size:.3} units = \
+                         {ASSUMED_SIZE_M:.2} m: no unit (m, cm, mm) puts the character's size between \
+                         {lo} and {hi} m, so it is taken to be about {ASSUMED_SIZE_M} m; pass \
+                         --units-per-meter to override"
+                    ),
+                )
+            }
+        };
         Some(InferredUnits {
             units_per_meter,
             size,
@@ -1964,6 +1993,7 @@ impl Imported {
             self.path.display(),
             self.skeleton.bones.len(),
         );
+        let _ = writeln!(s, "{}", self.units(None).1);
         for c in &self.clips {
             let _ = writeln!(
                 s,

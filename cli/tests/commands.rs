@@ -282,39 +282,51 @@ fn rig_writes_nothing_when_it_grows_nothing() {
 
 #[test]
 fn units_are_inferred_and_said_when_not_given() {
-    // The 155-unit Fox is in centimetres; RobotExpressive's ×100 armature is
-    // counted (it stands 4.6 m in glTF's metres); Godette is in metres.
-    for (file, expect) in [
+    // The 155-unit Fox is in centimetres and Godette in metres. No unit puts
+    // RobotExpressive (its ×100 armature counted: 4.6 units) between 0.5 and
+    // 3 m, so it is scaled to the assumed 1.7 m.
+    let assumed = " (a character is assumed about 1.7 m); pass --units-per-meter to override";
+    for (file, expect, size) in [
         (
             "Fox.glb",
-            "units: 100 per metre (cm), inferred from the character's size, 154.720 units = 1.55 m",
+            format!("units: 100 per metre (cm), inferred from the character's size, 154.720 units = 1.55 m{assumed}"),
+            "154.720 units = 1.55 m",
         ),
         (
             "RobotExpressive.glb",
-            "units: 1 per metre (m), inferred from the character's size, 4.599 units = 4.60 m",
+            "units: 2.705 per metre (scaled), 4.599 units = 1.70 m: no unit (m, cm, mm) puts the \
+             character's size between 0.5 and 3 m, so it is taken to be about 1.7 m; pass \
+             --units-per-meter to override"
+                .to_string(),
+            "4.599 units = 1.70 m",
         ),
         (
             "Godette_vrm_v4.vrm",
-            "units: 1 per metre (m), inferred from the character's size, 1.495 units = 1.50 m",
+            format!("units: 1 per metre (m), inferred from the character's size, 1.495 units = 1.50 m{assumed}"),
+            "1.495 units = 1.50 m",
         ),
         (
             "RiggedFigure.glb",
-            "units: 1 per metre (m), inferred from the character's size, 1.450 units = 1.45 m",
+            format!("units: 1 per metre (m), inferred from the character's size, 1.450 units = 1.45 m{assumed}"),
+            "1.450 units = 1.45 m",
         ),
     ] {
         let dir = temp_dir("units");
         let out = dir.join("x.glb");
         let (code, stdout, err) = secmo(&["rig", &asset(file), "-o", out.to_str().unwrap()]);
         assert_eq!(code, 0, "{file}: {err}");
-        assert_eq!(stdout.lines().next(), Some(format!("{expect} (a character is assumed about 1.7 m); pass --units-per-meter to override").as_str()), "{file}");
+        assert_eq!(stdout.lines().next(), Some(expect.as_str()), "{file}");
         // rig's model size H is the same size in the same scene (it read
         // RobotExpressive's skin alone in its bind space: "H 0.019").
-        let size = expect.split(", ").nth(2).unwrap(); // "4.599 units = 4.60 m"
         let appendages = stdout.lines().nth(1).unwrap();
         assert!(
             appendages.starts_with(&format!("appendages (model size H {size} in the scene;")),
             "{file}: {appendages}"
         );
+        // `import` says the same.
+        let (code, stdout, err) = secmo(&["import", &asset(file)]);
+        assert_eq!(code, 0, "{file}: {err}");
+        assert_eq!(stdout.lines().nth(1), Some(expect.as_str()), "{file}");
         std::fs::remove_dir_all(dir).unwrap();
     }
     // report without --units-per-meter gives the same figures as with 100.

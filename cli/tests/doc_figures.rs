@@ -79,14 +79,26 @@ fn figures() -> String {
         "Godette_vrm_v4.vrm",
         "RiggedFigure.glb",
         "RobotExpressive.glb",
+        "animals/Alpaca.glb",
+        "animals/Horse.glb",
+        "animals/Husky.glb",
+        "animals/ShibaInu.glb",
+        "animals/Snake.glb",
+        "animals/Stag.glb",
+        "animals/Trex.glb",
     ] {
         let units = import(&asset(file)).unwrap().infer_units().unwrap();
+        let u = units.units_per_meter;
+        let shown = if u.fract() == 0.0 {
+            format!("{u}")
+        } else {
+            format!("{u:.3} (scaled)")
+        };
         writeln!(
             w,
-            "| {file} | {:.3} | {} | {:.2} m |",
+            "| {file} | {:.3} | {shown} | {:.2} m |",
             units.size,
-            units.units_per_meter,
-            units.size / units.units_per_meter
+            units.size / u
         )
         .unwrap();
     }

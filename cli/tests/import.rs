@@ -219,3 +219,41 @@ fn rig_settings_in_extras_are_read_and_checked() {
     );
     std::fs::remove_file(path).ok();
 }
+
+/// Issue #48 item 7: the size `import` infers for each of the seven animals
+/// (the largest extent it prints, in metres) is within ×3 of the real
+/// animal's: a husky or shiba about 0.4–0.7 m at the shoulder, a horse, stag
+/// or alpaca 1.2–1.8 m, a T-rex 4–6 m tall, a snake 1–3 m long. In glTF's
+/// metres they are 3.2–5.7 m and the T-rex 31 m; in centimetres the T-rex
+/// was 0.31 m.
+#[test]
+fn the_animals_are_inferred_within_three_times_their_real_size() {
+    let real = [
+        ("Husky", 0.4, 0.7),
+        ("ShibaInu", 0.4, 0.7),
+        ("Horse", 1.2, 1.8),
+        ("Stag", 1.2, 1.8),
+        ("Alpaca", 1.2, 1.8),
+        ("Trex", 4.0, 6.0),
+        ("Snake", 1.0, 3.0),
+    ];
+    for (name, lo, hi) in real {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../tests/assets/animals")
+            .join(format!("{name}.glb"));
+        let animal = import(&path).unwrap();
+        let units = animal.infer_units().unwrap();
+        let metres = units.size / units.units_per_meter;
+        println!("{name}: {metres:.2} m ({})", units.note);
+        assert!(
+            metres >= lo / 3.0 && metres <= hi * 3.0,
+            "{name}: {metres} m is not within ×3 of {lo}–{hi} m"
+        );
+        // The line names the size it assumed.
+        assert!(
+            units.note.contains(&format!("{metres:.2} m")),
+            "{}",
+            units.note
+        );
+    }
+}
