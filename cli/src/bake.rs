@@ -55,9 +55,12 @@ pub struct BakedClip {
     /// Baked as a loop (warm-up by playing the clip, last key = first key)
     /// or as a one-shot (warm-up holding the first pose, never wrapped).
     pub looped: bool,
-    /// Largest difference between the clip's first and last poses: the
-    /// rotation (radians) and the translation (rig units) that decided.
+    /// Largest difference between the clip's first and last poses:
+    /// rotation (radians) and translation (rig units).
     pub seam: (f32, f32),
+    /// How the clip's ends meet, which decides loop or one-shot unless
+    /// [`BakeOptions::looping`] does.
+    pub wrap: crate::import::Wrap,
     /// Warm-up passes run before recording (0: recorded from a cold start).
     pub passes: usize,
     /// Largest chain-joint (and helper) rotation difference between the
@@ -423,6 +426,18 @@ impl Baker {
         options: &BakeOptions,
         warm_up: bool,
     ) -> anyhow::Result<BakedClip> {
+        let wrap = clip.wrap(self.rig.reference_pose());
+        let looped = options.looping.unwrap_or_else(|| wrap.is_cycle());
+        // A cycle exported without its closing key plays its last interval
+        // back into its first pose; the keys written stop at its own end.
+        let source = clip;
+        let closed;
+        let clip = if looped && wrap.lacks_closing_key() {
+            closed = source.closed(source.key_interval());
+            &closed
+        } else {
+            source
+        };
         let frames = ((clip.duration * options.rate).round() as usize).max(1);
         let dt = clip.duration / frames as f32;
         let rig = self.rig_for(clip)?;
@@ -481,10 +496,7 @@ impl Baker {
                 .map(|v| v * scale)
                 .collect()
         };
-        let seam = clip.seam(&bind);
-        let looped = options
-            .looping
-            .unwrap_or_else(|| Clip::loops(seam, self.rig.units_per_meter()));
+        let seam = source.seam(&bind);
         let mut passes = 0;
         let progress = &self.progress;
         let guess = Self::warm_up_guess(options, warm_up);
@@ -606,9 +618,24 @@ impl Baker {
             same_hemisphere(track.iter_mut().map(|(_, r)| r));
         }
         times.push(clip.duration);
+        if clip.duration > source.duration {
+            // Only the keys within the source clip's own time are written.
+            let kept = times
+                .iter()
+                .take_while(|&&t| t <= source.duration + 1e-4)
+                .count();
+            times.truncate(kept);
+            for track in &mut rotations {
+                track.truncate(kept);
+            }
+            for track in &mut helpers {
+                track.truncate(kept);
+            }
+        }
         Ok(BakedClip {
             name: clip.name.clone(),
             looped,
+            wrap,
             seam,
             passes,
             closing_error,

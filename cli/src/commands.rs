@@ -16,6 +16,10 @@ pub struct BakeArgs {
     pub cold: bool,
     /// Allow `out` to be the input file.
     pub force: bool,
+    /// Clips baked as loops (`--loop CLIP`) or as one-shots (`--once
+    /// CLIP`) whatever their ends guess ([`crate::import::Wrap`]).
+    pub loop_clips: Vec<String>,
+    pub once_clips: Vec<String>,
 }
 
 /// The chosen clips (all when none is named), the baker, and the line that
@@ -36,6 +40,8 @@ pub fn clips_and_baker(
     if let Some(missing) = args
         .clips
         .iter()
+        .chain(&args.loop_clips)
+        .chain(&args.once_clips)
         .find(|n| !imported.clips.iter().any(|c| &c.name == *n))
     {
         return Err(anyhow::anyhow!(
@@ -215,11 +221,20 @@ pub fn bake(args: &BakeArgs) -> anyhow::Result<String> {
     }
     for clip in &clips {
         baker.progress.set_message(format!("baking {}", clip.name));
-        let b = baker.bake(clip, &args.options, !args.cold)?;
+        let mut options = args.options.clone();
+        options.looping = if args.loop_clips.contains(&clip.name) {
+            Some(true)
+        } else if args.once_clips.contains(&clip.name) {
+            Some(false)
+        } else {
+            options.looping
+        };
+        let b = baker.bake(clip, &options, !args.cold)?;
+        let why = why_loop(&b, options.looping);
         if b.looped {
             let _ = writeln!(
                 report,
-                "{:?}: loop, {} keys, {} warm-up passes, loop closing error {:.2e} rad",
+                "{:?}: loop ({why}), {} keys, {} warm-up passes, loop closing error {:.2e} rad",
                 b.name,
                 b.times.len(),
                 b.passes,
@@ -228,9 +243,8 @@ pub fn bake(args: &BakeArgs) -> anyhow::Result<String> {
         } else {
             let _ = writeln!(
                 report,
-                "{:?}: one-shot (its ends differ by {:.1}°), {} keys from a settled start ({} warm-up passes), not wrapped",
+                "{:?}: one-shot ({why}), {} keys from a settled start ({} warm-up passes), not wrapped",
                 b.name,
-                b.seam.0.to_degrees(),
                 b.times.len(),
                 b.passes
             );
@@ -249,4 +263,27 @@ pub fn bake(args: &BakeArgs) -> anyhow::Result<String> {
     crate::bake::write_glb(&args.input, &args.out, &baker, &baked)?;
     let _ = writeln!(report, "wrote {}", args.out.display());
     Ok(report)
+}
+
+/// Why a clip was baked as a loop or a one-shot: the option that said so,
+/// or the guess from how its ends meet.
+fn why_loop(b: &crate::bake::BakedClip, forced: Option<bool>) -> String {
+    let w = b.wrap;
+    match forced {
+        Some(true) => "--loop".into(),
+        Some(false) => "--once".into(),
+        None if b.looped && w.lacks_closing_key() => format!(
+            "guessed: a cycle without its closing key, its ends {:.1} key steps apart",
+            w.closed.min(w.open)
+        ),
+        None if b.looped => format!("guessed: its ends are {:.1} key steps apart", w.closed),
+        None => format!(
+            "guessed: its ends are {:.1} key steps apart ({:.1}°), more than {} as a cycle's; \
+             --loop {:?} bakes it as one",
+            w.closed.min(w.open),
+            b.seam.0.to_degrees(),
+            crate::import::Wrap::CYCLE_STEPS,
+            b.name
+        ),
+    }
 }

@@ -377,6 +377,8 @@ pub fn run(options: &DemoOptions) -> anyhow::Result<DemoReport> {
         options: crate::bake::BakeOptions::default(),
         cold: false,
         force: true,
+        loop_clips: Vec::new(),
+        once_clips: Vec::new(),
     };
     let _ = writeln!(
         table,

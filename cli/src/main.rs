@@ -166,15 +166,17 @@ struct BakeCli {
     /// Skip the loop warm-up: start each clip from the rest pose.
     #[arg(long)]
     cold: bool,
-    /// Bake every clip as a loop (last key = first key), even when its
-    /// first and last poses differ [default: a clip loops when its ends
-    /// agree within 1° and 5 mm].
-    #[arg(long = "loop", conflicts_with = "once")]
-    looping: bool,
-    /// Bake every clip as a one-shot: start settled on its first pose, end
-    /// on its last, never wrapped.
-    #[arg(long)]
-    once: bool,
+    /// Bake CLIP as a loop (warmed up by playing it; its last key wraps to
+    /// its first), whatever its ends look like [default: a clip is a cycle
+    /// when its first pose is within 2 key steps of its last, or of its
+    /// last extrapolated by one key (a cycle exported without its closing
+    /// key)]. Repeat for more clips.
+    #[arg(long = "loop", value_name = "CLIP")]
+    loop_clips: Vec<String>,
+    /// Bake CLIP as a one-shot: start settled on its first pose, end on its
+    /// last, never wrapped. Repeat for more clips.
+    #[arg(long = "once", value_name = "CLIP")]
+    once_clips: Vec<String>,
     /// Allow --out to be the input file.
     #[arg(long)]
     force: bool,
@@ -213,6 +215,8 @@ impl ClipArgs {
             },
             cold: false,
             force: false,
+            loop_clips: Vec::new(),
+            once_clips: Vec::new(),
         }
     }
 }
@@ -243,11 +247,11 @@ fn run(command: Command) -> anyhow::Result<String> {
             });
             let mut args = b.common.into_bake_args(out, None);
             args.options.blend = b.blend;
-            args.options.looping = match (b.looping, b.once) {
-                (true, _) => Some(true),
-                (_, true) => Some(false),
-                _ => None,
-            };
+            if let Some(both) = b.loop_clips.iter().find(|c| b.once_clips.contains(c)) {
+                anyhow::bail!("clip {both:?} is given to both --loop and --once");
+            }
+            args.loop_clips = b.loop_clips;
+            args.once_clips = b.once_clips;
             args.cold = b.cold;
             args.force = b.force;
             bake(&args)

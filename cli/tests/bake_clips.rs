@@ -67,15 +67,11 @@ fn a_one_shot_clip_is_baked_from_a_settled_start_and_never_wrapped() {
             .clone()
     };
     let bind = baker.rig.reference_pose().to_vec();
-    let units = baker.rig.units_per_meter();
-    assert!(!secmo_cli::import::Clip::loops(
-        clip("Turn").seam(&bind),
-        units
-    ));
-    assert!(secmo_cli::import::Clip::loops(
-        clip("Walk").seam(&bind),
-        units
-    ));
+    let turn_wrap = clip("Turn").wrap(&bind);
+    assert!(!turn_wrap.is_cycle(), "{turn_wrap:?}");
+    let walk_wrap = clip("Walk").wrap(&bind);
+    assert!(walk_wrap.is_cycle(), "{walk_wrap:?}");
+    assert!(!walk_wrap.lacks_closing_key(), "{walk_wrap:?}");
 
     let turn = baker
         .bake(&clip("Turn"), &BakeOptions::default(), true)
@@ -107,7 +103,8 @@ fn a_one_shot_clip_is_baked_from_a_settled_start_and_never_wrapped() {
         .fold(0.0f32, f32::max);
     assert!(ends > 5.0, "the tail still trails at the end: {ends}°");
 
-    // --loop forces the old behaviour: the last key repeats the first.
+    // --loop bakes it as a cycle all the same: its last interval plays back
+    // into the first pose, and the keys stop at the clip's own end.
     let forced = baker
         .bake(
             &clip("Turn"),
@@ -119,9 +116,8 @@ fn a_one_shot_clip_is_baked_from_a_settled_start_and_never_wrapped() {
         )
         .unwrap();
     assert!(forced.looped);
-    for t in &forced.rotations {
-        assert!(angle(t[0], *t.last().unwrap()) < 1e-6);
-    }
+    assert!(*forced.times.last().unwrap() <= clip("Turn").duration + 1e-4);
+    assert!(forced.closing_error < 1e-3, "{}", forced.closing_error);
     // Looped, the clip starts where its own end left the tail (trailing
     // the turn); as a one-shot it starts settled on the first pose.
     let start = turn
@@ -139,11 +135,80 @@ fn a_one_shot_clip_is_baked_from_a_settled_start_and_never_wrapped() {
     let (code, stdout, stderr) = common::secmo(&["bake", file, "--clip", "Turn", "--out", baked]);
     assert_eq!(code, 0, "{stderr}");
     assert!(stdout.contains("\"Turn\": one-shot"), "{stdout}");
-    let (code, stdout, _) =
-        common::secmo(&["bake", file, "--clip", "Walk", "--once", "--out", baked]);
+    let (code, stdout, _) = common::secmo(&[
+        "bake", file, "--clip", "Walk", "--once", "Walk", "--out", baked,
+    ]);
     assert_eq!(code, 0);
     assert!(stdout.contains("\"Walk\": one-shot"), "{stdout}");
-    let (code, _, stderr) = common::secmo(&["bake", file, "--loop", "--once", "--out", baked]);
-    assert_eq!(code, 2, "--loop and --once conflict: {stderr}");
+    assert!(stdout.contains("\"Walk\": one-shot (--once)"), "{stdout}");
+    let (code, stdout, _) = common::secmo(&[
+        "bake", file, "--clip", "Turn", "--loop", "Turn", "--out", baked,
+    ]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("\"Turn\": loop (--loop)"), "{stdout}");
+    let (code, _, stderr) = common::secmo(&[
+        "bake", file, "--loop", "Walk", "--once", "Walk", "--out", baked,
+    ]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("both --loop and --once"), "{stderr}");
+    let (code, _, stderr) = common::secmo(&["bake", file, "--loop", "Trot", "--out", baked]);
+    assert_ne!(code, 0);
+    assert!(stderr.contains("no clip named \"Trot\""), "{stderr}");
     std::fs::remove_dir_all(&out).ok();
+}
+
+/// Issue #48 item 3: a cycle exported without its closing key (every
+/// Quaternius clip is) is told from a one-shot by its motion: its last pose
+/// extrapolated by one key meets its first. It is baked as a loop whose last
+/// interval plays back into the first pose, and its keys stop at the clip's
+/// own end, so the baked tail wraps as the artist's does.
+#[test]
+fn a_cycle_without_its_closing_key_is_baked_as_a_loop_that_wraps_like_the_artists() {
+    let imported = import(Path::new(&common::asset("Fox.glb"))).unwrap();
+    let baker = Baker::new(imported.clone(), 100.0).unwrap();
+    let walk = imported.clips.iter().find(|c| c.name == "Walk").unwrap();
+    // The Fox's Walk keys its closing pose; without it, it is the kind of
+    // cycle FBX2glTF exports.
+    let mut open = walk.clone();
+    for c in &mut open.channels {
+        c.times.pop();
+        let per_key = c.values.len() / (c.times.len() + 1);
+        c.values.truncate(c.values.len() - per_key);
+    }
+    open.duration = open
+        .channels
+        .iter()
+        .map(|c| *c.times.last().unwrap())
+        .fold(0.0, f32::max);
+    let bind = baker.rig.reference_pose().to_vec();
+    let wrap = open.wrap(&bind);
+    assert!(wrap.is_cycle() && wrap.lacks_closing_key(), "{wrap:?}");
+    let baked = baker.bake(&open, &BakeOptions::default(), true).unwrap();
+    assert!(baked.looped);
+    assert!(
+        *baked.times.last().unwrap() <= open.duration + 1e-4,
+        "keys stop at the clip's end: {:?}",
+        baked.times.last()
+    );
+    // The warm-up closed the loop through the extra interval.
+    assert!(baked.closing_error < 1e-3, "{}", baked.closing_error);
+    // The wrap (last key to first) spans the clip's missing interval, and
+    // moves the tail no more than the baked motion does elsewhere over as
+    // long: it is a step of the motion, not a snap.
+    let dt = baked.times[1] - baked.times[0];
+    let span = open.duration + open.key_interval() - baked.times.last().unwrap();
+    let window = ((span / dt).round() as usize).max(1);
+    for track in &baked.rotations {
+        let wrap = angle(*track.last().unwrap(), track[0]);
+        let largest = track
+            .windows(window + 1)
+            .map(|w| angle(w[0], w[window]))
+            .fold(0.0f32, f32::max);
+        assert!(
+            wrap <= largest * 1.25 + 1e-4,
+            "wraps {}° where it moves at most {}° over {window} keys elsewhere",
+            wrap.to_degrees(),
+            largest.to_degrees()
+        );
+    }
 }

@@ -390,7 +390,9 @@ fn bake_report_and_import_run_end_to_end() {
     ]);
     assert_eq!(code, 0, "{err}");
     assert!(
-        out.contains("\"Walk\": loop, 44 keys, 8 warm-up passes"),
+        out.contains(
+            "\"Walk\": loop (guessed: its ends are 0.0 key steps apart), 44 keys, 8 warm-up passes"
+        ),
         "{out}"
     );
     let (code, out, _) = secmo(&["import", baked.to_str().unwrap()]);
