@@ -32,8 +32,10 @@ pub mod character;
 pub mod clock;
 pub mod error;
 pub mod ffi;
+mod limits;
 pub mod math;
 pub mod rig;
+mod rig_error;
 #[cfg(feature = "settings")]
 pub mod settings;
 pub mod solvers;

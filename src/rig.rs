@@ -5,13 +5,15 @@ use std::fmt;
 
 use glam::{Affine3A, Mat4, Vec3};
 
+pub use crate::limits::MAX_BONES;
 use crate::math::{self, Transform, MAX_SCALE, MIN_SCALE};
+pub use crate::rig_error::RigError;
 use crate::solvers::chain::{ChainDesc, ChainSetup, LimitSetup, LimitShape};
 use crate::solvers::collide::Collider;
-use crate::solvers::constraint::RotationConstraint;
-use crate::solvers::corrective::ProximityCorrective;
+use crate::solvers::constraint::{self, RotationConstraint};
+use crate::solvers::corrective::{self, ProximityCorrective};
 use crate::solvers::node_constraint::{NodeConstraint, NodeConstraintDesc, NodeConstraintKind};
-use crate::solvers::spring::SpringParams;
+use crate::solvers::spring::{self, SpringParams};
 
 /// Which world axis points up. The caller states it; secmo never guesses
 /// (Unreal: Z-up, centimetres; Unity: Y-up, metres).
@@ -92,92 +94,7 @@ impl Default for RigDesc {
     }
 }
 
-/// Why a rig was rejected. Every variant names the offending bone or solver entry.
-#[derive(Clone, Debug, PartialEq)]
-pub enum RigError {
-    Empty,
-    TooManyBones {
-        count: usize,
-    },
-    ParentOutOfRange {
-        bone: usize,
-        parent: i32,
-    },
-    ParentAfterChild {
-        bone: usize,
-        parent: i32,
-    },
-    Cycle {
-        bone: usize,
-    },
-    NonFinite {
-        bone: usize,
-        field: &'static str,
-    },
-    ZeroScale {
-        bone: usize,
-    },
-    ZeroRotation {
-        bone: usize,
-    },
-    SingularInverseBind {
-        bone: usize,
-    },
-    InvalidUnits,
-    SpringBoneOutOfRange {
-        spring: usize,
-        bone: u32,
-    },
-    DuplicateSpring {
-        spring: usize,
-        bone: u32,
-    },
-    InvalidSpring {
-        spring: usize,
-        reason: &'static str,
-    },
-    InvalidConstraint {
-        constraint: usize,
-        reason: &'static str,
-    },
-    InvalidCorrective {
-        corrective: usize,
-        reason: &'static str,
-    },
-    InvalidCollider {
-        collider: usize,
-        reason: &'static str,
-    },
-    InvalidChain {
-        chain: usize,
-        reason: &'static str,
-    },
-    InvalidNodeConstraint {
-        constraint: usize,
-        reason: &'static str,
-    },
-    /// Node constraints that depend on each other in a circle, by bone name.
-    NodeConstraintCycle {
-        bones: String,
-    },
-}
-
 impl RigError {
-    /// The bone the error is about, where it is about one bone.
-    #[must_use]
-    pub fn bone(&self) -> Option<usize> {
-        match *self {
-            RigError::ParentOutOfRange { bone, .. }
-            | RigError::ParentAfterChild { bone, .. }
-            | RigError::Cycle { bone }
-            | RigError::NonFinite { bone, .. }
-            | RigError::ZeroScale { bone }
-            | RigError::ZeroRotation { bone }
-            | RigError::SingularInverseBind { bone } => Some(bone),
-            _ => None,
-        }
-    }
-
     /// The message, with the bone's name from `bones` where the error is
     /// about a named bone: `bone 3 ("tail_1"): ...`.
     #[must_use]
@@ -196,73 +113,6 @@ impl RigError {
         }
     }
 }
-
-impl fmt::Display for RigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RigError::Empty => write!(f, "rig has no bones"),
-            RigError::TooManyBones { count } => {
-                write!(
-                    f,
-                    "rig has {count} bones; at most {MAX_BONES} are supported"
-                )
-            }
-            RigError::ParentOutOfRange { bone, parent } => {
-                write!(f, "bone {bone}: parent index {parent} is out of range")
-            }
-            RigError::ParentAfterChild { bone, parent } => write!(
-                f,
-                "bone {bone}: parent {parent} comes after its child; order bones parents-first"
-            ),
-            RigError::Cycle { bone } => write!(f, "bone {bone}: parent chain forms a cycle"),
-            RigError::NonFinite { bone, field } => {
-                write!(f, "bone {bone}: {field} contains NaN or infinity")
-            }
-            RigError::ZeroScale { bone } => {
-                write!(
-                    f,
-                    "bone {bone}: reference scale has a zero component, and a stage reads the bone or one below it"
-                )
-            }
-            RigError::ZeroRotation { bone } => {
-                write!(
-                    f,
-                    "bone {bone}: reference rotation quaternion cannot be normalised (zero length, or a squared length beyond float32's range)"
-                )
-            }
-            RigError::SingularInverseBind { bone } => {
-                write!(f, "bone {bone}: inverse bind matrix is singular")
-            }
-            RigError::InvalidUnits => write!(f, "units_per_meter must be finite and > 0"),
-            RigError::SpringBoneOutOfRange { spring, bone } => {
-                write!(f, "spring {spring}: bone index {bone} is out of range")
-            }
-            RigError::DuplicateSpring { spring, bone } => {
-                write!(f, "spring {spring}: bone {bone} already has a spring")
-            }
-            RigError::InvalidSpring { spring, reason } => write!(f, "spring {spring}: {reason}"),
-            RigError::InvalidConstraint { constraint, reason } => {
-                write!(f, "constraint {constraint}: {reason}")
-            }
-            RigError::InvalidCorrective { corrective, reason } => {
-                write!(f, "corrective {corrective}: {reason}")
-            }
-            RigError::InvalidCollider { collider, reason } => {
-                write!(f, "collider {collider}: {reason}")
-            }
-            RigError::InvalidChain { chain, reason } => write!(f, "chain {chain}: {reason}"),
-            RigError::InvalidNodeConstraint { constraint, reason } => {
-                write!(f, "node constraint {constraint}: {reason}")
-            }
-            RigError::NodeConstraintCycle { bones } => write!(
-                f,
-                "node constraints depend on each other in a circle: {bones}"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for RigError {}
 
 /// A condition the rig accepted but the caller should know about.
 #[derive(Clone, Debug, PartialEq)]
@@ -334,9 +184,6 @@ impl fmt::Display for RigWarning {
 
 /// No chain frame, no chain: [`Rig`]'s `collider_slots` and joint owners.
 pub(crate) const NO_SLOT: u32 = u32::MAX;
-
-/// Upper bound on bones per rig; keeps indices in `i32`/`u32` and scratch bounded.
-pub const MAX_BONES: usize = 1 << 16;
 
 /// Immutable skeleton and solver setup.
 #[derive(Debug)]
@@ -822,6 +669,35 @@ impl Rig {
             fingerprint,
             size_meters,
         })
+    }
+
+    /// What the constraint stage reads.
+    pub(crate) fn constraint_setup(&self) -> constraint::Setup<'_> {
+        constraint::Setup {
+            parents: &self.parents,
+            subtree_end: &self.subtree_end,
+            constraints: &self.constraints,
+            node_constraints: &self.node_constraints,
+        }
+    }
+
+    /// What the spring stage reads.
+    pub(crate) fn spring_setup(&self) -> spring::Setup<'_> {
+        spring::Setup {
+            parents: &self.parents,
+            springs: &self.springs,
+            spring_of_bone: &self.spring_of_bone,
+        }
+    }
+
+    /// What the corrective stage reads.
+    pub(crate) fn corrective_setup(&self) -> corrective::Setup<'_> {
+        corrective::Setup {
+            parents: &self.parents,
+            subtree_end: &self.subtree_end,
+            correctives: &self.correctives,
+            first_probe: &self.first_probe,
+        }
     }
 
     /// The skeleton's size in metres: the largest side of the box around

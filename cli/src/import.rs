@@ -173,7 +173,7 @@ impl Clip {
             .zip(&last)
             .fold((0.0f32, 0.0f32), |(r, t), (a, b)| {
                 (
-                    r.max(crate::bake::angle(a.rotation(), b.rotation())),
+                    r.max(crate::rotation::angle(a.rotation(), b.rotation())),
                     t.max(a.translation().distance(b.translation())),
                 )
             })

@@ -22,7 +22,10 @@ fn fox_tail_stretch_stays_within_the_body_baseline() {
     // docs/algorithms.md §10's edge set on the Fox: 196 tail edges (the collar ring
     // included), and the artist's keyframed tail reads max 1.376 in Walk.
     let original = r.original.unwrap();
-    assert_eq!(original.edges, 196, "docs/algorithms.md §10: 196 tail edges");
+    assert_eq!(
+        original.edges, 196,
+        "docs/algorithms.md §10: 196 tail edges"
+    );
     assert!((original.max - 1.376).abs() < 0.002, "{original:?}");
     // The solver on identical input at 30/60/120 Hz is reported apart.
     eprintln!(

@@ -7,7 +7,7 @@
 
 use glam::{Affine3A, Quat, Vec3};
 
-use crate::character::{rebase_clock, unset, StateRange, MAX_CHAIN_SUBSTEPS, MIN_VELOCITY_DT};
+use crate::limits::{unset, MAX_CHAIN_SUBSTEPS, MIN_VELOCITY_DT};
 use crate::math::{self, Transform};
 use crate::rig::{Rig, NO_SLOT};
 use crate::solvers::chain::{
@@ -15,6 +15,7 @@ use crate::solvers::chain::{
 };
 use crate::solvers::collide::PlacedCollider;
 use crate::solvers::lanes::{self, ChainKernel};
+use crate::solvers::state_range::StateRange;
 use crate::solvers::writeback;
 
 /// A chain frame's interpolation for one substep, shared by the chains that
@@ -2071,5 +2072,24 @@ pub(crate) fn animated_tips(
         } else {
             world.transform_point3(joint.transform_point3(setup.end_offset))
         };
+    }
+}
+
+/// A chain clock past 2^29 s (17 years of updates) moves back by 2^28 s:
+/// only differences of its times matter, and by Sterbenz's lemma the
+/// subtraction is exact for every time within a factor of two of 2^28, so
+/// the motion does not change; the clock stays far inside the snapshot
+/// horizon ([`crate::limits::snapshot_limits::MAX_CLOCK_SECONDS`]) forever.
+pub(crate) fn rebase_clock(c: &mut ChainClock) {
+    const REBASE_AT: f64 = (1u64 << 29) as f64;
+    const SHIFT: f64 = (1u64 << 28) as f64;
+    if c.time > REBASE_AT {
+        c.time -= SHIFT;
+        c.last_update = (c.last_update - SHIFT).max(0.0);
+        c.still_since = (c.still_since - SHIFT).max(0.0);
+        c.simulated -= SHIFT;
+        if c.simulated < 0.0 {
+            c.simulated = c.time; // a backlog of 2^28 s is dropped anyway
+        }
     }
 }
