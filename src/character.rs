@@ -468,7 +468,7 @@ impl Character {
             options,
             enabled: [true; 4],
             springs: vec![SpringState::default(); s],
-            chain: chain_stage::Stage::new(&rig),
+            chain: chain_stage::Stage::new(&rig.chain_rig()),
             correctives: vec![CorrectiveState::default(); k],
             started: 0,
             work_springs: vec![SpringState::default(); s],
@@ -1075,12 +1075,12 @@ impl Character {
         if !springs_ran && !correctives_ran && chains_run && !self.chain.any_simulation_space() {
             // Only the chains read the component matrices: FK leaves the
             // chain joints after each root to the chain writeback, which
-            // composes them from their parents (Rig::fk_before_chains).
+            // composes them from their parents (ChainPlan::fk_before_chains).
             math::forward_kinematics_of(
                 &self.rig.parents,
                 &self.local,
                 &mut self.component,
-                &self.rig.fk_before_chains,
+                &self.rig.chain_plan.fk_before_chains,
             );
         } else if self.enabled[Stage::Springs as usize] {
             let springs = spring::step(
@@ -1143,7 +1143,7 @@ impl Character {
     /// frame's time still counts.
     pub(crate) fn chain_job(&mut self, dt: f32, teleport: bool) -> chain_stage::Job<'_> {
         chain_stage::Job {
-            rig: &self.rig,
+            rig: self.rig.chain_rig(),
             stage: &mut self.chain,
             local: &mut self.local,
             component: &mut self.component,

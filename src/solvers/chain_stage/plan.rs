@@ -1,0 +1,324 @@
+//! The chain stage's schedule ([`ChainPlan`]): which frames the chains read,
+//! which chain moves what another reads, and so which chains may step
+//! together. Built once per rig from its chains ([`ChainPlan::new`]).
+
+use glam::Vec3;
+
+use crate::solvers::chain::{ChainParams, ChainSetup};
+use crate::solvers::collide::Collider;
+use crate::solvers::lanes;
+
+/// "None" in the plan's per-bone, per-chain and per-collider tables.
+pub(crate) const NO_SLOT: u32 = u32::MAX;
+
+/// The chain stage's schedule, built once from a rig's chains.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub(crate) struct ChainPlan {
+    /// Bones (or -1, the world frame) whose world frame the chain stage
+    /// reads; [`ChainSetup::anchor_slot`] and `parent_slot` index it.
+    pub(crate) chain_frames: Vec<i32>,
+    /// Per collider, its chain frame when its bone is a chain joint or lies
+    /// below one ([`NO_SLOT`] otherwise).
+    pub(crate) collider_slots: Vec<u32>,
+    /// Per chain, whether one of its colliders has such a frame.
+    pub(crate) reads_moving_collider: Vec<bool>,
+    /// Per chain, the last chain that moves a bone it reads (its anchor,
+    /// its root's parent, its colliders' bones), or [`NO_SLOT`]: a lane
+    /// block that starts after that chain may take it.
+    pub(crate) last_mover: Vec<u32>,
+    /// Per bone, the chain that moves it (the owner of the bone or of its
+    /// nearest ancestor that is a chain joint), or [`NO_SLOT`].
+    pub(crate) bone_mover: Vec<u32>,
+    /// Whether each chain frame is another chain's joint or lies below
+    /// one (it moves when that chain writes its output).
+    pub(crate) chain_frame_moves: Vec<bool>,
+    /// For a moving chain frame that is no chain joint: the nearest chain
+    /// joint above it, then the bones from there down to the frame's own,
+    /// whose component matrices the chain owning that joint recomposes
+    /// after its writeback (FK before the chains saw the animated joint).
+    /// Empty otherwise.
+    pub(crate) chain_frame_paths: Vec<Vec<u32>>,
+    /// Per chain, the chain frames (slots of `chain_frame_paths`) below
+    /// one of its joints.
+    pub(crate) chain_frames_below: Vec<Vec<u32>>,
+    /// Per chain, the chain frames on its joints or below one, with the
+    /// joint's index in the chain: a chain hanging there reads the frame
+    /// as the owning chain moved it at each substep ([`Stage::records`]).
+    pub(crate) chain_frames_on: Vec<Vec<(u32, u32)>>,
+    /// The bones, parents first, whose component matrices the chain stage
+    /// reads before writing them: all but the chain joints after each
+    /// chain's root, which the writeback composes from their parent. FK
+    /// before the chains computes only these when nothing else reads the
+    /// rest (`Character::solve`).
+    pub(crate) fk_before_chains: Vec<u32>,
+}
+
+/// A chain that reads a bone which a chain not listed before it moves: it
+/// sees the bone's animated pose (the rig reports it as a warning).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct LateRead {
+    pub(crate) chain: usize,
+    pub(crate) bone: usize,
+    pub(crate) moved_by: usize,
+}
+
+/// What the chain stage reads of the rig: its chains, colliders and
+/// hierarchy, and the plan built from them.
+#[derive(Clone, Copy)]
+pub(crate) struct ChainRig<'a> {
+    pub(crate) parents: &'a [i32],
+    pub(crate) chains: &'a [ChainSetup],
+    pub(crate) colliders: &'a [Collider],
+    pub(crate) plan: &'a ChainPlan,
+    pub(crate) particle_count: usize,
+    pub(crate) units_per_meter: f32,
+    /// The rig's up direction.
+    pub(crate) up: Vec3,
+}
+
+impl ChainPlan {
+    /// The plan of `chains` (validated: in range, no joint shared) over the
+    /// bones `parents` (parents first), with the rig's `colliders`. Sets
+    /// each chain's `anchor_slot` and `parent_slot`. Also returns the
+    /// chains that read a bone moved by a chain listed after them, in
+    /// chain order.
+    pub(crate) fn new(
+        chains: &mut [ChainSetup],
+        parents: &[i32],
+        colliders: &[Collider],
+    ) -> (ChainPlan, Vec<LateRead>) {
+        let n = parents.len();
+        // The chain owning each bone as a joint (NO_SLOT: none).
+        let mut joint_owner = vec![NO_SLOT; n];
+        for (i, setup) in chains.iter().enumerate() {
+            for &j in &setup.joints {
+                joint_owner[j as usize] = i as u32;
+            }
+        }
+        // The distinct bones whose world frame the chain stage reads (each
+        // chain's anchor and its root's parent; -1 is the character's world
+        // frame itself), so that chains sharing a head decompose it once.
+        let mut chain_frames: Vec<i32> = Vec::new();
+        // Each bone's slot (index bone + 1; -1 is the world frame), so a
+        // rig of thousands of chains is not quadratic in them.
+        let mut slots = vec![NO_SLOT; n + 1];
+        let mut slot_of = |bone: i32| -> u32 {
+            let entry = &mut slots[(bone + 1) as usize];
+            if *entry == NO_SLOT {
+                chain_frames.push(bone);
+                *entry = (chain_frames.len() - 1) as u32;
+            }
+            *entry
+        };
+        for setup in chains.iter_mut() {
+            setup.anchor_slot = slot_of(setup.anchor as i32);
+            setup.parent_slot = slot_of(parents[setup.joints[0] as usize]);
+        }
+        // The chain that moves each bone: the owner of the bone or of its
+        // nearest ancestor that is a chain joint (one pass, parents first).
+        let mut mover = joint_owner.clone();
+        for b in 0..n {
+            if mover[b] == NO_SLOT {
+                if let Ok(p) = usize::try_from(parents[b]) {
+                    mover[b] = mover[p];
+                }
+            }
+        }
+        let moved_by = |bone: i32| -> Option<usize> {
+            let m = *mover.get(usize::try_from(bone).ok()?)?;
+            (m != NO_SLOT).then_some(m as usize)
+        };
+        // A collider on a chain joint or below one (a bust spring's sphere
+        // that hair slides over) is a chain frame too: the chain moving it
+        // records it at each substep, and the chains it touches read it
+        // there, as three-vrm steps a spring after the springs its
+        // colliders ride on. Other colliders follow the pose.
+        let collider_slots: Vec<u32> = colliders
+            .iter()
+            .map(|c| match moved_by(c.bone as i32) {
+                Some(_) => slot_of(c.bone as i32),
+                None => NO_SLOT,
+            })
+            .collect();
+        let reads_moving_collider = chains
+            .iter()
+            .map(|c| {
+                c.colliders
+                    .iter()
+                    .any(|&k| collider_slots[k as usize] != NO_SLOT)
+            })
+            .collect();
+        // Per chain, the last chain that moves what it reads (the lane
+        // blocks start after it). A chain reading a frame that a chain not
+        // listed before it moves sees the frame's animated pose (chains run
+        // in list order): a late read.
+        let mut last_mover = vec![NO_SLOT; chains.len()];
+        let mut late = Vec::new();
+        for (ci, setup) in chains.iter().enumerate() {
+            let read = [setup.anchor as i32, parents[setup.joints[0] as usize]]
+                .into_iter()
+                .chain(
+                    setup
+                        .colliders
+                        .iter()
+                        .map(|&c| colliders[c as usize].bone as i32),
+                );
+            let this_chain = late.len();
+            for bone in read {
+                let Some(owner) = moved_by(bone) else {
+                    continue;
+                };
+                if last_mover[ci] == NO_SLOT || owner as u32 > last_mover[ci] {
+                    last_mover[ci] = owner as u32;
+                }
+                if owner >= ci {
+                    let read = LateRead {
+                        chain: ci,
+                        bone: bone as usize,
+                        moved_by: owner,
+                    };
+                    if !late[this_chain..].contains(&read) {
+                        late.push(read);
+                    }
+                }
+            }
+        }
+        // A frame on another chain's joint, or below one, moves when that
+        // chain writes its output, so it is read afresh for each chain;
+        // one below a joint is composed down from it (a VRM spring whose
+        // next joint is a grandchild continues as a chain hanging from the
+        // node in between).
+        let chain_frame_paths: Vec<Vec<u32>> = chain_frames
+            .iter()
+            .map(|&b| {
+                let Ok(bone) = usize::try_from(b) else {
+                    return Vec::new();
+                };
+                if joint_owner[bone] != NO_SLOT {
+                    return Vec::new();
+                }
+                let mut path = vec![bone as u32];
+                let mut cur = parents[bone];
+                while let Ok(p) = usize::try_from(cur) {
+                    path.push(p as u32);
+                    if joint_owner[p] != NO_SLOT {
+                        path.reverse();
+                        return path;
+                    }
+                    cur = parents[p];
+                }
+                Vec::new()
+            })
+            .collect();
+        // Per chain, the frames on its joints or below one, with the
+        // joint's index in the chain.
+        let mut chain_frames_on: Vec<Vec<(u32, u32)>> = vec![Vec::new(); chains.len()];
+        for (slot, &b) in chain_frames.iter().enumerate() {
+            // The joint itself, or the joint the path below starts from.
+            let joint = chain_frame_paths[slot].first().map_or(b, |&j| j as i32);
+            let Ok(joint) = usize::try_from(joint) else {
+                continue;
+            };
+            let owner = joint_owner[joint];
+            let Some(setup) = chains.get(owner as usize) else {
+                continue; // NO_SLOT: no chain owns the joint
+            };
+            // The joint's index in its owner (the owner has it: it is the
+            // chain `joint_owner` was filled from).
+            if let Some(k) = setup.joints.iter().position(|&j| j as usize == joint) {
+                chain_frames_on[owner as usize].push((slot as u32, k as u32));
+            }
+        }
+        // Of those, the ones below a joint (a path to recompose).
+        let chain_frames_below: Vec<Vec<u32>> = chain_frames_on
+            .iter()
+            .map(|on| {
+                on.iter()
+                    .map(|&(slot, _)| slot)
+                    .filter(|&slot| !chain_frame_paths[slot as usize].is_empty())
+                    .collect()
+            })
+            .collect();
+        let chain_frame_moves = chain_frames
+            .iter()
+            .zip(&chain_frame_paths)
+            .map(|(&b, path)| b >= 0 && (joint_owner[b as usize] != NO_SLOT || !path.is_empty()))
+            .collect();
+
+        // The bones whose component matrices the chain stage reads before
+        // it writes them itself: every bone but the chain joints after each
+        // chain's root (their writeback composes them from their parent),
+        // unless a chain frame or a collider sits on one, and then every
+        // ancestor of a bone kept. Parents first.
+        let fk_before_chains = {
+            let mut needed = vec![true; n];
+            for setup in chains.iter() {
+                for &j in &setup.joints[1..] {
+                    needed[j as usize] = false;
+                }
+            }
+            for &b in &chain_frames {
+                if let Ok(b) = usize::try_from(b) {
+                    needed[b] = true;
+                }
+            }
+            for c in colliders {
+                needed[c.bone as usize] = true;
+            }
+            for i in (0..n).rev() {
+                if let (true, Ok(p)) = (needed[i], usize::try_from(parents[i])) {
+                    needed[p] = true;
+                }
+            }
+            (0..n as u32).filter(|&b| needed[b as usize]).collect()
+        };
+        let plan = ChainPlan {
+            chain_frames,
+            collider_slots,
+            reads_moving_collider,
+            last_mover,
+            bone_mover: mover,
+            chain_frame_moves,
+            chain_frame_paths,
+            chain_frames_below,
+            chain_frames_on,
+            fk_before_chains,
+        };
+        (plan, late)
+    }
+
+    /// One past the last chain of the block that starts at `first`: the
+    /// chains after it that share its integrator and read no frame a chain
+    /// of the block moves (their inputs do not depend on the block's own
+    /// output: what they read is moved, if at all, by chains before
+    /// `first`, which have run), at most [`lanes::W`]. Hair strands hanging
+    /// from one branch joint or sliding over one collider on a spring step
+    /// together. Chains in a simulation space join only chains in the same
+    /// space with the same inertia, a space no chain from `first` on moves:
+    /// a character's lanes share its placed colliders, which such a chain
+    /// places from the space's frame (`interpolate`); the skirt strands of
+    /// a VRM spring with a center step together. `params`: the character's
+    /// parameters of every chain.
+    pub(crate) fn block_end(&self, params: &[ChainParams], first: usize) -> usize {
+        let (integrator, space) = (params[first].integrator, params[first].simulation_space);
+        let same_space = |c: &ChainParams| {
+            c.simulation_space == space
+                && (space < 0
+                    || (c.inertia == params[first].inertia && {
+                        let mover = self.bone_mover[space as usize];
+                        mover == NO_SLOT || (mover as usize) < first
+                    }))
+        };
+        let mut end = first + 1;
+        while end < self.last_mover.len() && end - first < lanes::W {
+            let mover = self.last_mover[end];
+            let independent =
+                (mover == NO_SLOT || (mover as usize) < first) && same_space(&params[end]);
+            if !independent || params[end].integrator != integrator {
+                break;
+            }
+            end += 1;
+        }
+        end
+    }
+}
