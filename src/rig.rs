@@ -62,7 +62,7 @@ pub struct ConstraintDesc {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RigDesc {
     pub bones: Vec<BoneDesc>,
-    /// Position units per metre: Unity 1, Unreal 100 (SPEC preamble).
+    /// Position units per metre: Unity 1, Unreal 100 (docs/algorithms.md §1).
     pub units_per_meter: f32,
     pub up_axis: UpAxis,
     /// Rotation constraints (docs/algorithms.md §4), run before the springs.

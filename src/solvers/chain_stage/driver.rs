@@ -486,8 +486,8 @@ pub(super) fn prepare(
         // (`Prepared::jumped`); the character's previous frames stay as
         // they are for the chains that did not jump. A simulation space
         // jumped with the root: the particles are where it put them, so
-        // it carries nothing more this update (they moved twice before
-        // session 15, 1.4 chain lengths off three-vrm's reset).
+        // it carries nothing more this update (carrying them again would
+        // move them twice, 1.4 chain lengths off three-vrm's reset).
         clock.sleeping = 0;
         chain::restart_window(clock);
         clock.still_since = chain::woken_still_since(clock.still_since, clock.time);

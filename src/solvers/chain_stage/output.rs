@@ -403,7 +403,7 @@ pub(super) fn in_range_or_park(
 /// World positions of a chain's link tips in the current (animated) pose:
 /// joint `k+1` for link `k`, the end point for the last link. Composed down
 /// the chain from its root's component matrix (FK before the chain stage
-/// leaves the joints after the root to the writeback, `Rig::fk_before_chains`);
+/// leaves the joints after the root to the writeback, [`ChainPlan::fk_before_chains`]);
 /// the same products FK forms.
 pub(crate) fn animated_tips(
     (local, component): (&[Transform], &[Affine3A]),

@@ -322,3 +322,180 @@ impl ChainPlan {
         end
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::Transform;
+    use crate::rig::{BoneDesc, Rig, RigDesc};
+    use crate::solvers::chain::ChainDesc;
+    use crate::solvers::collide::ColliderShape;
+
+    /// 0 pelvis ─ 1 head; tail A = 2, 3 (from the pelvis); hair B = 4, 5
+    /// and C = 6, 7 (from the head); 8 a helper below the tail's joint 3,
+    /// and D = 9, 10 hanging from it.
+    fn bones() -> Vec<BoneDesc> {
+        let parents = [-1, 0, 0, 2, 1, 4, 1, 6, 3, 8, 9];
+        parents
+            .iter()
+            .enumerate()
+            .map(|(i, &p)| {
+                let t = if p < 0 { Vec3::ZERO } else { -Vec3::Y * 0.1 };
+                BoneDesc::new(format!("b{i}"), p, Transform::from_translation(t))
+            })
+            .collect()
+    }
+
+    fn chain(joints: [u32; 2], anchor: u32) -> ChainDesc {
+        ChainDesc::new(joints.to_vec(), anchor, ChainParams::vrm(1.0))
+    }
+
+    fn rig(chains: Vec<ChainDesc>, colliders: Vec<Collider>) -> Rig {
+        Rig::new(RigDesc {
+            bones: bones(),
+            chains,
+            colliders,
+            ..Default::default()
+        })
+        .expect("a valid rig")
+    }
+
+    fn sphere(bone: u32) -> Collider {
+        Collider {
+            bone,
+            shape: ColliderShape::Sphere,
+            a: Vec3::ZERO,
+            b: Vec3::ZERO,
+            radius: 0.05,
+        }
+    }
+
+    /// The plan built again from the rig's chains, as `Rig::new` built it.
+    fn rebuilt(rig: &Rig) -> (ChainPlan, Vec<LateRead>, Vec<ChainSetup>) {
+        let mut chains = rig.chains().to_vec();
+        let (plan, late) = ChainPlan::new(&mut chains, rig.parents(), rig.colliders());
+        (plan, late, chains)
+    }
+
+    #[test]
+    fn frames_are_slotted_once_each_in_chain_order() {
+        let rig = rig(
+            vec![
+                chain([2, 3], 0),
+                chain([4, 5], 1),
+                chain([6, 7], 1),
+                chain([9, 10], 0),
+            ],
+            Vec::new(),
+        );
+        let plan = &rig.chain_plan;
+        // The pelvis (A's anchor and root parent), the head (B and C share
+        // it), then the helper D hangs from.
+        assert_eq!(plan.chain_frames, [0, 1, 8]);
+        let slots: Vec<(u32, u32)> = rig
+            .chains()
+            .iter()
+            .map(|c| (c.anchor_slot, c.parent_slot))
+            .collect();
+        assert_eq!(slots, [(0, 0), (1, 1), (1, 1), (0, 2)]);
+        // The helper moves with A's joint 3: the path composes it from there,
+        // and A records it at its joint 1.
+        assert_eq!(plan.chain_frame_moves, [false, false, true]);
+        assert_eq!(plan.chain_frame_paths, [vec![], vec![], vec![3, 8]]);
+        assert_eq!(plan.chain_frames_on, [vec![(2, 1)], vec![], vec![], vec![]]);
+        assert_eq!(plan.chain_frames_below, [vec![2], vec![], vec![], vec![]]);
+        // Movers: each joint's chain, the helper below A's joint too.
+        let n = NO_SLOT;
+        assert_eq!(plan.bone_mover, [n, n, 0, 0, 1, 1, 2, 2, 0, 3, 3]);
+        assert_eq!(plan.last_mover, [n, n, n, 0]);
+        // FK before the chains skips the joints after each root, but keeps
+        // 3: the helper D hangs from lies below it.
+        assert_eq!(plan.fk_before_chains, [0, 1, 2, 3, 4, 6, 8, 9]);
+        assert!(plan.collider_slots.is_empty());
+        assert_eq!(plan.reads_moving_collider, [false; 4]);
+        // Built from the chains alone, the plan is the rig's, slots and all.
+        let (again, late, chains) = rebuilt(&rig);
+        assert_eq!(&again, plan);
+        assert!(late.is_empty());
+        assert_eq!(chains, rig.chains());
+    }
+
+    #[test]
+    fn blocks_end_before_a_chain_that_reads_the_blocks_output() {
+        let rig = rig(
+            vec![
+                chain([2, 3], 0),
+                chain([4, 5], 1),
+                chain([6, 7], 1),
+                chain([9, 10], 0),
+            ],
+            Vec::new(),
+        );
+        let plan = &rig.chain_plan;
+        let params: Vec<ChainParams> = rig.chains().iter().map(|c| c.params).collect();
+        // D reads what A moves: a block from A stops before it; one from
+        // B on takes it (A has run by then).
+        assert_eq!(plan.block_end(&params, 0), 3);
+        assert_eq!(plan.block_end(&params, 1), 4);
+        assert_eq!(plan.block_end(&params, 3), 4);
+        // Another integrator starts a block of its own.
+        let mut mixed = params.clone();
+        mixed[2].integrator = ChainParams::SPRING;
+        assert_eq!(plan.block_end(&mixed, 0), 2);
+        assert_eq!(plan.block_end(&mixed, 2), 3);
+        // A block never holds more than one lane per chain of the kernel.
+        for first in 0..params.len() {
+            let end = plan.block_end(&params, first);
+            assert!(end > first && end - first <= lanes::W);
+        }
+    }
+
+    #[test]
+    fn a_collider_on_a_chain_joint_is_a_frame_of_its_own() {
+        // A sphere on B's tip joint 5 that C slides over.
+        let mut c = chain([6, 7], 1);
+        c.colliders = vec![0];
+        let rig = rig(vec![chain([2, 3], 0), chain([4, 5], 1), c], vec![sphere(5)]);
+        let plan = &rig.chain_plan;
+        assert_eq!(plan.chain_frames, [0, 1, 5]);
+        assert_eq!(plan.collider_slots, [2]);
+        assert_eq!(plan.reads_moving_collider, [false, false, true]);
+        // B records the frame at its joint 1 for C, which waits for B.
+        assert_eq!(plan.chain_frames_on, [vec![], vec![(2, 1)], vec![]]);
+        assert!(plan.chain_frames_below.iter().all(Vec::is_empty));
+        assert_eq!(plan.last_mover, [NO_SLOT, NO_SLOT, 1]);
+        let params: Vec<ChainParams> = rig.chains().iter().map(|c| c.params).collect();
+        assert_eq!(plan.block_end(&params, 0), 2);
+        // FK before the chains keeps the collider's bone.
+        assert!(plan.fk_before_chains.contains(&5));
+        assert!(!plan.fk_before_chains.contains(&7));
+    }
+
+    #[test]
+    fn a_chain_listed_before_the_chain_moving_its_frame_is_a_late_read() {
+        // D before A: it reads the helper 8 that A, listed after it, moves.
+        let rig = rig(vec![chain([9, 10], 0), chain([2, 3], 0)], Vec::new());
+        let (plan, late, _) = rebuilt(&rig);
+        assert_eq!(
+            late,
+            [LateRead {
+                chain: 0,
+                bone: 8,
+                moved_by: 1
+            }]
+        );
+        assert_eq!(plan.last_mover, [1, NO_SLOT]);
+        assert_eq!(
+            rig.warnings(),
+            [crate::rig::RigWarning::ChainOrder {
+                chain: 0,
+                bone: 8,
+                moved_by: 1
+            }]
+        );
+        // A reads nothing D moves, so the two step together (D sees the
+        // helper's animated pose either way).
+        let params: Vec<ChainParams> = rig.chains().iter().map(|c| c.params).collect();
+        assert_eq!(plan.block_end(&params, 0), 2);
+    }
+}

@@ -227,7 +227,7 @@ pub(crate) struct Stage {
     pub(crate) inputs: ChainInputs,
     /// The chain kernel this character runs ([`ChainKernel::detect`]).
     pub(crate) kernel: ChainKernel,
-    /// Per chain frame on a chain joint ([`Rig::chain_frames_on`]): the
+    /// Per chain frame on a chain joint ([`ChainPlan::chain_frames_on`]): the
     /// joint's frame at each substep of this update, recorded by the VRM
     /// chain that owns it, so that a chain hanging from it (a VRM 0.x
     /// branch, a spring whose gravity direction turns) reads it substep by
