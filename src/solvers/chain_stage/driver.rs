@@ -99,7 +99,7 @@ pub(crate) const JOBS: usize = lanes::W;
 ///
 /// Chains run in blocks of up to [`lanes::W`]: a character's consecutive
 /// chains that share an integrator and read no other chain's output
-/// ([`block_end`]), and blocks of different characters together while they
+/// ([`ChainPlan::block_end`]), and blocks of different characters together while they
 /// fit (any two characters are independent). A block's substeps run in
 /// lockstep through the lane kernel ([`lanes`]), one chain per lane, with
 /// each chain's bookkeeping and writeback around them. Each character's

@@ -111,7 +111,8 @@ pub(super) fn write_back(
         let (rig, setup) = (&job.rig, &job.rig.chains[m.ci]);
         let params = &job.stage.params[m.ci];
         let parent = math::parent_matrix(job.component, rig.parents[setup.joints[0] as usize]);
-        let (_, upper) = setup.joints.split_last().expect("a chain has joints");
+        // Every joint but the last.
+        let upper = &setup.joints[..setup.joints.len().saturating_sub(1)];
         let qualifies = params.weight >= 1.0
             && setup.weights.iter().all(|&w| w >= 1.0)
             && math::is_similarity(&parent.matrix3)

@@ -43,7 +43,7 @@ pub(crate) struct ChainPlan {
     pub(crate) chain_frames_below: Vec<Vec<u32>>,
     /// Per chain, the chain frames on its joints or below one, with the
     /// joint's index in the chain: a chain hanging there reads the frame
-    /// as the owning chain moved it at each substep ([`Stage::records`]).
+    /// as the owning chain moved it at each substep ([`super::Stage::records`]).
     pub(crate) chain_frames_on: Vec<Vec<(u32, u32)>>,
     /// The bones, parents first, whose component matrices the chain stage
     /// reads before writing them: all but the chain joints after each

@@ -209,7 +209,7 @@ pub(super) fn recentre(
 /// The chain stage of one character: state, scratch and parameters, all
 /// sized at creation.
 pub(crate) struct Stage {
-    /// The state, changed in place by [`step`], which cannot fail (the
+    /// The state, changed in place by [`step_jobs`], which cannot fail (the
     /// character checks everything else before the stage runs).
     pub(crate) state: ChainState,
     /// Per-character parameters (`Character::set_chain_params`).
