@@ -87,47 +87,17 @@ impl ChainPlan {
         parents: &[i32],
         colliders: &[Collider],
     ) -> (ChainPlan, Vec<LateRead>) {
-        let n = parents.len();
-        // The chain owning each bone as a joint (NO_SLOT: none).
-        let mut joint_owner = vec![NO_SLOT; n];
-        for (i, setup) in chains.iter().enumerate() {
-            for &j in &setup.joints {
-                joint_owner[j as usize] = i as u32;
-            }
-        }
+        let joint_owner = joint_owners(chains, parents.len());
+        let mover = movers(&joint_owner, parents);
+        let moved = |bone: i32| moved_by(&mover, bone).is_some();
         // The distinct bones whose world frame the chain stage reads (each
         // chain's anchor and its root's parent; -1 is the character's world
         // frame itself), so that chains sharing a head decompose it once.
-        let mut chain_frames: Vec<i32> = Vec::new();
-        // Each bone's slot (index bone + 1; -1 is the world frame), so a
-        // rig of thousands of chains is not quadratic in them.
-        let mut slots = vec![NO_SLOT; n + 1];
-        let mut slot_of = |bone: i32| -> u32 {
-            let entry = &mut slots[(bone + 1) as usize];
-            if *entry == NO_SLOT {
-                chain_frames.push(bone);
-                *entry = (chain_frames.len() - 1) as u32;
-            }
-            *entry
-        };
+        let mut slots = FrameSlots::new(parents.len());
         for setup in chains.iter_mut() {
-            setup.anchor_slot = slot_of(setup.anchor as i32);
-            setup.parent_slot = slot_of(parents[setup.joints[0] as usize]);
+            setup.anchor_slot = slots.slot_of(setup.anchor as i32);
+            setup.parent_slot = slots.slot_of(parents[setup.joints[0] as usize]);
         }
-        // The chain that moves each bone: the owner of the bone or of its
-        // nearest ancestor that is a chain joint (one pass, parents first).
-        let mut mover = joint_owner.clone();
-        for b in 0..n {
-            if mover[b] == NO_SLOT {
-                if let Ok(p) = usize::try_from(parents[b]) {
-                    mover[b] = mover[p];
-                }
-            }
-        }
-        let moved_by = |bone: i32| -> Option<usize> {
-            let m = *mover.get(usize::try_from(bone).ok()?)?;
-            (m != NO_SLOT).then_some(m as usize)
-        };
         // A collider on a chain joint or below one (a bust spring's sphere
         // that hair slides over) is a chain frame too: the chain moving it
         // records it at each substep, and the chains it touches read it
@@ -135,11 +105,15 @@ impl ChainPlan {
         // colliders ride on. Other colliders follow the pose.
         let collider_slots: Vec<u32> = colliders
             .iter()
-            .map(|c| match moved_by(c.bone as i32) {
-                Some(_) => slot_of(c.bone as i32),
-                None => NO_SLOT,
+            .map(|c| {
+                if moved(c.bone as i32) {
+                    slots.slot_of(c.bone as i32)
+                } else {
+                    NO_SLOT
+                }
             })
             .collect();
+        let chain_frames = slots.frames;
         let reads_moving_collider = chains
             .iter()
             .map(|c| {
@@ -148,87 +122,9 @@ impl ChainPlan {
                     .any(|&k| collider_slots[k as usize] != NO_SLOT)
             })
             .collect();
-        // Per chain, the last chain that moves what it reads (the lane
-        // blocks start after it). A chain reading a frame that a chain not
-        // listed before it moves sees the frame's animated pose (chains run
-        // in list order): a late read.
-        let mut last_mover = vec![NO_SLOT; chains.len()];
-        let mut late = Vec::new();
-        for (ci, setup) in chains.iter().enumerate() {
-            let read = [setup.anchor as i32, parents[setup.joints[0] as usize]]
-                .into_iter()
-                .chain(
-                    setup
-                        .colliders
-                        .iter()
-                        .map(|&c| colliders[c as usize].bone as i32),
-                );
-            let this_chain = late.len();
-            for bone in read {
-                let Some(owner) = moved_by(bone) else {
-                    continue;
-                };
-                if last_mover[ci] == NO_SLOT || owner as u32 > last_mover[ci] {
-                    last_mover[ci] = owner as u32;
-                }
-                if owner >= ci {
-                    let read = LateRead {
-                        chain: ci,
-                        bone: bone as usize,
-                        moved_by: owner,
-                    };
-                    if !late[this_chain..].contains(&read) {
-                        late.push(read);
-                    }
-                }
-            }
-        }
-        // A frame on another chain's joint, or below one, moves when that
-        // chain writes its output, so it is read afresh for each chain;
-        // one below a joint is composed down from it (a VRM spring whose
-        // next joint is a grandchild continues as a chain hanging from the
-        // node in between).
-        let chain_frame_paths: Vec<Vec<u32>> = chain_frames
-            .iter()
-            .map(|&b| {
-                let Ok(bone) = usize::try_from(b) else {
-                    return Vec::new();
-                };
-                if joint_owner[bone] != NO_SLOT {
-                    return Vec::new();
-                }
-                let mut path = vec![bone as u32];
-                let mut cur = parents[bone];
-                while let Ok(p) = usize::try_from(cur) {
-                    path.push(p as u32);
-                    if joint_owner[p] != NO_SLOT {
-                        path.reverse();
-                        return path;
-                    }
-                    cur = parents[p];
-                }
-                Vec::new()
-            })
-            .collect();
-        // Per chain, the frames on its joints or below one, with the
-        // joint's index in the chain.
-        let mut chain_frames_on: Vec<Vec<(u32, u32)>> = vec![Vec::new(); chains.len()];
-        for (slot, &b) in chain_frames.iter().enumerate() {
-            // The joint itself, or the joint the path below starts from.
-            let joint = chain_frame_paths[slot].first().map_or(b, |&j| j as i32);
-            let Ok(joint) = usize::try_from(joint) else {
-                continue;
-            };
-            let owner = joint_owner[joint];
-            let Some(setup) = chains.get(owner as usize) else {
-                continue; // NO_SLOT: no chain owns the joint
-            };
-            // The joint's index in its owner (the owner has it: it is the
-            // chain `joint_owner` was filled from).
-            if let Some(k) = setup.joints.iter().position(|&j| j as usize == joint) {
-                chain_frames_on[owner as usize].push((slot as u32, k as u32));
-            }
-        }
+        let (last_mover, late) = last_movers(chains, parents, colliders, &mover);
+        let chain_frame_paths = frame_paths(&chain_frames, &joint_owner, parents);
+        let chain_frames_on = frames_on(chains, &chain_frames, &chain_frame_paths, &joint_owner);
         // Of those, the ones below a joint (a path to recompose).
         let chain_frames_below: Vec<Vec<u32>> = chain_frames_on
             .iter()
@@ -244,34 +140,7 @@ impl ChainPlan {
             .zip(&chain_frame_paths)
             .map(|(&b, path)| b >= 0 && (joint_owner[b as usize] != NO_SLOT || !path.is_empty()))
             .collect();
-
-        // The bones whose component matrices the chain stage reads before
-        // it writes them itself: every bone but the chain joints after each
-        // chain's root (their writeback composes them from their parent),
-        // unless a chain frame or a collider sits on one, and then every
-        // ancestor of a bone kept. Parents first.
-        let fk_before_chains = {
-            let mut needed = vec![true; n];
-            for setup in chains.iter() {
-                for &j in &setup.joints[1..] {
-                    needed[j as usize] = false;
-                }
-            }
-            for &b in &chain_frames {
-                if let Ok(b) = usize::try_from(b) {
-                    needed[b] = true;
-                }
-            }
-            for c in colliders {
-                needed[c.bone as usize] = true;
-            }
-            for i in (0..n).rev() {
-                if let (true, Ok(p)) = (needed[i], usize::try_from(parents[i])) {
-                    needed[p] = true;
-                }
-            }
-            (0..n as u32).filter(|&b| needed[b as usize]).collect()
-        };
+        let fk_before_chains = fk_before_chains(chains, &chain_frames, colliders, parents);
         let plan = ChainPlan {
             chain_frames,
             collider_slots,
@@ -321,6 +190,202 @@ impl ChainPlan {
         }
         end
     }
+}
+
+/// The chain frames in the order they are first read, and each bone's
+/// slot among them.
+struct FrameSlots {
+    frames: Vec<i32>,
+    /// Each bone's slot (index bone + 1; -1 is the world frame), so a rig
+    /// of thousands of chains is not quadratic in them.
+    slots: Vec<u32>,
+}
+
+impl FrameSlots {
+    fn new(bones: usize) -> Self {
+        Self {
+            frames: Vec::new(),
+            slots: vec![NO_SLOT; bones + 1],
+        }
+    }
+
+    /// `bone`'s slot (-1: the world frame), a new one on its first read.
+    fn slot_of(&mut self, bone: i32) -> u32 {
+        let entry = &mut self.slots[(bone + 1) as usize];
+        if *entry == NO_SLOT {
+            self.frames.push(bone);
+            *entry = (self.frames.len() - 1) as u32;
+        }
+        *entry
+    }
+}
+
+/// The chain owning each bone as a joint (NO_SLOT: none).
+fn joint_owners(chains: &[ChainSetup], bones: usize) -> Vec<u32> {
+    let mut joint_owner = vec![NO_SLOT; bones];
+    for (i, setup) in chains.iter().enumerate() {
+        for &j in &setup.joints {
+            joint_owner[j as usize] = i as u32;
+        }
+    }
+    joint_owner
+}
+
+/// The chain that moves each bone: the owner of the bone or of its
+/// nearest ancestor that is a chain joint (one pass, parents first).
+fn movers(joint_owner: &[u32], parents: &[i32]) -> Vec<u32> {
+    let mut mover = joint_owner.to_vec();
+    for b in 0..mover.len() {
+        if mover[b] == NO_SLOT {
+            if let Ok(p) = usize::try_from(parents[b]) {
+                mover[b] = mover[p];
+            }
+        }
+    }
+    mover
+}
+
+/// The chain that moves `bone` (none for the world frame, -1).
+fn moved_by(mover: &[u32], bone: i32) -> Option<usize> {
+    let m = *mover.get(usize::try_from(bone).ok()?)?;
+    (m != NO_SLOT).then_some(m as usize)
+}
+
+/// Per chain, the last chain that moves what it reads (the lane blocks
+/// start after it). A chain reading a frame that a chain not listed before
+/// it moves sees the frame's animated pose (chains run in list order): a
+/// late read, each listed once per chain.
+fn last_movers(
+    chains: &[ChainSetup],
+    parents: &[i32],
+    colliders: &[Collider],
+    mover: &[u32],
+) -> (Vec<u32>, Vec<LateRead>) {
+    let mut last_mover = vec![NO_SLOT; chains.len()];
+    let mut late = Vec::new();
+    for (ci, setup) in chains.iter().enumerate() {
+        let read = [setup.anchor as i32, parents[setup.joints[0] as usize]]
+            .into_iter()
+            .chain(
+                setup
+                    .colliders
+                    .iter()
+                    .map(|&c| colliders[c as usize].bone as i32),
+            );
+        let this_chain = late.len();
+        for bone in read {
+            let Some(owner) = moved_by(mover, bone) else {
+                continue;
+            };
+            if last_mover[ci] == NO_SLOT || owner as u32 > last_mover[ci] {
+                last_mover[ci] = owner as u32;
+            }
+            if owner >= ci {
+                let read = LateRead {
+                    chain: ci,
+                    bone: bone as usize,
+                    moved_by: owner,
+                };
+                if !late[this_chain..].contains(&read) {
+                    late.push(read);
+                }
+            }
+        }
+    }
+    (last_mover, late)
+}
+
+/// A frame on another chain's joint, or below one, moves when that chain
+/// writes its output, so it is read afresh for each chain; one below a
+/// joint is composed down from it (a VRM spring whose next joint is a
+/// grandchild continues as a chain hanging from the node in between): its
+/// path is the joint, then the bones down to the frame's own. Empty for
+/// every other frame.
+fn frame_paths(chain_frames: &[i32], joint_owner: &[u32], parents: &[i32]) -> Vec<Vec<u32>> {
+    chain_frames
+        .iter()
+        .map(|&b| {
+            let Ok(bone) = usize::try_from(b) else {
+                return Vec::new();
+            };
+            if joint_owner[bone] != NO_SLOT {
+                return Vec::new();
+            }
+            let mut path = vec![bone as u32];
+            let mut cur = parents[bone];
+            while let Ok(p) = usize::try_from(cur) {
+                path.push(p as u32);
+                if joint_owner[p] != NO_SLOT {
+                    path.reverse();
+                    return path;
+                }
+                cur = parents[p];
+            }
+            Vec::new()
+        })
+        .collect()
+}
+
+/// Per chain, the frames on its joints or below one, with the joint's
+/// index in the chain.
+fn frames_on(
+    chains: &[ChainSetup],
+    chain_frames: &[i32],
+    chain_frame_paths: &[Vec<u32>],
+    joint_owner: &[u32],
+) -> Vec<Vec<(u32, u32)>> {
+    let mut chain_frames_on: Vec<Vec<(u32, u32)>> = vec![Vec::new(); chains.len()];
+    for (slot, &b) in chain_frames.iter().enumerate() {
+        // The joint itself, or the joint the path below starts from.
+        let joint = chain_frame_paths[slot].first().map_or(b, |&j| j as i32);
+        let Ok(joint) = usize::try_from(joint) else {
+            continue;
+        };
+        let owner = joint_owner[joint];
+        let Some(setup) = chains.get(owner as usize) else {
+            continue; // NO_SLOT: no chain owns the joint
+        };
+        // The joint's index in its owner (the owner has it: it is the chain
+        // `joint_owner` was filled from).
+        if let Some(k) = setup.joints.iter().position(|&j| j as usize == joint) {
+            chain_frames_on[owner as usize].push((slot as u32, k as u32));
+        }
+    }
+    chain_frames_on
+}
+
+/// The bones whose component matrices the chain stage reads before it
+/// writes them itself: every bone but the chain joints after each chain's
+/// root (their writeback composes them from their parent), unless a chain
+/// frame or a collider sits on one, and then every ancestor of a bone
+/// kept. Parents first.
+fn fk_before_chains(
+    chains: &[ChainSetup],
+    chain_frames: &[i32],
+    colliders: &[Collider],
+    parents: &[i32],
+) -> Vec<u32> {
+    let n = parents.len();
+    let mut needed = vec![true; n];
+    for setup in chains {
+        for &j in &setup.joints[1..] {
+            needed[j as usize] = false;
+        }
+    }
+    for &b in chain_frames {
+        if let Ok(b) = usize::try_from(b) {
+            needed[b] = true;
+        }
+    }
+    for c in colliders {
+        needed[c.bone as usize] = true;
+    }
+    for i in (0..n).rev() {
+        if let (true, Ok(p)) = (needed[i], usize::try_from(parents[i])) {
+            needed[p] = true;
+        }
+    }
+    (0..n as u32).filter(|&b| needed[b as usize]).collect()
 }
 
 #[cfg(test)]
