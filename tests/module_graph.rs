@@ -7,8 +7,13 @@
 //!   or the folder `x/`, e.g. all of `ffi/`) is one node, except that each
 //!   solver under `solvers/` is a node of its own (`solvers/x.rs` or the
 //!   folder `solvers/x/`, e.g. all of `solvers/chain_stage/`), and
-//!   `solvers/mod.rs` is the node `solvers`. `lib.rs` (and `main.rs`) are
-//!   the crate root. In `cli/src/` every file is a node.
+//!   `solvers/mod.rs` is the node `solvers`. The files of such a folder
+//!   read each other through `use super::*` (the chain stage's driver calls
+//!   its substeps, which read the driver's per-update types), so the folder
+//!   is one node and only its edges out are checked. `lib.rs` (and
+//!   `main.rs`) are the crate root. In `cli/src/` every file is a node.
+//! * `MODULE_GRAPH_PRINT=1 cargo test --test module_graph -- --nocapture`
+//!   prints the graph.
 //! * An edge is any path that names another node: `use crate::…` (groups
 //!   `crate::{a, b::c}` expanded), `crate::x::…` written inline, and
 //!   `super::…` resolved from the file's module (and from inline modules
