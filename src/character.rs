@@ -9,21 +9,25 @@ use glam::{Affine3A, Quat, Vec3};
 
 use crate::clock;
 use crate::error::Error;
+use crate::limits::unset;
+pub use crate::limits::{snapshot_limits, MAX_CHAIN_SUBSTEPS, MIN_VELOCITY_DT};
 use crate::math::{self, Transform, MAX_SCALE, MIN_SCALE};
 use crate::rig::Rig;
-use crate::solvers::chain::{self, ChainClock, ChainParams, CHAIN_STEP};
+use crate::solvers::chain::{self, ChainClock, ChainParams};
 use crate::solvers::chain_stage;
 use crate::solvers::constraint;
 use crate::solvers::corrective::{self, CorrectiveRecord, CorrectiveState};
 use crate::solvers::lanes::ChainKernel;
-use crate::solvers::spring::{self, SpringState, MAX_HISTORY};
+pub use crate::solvers::spring::SpringRecord;
+use crate::solvers::spring::{self, SpringState};
+use crate::solvers::state_range::StateRange;
 use crate::solvers::Pose;
 
 /// How targets are chosen for the substeps of one update (docs/algorithms.md §2 DECISION).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 #[repr(u32)]
 pub enum SubstepTarget {
-    /// Every substep uses this update's target, as the article's kernel did. [default]
+    /// Every substep uses this update's target, as the article's kernel did (the default).
     #[default]
     Hold = 0,
     /// Each substep's target is interpolated between the previous and the
@@ -61,37 +65,6 @@ pub struct FrameInput<'a> {
     /// corrective accumulators return to 0.
     pub teleport: bool,
 }
-
-/// What happened to one spring in the last update (docs/algorithms.md §2/§3 diagnostics).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
-pub struct SpringRecord {
-    pub bone: u32,
-    /// Substeps executed this update.
-    pub substeps: u32,
-    /// dt as used (0 on a first update or after reset).
-    pub dt: f32,
-    /// Substep length h.
-    pub h: f32,
-    pub remaining_before: f32,
-    pub remaining_after: f32,
-    /// Target x (component space).
-    pub target: [f32; 3],
-    /// Integrated position p after the length clamp.
-    pub position: [f32; 3],
-    pub velocity: [f32; 3],
-    /// Blended output position (component space).
-    pub output: [f32; 3],
-    /// 1 if the reset threshold snapped the spring during this update.
-    pub snapped: u32,
-    /// Filled slots of the velocity ring, and the slot it writes next.
-    pub ring_fill: u32,
-    pub ring_index: u32,
-    /// Velocity ring contents after the update (`ring_fill` slots used).
-    pub ring: [[f32; 3]; MAX_HISTORY],
-}
-
-const _: () = assert!(core::mem::size_of::<SpringRecord>() == 276);
 
 /// Summary of one update.
 #[derive(Clone, Copy, Debug, PartialEq, Default)]
@@ -291,15 +264,6 @@ pub struct Character {
 /// rig's units per metre): a thousand times gravity.
 pub const MAX_WIND_M_PER_S2: f32 = 1e4;
 
-/// Most chain substeps one update runs, whatever its dt and time factor:
-/// five seconds at the 120 Hz step. A longer backlog is dropped (the chain
-/// resumes from where it is), so one update's work is bounded.
-pub const MAX_CHAIN_SUBSTEPS: u32 = 600;
-
-/// Shortest frame, seconds, from which an LOD-skipped chain takes the
-/// animation's velocity; shorter frames carry none.
-pub const MIN_VELOCITY_DT: f32 = 1e-3;
-
 /// One character's update in [`update_batch`].
 pub struct BatchItem<'a> {
     pub character: &'a mut Character,
@@ -432,170 +396,6 @@ struct SnapshotHeader {
     checksum: u64,
 }
 
-/// Snapshots come from save games: untrusted input. Beyond the checksum,
-/// restore holds every field to these bounds (docs/c-api.md).
-pub mod snapshot_limits {
-    /// Largest chain clock time, seconds (about 31 years of play).
-    pub const MAX_CLOCK_SECONDS: f64 = 1e9;
-    /// Largest speed of a spring or chain particle, metres per second (scaled
-    /// by the rig's units per metre).
-    pub const MAX_SPEED_M_PER_S: f32 = 1e4;
-    /// Largest distance of any stored position from the origin, metres
-    /// (scaled by the rig's units per metre).
-    pub const MAX_DISTANCE_M: f32 = 1e7;
-    /// How far a stored quaternion's length may be from 1.
-    pub const UNIT_TOLERANCE: f32 = 1e-3;
-}
-
-/// The ranges a character's state is held to: every update commits only
-/// state inside them (speeds are clamped to the limit, anything else out of
-/// range fails the update), and restore accepts only state inside them, so a
-/// character's own snapshot always restores. One predicate serves both.
-pub(crate) struct StateRange {
-    max_speed: f32,
-    // Squared, so that the per-particle checks need no square root.
-    max_speed_sq: f32,
-    max_distance_sq: f32,
-}
-
-impl StateRange {
-    pub(crate) fn new(units_per_meter: f32) -> Self {
-        let max_speed = snapshot_limits::MAX_SPEED_M_PER_S * units_per_meter;
-        let max_distance = snapshot_limits::MAX_DISTANCE_M * units_per_meter;
-        Self {
-            max_speed,
-            max_speed_sq: max_speed * max_speed,
-            max_distance_sq: max_distance * max_distance,
-        }
-    }
-
-    // The checks below run on every committed value each update, nearly
-    // always passing: they combine with `&`, not `&&`, so that they compile
-    // to straight-line code.
-
-    pub(crate) fn place(&self, p: Vec3) -> bool {
-        // NaN fails the comparison; an infinite or overflowing length too
-        // (so no separate finiteness test is needed).
-        p.length_squared() <= self.max_distance_sq
-    }
-
-    pub(crate) fn speed(&self, v: Vec3) -> bool {
-        v.length_squared() <= self.max_speed_sq
-    }
-
-    /// Clamps a finite velocity to the speed limit (keeps its direction).
-    pub(crate) fn clamp_speed(&self, v: &mut Vec3) {
-        if v.is_finite() && v.length_squared() > self.max_speed_sq {
-            *v = v.normalize() * self.max_speed;
-        }
-    }
-
-    /// A unit quaternion, or the all-zero one an unseeded chain holds.
-    pub(crate) fn frame(q: Quat) -> bool {
-        const LOW: f32 =
-            (1.0 - snapshot_limits::UNIT_TOLERANCE) * (1.0 - snapshot_limits::UNIT_TOLERANCE);
-        const HIGH: f32 =
-            (1.0 + snapshot_limits::UNIT_TOLERANCE) * (1.0 + snapshot_limits::UNIT_TOLERANCE);
-        let l2 = q.length_squared();
-        // NaN and infinity fail the range.
-        (LOW..=HIGH).contains(&l2) || q.to_array() == [0.0; 4]
-    }
-
-    /// A placed frame (world × component, so its scale is a product and is
-    /// only held finite and non-zero), or the all-zero unset one.
-    pub(crate) fn transform(&self, t: &Transform) -> bool {
-        (t.is_finite()
-            & self.place(t.translation())
-            & Self::frame(t.rotation())
-            & (t.scale().abs().min_element() >= 1e-30))
-            || unset(t)
-    }
-
-    pub(crate) fn spring(&self, s: &SpringState, history_length: u32) -> bool {
-        let finite = s.remaining.is_finite() && (0.0..=clock::REMAINING_CAP).contains(&s.remaining);
-        finite
-            && self.place(Vec3::from(s.position))
-            && self.place(Vec3::from(s.previous_target))
-            && self.speed(Vec3::from(s.velocity))
-            && s.ring.iter().all(|v| self.speed(Vec3::from(*v)))
-            && s.ring_index < history_length
-            && s.ring_fill <= history_length
-            && s.initialized <= 1
-    }
-
-    pub(crate) fn corrective(&self, c: &CorrectiveState) -> bool {
-        self.place(Vec3::from(c.translation))
-            && c.scale
-                .iter()
-                .all(|s| s.is_finite() && s.abs() <= MAX_SCALE)
-    }
-
-    pub(crate) fn clock(&self, c: &ChainClock) -> bool {
-        self.clock_of(c, true)
-    }
-
-    /// [`StateRange::clock`]; with `space` false the simulation-space frame
-    /// is not checked (the chain stage's own check of a chain without a
-    /// simulation space, which only ever stores the identity there or keeps
-    /// a frame already checked).
-    pub(crate) fn clock_of(&self, c: &ChainClock, space: bool) -> bool {
-        (0.0..=snapshot_limits::MAX_CLOCK_SECONDS).contains(&c.time)
-            & (0.0..=c.time + CHAIN_STEP).contains(&c.simulated)
-            & (0.0..=c.time).contains(&c.last_update)
-            & (0.0..=c.time).contains(&c.still_since)
-            & (c.sleeping <= 1)
-            & Vec3::from(c.previous_wind).is_finite()
-            & (c.started <= 1)
-            & Self::frame(Quat::from_array(c.previous_anchor))
-            & self.place(Vec3::from(c.previous_root))
-            & (!space || self.transform(&c.previous_space))
-            & self.transform(&c.previous_parent)
-            & self.place(Vec3::from(c.previous_root_local))
-    }
-
-    /// [`StateRange::clamp_speed`], then whether the speed is in range: the
-    /// length is taken once when the speed is in range (nearly always).
-    pub(crate) fn clamp_and_check_speed(&self, v: &mut Vec3) -> bool {
-        let mut l2 = v.length_squared();
-        // Too fast, or not finite.
-        if l2 > self.max_speed_sq || l2.is_nan() {
-            self.clamp_speed(v);
-            l2 = v.length_squared();
-        }
-        l2 <= self.max_speed_sq
-    }
-
-    pub(crate) fn particle(&self, p: Vec3, v: Vec3, bend: Quat) -> bool {
-        self.place(p) & self.speed(v) & Self::frame(bend)
-    }
-}
-
-/// An all-zero frame: one a chain has not set yet.
-pub(crate) fn unset(t: &Transform) -> bool {
-    bytemuck::cast_slice::<Transform, f32>(std::slice::from_ref(t))
-        .iter()
-        .all(|v| *v == 0.0)
-}
-
-/// A chain clock past 2^29 s (17 years of updates) moves back by 2^28 s:
-/// only differences of its times matter, and by Sterbenz's lemma the
-/// subtraction is exact for every time within a factor of two of 2^28, so
-/// the motion does not change; the clock stays far inside the snapshot
-/// horizon ([`snapshot_limits::MAX_CLOCK_SECONDS`]) forever.
-pub(crate) fn rebase_clock(c: &mut ChainClock) {
-    const REBASE_AT: f64 = (1u64 << 29) as f64;
-    const SHIFT: f64 = (1u64 << 28) as f64;
-    if c.time > REBASE_AT {
-        c.time -= SHIFT;
-        c.last_update = (c.last_update - SHIFT).max(0.0);
-        c.still_since = (c.still_since - SHIFT).max(0.0);
-        c.simulated -= SHIFT;
-        if c.simulated < 0.0 {
-            c.simulated = c.time; // a backlog of 2^28 s is dropped anyway
-        }
-    }
-}
-
 /// FNV-1a 64 of `bytes`, continuing from `hash`.
 fn fnv1a(mut hash: u64, bytes: &[u8]) -> u64 {
     for &b in bytes {
@@ -668,7 +468,7 @@ impl Character {
             options,
             enabled: [true; 4],
             springs: vec![SpringState::default(); s],
-            chain: chain_stage::Stage::new(&rig),
+            chain: chain_stage::Stage::new(&rig.chain_rig()),
             correctives: vec![CorrectiveState::default(); k],
             started: 0,
             work_springs: vec![SpringState::default(); s],
@@ -1254,7 +1054,7 @@ impl Character {
             && !(self.rig.constraints.is_empty() && self.rig.node_constraints.is_empty());
         if constraints_ran {
             let sheared = constraint::step(
-                &self.rig,
+                &self.rig.constraint_setup(),
                 Pose {
                     local: &mut self.local,
                     component: &mut self.component,
@@ -1275,16 +1075,16 @@ impl Character {
         if !springs_ran && !correctives_ran && chains_run && !self.chain.any_simulation_space() {
             // Only the chains read the component matrices: FK leaves the
             // chain joints after each root to the chain writeback, which
-            // composes them from their parents (Rig::fk_before_chains).
+            // composes them from their parents (ChainPlan::fk_before_chains).
             math::forward_kinematics_of(
                 &self.rig.parents,
                 &self.local,
                 &mut self.component,
-                &self.rig.fk_before_chains,
+                &self.rig.chain_plan.fk_before_chains,
             );
         } else if self.enabled[Stage::Springs as usize] {
             let springs = spring::step(
-                &self.rig,
+                &self.rig.spring_setup(),
                 spring::Stage {
                     states: &mut self.work_springs,
                     records: &mut self.work_spring_records,
@@ -1308,7 +1108,7 @@ impl Character {
         // Proximity correctives (docs/algorithms.md §5), on post-spring component positions.
         if correctives_ran {
             corrective::step(
-                &self.rig,
+                &self.rig.corrective_setup(),
                 corrective::Stage {
                     states: &mut self.work_correctives,
                     records: &mut self.work_corrective_records,
@@ -1343,7 +1143,7 @@ impl Character {
     /// frame's time still counts.
     pub(crate) fn chain_job(&mut self, dt: f32, teleport: bool) -> chain_stage::Job<'_> {
         chain_stage::Job {
-            rig: &self.rig,
+            rig: self.rig.chain_rig(),
             stage: &mut self.chain,
             local: &mut self.local,
             component: &mut self.component,

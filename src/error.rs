@@ -2,7 +2,7 @@
 
 use std::fmt;
 
-use crate::rig::RigError;
+use crate::rig_error::RigError;
 
 /// Everything an API call can reject. On any error the character's state is
 /// exactly what it was before the call.

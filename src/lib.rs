@@ -33,8 +33,10 @@ pub mod clock;
 pub mod error;
 pub mod ffi;
 pub mod glb;
+mod limits;
 pub mod math;
 pub mod rig;
+mod rig_error;
 #[cfg(feature = "settings")]
 pub mod settings;
 pub mod solvers;

@@ -5,13 +5,16 @@ use std::fmt;
 
 use glam::{Affine3A, Mat4, Vec3};
 
+pub use crate::limits::MAX_BONES;
 use crate::math::{self, Transform, MAX_SCALE, MIN_SCALE};
+pub use crate::rig_error::RigError;
 use crate::solvers::chain::{ChainDesc, ChainSetup, LimitSetup, LimitShape};
+use crate::solvers::chain_stage::{ChainPlan, ChainRig, NO_SLOT};
 use crate::solvers::collide::Collider;
-use crate::solvers::constraint::RotationConstraint;
-use crate::solvers::corrective::ProximityCorrective;
+use crate::solvers::constraint::{self, RotationConstraint};
+use crate::solvers::corrective::{self, ProximityCorrective};
 use crate::solvers::node_constraint::{NodeConstraint, NodeConstraintDesc, NodeConstraintKind};
-use crate::solvers::spring::SpringParams;
+use crate::solvers::spring::{self, SpringParams};
 
 /// Which world axis points up. The caller states it; secmo never guesses
 /// (Unreal: Z-up, centimetres; Unity: Y-up, metres).
@@ -59,7 +62,7 @@ pub struct ConstraintDesc {
 #[derive(Clone, Debug, PartialEq)]
 pub struct RigDesc {
     pub bones: Vec<BoneDesc>,
-    /// Position units per metre: Unity 1, Unreal 100 (SPEC preamble).
+    /// Position units per metre: Unity 1, Unreal 100 (docs/algorithms.md §1).
     pub units_per_meter: f32,
     pub up_axis: UpAxis,
     /// Rotation constraints (docs/algorithms.md §4), run before the springs.
@@ -92,92 +95,7 @@ impl Default for RigDesc {
     }
 }
 
-/// Why a rig was rejected. Every variant names the offending bone or solver entry.
-#[derive(Clone, Debug, PartialEq)]
-pub enum RigError {
-    Empty,
-    TooManyBones {
-        count: usize,
-    },
-    ParentOutOfRange {
-        bone: usize,
-        parent: i32,
-    },
-    ParentAfterChild {
-        bone: usize,
-        parent: i32,
-    },
-    Cycle {
-        bone: usize,
-    },
-    NonFinite {
-        bone: usize,
-        field: &'static str,
-    },
-    ZeroScale {
-        bone: usize,
-    },
-    ZeroRotation {
-        bone: usize,
-    },
-    SingularInverseBind {
-        bone: usize,
-    },
-    InvalidUnits,
-    SpringBoneOutOfRange {
-        spring: usize,
-        bone: u32,
-    },
-    DuplicateSpring {
-        spring: usize,
-        bone: u32,
-    },
-    InvalidSpring {
-        spring: usize,
-        reason: &'static str,
-    },
-    InvalidConstraint {
-        constraint: usize,
-        reason: &'static str,
-    },
-    InvalidCorrective {
-        corrective: usize,
-        reason: &'static str,
-    },
-    InvalidCollider {
-        collider: usize,
-        reason: &'static str,
-    },
-    InvalidChain {
-        chain: usize,
-        reason: &'static str,
-    },
-    InvalidNodeConstraint {
-        constraint: usize,
-        reason: &'static str,
-    },
-    /// Node constraints that depend on each other in a circle, by bone name.
-    NodeConstraintCycle {
-        bones: String,
-    },
-}
-
 impl RigError {
-    /// The bone the error is about, where it is about one bone.
-    #[must_use]
-    pub fn bone(&self) -> Option<usize> {
-        match *self {
-            RigError::ParentOutOfRange { bone, .. }
-            | RigError::ParentAfterChild { bone, .. }
-            | RigError::Cycle { bone }
-            | RigError::NonFinite { bone, .. }
-            | RigError::ZeroScale { bone }
-            | RigError::ZeroRotation { bone }
-            | RigError::SingularInverseBind { bone } => Some(bone),
-            _ => None,
-        }
-    }
-
     /// The message, with the bone's name from `bones` where the error is
     /// about a named bone: `bone 3 ("tail_1"): ...`.
     #[must_use]
@@ -196,73 +114,6 @@ impl RigError {
         }
     }
 }
-
-impl fmt::Display for RigError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            RigError::Empty => write!(f, "rig has no bones"),
-            RigError::TooManyBones { count } => {
-                write!(
-                    f,
-                    "rig has {count} bones; at most {MAX_BONES} are supported"
-                )
-            }
-            RigError::ParentOutOfRange { bone, parent } => {
-                write!(f, "bone {bone}: parent index {parent} is out of range")
-            }
-            RigError::ParentAfterChild { bone, parent } => write!(
-                f,
-                "bone {bone}: parent {parent} comes after its child; order bones parents-first"
-            ),
-            RigError::Cycle { bone } => write!(f, "bone {bone}: parent chain forms a cycle"),
-            RigError::NonFinite { bone, field } => {
-                write!(f, "bone {bone}: {field} contains NaN or infinity")
-            }
-            RigError::ZeroScale { bone } => {
-                write!(
-                    f,
-                    "bone {bone}: reference scale has a zero component, and a stage reads the bone or one below it"
-                )
-            }
-            RigError::ZeroRotation { bone } => {
-                write!(
-                    f,
-                    "bone {bone}: reference rotation quaternion cannot be normalised (zero length, or a squared length beyond float32's range)"
-                )
-            }
-            RigError::SingularInverseBind { bone } => {
-                write!(f, "bone {bone}: inverse bind matrix is singular")
-            }
-            RigError::InvalidUnits => write!(f, "units_per_meter must be finite and > 0"),
-            RigError::SpringBoneOutOfRange { spring, bone } => {
-                write!(f, "spring {spring}: bone index {bone} is out of range")
-            }
-            RigError::DuplicateSpring { spring, bone } => {
-                write!(f, "spring {spring}: bone {bone} already has a spring")
-            }
-            RigError::InvalidSpring { spring, reason } => write!(f, "spring {spring}: {reason}"),
-            RigError::InvalidConstraint { constraint, reason } => {
-                write!(f, "constraint {constraint}: {reason}")
-            }
-            RigError::InvalidCorrective { corrective, reason } => {
-                write!(f, "corrective {corrective}: {reason}")
-            }
-            RigError::InvalidCollider { collider, reason } => {
-                write!(f, "collider {collider}: {reason}")
-            }
-            RigError::InvalidChain { chain, reason } => write!(f, "chain {chain}: {reason}"),
-            RigError::InvalidNodeConstraint { constraint, reason } => {
-                write!(f, "node constraint {constraint}: {reason}")
-            }
-            RigError::NodeConstraintCycle { bones } => write!(
-                f,
-                "node constraints depend on each other in a circle: {bones}"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for RigError {}
 
 /// A condition the rig accepted but the caller should know about.
 #[derive(Clone, Debug, PartialEq)]
@@ -332,12 +183,6 @@ impl fmt::Display for RigWarning {
     }
 }
 
-/// No chain frame, no chain: [`Rig`]'s `collider_slots` and joint owners.
-pub(crate) const NO_SLOT: u32 = u32::MAX;
-
-/// Upper bound on bones per rig; keeps indices in `i32`/`u32` and scratch bounded.
-pub const MAX_BONES: usize = 1 << 16;
-
 /// Immutable skeleton and solver setup.
 #[derive(Debug)]
 pub struct Rig {
@@ -363,44 +208,8 @@ pub struct Rig {
     pub(crate) probe_count: usize,
     pub(crate) colliders: Vec<Collider>,
     pub(crate) chains: Vec<ChainSetup>,
-    /// Bones (or -1, the world frame) whose world frame the chain stage
-    /// reads; [`ChainSetup::anchor_slot`] and `parent_slot` index it.
-    pub(crate) chain_frames: Vec<i32>,
-    /// Per collider, its chain frame when its bone is a chain joint or lies
-    /// below one ([`NO_SLOT`] otherwise).
-    pub(crate) collider_slots: Vec<u32>,
-    /// Per chain, whether one of its colliders has such a frame.
-    pub(crate) reads_moving_collider: Vec<bool>,
-    /// Per chain, the last chain that moves a bone it reads (its anchor,
-    /// its root's parent, its colliders' bones), or [`NO_SLOT`]: a lane
-    /// block that starts after that chain may take it.
-    pub(crate) last_mover: Vec<u32>,
-    /// Per bone, the chain that moves it (the owner of the bone or of its
-    /// nearest ancestor that is a chain joint), or [`NO_SLOT`].
-    pub(crate) bone_mover: Vec<u32>,
-    /// Whether each chain frame is another chain's joint or lies below
-    /// one (it moves when that chain writes its output).
-    pub(crate) chain_frame_moves: Vec<bool>,
-    /// For a moving chain frame that is no chain joint: the nearest chain
-    /// joint above it, then the bones from there down to the frame's own,
-    /// whose component matrices the chain owning that joint recomposes
-    /// after its writeback (FK before the chains saw the animated joint).
-    /// Empty otherwise.
-    pub(crate) chain_frame_paths: Vec<Vec<u32>>,
-    /// Per chain, the chain frames (slots of `chain_frame_paths`) below
-    /// one of its joints.
-    pub(crate) chain_frames_below: Vec<Vec<u32>>,
-    /// Per chain, the chain frames on its joints or below one, with the
-    /// joint's index in the chain: a chain hanging there reads the frame
-    /// as the owning chain moved it at each substep (`chain_stage`'s
-    /// records).
-    pub(crate) chain_frames_on: Vec<Vec<(u32, u32)>>,
-    /// The bones, parents first, whose component matrices the chain stage
-    /// reads before writing them: all but the chain joints after each
-    /// chain's root, which the writeback composes from their parent. FK
-    /// before the chains computes only these when nothing else reads the
-    /// rest (`Character::solve`).
-    pub(crate) fk_before_chains: Vec<u32>,
+    /// The chain stage's schedule, built once from the chains.
+    pub(crate) chain_plan: ChainPlan,
     pub(crate) particle_count: usize,
     /// One past the last descendant of each bone: bones are parents first,
     /// so every descendant of `b` lies in `b + 1..subtree_end[b]` and FK
@@ -422,96 +231,14 @@ pub struct Rig {
 impl Rig {
     /// Validates `desc` and builds the rig. Errors name the bone and the reason.
     pub fn new(desc: RigDesc) -> Result<Rig, RigError> {
-        let n = desc.bones.len();
-        if n == 0 {
-            return Err(RigError::Empty);
-        }
-        if n > MAX_BONES {
-            return Err(RigError::TooManyBones { count: n });
-        }
-        if !(desc.units_per_meter.is_finite() && desc.units_per_meter > 0.0) {
-            return Err(RigError::InvalidUnits);
-        }
-        let parents: Vec<i32> = desc.bones.iter().map(|b| b.parent).collect();
-        validate_parents(&parents)?;
-        let reads = bones_read(&desc, &parents);
-        for (i, b) in desc.bones.iter().enumerate() {
-            validate_transform(i, &b.reference, reads[i])?;
-            if let Some(m) = &b.inverse_bind {
-                if !m.is_finite() {
-                    return Err(RigError::NonFinite {
-                        bone: i,
-                        field: "inverse bind matrix",
-                    });
-                }
-                // The block that is used: recovery inverts the affine part
-                // (Affine3A::from_mat4 drops the last row), so its 3×3
-                // must be invertible and the last row must be (0, 0, 0, 1).
-                let linear = glam::Mat3::from_mat4(*m);
-                let last_row = m.row(3);
-                if linear.determinant().abs() < 1e-12
-                    || m.determinant().abs() < 1e-12
-                    || (last_row - glam::Vec4::W).abs().max_element() > 1e-5
-                {
-                    return Err(RigError::SingularInverseBind { bone: i });
-                }
-            }
-        }
-
-        let (mut reference, mut warnings) = recover_neutral_pose(&desc.bones);
-        for (bone, t) in reference.iter_mut().enumerate() {
-            let scale_ok = |s: &f32| s.abs() <= MAX_SCALE && (s.abs() >= MIN_SCALE || !reads[bone]);
-            let usable = t.is_finite() && t.scale.iter().all(scale_ok);
-            if !usable && !reads[bone] {
-                // Below a bone hidden by a zero scale, whose frame cannot be
-                // inverted: nothing reads it, so it keeps the pose it has.
-                *t = desc.bones[bone].reference;
-                t.rotation = t.rotation().normalize().to_array();
-            }
-            if !t.is_finite() || !t.scale.iter().all(scale_ok) {
-                return Err(RigError::NonFinite {
-                    bone,
-                    field: "bind pose recovered from the inverse binds",
-                });
-            }
-        }
-        let mut reference_component = vec![Affine3A::IDENTITY; n];
-        math::forward_kinematics(&parents, &reference, &mut reference_component);
-        let size_meters = skeleton_size(&reference_component) / desc.units_per_meter;
-        // All bones at one point (one bone, or helpers only) say nothing
-        // about the units.
-        if size_meters > 0.0 && !(MIN_SIZE_M..=MAX_SIZE_M).contains(&size_meters) {
-            warnings.push(RigWarning::UnusualSize {
-                meters: size_meters,
-                units_per_meter: desc.units_per_meter,
-            });
-        }
-
-        let mut springs: Vec<SpringParams> = desc.springs.iter().map(|s| s.resolved()).collect();
-        let mut spring_of_bone = vec![u32::MAX; n];
-        for (i, s) in springs.iter().enumerate() {
-            if s.bone as usize >= n {
-                return Err(RigError::SpringBoneOutOfRange {
-                    spring: i,
-                    bone: s.bone,
-                });
-            }
-            if spring_of_bone[s.bone as usize] != u32::MAX {
-                return Err(RigError::DuplicateSpring {
-                    spring: i,
-                    bone: s.bone,
-                });
-            }
-            spring_of_bone[s.bone as usize] = i as u32;
-            s.validate()
-                .map_err(|reason| RigError::InvalidSpring { spring: i, reason })?;
-        }
-        springs.sort_by_key(|s| s.bone);
-        spring_of_bone.fill(u32::MAX);
-        for (i, s) in springs.iter().enumerate() {
-            spring_of_bone[s.bone as usize] = i as u32;
-        }
-
+        let (parents, reads) = validate_bones(&desc)?;
+        let Neutral {
+            reference,
+            reference_component,
+            size_meters,
+            mut warnings,
+        } = neutral_pose(&desc, &parents, &reads)?;
+        let (springs, spring_of_bone) = build_springs(&desc.springs, parents.len())?;
         let constraints = build_constraints(
             &desc.constraints,
             &parents,
@@ -525,268 +252,21 @@ impl Rig {
             &desc.bones,
             &constraints,
         )?;
-        let mut correctives = desc.correctives.clone();
-        let mut driven_seen = vec![false; n];
-        for (i, c) in correctives.iter().enumerate() {
-            c.validate(n)
-                .map_err(|reason| RigError::InvalidCorrective {
-                    corrective: i,
-                    reason,
-                })?;
-            if std::mem::replace(&mut driven_seen[c.driven as usize], true) {
-                return Err(RigError::InvalidCorrective {
-                    corrective: i,
-                    reason: "driven bone already has a corrective",
-                });
-            }
-        }
-        correctives.sort_by_key(|c| c.driven);
-        let mut first_probe = Vec::with_capacity(correctives.len());
-        let mut probe_count = 0usize;
-        for c in &correctives {
-            first_probe.push(probe_count as u32);
-            probe_count += c.probes.len();
-        }
-
-        for (i, c) in desc.colliders.iter().enumerate() {
-            c.validate(n).map_err(|reason| RigError::InvalidCollider {
-                collider: i,
-                reason,
-            })?;
-        }
-        let mut chains = Vec::with_capacity(desc.chains.len());
-        let mut particle_count = 0usize;
-        // The chain owning each bone as a joint (NO_SLOT: none).
-        let mut joint_owner = vec![NO_SLOT; n];
-        for (i, c) in desc.chains.iter().enumerate() {
-            let setup = build_chain(
-                c,
-                &parents,
-                (&reference, &reference_component),
-                desc.up_axis,
-                desc.colliders.len(),
-                particle_count,
-            )
-            .map_err(|reason| RigError::InvalidChain { chain: i, reason })?;
-            // Linear in joints: each bone remembers whether a chain owns it.
-            if setup
-                .joints
-                .iter()
-                .any(|&j| joint_owner[j as usize] != NO_SLOT)
-            {
-                return Err(RigError::InvalidChain {
-                    chain: i,
-                    reason: "shares a joint with an earlier chain",
-                });
-            }
-            for &j in &setup.joints {
-                joint_owner[j as usize] = i as u32;
-            }
-            particle_count += setup.len();
-            chains.push(setup);
-        }
-        // The distinct bones whose world frame the chain stage reads (each
-        // chain's anchor and its root's parent; -1 is the character's world
-        // frame itself), so that chains sharing a head decompose it once.
-        let mut chain_frames: Vec<i32> = Vec::new();
-        // Each bone's slot (index bone + 1; -1 is the world frame), so a
-        // rig of thousands of chains is not quadratic in them.
-        let mut slots = vec![NO_SLOT; n + 1];
-        let mut slot_of = |bone: i32| -> u32 {
-            let entry = &mut slots[(bone + 1) as usize];
-            if *entry == NO_SLOT {
-                chain_frames.push(bone);
-                *entry = (chain_frames.len() - 1) as u32;
-            }
-            *entry
-        };
-        for setup in &mut chains {
-            setup.anchor_slot = slot_of(setup.anchor as i32);
-            setup.parent_slot = slot_of(parents[setup.joints[0] as usize]);
-        }
-        // The chain that moves each bone: the owner of the bone or of its
-        // nearest ancestor that is a chain joint (one pass, parents first).
-        let mut mover = joint_owner.clone();
-        for b in 0..n {
-            if mover[b] == NO_SLOT {
-                if let Ok(p) = usize::try_from(parents[b]) {
-                    mover[b] = mover[p];
-                }
-            }
-        }
-        let moved_by = |bone: i32| -> Option<usize> {
-            let m = *mover.get(usize::try_from(bone).ok()?)?;
-            (m != NO_SLOT).then_some(m as usize)
-        };
-        // A collider on a chain joint or below one (a bust spring's sphere
-        // that hair slides over) is a chain frame too: the chain moving it
-        // records it at each substep, and the chains it touches read it
-        // there, as three-vrm steps a spring after the springs its
-        // colliders ride on. Other colliders follow the pose.
-        let collider_slots: Vec<u32> = desc
-            .colliders
-            .iter()
-            .map(|c| match moved_by(c.bone as i32) {
-                Some(_) => slot_of(c.bone as i32),
-                None => NO_SLOT,
-            })
-            .collect();
-        let reads_moving_collider = chains
-            .iter()
-            .map(|c| {
-                c.colliders
-                    .iter()
-                    .any(|&k| collider_slots[k as usize] != NO_SLOT)
-            })
-            .collect();
-        // Per chain, the last chain that moves what it reads (the lane
-        // blocks start after it). A chain reading a frame that a chain not
-        // listed before it moves sees the frame's animated pose (chains run
-        // in list order): a warning.
-        let mut last_mover = vec![NO_SLOT; chains.len()];
-        for (ci, setup) in chains.iter().enumerate() {
-            let read = [setup.anchor as i32, parents[setup.joints[0] as usize]]
-                .into_iter()
-                .chain(
-                    setup
-                        .colliders
-                        .iter()
-                        .map(|&c| desc.colliders[c as usize].bone as i32),
-                );
-            let this_chain = warnings.len();
-            for bone in read {
-                let Some(owner) = moved_by(bone) else {
-                    continue;
-                };
-                if last_mover[ci] == NO_SLOT || owner as u32 > last_mover[ci] {
-                    last_mover[ci] = owner as u32;
-                }
-                if owner >= ci {
-                    let warning = RigWarning::ChainOrder {
-                        chain: ci,
-                        bone: bone as usize,
-                        moved_by: owner,
-                    };
-                    if !warnings[this_chain..].contains(&warning) {
-                        warnings.push(warning);
-                    }
-                }
-            }
-        }
-        // A frame on another chain's joint, or below one, moves when that
-        // chain writes its output, so it is read afresh for each chain;
-        // one below a joint is composed down from it (a VRM spring whose
-        // next joint is a grandchild continues as a chain hanging from the
-        // node in between).
-        let chain_frame_paths: Vec<Vec<u32>> = chain_frames
-            .iter()
-            .map(|&b| {
-                let Ok(bone) = usize::try_from(b) else {
-                    return Vec::new();
-                };
-                if joint_owner[bone] != NO_SLOT {
-                    return Vec::new();
-                }
-                let mut path = vec![bone as u32];
-                let mut cur = parents[bone];
-                while let Ok(p) = usize::try_from(cur) {
-                    path.push(p as u32);
-                    if joint_owner[p] != NO_SLOT {
-                        path.reverse();
-                        return path;
-                    }
-                    cur = parents[p];
-                }
-                Vec::new()
-            })
-            .collect();
-        // Per chain, the frames on its joints or below one, with the
-        // joint's index in the chain.
-        let mut chain_frames_on: Vec<Vec<(u32, u32)>> = vec![Vec::new(); chains.len()];
-        for (slot, &b) in chain_frames.iter().enumerate() {
-            // The joint itself, or the joint the path below starts from.
-            let joint = chain_frame_paths[slot].first().map_or(b, |&j| j as i32);
-            let Ok(joint) = usize::try_from(joint) else {
-                continue;
-            };
-            let owner = joint_owner[joint];
-            if owner != NO_SLOT {
-                let setup = &chains[owner as usize];
-                let k = setup
-                    .joints
-                    .iter()
-                    .position(|&j| j as usize == joint)
-                    .expect("a joint of its owner");
-                chain_frames_on[owner as usize].push((slot as u32, k as u32));
-            }
-        }
-        // Of those, the ones below a joint (a path to recompose).
-        let chain_frames_below: Vec<Vec<u32>> = chain_frames_on
-            .iter()
-            .map(|on| {
-                on.iter()
-                    .map(|&(slot, _)| slot)
-                    .filter(|&slot| !chain_frame_paths[slot as usize].is_empty())
-                    .collect()
-            })
-            .collect();
-        let chain_frame_moves = chain_frames
-            .iter()
-            .zip(&chain_frame_paths)
-            .map(|(&b, path)| b >= 0 && (joint_owner[b as usize] != NO_SLOT || !path.is_empty()))
-            .collect();
-
-        // The bones whose component matrices the chain stage reads before
-        // it writes them itself: every bone but the chain joints after each
-        // chain's root (their writeback composes them from their parent),
-        // unless a chain frame or a collider sits on one, and then every
-        // ancestor of a bone kept. Parents first.
-        let fk_before_chains = {
-            let mut needed = vec![true; n];
-            for setup in &chains {
-                for &j in &setup.joints[1..] {
-                    needed[j as usize] = false;
-                }
-            }
-            for &b in &chain_frames {
-                if let Ok(b) = usize::try_from(b) {
-                    needed[b] = true;
-                }
-            }
-            for c in &desc.colliders {
-                needed[c.bone as usize] = true;
-            }
-            for i in (0..n).rev() {
-                if let (true, Ok(p)) = (needed[i], usize::try_from(parents[i])) {
-                    needed[p] = true;
-                }
-            }
-            (0..n as u32).filter(|&b| needed[b as usize]).collect()
-        };
-
-        let mut subtree_end: Vec<u32> = (1..=n as u32).collect();
-        for i in (0..n).rev() {
-            if let Ok(p) = usize::try_from(parents[i]) {
-                subtree_end[p] = subtree_end[p].max(subtree_end[i]);
-            }
-        }
-        let sorted = |mut bones: Vec<u32>| {
-            bones.sort_unstable();
-            bones.dedup();
-            bones
-        };
-        let stage_bones = [
-            sorted(
-                constraints
-                    .iter()
-                    .map(|c| c.bone)
-                    .chain(node_constraints.iter().map(|c| c.destination))
-                    .collect(),
-            ),
-            sorted(springs.iter().map(|s| s.bone).collect()),
-            sorted(correctives.iter().map(|c| c.driven).collect()),
-        ];
-
+        let (correctives, first_probe, probe_count) =
+            build_correctives(&desc.correctives, parents.len())?;
+        validate_colliders(&desc.colliders, parents.len())?;
+        let (mut chains, particle_count) =
+            build_chains(&desc, &parents, (&reference, &reference_component))?;
+        let (chain_plan, late_reads) = ChainPlan::new(&mut chains, &parents, &desc.colliders);
+        // A chain reading a frame that a chain not listed before it moves
+        // sees the frame's animated pose (chains run in list order).
+        warnings.extend(late_reads.iter().map(|r| RigWarning::ChainOrder {
+            chain: r.chain,
+            bone: r.bone,
+            moved_by: r.moved_by,
+        }));
+        let subtree_end = subtree_ends(&parents);
+        let stage_bones = stage_bones(&constraints, &node_constraints, &springs, &correctives);
         let fingerprint = fingerprint(&parents, &springs, &constraints, &correctives, &chains);
         Ok(Rig {
             names: desc.bones.iter().map(|b| b.name.clone()).collect(),
@@ -802,18 +282,9 @@ impl Rig {
             correctives,
             first_probe,
             probe_count,
-            colliders: desc.colliders.clone(),
+            colliders: desc.colliders,
             chains,
-            chain_frames,
-            reads_moving_collider,
-            last_mover,
-            bone_mover: mover,
-            collider_slots,
-            chain_frame_moves,
-            chain_frame_paths,
-            chain_frames_below,
-            chain_frames_on,
-            fk_before_chains,
+            chain_plan,
             particle_count,
             subtree_end,
             reads,
@@ -822,6 +293,48 @@ impl Rig {
             fingerprint,
             size_meters,
         })
+    }
+
+    /// What the constraint stage reads.
+    pub(crate) fn constraint_setup(&self) -> constraint::Setup<'_> {
+        constraint::Setup {
+            parents: &self.parents,
+            subtree_end: &self.subtree_end,
+            constraints: &self.constraints,
+            node_constraints: &self.node_constraints,
+        }
+    }
+
+    /// What the spring stage reads.
+    pub(crate) fn spring_setup(&self) -> spring::Setup<'_> {
+        spring::Setup {
+            parents: &self.parents,
+            springs: &self.springs,
+            spring_of_bone: &self.spring_of_bone,
+        }
+    }
+
+    /// What the chain stage reads.
+    pub(crate) fn chain_rig(&self) -> ChainRig<'_> {
+        ChainRig {
+            parents: &self.parents,
+            chains: &self.chains,
+            colliders: &self.colliders,
+            plan: &self.chain_plan,
+            particle_count: self.particle_count,
+            units_per_meter: self.units_per_meter,
+            up: up_vector(self.up_axis),
+        }
+    }
+
+    /// What the corrective stage reads.
+    pub(crate) fn corrective_setup(&self) -> corrective::Setup<'_> {
+        corrective::Setup {
+            parents: &self.parents,
+            subtree_end: &self.subtree_end,
+            correctives: &self.correctives,
+            first_probe: &self.first_probe,
+        }
     }
 
     /// The skeleton's size in metres: the largest side of the box around
@@ -947,6 +460,247 @@ impl Rig {
     pub fn fingerprint(&self) -> u64 {
         self.fingerprint
     }
+}
+
+/// The bone count, units, hierarchy and every bone's transforms of `desc`
+/// checked; its parents, and which bones a stage reads ([`bones_read`]).
+fn validate_bones(desc: &RigDesc) -> Result<(Vec<i32>, Vec<bool>), RigError> {
+    let n = desc.bones.len();
+    if n == 0 {
+        return Err(RigError::Empty);
+    }
+    if n > MAX_BONES {
+        return Err(RigError::TooManyBones { count: n });
+    }
+    if !(desc.units_per_meter.is_finite() && desc.units_per_meter > 0.0) {
+        return Err(RigError::InvalidUnits);
+    }
+    let parents: Vec<i32> = desc.bones.iter().map(|b| b.parent).collect();
+    validate_parents(&parents)?;
+    let reads = bones_read(desc, &parents);
+    for (i, b) in desc.bones.iter().enumerate() {
+        validate_transform(i, &b.reference, reads[i])?;
+        if let Some(m) = &b.inverse_bind {
+            if !m.is_finite() {
+                return Err(RigError::NonFinite {
+                    bone: i,
+                    field: "inverse bind matrix",
+                });
+            }
+            // The block that is used: recovery inverts the affine part
+            // (Affine3A::from_mat4 drops the last row), so its 3×3
+            // must be invertible and the last row must be (0, 0, 0, 1).
+            let linear = glam::Mat3::from_mat4(*m);
+            let last_row = m.row(3);
+            if linear.determinant().abs() < 1e-12
+                || m.determinant().abs() < 1e-12
+                || (last_row - glam::Vec4::W).abs().max_element() > 1e-5
+            {
+                return Err(RigError::SingularInverseBind { bone: i });
+            }
+        }
+    }
+    Ok((parents, reads))
+}
+
+/// The neutral pose of a rig ([`neutral_pose`]).
+struct Neutral {
+    reference: Vec<Transform>,
+    reference_component: Vec<Affine3A>,
+    size_meters: f32,
+    /// Sheared bones and an unusual size.
+    warnings: Vec<RigWarning>,
+}
+
+/// The neutral local pose (recovered from the inverse binds where given,
+/// docs/algorithms.md §1), its component matrices and the skeleton's size.
+fn neutral_pose(desc: &RigDesc, parents: &[i32], reads: &[bool]) -> Result<Neutral, RigError> {
+    let (mut reference, mut warnings) = recover_neutral_pose(&desc.bones);
+    for (bone, t) in reference.iter_mut().enumerate() {
+        let scale_ok = |s: &f32| s.abs() <= MAX_SCALE && (s.abs() >= MIN_SCALE || !reads[bone]);
+        let usable = t.is_finite() && t.scale.iter().all(scale_ok);
+        if !usable && !reads[bone] {
+            // Below a bone hidden by a zero scale, whose frame cannot be
+            // inverted: nothing reads it, so it keeps the pose it has.
+            *t = desc.bones[bone].reference;
+            t.rotation = t.rotation().normalize().to_array();
+        }
+        if !t.is_finite() || !t.scale.iter().all(scale_ok) {
+            return Err(RigError::NonFinite {
+                bone,
+                field: "bind pose recovered from the inverse binds",
+            });
+        }
+    }
+    let mut reference_component = vec![Affine3A::IDENTITY; parents.len()];
+    math::forward_kinematics(parents, &reference, &mut reference_component);
+    let size_meters = skeleton_size(&reference_component) / desc.units_per_meter;
+    // All bones at one point (one bone, or helpers only) say nothing
+    // about the units.
+    if size_meters > 0.0 && !(MIN_SIZE_M..=MAX_SIZE_M).contains(&size_meters) {
+        warnings.push(RigWarning::UnusualSize {
+            meters: size_meters,
+            units_per_meter: desc.units_per_meter,
+        });
+    }
+    Ok(Neutral {
+        reference,
+        reference_component,
+        size_meters,
+        warnings,
+    })
+}
+
+/// The springs resolved, validated and sorted by bone, and each bone's
+/// spring (`u32::MAX`: none).
+fn build_springs(
+    descs: &[SpringParams],
+    n: usize,
+) -> Result<(Vec<SpringParams>, Vec<u32>), RigError> {
+    let mut springs: Vec<SpringParams> = descs.iter().map(|s| s.resolved()).collect();
+    let mut spring_of_bone = vec![u32::MAX; n];
+    for (i, s) in springs.iter().enumerate() {
+        if s.bone as usize >= n {
+            return Err(RigError::SpringBoneOutOfRange {
+                spring: i,
+                bone: s.bone,
+            });
+        }
+        if spring_of_bone[s.bone as usize] != u32::MAX {
+            return Err(RigError::DuplicateSpring {
+                spring: i,
+                bone: s.bone,
+            });
+        }
+        spring_of_bone[s.bone as usize] = i as u32;
+        s.validate()
+            .map_err(|reason| RigError::InvalidSpring { spring: i, reason })?;
+    }
+    springs.sort_by_key(|s| s.bone);
+    spring_of_bone.fill(u32::MAX);
+    for (i, s) in springs.iter().enumerate() {
+        spring_of_bone[s.bone as usize] = i as u32;
+    }
+    Ok((springs, spring_of_bone))
+}
+
+/// The correctives validated and sorted by driven bone, the index of each
+/// one's first probe in the flat distance arrays, and the probe count.
+fn build_correctives(
+    descs: &[ProximityCorrective],
+    n: usize,
+) -> Result<(Vec<ProximityCorrective>, Vec<u32>, usize), RigError> {
+    let mut correctives = descs.to_vec();
+    let mut driven_seen = vec![false; n];
+    for (i, c) in correctives.iter().enumerate() {
+        c.validate(n)
+            .map_err(|reason| RigError::InvalidCorrective {
+                corrective: i,
+                reason,
+            })?;
+        if std::mem::replace(&mut driven_seen[c.driven as usize], true) {
+            return Err(RigError::InvalidCorrective {
+                corrective: i,
+                reason: "driven bone already has a corrective",
+            });
+        }
+    }
+    correctives.sort_by_key(|c| c.driven);
+    let mut first_probe = Vec::with_capacity(correctives.len());
+    let mut probe_count = 0usize;
+    for c in &correctives {
+        first_probe.push(probe_count as u32);
+        probe_count += c.probes.len();
+    }
+    Ok((correctives, first_probe, probe_count))
+}
+
+fn validate_colliders(colliders: &[Collider], n: usize) -> Result<(), RigError> {
+    for (i, c) in colliders.iter().enumerate() {
+        c.validate(n).map_err(|reason| RigError::InvalidCollider {
+            collider: i,
+            reason,
+        })?;
+    }
+    Ok(())
+}
+
+/// The chains built ([`build_chain`]) and checked to share no joint, and
+/// the particle count.
+fn build_chains(
+    desc: &RigDesc,
+    parents: &[i32],
+    reference: (&[Transform], &[Affine3A]),
+) -> Result<(Vec<ChainSetup>, usize), RigError> {
+    let n = parents.len();
+    let mut chains = Vec::with_capacity(desc.chains.len());
+    let mut particle_count = 0usize;
+    // The chain owning each bone as a joint (NO_SLOT: none).
+    let mut joint_owner = vec![NO_SLOT; n];
+    for (i, c) in desc.chains.iter().enumerate() {
+        let setup = build_chain(
+            c,
+            parents,
+            reference,
+            desc.up_axis,
+            desc.colliders.len(),
+            particle_count,
+        )
+        .map_err(|reason| RigError::InvalidChain { chain: i, reason })?;
+        // Linear in joints: each bone remembers whether a chain owns it.
+        if setup
+            .joints
+            .iter()
+            .any(|&j| joint_owner[j as usize] != NO_SLOT)
+        {
+            return Err(RigError::InvalidChain {
+                chain: i,
+                reason: "shares a joint with an earlier chain",
+            });
+        }
+        for &j in &setup.joints {
+            joint_owner[j as usize] = i as u32;
+        }
+        particle_count += setup.len();
+        chains.push(setup);
+    }
+    Ok((chains, particle_count))
+}
+
+/// One past the last descendant of each bone (bones are parents first).
+fn subtree_ends(parents: &[i32]) -> Vec<u32> {
+    let mut subtree_end: Vec<u32> = (1..=parents.len() as u32).collect();
+    for i in (0..parents.len()).rev() {
+        if let Ok(p) = usize::try_from(parents[i]) {
+            subtree_end[p] = subtree_end[p].max(subtree_end[i]);
+        }
+    }
+    subtree_end
+}
+
+/// The bones each recorded stage writes, sorted ([`Rig::stage_bones`]).
+fn stage_bones(
+    constraints: &[RotationConstraint],
+    node_constraints: &[NodeConstraint],
+    springs: &[SpringParams],
+    correctives: &[ProximityCorrective],
+) -> [Vec<u32>; 3] {
+    let sorted = |mut bones: Vec<u32>| {
+        bones.sort_unstable();
+        bones.dedup();
+        bones
+    };
+    [
+        sorted(
+            constraints
+                .iter()
+                .map(|c| c.bone)
+                .chain(node_constraints.iter().map(|c| c.destination))
+                .collect(),
+        ),
+        sorted(springs.iter().map(|s| s.bone).collect()),
+        sorted(correctives.iter().map(|c| c.driven).collect()),
+    ]
 }
 
 fn validate_parents(parents: &[i32]) -> Result<(), RigError> {
@@ -1840,8 +1594,9 @@ mod tests {
             .to_string()
             .contains("list it after chain 1"));
         assert_eq!(
-            rig_of(true, true).collider_slots,
+            rig_of(true, true).chain_plan.collider_slots,
             vec![rig_of(true, true)
+                .chain_plan
                 .chain_frames
                 .iter()
                 .position(|&b| b == 1)

@@ -14,6 +14,7 @@ use secmo::{
 use serde_json::{json, Value};
 
 use crate::import::{Clip, Imported};
+pub use crate::rotation::angle;
 
 /// How to bake.
 #[derive(Clone, Debug)]
@@ -31,8 +32,8 @@ pub struct BakeOptions {
     /// the authored rotation toward secmo's (`--blend`).
     pub blend: f32,
     /// `Some(true)`: bake as a loop (`--loop`); `Some(false)`: as a
-    /// one-shot (`--once`); `None`: a clip loops when its first and last
-    /// poses agree ([`Clip::loops`]).
+    /// one-shot (`--once`); `None`: a clip loops when its motion says it is
+    /// a cycle ([`crate::import::Wrap::is_cycle`]).
     pub looping: Option<bool>,
 }
 
@@ -687,13 +688,6 @@ fn same_hemisphere<'a>(keys: impl Iterator<Item = &'a mut Quat>) {
         }
         previous = Some(*q);
     }
-}
-
-/// The angle between two rotations, accurate near zero (`Quat::angle_between`
-/// uses `acos`, whose f32 resolution near 1 is about 7e-4 rad).
-pub fn angle(a: Quat, b: Quat) -> f32 {
-    let d = a.conjugate() * b;
-    2.0 * glam::Vec3::new(d.x, d.y, d.z).length().atan2(d.w.abs())
 }
 
 /// Writes `source` (a GLB) to `out` with each baked clip's chain-joint

@@ -211,7 +211,7 @@ impl Clip {
             .zip(&last)
             .fold((0.0f32, 0.0f32), |(r, t), (a, b)| {
                 (
-                    r.max(crate::bake::angle(a.rotation(), b.rotation())),
+                    r.max(crate::rotation::angle(a.rotation(), b.rotation())),
                     t.max(a.translation().distance(b.translation())),
                 )
             })
@@ -268,7 +268,7 @@ impl Clip {
         let distance = |a: &[Quat], b: &[Quat]| -> f32 {
             a.iter()
                 .zip(b)
-                .map(|(x, y)| crate::bake::angle(*x, *y).powi(2))
+                .map(|(x, y)| crate::rotation::angle(*x, *y).powi(2))
                 .sum::<f32>()
                 .sqrt()
         };

@@ -15,4 +15,5 @@ pub mod plot;
 pub mod procedural;
 pub mod progress;
 pub mod report;
+pub mod rotation;
 pub mod vrm_settings;

@@ -202,7 +202,11 @@ fn bake_difference(a: &crate::bake::BakedClip, b: &crate::bake::BakedClip) -> f3
     a.rotations
         .iter()
         .zip(rotations_at(b, &a.times))
-        .flat_map(|(ja, jb)| ja.iter().zip(jb).map(|(&p, q)| crate::bake::angle(p, q)))
+        .flat_map(|(ja, jb)| {
+            ja.iter()
+                .zip(jb)
+                .map(|(&p, q)| crate::rotation::angle(p, q))
+        })
         .fold(0.0f32, f32::max)
 }
 

@@ -11,7 +11,7 @@
 use glam::{Affine3A, Mat3A, Quat, Vec3};
 
 use crate::math::{self, Transform};
-use crate::rig::Rig;
+use crate::solvers::node_constraint::NodeConstraint;
 use crate::solvers::node_constraint::NodeConstraintKind;
 use crate::solvers::{refresh_component, subtree, Pose};
 
@@ -118,15 +118,26 @@ impl RotationConstraint {
     }
 }
 
+/// What the constraint stage reads of the rig.
+pub(crate) struct Setup<'a> {
+    pub(crate) parents: &'a [i32],
+    /// One past the last descendant of each bone ([`subtree`]).
+    pub(crate) subtree_end: &'a [u32],
+    /// Sorted by constrained bone index.
+    pub(crate) constraints: &'a [RotationConstraint],
+    /// In evaluation (dependency) order.
+    pub(crate) node_constraints: &'a [NodeConstraint],
+}
+
 /// docs/algorithms.md §4 for every constraint, in bone order, each reading the current
 /// component matrices of this stage.
-pub(crate) fn step(rig: &Rig, pose: Pose<'_>) -> bool {
+pub(crate) fn step(setup: &Setup<'_>, pose: Pose<'_>) -> bool {
     let Pose { local, component } = pose;
-    math::forward_kinematics(&rig.parents, local, component);
+    math::forward_kinematics(setup.parents, local, component);
     let mut sheared_any = false;
-    for c in &rig.constraints {
+    for c in setup.constraints {
         let bone = c.bone as usize;
-        let parent = math::parent_matrix(component, rig.parents[bone]);
+        let parent = math::parent_matrix(component, setup.parents[bone]);
         let sheared = c.apply(
             &parent,
             &component[bone],
@@ -137,14 +148,19 @@ pub(crate) fn step(rig: &Rig, pose: Pose<'_>) -> bool {
             &mut local[bone],
         );
         sheared_any |= sheared;
-        refresh_component(&rig.parents, local, component, subtree(rig, bone));
+        refresh_component(
+            setup.parents,
+            local,
+            component,
+            subtree(setup.subtree_end, bone),
+        );
     }
     // VRM node constraints, in dependency order, each reading the pose
     // the constraints before it left.
-    for c in &rig.node_constraints {
+    for c in setup.node_constraints {
         let destination = c.destination as usize;
         let aim = matches!(c.kind, NodeConstraintKind::Aim(_)).then(|| {
-            let parent = match rig.parents[destination] {
+            let parent = match setup.parents[destination] {
                 p if p >= 0 => math::decompose(&component[p as usize], Vec3::ONE)
                     .transform
                     .rotation(),
@@ -158,7 +174,12 @@ pub(crate) fn step(rig: &Rig, pose: Pose<'_>) -> bool {
         });
         let source = local[c.source as usize].rotation().normalize();
         local[destination].rotation = c.solve(source, aim).to_array();
-        refresh_component(&rig.parents, local, component, subtree(rig, destination));
+        refresh_component(
+            setup.parents,
+            local,
+            component,
+            subtree(setup.subtree_end, destination),
+        );
     }
     sheared_any
 }

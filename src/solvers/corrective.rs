@@ -21,7 +21,6 @@ use glam::Vec3;
 
 use crate::error::Error;
 use crate::math::Transform;
-use crate::rig::Rig;
 use crate::solvers::{refresh_component, subtree, Pose};
 
 /// Which side of the body a bone is on. Probes use the driven bone's side to
@@ -282,24 +281,40 @@ pub(crate) struct Stage<'a> {
     pub(crate) distances: &'a mut [f32],
 }
 
+/// What the corrective stage reads of the rig.
+pub(crate) struct Setup<'a> {
+    pub(crate) parents: &'a [i32],
+    /// One past the last descendant of each bone ([`subtree`]).
+    pub(crate) subtree_end: &'a [u32],
+    /// Sorted by driven bone index.
+    pub(crate) correctives: &'a [ProximityCorrective],
+    /// Index of each corrective's first probe in the flat distance arrays.
+    pub(crate) first_probe: &'a [u32],
+}
+
 /// docs/algorithms.md §5 for every corrective. All distances are measured on the
 /// post-spring component positions first, then every corrective writes:
 /// one corrective never sees another's correction of the same update, so
 /// the result does not depend on their order and mirrored inputs give
 /// mirrored outputs.
-pub(crate) fn step(rig: &Rig, stage: Stage<'_>, pose: Pose<'_>, dt: f32) -> Result<(), Error> {
+pub(crate) fn step(
+    setup: &Setup<'_>,
+    stage: Stage<'_>,
+    pose: Pose<'_>,
+    dt: f32,
+) -> Result<(), Error> {
     let Pose { local, component } = pose;
-    for (k, c) in rig.correctives.iter().enumerate() {
-        let first = rig.first_probe[k] as usize;
+    for (k, c) in setup.correctives.iter().enumerate() {
+        let first = setup.first_probe[k] as usize;
         let here = Vec3::from(component[c.driven as usize].translation);
         let distances = &mut stage.distances[first..first + c.probes.len()];
         for (d, probe) in distances.iter_mut().zip(&c.probes) {
             *d = (Vec3::from(component[probe.bone as usize].translation) - here).length();
         }
     }
-    for (k, c) in rig.correctives.iter().enumerate() {
+    for (k, c) in setup.correctives.iter().enumerate() {
         let driven = c.driven as usize;
-        let first = rig.first_probe[k] as usize;
+        let first = setup.first_probe[k] as usize;
         let target = c.target(&stage.distances[first..first + c.probes.len()]);
         let state = &mut stage.states[k];
         let weight = c.step(state, &target, dt);
@@ -319,11 +334,11 @@ pub(crate) fn step(rig: &Rig, stage: Stage<'_>, pose: Pose<'_>, dt: f32) -> Resu
     // Only the driven bones' subtrees, each bone once (correctives are
     // sorted by driven bone, so the ranges come in order).
     let mut done = 0;
-    for c in &rig.correctives {
-        let (from, to) = subtree(rig, c.driven as usize);
+    for c in setup.correctives {
+        let (from, to) = subtree(setup.subtree_end, c.driven as usize);
         if to > done {
             let from = from.max(done);
-            refresh_component(&rig.parents, local, component, (from, to));
+            refresh_component(setup.parents, local, component, (from, to));
             done = to;
         }
     }

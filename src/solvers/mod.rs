@@ -10,12 +10,12 @@ pub mod corrective;
 pub mod lanes;
 pub mod node_constraint;
 pub mod spring;
+pub(crate) mod state_range;
 pub(crate) mod writeback;
 
 use glam::Affine3A;
 
 use crate::math::{self, Transform};
-use crate::rig::Rig;
 
 /// The pose a stage reads and writes: the local transforms and their
 /// component matrices (current for every bone the stage reads).
@@ -38,7 +38,8 @@ pub(crate) fn refresh_component(
     }
 }
 
-/// `bone`'s subtree as an index range ([`Rig::subtree_end`]).
-pub(crate) fn subtree(rig: &Rig, bone: usize) -> (usize, usize) {
-    (bone, rig.subtree_end[bone] as usize)
+/// `bone`'s subtree as an index range: `subtree_end` holds one past the
+/// last descendant of each bone (`Rig::subtree_end`).
+pub(crate) fn subtree(subtree_end: &[u32], bone: usize) -> (usize, usize) {
+    (bone, subtree_end[bone] as usize)
 }

@@ -8,12 +8,41 @@
 use bytemuck::{Pod, Zeroable};
 use glam::Vec3;
 
-use crate::character::SpringRecord;
 use crate::clock;
 use crate::error::Error;
 use crate::math::{self, limit_length};
-use crate::rig::Rig;
 use crate::solvers::Pose;
+
+/// What happened to one spring in the last update (docs/algorithms.md §2/§3 diagnostics).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, PartialEq, Pod, Zeroable)]
+pub struct SpringRecord {
+    pub bone: u32,
+    /// Substeps executed this update.
+    pub substeps: u32,
+    /// dt as used (0 on a first update or after reset).
+    pub dt: f32,
+    /// Substep length h.
+    pub h: f32,
+    pub remaining_before: f32,
+    pub remaining_after: f32,
+    /// Target x (component space).
+    pub target: [f32; 3],
+    /// Integrated position p after the length clamp.
+    pub position: [f32; 3],
+    pub velocity: [f32; 3],
+    /// Blended output position (component space).
+    pub output: [f32; 3],
+    /// 1 if the reset threshold snapped the spring during this update.
+    pub snapped: u32,
+    /// Filled slots of the velocity ring, and the slot it writes next.
+    pub ring_fill: u32,
+    pub ring_index: u32,
+    /// Velocity ring contents after the update (`ring_fill` slots used).
+    pub ring: [[f32; 3]; MAX_HISTORY],
+}
+
+const _: () = assert!(core::mem::size_of::<SpringRecord>() == 276);
 
 /// Longest velocity history a spring may keep. The ring is stored inline so
 /// that the state is plain data (snapshot = bytes) and never allocates.
@@ -366,11 +395,20 @@ pub(crate) struct StepInfo {
     pub(crate) snapped: u32,
 }
 
+/// What the spring stage reads of the rig.
+pub(crate) struct Setup<'a> {
+    pub(crate) parents: &'a [i32],
+    /// Sorted by bone index.
+    pub(crate) springs: &'a [SpringParams],
+    /// For each bone, the index into `springs` or `u32::MAX`.
+    pub(crate) spring_of_bone: &'a [u32],
+}
+
 /// Forward kinematics with the translation springs inline (docs/algorithms.md §1, §3, §6):
 /// one parents-first pass, so every spring and every descendant reads the
 /// **current** parent, already modified this frame.
 pub(crate) fn step(
-    rig: &Rig,
+    setup: &Setup<'_>,
     stage: Stage<'_>,
     pose: Pose<'_>,
     dt: f32,
@@ -378,13 +416,13 @@ pub(crate) fn step(
 ) -> Result<StepInfo, Error> {
     let Pose { local, component } = pose;
     let mut info = StepInfo::default();
-    for bone in 0..rig.parents.len() {
-        let parent_index = rig.parents[bone];
+    for bone in 0..setup.parents.len() {
+        let parent_index = setup.parents[bone];
         let parent = math::parent_matrix(component, parent_index);
         let mut c = parent * local[bone].to_affine();
-        let spring_index = rig.spring_of_bone[bone];
+        let spring_index = setup.spring_of_bone[bone];
         if spring_index != u32::MAX {
-            let params = &rig.springs[spring_index as usize];
+            let params = &setup.springs[spring_index as usize];
             let state = &mut stage.states[spring_index as usize];
             let record = &mut stage.records[spring_index as usize];
             let target: Vec3 = c.translation.into();

@@ -1,0 +1,658 @@
+//! One update of the chain stage: the blocks of chains stepped together
+//! ([`step_jobs`]), each character's setup and teardown, and each chain's
+//! bookkeeping before its substeps.
+
+use super::*;
+
+/// What every chain of one update reads.
+pub(super) struct Update {
+    pub(super) range: StateRange,
+    /// Uniform scale of the character, and rig units per metre at it.
+    pub(super) scale: f32,
+    pub(super) units: f32,
+    /// The character's world relative to the simulation origin, and back.
+    pub(super) world: Affine3A,
+    pub(super) world_inverse: Affine3A,
+    pub(super) up: Vec3,
+    /// Height of the simulation origin along `up` ([`SubstepFrame::floor_shift`]).
+    pub(super) floor_shift: f32,
+    pub(super) wind: Vec3,
+    pub(super) dt: f32,
+    pub(super) teleport: bool,
+}
+
+/// A chain's input frames this update.
+#[derive(Clone, Copy)]
+pub(super) struct Now {
+    pub(super) anchor: Quat,
+    pub(super) parent: Transform,
+    pub(super) root: Vec3,
+    pub(super) root_local: [f32; 3],
+    pub(super) space: Transform,
+}
+
+/// One chain after its per-update bookkeeping: what its substeps and its
+/// writeback read.
+#[derive(Clone, Copy)]
+pub(super) struct Prepared {
+    pub(super) now: Now,
+    /// Teleported this update: nothing is interpolated across the jump, so
+    /// its colliders stand at their current frames ([`CURRENT`]).
+    pub(super) jumped: bool,
+    /// Whether substeps run this update (false: a half-rate LOD hold).
+    pub(super) run: bool,
+    pub(super) h: f64,
+    pub(super) decay: chain::StepDecay,
+    pub(super) t0: f64,
+    pub(super) t1: f64,
+    pub(super) previous_anchor: Quat,
+    pub(super) previous_parent: Transform,
+    pub(super) previous_root_local: Vec3,
+    pub(super) gravity_direction: Vec3,
+    pub(super) acceleration: Vec3,
+    pub(super) substeps: u32,
+    /// Static friction of the next substep ([`chain::settle_friction`]).
+    pub(super) friction: f32,
+    /// Settle-phase repeats left this update.
+    pub(super) extra_budget: u32,
+    /// A chain in a simulation space: how the space moved since the
+    /// previous update ([`Carry`]).
+    pub(super) carry: Option<Carry>,
+}
+
+/// A simulation space's motion over an update. The particles, root,
+/// parent and anchor were carried by `carried` (`1 − inertia`) of `delta`
+/// at the start of the update; the colliders' previous frames are carried
+/// the same way when they are placed, and the world's fixed directions
+/// (gravity, wind) turn by the part of the space's turn still ahead at
+/// each substep: within the update everything moves relative to the
+/// space, in its current frame, as a VRM center's tails do at each
+/// three-vrm step.
+#[derive(Clone, Copy)]
+pub(super) struct Carry {
+    pub(super) delta: Affine3A,
+    pub(super) carried: f32,
+    /// The space's frames at the previous update and now.
+    pub(super) from: Transform,
+    pub(super) to: Transform,
+}
+
+/// One character's part of a chain-stage run ([`step_jobs`]).
+pub(crate) struct Job<'a> {
+    pub(crate) rig: ChainRig<'a>,
+    pub(crate) stage: &'a mut Stage,
+    pub(crate) local: &'a mut [Transform],
+    pub(crate) component: &'a mut [Affine3A],
+    pub(crate) dt: f32,
+    pub(crate) teleport: bool,
+}
+
+/// Most characters whose chains one [`step_jobs`] call runs together.
+pub(crate) const JOBS: usize = lanes::W;
+
+/// docs/algorithms.md §7/§8: every chain on the post-corrective pose, particles in world
+/// space (or their simulation frame), 120 substeps per second of input
+/// time, with the anchor, the chain root and the colliders interpolated
+/// between the previous and the current input at every substep; for up to
+/// [`JOBS`] characters at once (`None`: no chain stage for that one), of
+/// one rig or several.
+///
+/// Chains run in blocks of up to [`lanes::W`]: a character's consecutive
+/// chains that share an integrator and read no other chain's output
+/// ([`ChainPlan::block_end`]), and blocks of different characters together while they
+/// fit (any two characters are independent). A block's substeps run in
+/// lockstep through the lane kernel ([`lanes`]), one chain per lane, with
+/// each chain's bookkeeping and writeback around them. Each character's
+/// blocks run in its chain order, so every chain reads its frames after the
+/// chains it hangs from have written them.
+pub(crate) fn step_jobs(jobs: &mut [Option<Job<'_>>]) {
+    debug_assert!(jobs.len() <= JOBS);
+    let mut updates: [Option<Update>; JOBS] = [const { None }; JOBS];
+    for (job, update) in jobs.iter_mut().zip(&mut updates) {
+        if let Some(job) = job {
+            *update = Some(begin(job));
+        }
+    }
+    // Each character's next chain; a pass takes one block of each.
+    let mut next = [0usize; JOBS];
+    loop {
+        let mut block = Block::default();
+        let mut any = false;
+        for j in 0..jobs.len() {
+            let Some(job) = jobs[j].as_ref() else {
+                continue;
+            };
+            let first = next[j];
+            if first >= job.rig.chains.len() {
+                continue;
+            }
+            any = true;
+            let kernel = job.stage.kernel;
+            let end = if kernel == ChainKernel::Scalar {
+                first + 1
+            } else {
+                job.rig.plan.block_end(&job.stage.params, first)
+            };
+            let key = (kernel, job.stage.params[first].integrator);
+            let fits = block.count + (end - first) <= lanes::W
+                && block.key == Some(key)
+                && kernel != ChainKernel::Scalar;
+            if block.count > 0 && !fits {
+                run_block(jobs, &updates, &block);
+                block = Block::default();
+            }
+            block.key = Some(key);
+            for ci in first..end {
+                block.members[block.count] = Member { job: j, ci };
+                block.count += 1;
+            }
+            next[j] = end;
+        }
+        if block.count > 0 {
+            run_block(jobs, &updates, &block);
+        }
+        if !any {
+            break;
+        }
+    }
+    for (job, update) in jobs.iter_mut().zip(&updates) {
+        if let (Some(job), Some(update)) = (job, update) {
+            end(job.stage, update);
+        }
+    }
+}
+
+/// A chain of a block: its character (index into the jobs) and its index.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Member {
+    pub(super) job: usize,
+    pub(super) ci: usize,
+}
+
+/// Chains stepped together: up to [`lanes::W`], each character's in chain
+/// order, all with one kernel and one integrator.
+#[derive(Default)]
+pub(super) struct Block {
+    pub(super) members: [Member; lanes::W],
+    pub(super) count: usize,
+    pub(super) key: Option<(ChainKernel, u32)>,
+}
+
+/// A character's per-update setup of the chain stage: the simulation
+/// origin, the colliders and chain frames placed, what every chain reads.
+pub(super) fn begin(job: &mut Job<'_>) -> Update {
+    let (rig, stage, component) = (&job.rig, &mut *job.stage, &*job.component);
+    let state_range = StateRange::new(rig.units_per_meter);
+    // Everything the stage keeps is relative to the simulation origin: its
+    // "world" is the character's world moved by −origin.
+    let scale = stage.inputs.world.scale().abs().element_sum() / 3.0;
+    // Rig units per metre at this scale (the rest test's floor).
+    let units = rig.units_per_meter * scale;
+    let character_world = stage.inputs.world.to_affine();
+    recentre(
+        rig,
+        stage,
+        (component, &character_world),
+        units,
+        &state_range,
+    );
+    let origin = stage.state.origin;
+    let world = Affine3A::from_translation(-origin) * character_world;
+    for (k, c) in rig.colliders.iter().enumerate() {
+        let m = world * component[c.bone as usize];
+        stage.current_colliders[k] = math::decompose(&m, Vec3::ONE).transform;
+    }
+    // New frames (and any restore or reset since the last update).
+    stage.frames.collider_epoch = stage.frames.collider_epoch.wrapping_add(1);
+    stage.auto_jumped = false;
+    // Each distinct anchor and root parent once, however many chains
+    // hang from it. (A frame on a chain joint is read per chain.)
+    for ((now, &bone), &moves) in stage
+        .frames
+        .now
+        .iter_mut()
+        .zip(&rig.plan.chain_frames)
+        .zip(&rig.plan.chain_frame_moves)
+    {
+        if !moves {
+            *now = frame_of(component, &world, bone);
+        }
+    }
+    for r in &mut stage.records {
+        r.clear();
+    }
+    let up = rig.up;
+    Update {
+        range: state_range,
+        scale,
+        units,
+        world,
+        world_inverse: world.inverse(),
+        up,
+        floor_shift: (origin + stage.inputs.level_origin).dot(up),
+        wind: stage.inputs.wind,
+        dt: job.dt,
+        teleport: job.teleport,
+    }
+}
+
+/// After every chain of a character: the colliders' frames kept for the
+/// next update's interpolation.
+pub(super) fn end(stage: &mut Stage, update: &Update) {
+    stage.jump_streak = if stage.auto_jumped {
+        stage.jump_streak.saturating_add(1)
+    } else {
+        0
+    };
+    // A collider frame beyond the state range is kept unset (the chains it
+    // touches have been parked or re-seeded above).
+    for (kept, now) in stage
+        .state
+        .previous_colliders
+        .iter_mut()
+        .zip(&stage.current_colliders)
+    {
+        *kept = if update.range.transform(now) {
+            *now
+        } else {
+            bytemuck::Zeroable::zeroed()
+        };
+    }
+    // The chain joints' component matrices are current (the writeback
+    // keeps them so, for chains hanging from other chains); nothing after
+    // this stage reads the others, and the next update starts with FK.
+}
+
+/// A member's job and that job's update.
+pub(super) fn job_of<'j, 'a>(
+    jobs: &'j mut [Option<Job<'a>>],
+    updates: &'j [Option<Update>; JOBS],
+    m: Member,
+) -> (&'j mut Job<'a>, &'j Update) {
+    (
+        jobs[m.job].as_mut().expect("a member's job"),
+        updates[m.job].as_ref().expect("a member's update"),
+    )
+}
+
+/// One block: each chain's bookkeeping, the substeps, each chain's output.
+pub(super) fn run_block(
+    jobs: &mut [Option<Job<'_>>],
+    updates: &[Option<Update>; JOBS],
+    block: &Block,
+) {
+    let members = &block.members[..block.count];
+    let kernel = block.key.map_or(ChainKernel::Scalar, |k| k.0);
+    let mut prepared = [None; lanes::W];
+    for (slot, m) in prepared.iter_mut().zip(members) {
+        let (job, update) = job_of(jobs, updates, *m);
+        *slot = prepare(
+            &job.rig,
+            job.stage,
+            update,
+            (job.local, job.component),
+            m.ci,
+        );
+    }
+    run_substeps(
+        jobs,
+        updates,
+        members,
+        kernel,
+        &mut prepared[..members.len()],
+    );
+    let mut ahead = [None; lanes::W];
+    for ((slot, m), ahead) in prepared.iter().zip(members).zip(&mut ahead) {
+        if let Some(p) = slot {
+            let (job, update) = job_of(jobs, updates, *m);
+            *ahead = finish(
+                &job.rig,
+                job.stage,
+                update,
+                (job.local, job.component),
+                m.ci,
+                p,
+            );
+        }
+    }
+    write_back(jobs, updates, members, kernel, &ahead);
+}
+
+/// A bone's world frame (the character's world for −1), scale divided out.
+pub(super) fn frame_of(component: &[Affine3A], world: &Affine3A, bone: i32) -> Transform {
+    let m = if bone >= 0 {
+        *world * component[bone as usize]
+    } else {
+        *world
+    };
+    math::decompose(&m, Vec3::ONE).transform
+}
+
+/// A chain's per-update bookkeeping before its substeps: seeding, LOD,
+/// teleport, the settle clock, the simulation space. `None`: the chain is
+/// done for this update and keeps its animated pose.
+pub(super) fn prepare(
+    rig: &ChainRig<'_>,
+    stage: &mut Stage,
+    update: &Update,
+    (local, component): (&[Transform], &[Affine3A]),
+    ci: usize,
+) -> Option<Prepared> {
+    let setup = &rig.chains[ci];
+    let params = &stage.params[ci];
+    let (world, scale, dt) = (update.world, update.scale, update.dt);
+    let n = setup.len();
+    let range = setup.particles();
+    // A collider on a chain joint, or below one, as the chain moving it
+    // left it this update (its animated pose if that chain comes later):
+    // the end of this update's interpolation and, kept by `end`, the start
+    // of the next one's. At a substep the moving chain recorded, the
+    // record places it instead (`interpolate`).
+    if rig.plan.reads_moving_collider[ci] {
+        for &c in &setup.colliders {
+            let slot = rig.plan.collider_slots[c as usize];
+            if slot != NO_SLOT {
+                let t = frame_of(component, &world, rig.colliders[c as usize].bone as i32);
+                stage.frames.now[slot as usize] = t;
+                stage.current_colliders[c as usize] = t;
+            }
+        }
+    }
+    // A frame on an earlier chain's joint, or below one, has moved since
+    // (the chain hangs from that chain's output).
+    let mut frame_now = |slot: u32| {
+        let slot = slot as usize;
+        if rig.plan.chain_frame_moves[slot] {
+            stage.frames.now[slot] = frame_of(component, &world, rig.plan.chain_frames[slot]);
+        }
+        stage.frames.now[slot]
+    };
+    let now = Now {
+        anchor: frame_now(setup.anchor_slot).rotation(),
+        parent: frame_now(setup.parent_slot),
+        root: Vec3::from((world * component[setup.joints[0] as usize]).translation),
+        root_local: local[setup.joints[0] as usize].translation,
+        space: if params.simulation_space >= 0 {
+            let m = world * component[params.simulation_space as usize];
+            math::decompose(&m, Vec3::ONE).transform
+        } else {
+            Transform::IDENTITY
+        },
+    };
+    let (clock, mut kept, previous_colliders) = split(&mut stage.state, ci, range);
+    if clock.started == 0 {
+        // First update: particles start on the animated pose, nothing moves.
+        *clock = ChainClock {
+            started: 1,
+            ..ChainClock::default()
+        };
+        seed(
+            clock,
+            kept.reborrow(),
+            (local, component),
+            &world,
+            setup,
+            &now,
+        );
+        // No substep this update: the colliders' previous frames are
+        // the character's `end` keeps, untouched here (another chain may
+        // read them after this one).
+        in_range_or_park((&update.range, params.simulation_space >= 0), clock, kept);
+        return None;
+    }
+    clock.time += dt as f64;
+    clock.lod_counter = clock.lod_counter.wrapping_add(1);
+
+    // LOD: below the skip threshold the chain follows the animation,
+    // so it resumes from there with no pop.
+    if stage.inputs.importance < params.lod_skip_below {
+        // Follow the animation, carrying its velocity, so that the
+        // chain resumes in step with the body instead of from rest.
+        let tips = &mut stage.rest_targets[setup.particles()];
+        animated_tips((local, component), &world, setup, tips);
+        for ((p, v), tip) in kept
+            .position
+            .iter_mut()
+            .zip(kept.velocity.iter_mut())
+            .zip(tips.iter())
+        {
+            // Below a millisecond a frame defines no velocity (a dt
+            // of 1e-40 would make it infinite).
+            *v = if dt >= MIN_VELOCITY_DT {
+                (*tip - *p) / dt
+            } else {
+                Vec3::ZERO
+            };
+            *p = *tip;
+        }
+        kept.previous.copy_from_slice(kept.position);
+        kept.bend.fill(Quat::IDENTITY);
+        remember(clock, &now);
+        clock.previous_space = now.space;
+        clock.simulated = clock.time;
+        clock.last_update = clock.time;
+        clock.still_since = clock.time;
+        clock.sleeping = 0;
+        chain::restart_window(clock);
+        in_range_or_park((&update.range, params.simulation_space >= 0), clock, kept);
+        return None;
+    }
+
+    // Teleport: an explicit flag, or the root jumping or turning past
+    // the thresholds. Carry (ChainParams::teleport_restart 0): particles
+    // move rigidly with the root, keeping their offsets. Restart (1): they
+    // start again on the animated pose, at rest, as three-vrm's reset().
+    // Either way nothing is interpolated across the jump.
+    let previous_anchor = Quat::from_array(clock.previous_anchor);
+    let previous_root = Vec3::from_array(clock.previous_root);
+    let jumped = update.teleport
+        || (now.root - previous_root).length() > params.teleport_distance * scale
+        || previous_anchor.angle_between(now.anchor) > params.teleport_angle;
+    stage.auto_jumped |= jumped && !update.teleport;
+    if jumped && params.teleport_restart == ChainParams::TELEPORT_RESTART {
+        seed(
+            clock,
+            kept.reborrow(),
+            (local, component),
+            &world,
+            setup,
+            &now,
+        );
+        // A new motion from rest: the settle clock starts again too.
+        clock.sleeping = 0;
+        chain::restart_window(clock);
+        clock.still_since = clock.time;
+        // The motion starts one substep before the update's end, whatever
+        // the input rate: the update's earlier substeps (on the substep
+        // loop's own grid) are dropped, as a 120 Hz update would have
+        // nothing before the jump to simulate from here. Simulated at
+        // 30 Hz input, the chain fell three substeps ahead of the same
+        // motion at 120 Hz (5.7 % of its length on the teleport_gravity
+        // parity fixture).
+        let h = CHAIN_STEP * params.time_factor as f64;
+        while clock.simulated + h + h <= clock.time + 1e-9 {
+            clock.simulated += h;
+        }
+    } else if jumped {
+        let turn = now.anchor * previous_anchor.conjugate();
+        for p in kept.position.iter_mut().chain(kept.previous.iter_mut()) {
+            *p = now.root + turn * (*p - previous_root);
+        }
+        for v in kept.velocity.iter_mut() {
+            *v = turn * *v;
+        }
+        // Carried rigidly, but gravity may now pull another way. Its
+        // colliders stand where they are now through the update
+        // (`Prepared::jumped`); the character's previous frames stay as
+        // they are for the chains that did not jump. A simulation space
+        // jumped with the root: the particles are where it put them, so
+        // it carries nothing more this update (carrying them again would
+        // move them twice, 1.4 chain lengths off three-vrm's reset).
+        clock.sleeping = 0;
+        chain::restart_window(clock);
+        clock.still_since = chain::woken_still_since(clock.still_since, clock.time);
+        remember(clock, &now);
+        clock.previous_space = now.space;
+    }
+
+    // The settle phase's clock (ChainParams::settle_speedup): any
+    // change of the chain's input restarts it and wakes the chain. A
+    // teleport, which carries the particles rigidly (above), only
+    // wakes it: it has already moved the previous frame onto this
+    // one. Exact comparisons: a held pose gives bit-identical frames.
+    let wind = stage.inputs.wind.to_array();
+    let input_changed = now.anchor.to_array() != clock.previous_anchor
+        || now.root.to_array() != clock.previous_root
+        || now.parent != clock.previous_parent
+        || (params.simulation_space >= 0 && now.space != clock.previous_space)
+        || wind != clock.previous_wind
+        || (!jumped
+            && setup
+                .colliders
+                .iter()
+                .any(|&c| previous_colliders[c as usize] != stage.current_colliders[c as usize]));
+    if input_changed {
+        clock.still_since = clock.time;
+        clock.sleeping = 0;
+        chain::restart_window(clock);
+    }
+    clock.previous_wind = wind;
+
+    // Simulation space: particles ride along with a bone (a vehicle,
+    // a platform), keeping `inertia` of their world motion.
+    let mut carry = None;
+    if params.simulation_space >= 0 {
+        let carried = 1.0 - params.inertia;
+        let delta = now.space.to_affine() * clock.previous_space.to_affine().inverse();
+        carry = Some(Carry {
+            delta,
+            carried,
+            from: clock.previous_space,
+            to: now.space,
+        });
+        for p in kept.position.iter_mut().chain(kept.previous.iter_mut()) {
+            *p = p.lerp(delta.transform_point3(*p), carried);
+        }
+        for v in kept.velocity.iter_mut() {
+            *v = v.lerp(delta.transform_vector3(*v), carried);
+        }
+        let root = Vec3::from_array(clock.previous_root);
+        clock.previous_root = root.lerp(delta.transform_point3(root), carried).to_array();
+        clock.previous_parent = carried_frame(&clock.previous_parent, (&delta, carried));
+        let anchor = Transform::new(
+            Vec3::ZERO,
+            Quat::from_array(clock.previous_anchor),
+            Vec3::ONE,
+        );
+        clock.previous_anchor = carried_frame(&anchor, (&delta, carried))
+            .rotation()
+            .to_array();
+        clock.previous_space = now.space;
+    }
+
+    // LOD: half rate simulates every other update over both updates'
+    // time. On the held update the particles stay where they are and
+    // the output is written from them, as a half-rate simulation would
+    // show (holding local rotations instead welds the chain to the body
+    // for a frame and pops when updates resume).
+    let hold = stage.inputs.importance < params.lod_half_below && clock.lod_counter % 2 == 1;
+    let h = CHAIN_STEP * params.time_factor as f64;
+    let (t0, t1) = (clock.last_update, clock.time);
+    if !hold {
+        // A long pause costs at most 5 s of input time and at most
+        // MAX_CHAIN_SUBSTEPS substeps (a small time factor makes
+        // substeps short, not more numerous).
+        let backlog = (CHAIN_CATCH_UP).min(f64::from(MAX_CHAIN_SUBSTEPS) * h);
+        if t1 - clock.simulated > backlog {
+            clock.simulated = t1 - backlog;
+        }
+    }
+    let gravity_direction = params
+        .gravity_direction()
+        .try_normalize()
+        .unwrap_or(-update.up);
+    Some(Prepared {
+        now,
+        jumped,
+        run: !hold,
+        h,
+        decay: chain::StepDecay::new(params, h as f32, n),
+        t0,
+        t1,
+        previous_anchor: Quat::from_array(clock.previous_anchor),
+        previous_parent: clock.previous_parent,
+        previous_root_local: Vec3::from_array(clock.previous_root_local),
+        gravity_direction,
+        acceleration: gravity_direction * params.gravity * scale
+            + stage.inputs.wind * params.wind_factor,
+        substeps: 0,
+        friction: 0.0,
+        // Settle-phase repeats count against the same budget: one
+        // update never runs more than 2 × MAX_CHAIN_SUBSTEPS substeps,
+        // however long the pause before it (the extra ones only make
+        // a chain settle sooner, so they are the ones dropped).
+        extra_budget: MAX_CHAIN_SUBSTEPS,
+        carry,
+    })
+}
+
+/// `frame` moved by `carried` of the space's motion `delta` (a frame the
+/// previous update left, seen from the space's current frame).
+pub(super) fn carried_frame(frame: &Transform, (delta, carried): (&Affine3A, f32)) -> Transform {
+    let moved = math::decompose(&(*delta * frame.to_affine()), frame.scale()).transform;
+    Transform::new(
+        frame.translation().lerp(moved.translation(), carried),
+        frame.rotation().slerp(moved.rotation(), carried),
+        frame.scale(),
+    )
+}
+
+/// Stores this update's frames as the next update's previous ones.
+pub(super) fn remember(clock: &mut ChainClock, now: &Now) {
+    clock.previous_anchor = now.anchor.to_array();
+    clock.previous_root = now.root.to_array();
+    clock.previous_parent = now.parent;
+    clock.previous_root_local = now.root_local;
+}
+
+/// Places a chain's particles on its animated pose, at rest.
+pub(super) fn seed(
+    clock: &mut ChainClock,
+    kept: Kept<'_>,
+    pose: (&[Transform], &[Affine3A]),
+    world: &Affine3A,
+    setup: &ChainSetup,
+    now: &Now,
+) {
+    let Kept {
+        position,
+        velocity,
+        bend,
+        previous,
+    } = kept;
+    animated_tips(pose, world, setup, position);
+    previous.copy_from_slice(position);
+    velocity.fill(Vec3::ZERO);
+    bend.fill(Quat::IDENTITY);
+    remember(clock, now);
+    clock.previous_space = now.space;
+}
+
+/// A chain clock past 2^29 s (17 years of updates) moves back by 2^28 s:
+/// only differences of its times matter, and by Sterbenz's lemma the
+/// subtraction is exact for every time within a factor of two of 2^28, so
+/// the motion does not change; the clock stays far inside the snapshot
+/// horizon ([`crate::limits::snapshot_limits::MAX_CLOCK_SECONDS`]) forever.
+pub(crate) fn rebase_clock(c: &mut ChainClock) {
+    const REBASE_AT: f64 = (1u64 << 29) as f64;
+    const SHIFT: f64 = (1u64 << 28) as f64;
+    if c.time > REBASE_AT {
+        c.time -= SHIFT;
+        c.last_update = (c.last_update - SHIFT).max(0.0);
+        c.still_since = (c.still_since - SHIFT).max(0.0);
+        c.simulated -= SHIFT;
+        if c.simulated < 0.0 {
+            c.simulated = c.time; // a backlog of 2^28 s is dropped anyway
+        }
+    }
+}

@@ -1,0 +1,425 @@
+//! After the substeps: each chain's clock and range check, and the
+//! writeback of its particles into the pose.
+
+use super::*;
+
+/// A chain's clock after its substeps and the range check. Returns the
+/// fraction of a substep its output is carried forward by
+/// ([`write_back`]), or `None` when the chain was parked (its joints stay
+/// on the animation).
+pub(super) fn finish(
+    rig: &ChainRig<'_>,
+    stage: &mut Stage,
+    update: &Update,
+    (local, component): (&[Transform], &[Affine3A]),
+    ci: usize,
+    p: &Prepared,
+) -> Option<f32> {
+    let setup = &rig.chains[ci];
+    let params = &stage.params[ci];
+    let range = setup.particles();
+    let (clock, mut kept, _) = split(&mut stage.state, ci, range);
+    if p.run {
+        if clock.simulated + p.h <= p.t1 {
+            // Only where float64 lost the step (a clock near its
+            // horizon): drop the backlog rather than loop again.
+            clock.simulated = p.t1;
+        }
+        clock.last_update = p.t1;
+        remember(clock, &p.now);
+    }
+    // A chain whose state left the range (particles beyond 1e7 m,
+    // not finite, an unusable frame) is re-seeded on the animation,
+    // as a teleport would, instead of failing every later update; one
+    // whose animated pose itself lies beyond the range is parked on the
+    // animation. Speeds past the limit are clamped (docs/c-api.md).
+    // The stage changes the committed state in place, so it cannot
+    // fail: everything it keeps is in the range when it is done.
+    if !in_range(
+        (&update.range, params.simulation_space >= 0),
+        clock,
+        &mut kept,
+    ) {
+        seed(
+            clock,
+            kept.reborrow(),
+            (local, component),
+            &update.world,
+            setup,
+            &p.now,
+        );
+        clock.simulated = clock.time;
+        clock.last_update = clock.time;
+        if !in_range_or_park(
+            (&update.range, params.simulation_space >= 0),
+            clock,
+            kept.reborrow(),
+        ) {
+            return None;
+        }
+    }
+
+    // Between substeps (input faster than 120 Hz, or an update that
+    // ran none) the output is the state carried forward along the
+    // last substep's motion by the fraction of a substep the clock
+    // is past it (at most one): every update moves, with no added
+    // latency.
+    // At input rates that divide 120 Hz the remainder is zero and
+    // the output is the state itself (docs/chains.md).
+    let step = CHAIN_STEP * f64::from(params.time_factor);
+    Some(((clock.time - clock.simulated).clamp(0.0, step) / step) as f32)
+}
+
+/// The block's output (`ahead[l]`: [`finish`]'s for member `l`, `None`: no
+/// output): each joint turns by the shortest swing from its current link
+/// direction to its particle (docs/algorithms.md §7), written through the current
+/// parent (path B), blended by the chain and joint weights (authored tracks
+/// win, docs/algorithms.md §8).
+///
+/// Each joint is its successor's parent (rig validation), so when the
+/// chain's root parent is a rotation times a uniform scale and the joints
+/// are uniformly scaled, every joint's parent is one: such a chain at full
+/// weight goes through the lanes' writeback ([`writeback`], several chains
+/// at once, no matrix decomposed); any other through [`write_joints`].
+pub(super) fn write_back(
+    jobs: &mut [Option<Job<'_>>],
+    updates: &[Option<Update>; JOBS],
+    members: &[Member],
+    kernel: ChainKernel,
+    ahead: &[Option<f32>; lanes::W],
+) {
+    // Too few chains to fill lanes (the scalar kernel's blocks of one, a
+    // character with one or two chains): each through glam, no test.
+    let few = members.len() < writeback::LANES_FROM;
+    // The members in lanes: their chains, and each one's job and setup.
+    let mut chains = [writeback::Chain {
+        len: 0,
+        parent: Affine3A::IDENTITY,
+        world_inverse: Affine3A::IDENTITY,
+        ahead: 0.0,
+    }; lanes::W];
+    let mut lane_of: [Option<(usize, &ChainSetup)>; lanes::W] = [None; lanes::W];
+    let mut member_of = [0usize; lanes::W];
+    let mut count = 0;
+    for (l, m) in members.iter().enumerate() {
+        let Some(ahead) = ahead[l] else { continue };
+        if few {
+            write_member(jobs, updates, *m, ahead);
+            continue;
+        }
+        let (job, update) = job_of(jobs, updates, *m);
+        let (rig, setup) = (&job.rig, &job.rig.chains[m.ci]);
+        let params = &job.stage.params[m.ci];
+        let parent = math::parent_matrix(job.component, rig.parents[setup.joints[0] as usize]);
+        // Every joint but the last.
+        let upper = &setup.joints[..setup.joints.len().saturating_sub(1)];
+        let qualifies = params.weight >= 1.0
+            && setup.weights.iter().all(|&w| w >= 1.0)
+            && math::is_similarity(&parent.matrix3)
+            && upper
+                .iter()
+                .all(|&b| math::is_uniform_scale(job.local[b as usize].scale()));
+        if qualifies {
+            chains[count] = writeback::Chain {
+                len: setup.len(),
+                parent,
+                world_inverse: update.world_inverse,
+                ahead,
+            };
+            lane_of[count] = Some((m.job, setup));
+            member_of[count] = l;
+            count += 1;
+        } else {
+            write_member(jobs, updates, *m, ahead);
+        }
+    }
+    if count < writeback::LANES_FROM {
+        // One or two chains cost less through glam than a lane step's
+        // fixed cost, with the same bits.
+        for (&l, chain) in member_of.iter().zip(&chains).take(count) {
+            write_member(jobs, updates, members[l], chain.ahead);
+        }
+    } else {
+        writeback::write(
+            kernel,
+            &chains[..count],
+            &mut LaneJoints {
+                jobs,
+                lanes: &lane_of[..count],
+            },
+        );
+    }
+    for (l, m) in members.iter().enumerate() {
+        if ahead[l].is_none() {
+            continue;
+        }
+        let job = jobs[m.job].as_mut().expect("a member's job");
+        compose_below(&job.rig, (job.local, job.component), m.ci);
+    }
+}
+
+/// [`write_joints`] for member `m`.
+pub(super) fn write_member(
+    jobs: &mut [Option<Job<'_>>],
+    updates: &[Option<Update>; JOBS],
+    m: Member,
+    ahead: f32,
+) {
+    let (job, update) = job_of(jobs, updates, m);
+    write_joints(
+        &job.rig,
+        job.stage,
+        update,
+        (job.local, job.component),
+        m.ci,
+        ahead,
+    );
+}
+
+/// The chain frames below chain `ci`'s joints (another chain hangs from a
+/// bone there), composed down from the matrices its writeback wrote.
+pub(super) fn compose_below(
+    rig: &ChainRig<'_>,
+    (local, component): (&[Transform], &mut [Affine3A]),
+    ci: usize,
+) {
+    for &slot in &rig.plan.chain_frames_below[ci] {
+        for w in rig.plan.chain_frame_paths[slot as usize].windows(2) {
+            let (parent, bone) = (w[0] as usize, w[1] as usize);
+            component[bone] = component[parent] * local[bone].to_affine();
+        }
+    }
+}
+
+/// The block's chains in the writeback: lane `l` is chain `lanes[l]`
+/// (its job and its setup).
+pub(super) struct LaneJoints<'j, 'a> {
+    pub(super) jobs: &'j mut [Option<Job<'a>>],
+    pub(super) lanes: &'j [Option<(usize, &'a ChainSetup)>],
+}
+
+impl writeback::Joints for LaneJoints<'_, '_> {
+    #[inline(always)]
+    fn joint(&self, l: usize, k: usize) -> writeback::Joint {
+        let (j, setup) = self.lanes[l].expect("a lane's chain");
+        let job = self.jobs[j].as_ref().expect("a lane's job");
+        let first = setup.first_particle;
+        let state = &job.stage.state;
+        let t = &job.local[setup.joints[k] as usize];
+        writeback::Joint {
+            rotation: t.rotation,
+            scale: Vec3::from(t.scale),
+            translation: Vec3::from(t.translation),
+            child: match setup.joints.get(k + 1) {
+                Some(&next) => Vec3::from(job.local[next as usize].translation),
+                None => setup.end_offset,
+            },
+            position: state.position[first + k],
+            previous: state.previous[first + k],
+        }
+    }
+
+    #[inline(always)]
+    fn write(&mut self, l: usize, k: usize, rotation: [f32; 4], component: Affine3A) {
+        let (j, setup) = self.lanes[l].expect("a lane's chain");
+        let job = self.jobs[j].as_mut().expect("a lane's job");
+        let b = setup.joints[k] as usize;
+        job.local[b].rotation = rotation;
+        job.component[b] = component;
+    }
+}
+
+/// [`write_back`] for one chain, joint by joint: through a similarity
+/// parent the swing is taken in the parent's frame with no matrix built
+/// for the joint or decomposed ([`math::aim_local_similar`]); otherwise
+/// each joint goes through [`math::aim_local`], which tests its parent.
+pub(super) fn write_joints(
+    rig: &ChainRig<'_>,
+    stage: &Stage,
+    update: &Update,
+    (local, component): (&mut [Transform], &mut [Affine3A]),
+    ci: usize,
+    ahead: f32,
+) {
+    let setup = &rig.chains[ci];
+    let params = &stage.params[ci];
+    let n = setup.len();
+    let range = setup.particles();
+    let (position, previous) = (
+        &stage.state.position[range.clone()],
+        &stage.state.previous[range],
+    );
+    let mut similar = false;
+    for (k, &joint) in setup.joints.iter().enumerate() {
+        let b = joint as usize;
+        let parent = math::parent_matrix(component, rig.parents[b]);
+        let joint_local = local[b];
+        similar = if k == 0 {
+            math::is_similarity(&parent.matrix3)
+        } else {
+            similar && math::is_uniform_scale(local[setup.joints[k - 1] as usize].scale())
+        };
+        let rotation = joint_local.rotation().normalize();
+        let scale = joint_local.scale();
+        // The joint's head in component space: `parent · local` moves
+        // the origin there.
+        let head = parent.transform_point3(joint_local.translation());
+        let child = if k + 1 < n {
+            local[setup.joints[k + 1] as usize].translation()
+        } else {
+            setup.end_offset
+        };
+        let carried = position[k] + (position[k] - previous[k]) * ahead;
+        let target = update.world_inverse.transform_point3(carried);
+        let to = target - head;
+        let w = params.weight * setup.weights[k];
+        let solved = if w <= 0.0 {
+            // Authored tracks win (docs/algorithms.md §8): leave the joint exactly as animated.
+            None
+        } else if similar {
+            math::aim_local_similar(rotation, scale, child, parent.matrix3.transpose() * to)
+        } else {
+            math::aim_local(&parent, &joint_local, &joint_local.to_affine(), child, to)
+        };
+        if let Some(solved) = solved {
+            let blended = if w >= 1.0 {
+                solved
+            } else {
+                rotation.slerp(solved, w)
+            };
+            // Never a non-finite output (the stage cannot fail): the
+            // joint keeps its animated rotation instead.
+            if blended.is_finite() {
+                local[b].rotation = blended.to_array();
+            }
+        }
+        // `parent · local`, its translation (the head) already known.
+        let r = glam::Mat3A::from_quat(local[b].rotation().normalize());
+        component[b] = Affine3A {
+            matrix3: parent.matrix3
+                * glam::Mat3A::from_cols(
+                    r.x_axis * scale.x,
+                    r.y_axis * scale.y,
+                    r.z_axis * scale.z,
+                ),
+            translation: head.into(),
+        };
+    }
+}
+
+/// One chain's kept arrays (slices of [`ChainState`]'s).
+pub(super) struct Kept<'a> {
+    pub(super) position: &'a mut [Vec3],
+    pub(super) velocity: &'a mut [Vec3],
+    pub(super) bend: &'a mut [Quat],
+    pub(super) previous: &'a mut [Vec3],
+}
+
+impl Kept<'_> {
+    /// The same arrays for a shorter borrow.
+    pub(super) fn reborrow(&mut self) -> Kept<'_> {
+        Kept {
+            position: self.position,
+            velocity: self.velocity,
+            bend: self.bend,
+            previous: self.previous,
+        }
+    }
+}
+
+/// Chain `ci`'s clock, its kept arrays (`range`) and the colliders'
+/// previous frames (read only: they are the character's), as one split
+/// borrow of the state.
+pub(super) fn split(
+    state: &mut ChainState,
+    ci: usize,
+    range: core::ops::Range<usize>,
+) -> (&mut ChainClock, Kept<'_>, &[Transform]) {
+    let ChainState {
+        position,
+        velocity,
+        bend,
+        previous,
+        clocks,
+        previous_colliders,
+        ..
+    } = state;
+    (
+        &mut clocks[ci],
+        Kept {
+            position: &mut position[range.clone()],
+            velocity: &mut velocity[range.clone()],
+            bend: &mut bend[range.clone()],
+            previous: &mut previous[range],
+        },
+        previous_colliders,
+    )
+}
+
+/// Clamps a chain's speeds to the limit and says whether everything it
+/// keeps is inside the state range.
+pub(super) fn in_range(
+    (range, space): (&StateRange, bool),
+    clock: &mut ChainClock,
+    kept: &mut Kept<'_>,
+) -> bool {
+    rebase_clock(clock);
+    // One pass, no early exit: the checks nearly always pass.
+    let mut ok = range.clock_of(clock, space);
+    for (((p, v), bend), previous) in kept
+        .position
+        .iter()
+        .zip(kept.velocity.iter_mut())
+        .zip(kept.bend.iter())
+        .zip(kept.previous.iter())
+    {
+        ok &= range.clamp_and_check_speed(v)
+            & range.place(*p)
+            & StateRange::frame(*bend)
+            & range.place(*previous);
+    }
+    ok
+}
+
+/// [`in_range`], and when it is not, the chain is parked: its animated pose
+/// itself lies beyond the state range, so it is not started, its particles
+/// sit at the origin and its joints stay on the animation until an update
+/// can seed it. Returns whether the chain was in range.
+pub(super) fn in_range_or_park(
+    range: (&StateRange, bool),
+    clock: &mut ChainClock,
+    mut kept: Kept<'_>,
+) -> bool {
+    let ok = in_range(range, clock, &mut kept);
+    if !ok {
+        *clock = ChainClock::default();
+        kept.position.fill(Vec3::ZERO);
+        kept.previous.fill(Vec3::ZERO);
+        kept.velocity.fill(Vec3::ZERO);
+        kept.bend.fill(Quat::IDENTITY);
+    }
+    ok
+}
+
+/// World positions of a chain's link tips in the current (animated) pose:
+/// joint `k+1` for link `k`, the end point for the last link. Composed down
+/// the chain from its root's component matrix (FK before the chain stage
+/// leaves the joints after the root to the writeback, [`ChainPlan::fk_before_chains`]);
+/// the same products FK forms.
+pub(crate) fn animated_tips(
+    (local, component): (&[Transform], &[Affine3A]),
+    world: &Affine3A,
+    setup: &ChainSetup,
+    out: &mut [Vec3],
+) {
+    let n = setup.len();
+    let mut joint = component[setup.joints[0] as usize];
+    for k in 0..n {
+        out[k] = if k + 1 < n {
+            joint *= local[setup.joints[k + 1] as usize].to_affine();
+            world.transform_point3(joint.translation.into())
+        } else {
+            world.transform_point3(joint.transform_point3(setup.end_offset))
+        };
+    }
+}
