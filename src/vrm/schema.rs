@@ -2,9 +2,10 @@
 //! structs that take any value. A field of the wrong type is kept as found
 //! (a [`Num`], [`Nums`], [`List`] or [`Vector3`] holding it), so the reader
 //! notes it, quoting it, and uses the field's default instead of refusing
-//! the file (docs/algorithms.md §8); a value that is not an object reads as
-//! an empty one ([`Obj`]). Fields a struct does not name are kept in its
-//! `extra` (sorted by name) for the reader's "unknown field" notes.
+//! the file (docs/vrm-mapping.md, damaged or out-of-range values); a value
+//! that is not an object reads as an empty one ([`Obj`]). Fields a struct
+//! does not name are kept in its `extra` (sorted by name) for the reader's
+//! "unknown field" notes.
 
 use std::collections::BTreeMap;
 use std::ops::Deref;
