@@ -5,7 +5,9 @@
 //! JSON text, and gives the skeleton (from the glTF nodes) and a
 //! [`RigSettings`] whose chains use the VRM preset of secmo's chain solver
 //! (the VRMC_springBone verlet at a fixed 120 Hz). Only the JSON chunk
-//! is read; meshes and animations are the tool's business.
+//! is read; meshes and animations are the tool's business. The extensions
+//! are read onto the serde structs of `schema`, which keep a damaged value
+//! as found, so that each note quotes it and names the default used.
 
 use std::collections::{HashMap, HashSet};
 
@@ -20,6 +22,9 @@ use crate::settings::{
 };
 use crate::solvers::chain::{JointLimit, LimitShape};
 use crate::solvers::node_constraint::{AimAxis, RollAxis};
+
+mod schema;
+use schema::{ExtendedCollider, Extra, Gltf, Joint, LimitExtension, Num, Obj, Shape, ShapeBody};
 
 /// What an import found, for reports and tests.
 #[derive(Clone, Debug, PartialEq)]
@@ -43,73 +48,48 @@ pub struct VrmImport {
     pub notes: Vec<String>,
 }
 
-/// Fields of a VRMC_springBone 1.0 joint that the VRM preset applies.
-const JOINT_FIELDS: &[&str] = &[
-    "node",
-    "hitRadius",
-    "stiffness",
-    "gravityPower",
-    "gravityDir",
-    "dragForce",
-    "extras",
-];
-/// Fields of a VRM 0.x bone group that the VRM preset applies.
-const GROUP_FIELDS: &[&str] = &[
-    "comment",
-    "stiffiness",
-    "gravityPower",
-    "gravityDir",
-    "dragForce",
-    "center",
-    "hitRadius",
-    "bones",
-    "colliderGroups",
-    "extras",
-];
-/// Fields of a VRMC_springBone 1.0 spring.
-const SPRING_FIELDS: &[&str] = &["name", "joints", "colliderGroups", "center", "extras"];
-
-/// Notes every field of `object` that is not in `known` (extensions
-/// included, each by name): secmo reads them but does not apply them.
-/// `tail_end`: `object` is a VRM 1.0 spring's last joint, which is only
+/// Notes the fields of an object (at `path`) that its struct does not
+/// name, `extra`, and its `extensions`, each by name, in the order of their
+/// names: secmo reads them but does not apply them.
+/// `tail_end`: the object is a VRM 1.0 spring's last joint, which is only
 /// where the joint before it aims, so nothing on it is simulated.
 fn note_ignored(
-    object: &Value,
+    extra: &Extra,
+    extensions: &Extra,
     path: &str,
-    known: &[&str],
     tail_end: bool,
     notes: &mut Vec<String>,
 ) {
-    let Some(map) = object.as_object() else {
-        return;
+    let unknown = |key: &String, notes: &mut Vec<String>| {
+        notes.push(format!("{path}.{key}: unknown field, ignored"));
     };
-    for (key, value) in map {
-        if key == "extensions" {
-            for (ext, body) in value.as_object().into_iter().flatten() {
-                let what = if tail_end {
-                    "on the spring's last joint, its tail end, which no joint simulates \
-                     (it only gives the joint before it its direction and length): \
-                     the extension has nothing to act on"
-                        .to_string()
-                } else if ext == "VRMC_springBone_limit" {
-                    continue; // read by joint_limit
-                } else {
-                    // A per-joint angle limit some exporters write in
-                    // their own extension, named with its value.
-                    for (field, value) in angle_limit_fields(body, "") {
-                        notes.push(format!(
-                            "{path}.extensions.{ext}{field} = {}: a non-standard angle limit, \
-                             not applied (secmo applies VRMC_springBone_limit)",
-                            quoted(value)
-                        ));
-                    }
-                    "extension not applied".to_string()
-                };
-                notes.push(format!("{path}.extensions.{ext}: {what}"));
+    for key in extra.keys().filter(|k| k.as_str() < "extensions") {
+        unknown(key, notes);
+    }
+    for (ext, body) in extensions {
+        let what = if tail_end {
+            "on the spring's last joint, its tail end, which no joint simulates \
+             (it only gives the joint before it its direction and length): \
+             the extension has nothing to act on"
+                .to_string()
+        } else if ext == "VRMC_springBone_limit" {
+            continue; // read by joint_limit
+        } else {
+            // A per-joint angle limit some exporters write in
+            // their own extension, named with its value.
+            for (field, value) in angle_limit_fields(body, "") {
+                notes.push(format!(
+                    "{path}.extensions.{ext}{field} = {}: a non-standard angle limit, \
+                     not applied (secmo applies VRMC_springBone_limit)",
+                    quoted(value)
+                ));
             }
-        } else if !known.contains(&key.as_str()) {
-            notes.push(format!("{path}.{key}: unknown field, ignored"));
-        }
+            "extension not applied".to_string()
+        };
+        notes.push(format!("{path}.extensions.{ext}: {what}"));
+    }
+    for key in extra.keys().filter(|k| k.as_str() > "extensions") {
+        unknown(key, notes);
     }
 }
 
@@ -139,37 +119,40 @@ fn angle_limit_fields<'a>(body: &'a Value, path: &str) -> Vec<(String, &'a Value
 /// (cone, hinge or spherical) with its angles and rotation. A missing or
 /// unknown form, a second form or a damaged number is noted and what is
 /// used named; no extension is no limit.
-fn joint_limit(joint: &Value, path: &str, notes: &mut Vec<String>) -> JointLimit {
-    let Some(ext) = joint
-        .get("extensions")
-        .and_then(|e| e.get("VRMC_springBone_limit"))
-    else {
+fn joint_limit(joint: &Joint, path: &str, notes: &mut Vec<String>) -> JointLimit {
+    let Some(ext) = joint.extensions.get("VRMC_springBone_limit") else {
         return JointLimit::default();
     };
+    // The joint keeps its extensions by name (for `note_ignored`): this
+    // one is read onto its struct here.
+    let ext = Obj::<LimitExtension>::of(ext);
     let path = format!("{path}.extensions.VRMC_springBone_limit");
-    match ext.get("specVersion") {
+    match ext.spec_version.get() {
         Some(Value::String(v)) if v == "1.0-draft" || v == "1.0" => {}
         other => notes.push(format!(
             "{path}.specVersion: {} is not \"1.0-draft\"; the limit is read as 1.0-draft",
             other.map_or("missing".to_string(), quoted)
         )),
     }
-    let Some(limit) = ext.get("limit").and_then(Value::as_object) else {
+    let limit = &ext.limit;
+    if !limit.is_object() {
         notes.push(format!(
             "{path}.limit: missing; the joint moves without a limit"
         ));
         return JointLimit::default();
-    };
-    let forms: Vec<&String> = limit
-        .keys()
-        .filter(|k| ["cone", "hinge", "spherical"].contains(&k.as_str()))
-        .collect();
-    for key in limit.keys() {
-        if !["cone", "hinge", "spherical", "extensions", "extras"].contains(&key.as_str()) {
-            notes.push(format!("{path}.limit.{key}: unknown field, ignored"));
-        }
     }
-    let Some(&form) = forms.first() else {
+    let forms: Vec<(&str, &Obj<schema::Angles>)> = [
+        ("cone", &limit.cone),
+        ("hinge", &limit.hinge),
+        ("spherical", &limit.spherical),
+    ]
+    .into_iter()
+    .filter_map(|(form, body)| Some((form, body.get()?)))
+    .collect();
+    for key in limit.extra.keys() {
+        notes.push(format!("{path}.limit.{key}: unknown field, ignored"));
+    }
+    let Some(&(form, body)) = forms.first() else {
         notes.push(format!(
             "{path}.limit: no cone, hinge or spherical; the joint moves without a limit"
         ));
@@ -181,11 +164,10 @@ fn joint_limit(joint: &Value, path: &str, notes: &mut Vec<String>) -> JointLimit
             forms.len()
         ));
     }
-    let body = &limit[form.as_str()];
     let at = format!("{path}.limit.{form}");
-    let angle = |key: &str, top: f32, notes: &mut Vec<String>| {
-        let a = number(body, key, 0.0, &at, notes);
-        if body.get(key).is_none() {
+    let angle = |key: &str, value: &Num, top: f32, notes: &mut Vec<String>| {
+        let a = value.or(0.0, &at, key, notes);
+        if !value.is_present() {
             notes.push(format!("{at}.{key}: missing; 0 is used"));
         }
         if a < 0.0 {
@@ -198,24 +180,26 @@ fn joint_limit(joint: &Value, path: &str, notes: &mut Vec<String>) -> JointLimit
             a
         }
     };
-    let (shape, first, yaw) = match form.as_str() {
+    let (shape, first, yaw) = match form {
         "cone" => (
             LimitShape::Cone,
-            angle("angle", std::f32::consts::PI, notes),
+            angle("angle", &body.angle, std::f32::consts::PI, notes),
             0.0,
         ),
         "hinge" => (
             LimitShape::Hinge,
-            angle("angle", std::f32::consts::PI, notes),
+            angle("angle", &body.angle, std::f32::consts::PI, notes),
             0.0,
         ),
         _ => (
             LimitShape::Spherical,
-            angle("pitch", std::f32::consts::PI, notes),
-            angle("yaw", std::f32::consts::FRAC_PI_2, notes),
+            angle("pitch", &body.pitch, std::f32::consts::PI, notes),
+            angle("yaw", &body.yaw, std::f32::consts::FRAC_PI_2, notes),
         ),
     };
-    let mut rotation = numbers(body, "rotation", [0.0, 0.0, 0.0, 1.0], &at, notes);
+    let mut rotation = body
+        .rotation
+        .or([0.0, 0.0, 0.0, 1.0], &at, "rotation", notes);
     if !crate::math::usable_rotation(glam::Quat::from_array(rotation)) {
         notes.push(format!(
             "{at}.rotation: cannot be normalised; no rotation is used"
@@ -246,21 +230,19 @@ fn chain_limits(limits: &[JointLimit]) -> Vec<LimitSettings> {
 /// shape, and fails on a collider without one, so such a file collides
 /// differently in the two runtimes.
 fn extended_collider_version(
-    extension: &Value,
-    base: Option<&Value>,
+    extension: &ExtendedCollider,
+    base: Option<&Obj<Shape>>,
     kind: &str,
     path: &str,
     notes: &mut Vec<String>,
 ) {
     let at = format!("{path}.extensions.VRMC_springBone_extended_collider.specVersion");
-    let found = match extension.get("specVersion") {
+    let found = match extension.spec_version.get() {
         Some(Value::String(v)) if v == "1.0" => return,
         None => "missing".to_string(),
         Some(v) => format!("{v} is not \"1.0\""),
     };
-    let base_shape = ["sphere", "capsule", "plane"]
-        .into_iter()
-        .find(|k| base.is_some_and(|b| b.get(k).is_some()));
+    let base_shape = base.and_then(|b| b.given().first().copied());
     let three_vrm = match base_shape {
         Some(b) => format!("three-vrm 3.5.5 ignores the extension and uses the base {b}"),
         None => "three-vrm 3.5.5 ignores the extension and fails on this collider, \
@@ -310,93 +292,6 @@ fn quoted(v: &Value) -> String {
     }
 }
 
-/// The number `key` of `object` (at `path`): `default` when it is absent;
-/// a value that is not a number finite as an f32 is noted and `default`
-/// taken instead, so a damaged field never passes for an authored one.
-fn number(object: &Value, key: &str, default: f32, path: &str, notes: &mut Vec<String>) -> f32 {
-    let Some(v) = object.get(key) else {
-        return default;
-    };
-    match v.as_f64().map(|f| f as f32).filter(|f| f.is_finite()) {
-        Some(f) => f,
-        None => {
-            notes.push(format!(
-                "{path}.{key}: {} is not a finite number; {default} is used",
-                quoted(v)
-            ));
-            default
-        }
-    }
-}
-
-/// The `N` numbers `key` of `object` (at `path`), as [`number`] reads one:
-/// anything but an array of `N` finite numbers is noted and `default`
-/// taken whole (a short `gravityDir` is not completed from the default).
-fn numbers<const N: usize>(
-    object: &Value,
-    key: &str,
-    default: [f32; N],
-    path: &str,
-    notes: &mut Vec<String>,
-) -> [f32; N] {
-    let Some(v) = object.get(key) else {
-        return default;
-    };
-    let read: Option<Vec<f32>> = v.as_array().filter(|a| a.len() == N).and_then(|a| {
-        a.iter()
-            .map(|x| x.as_f64().map(|f| f as f32).filter(|f| f.is_finite()))
-            .collect()
-    });
-    match read {
-        Some(read) => core::array::from_fn(|i| read[i]),
-        None => {
-            notes.push(format!(
-                "{path}.{key}: {} is not {N} finite numbers; {default:?} is used",
-                quoted(v)
-            ));
-            default
-        }
-    }
-}
-
-/// The list `key` of `object` (at `path`): empty when it is absent; a value
-/// that is not a list is noted and read as empty.
-fn list<'v>(object: &'v Value, key: &str, path: &str, notes: &mut Vec<String>) -> &'v [Value] {
-    match object.get(key) {
-        None => &[],
-        Some(Value::Array(a)) => a,
-        Some(v) => {
-            notes.push(format!(
-                "{path}.{key}: {} is not a list; nothing is read from it",
-                quoted(v)
-            ));
-            &[]
-        }
-    }
-}
-
-/// A VRM 0.x vector `{"x": …, "y": …, "z": …}` at `path` (absent
-/// components 0), as [`number`] reads each; `default` when it is absent,
-/// and when it is not an object (noted).
-fn vector3(v: Option<&Value>, default: [f32; 3], path: &str, notes: &mut Vec<String>) -> [f32; 3] {
-    match v {
-        None => default,
-        Some(o @ Value::Object(_)) => ["x", "y", "z"].map(|axis| number(o, axis, 0.0, path, notes)),
-        Some(other) => {
-            notes.push(format!(
-                "{path}: {} is not an {{x, y, z}} vector; {default:?} is used",
-                quoted(other)
-            ));
-            default
-        }
-    }
-}
-
-/// A VRM 0.x bone group's `gravityDir` ([`vector3`]; down when absent).
-fn gravity_dir_or_down(v: Option<&Value>, path: &str, notes: &mut Vec<String>) -> [f32; 3] {
-    vector3(v, [0.0, -1.0, 0.0], &format!("{path}.gravityDir"), notes)
-}
-
 /// A number as a note shows it: `2`, `0.4`, `1e30` (not thirty zeros).
 fn shown(x: f32) -> String {
     if x != 0.0 && !(1e-4..1e6).contains(&x.abs()) {
@@ -406,10 +301,10 @@ fn shown(x: f32) -> String {
     }
 }
 
-/// A sphere's or capsule's `radius` at `path` ([`number`], then
+/// A sphere's or capsule's `radius` at `path` ([`Num::or`], then
 /// [`non_negative`]).
-fn radius_of(shape: &Value, path: &str, notes: &mut Vec<String>) -> f32 {
-    let radius = number(shape, "radius", 0.0, path, notes);
+fn radius_of(radius: &Num, path: &str, notes: &mut Vec<String>) -> f32 {
+    let radius = radius.or(0.0, path, "radius", notes);
     non_negative(radius, &format!("{path}.radius"), notes)
 }
 
@@ -444,13 +339,13 @@ fn clamped(value: f32, field: &str, (lo, hi): (f32, f32), notes: &mut Vec<String
 /// The collider names of the groups listed in `groups` (indices into
 /// `table`; an index naming no group is left out with a note).
 fn group_colliders(
-    groups: Option<&Value>,
+    groups: &[Value],
     table: &[Vec<String>],
     path: &str,
     notes: &mut Vec<String>,
 ) -> Vec<String> {
     let mut out = Vec::new();
-    for (k, g) in array(groups).iter().enumerate() {
+    for (k, g) in groups.iter().enumerate() {
         match g.as_u64().and_then(|g| table.get(g as usize)) {
             Some(colliders) => out.extend(colliders.iter().cloned()),
             // three-vrm and UniVRM index the list; secmo leaves it out.
@@ -1003,16 +898,13 @@ fn vrm_params(joint: VrmJoint, center: Option<&str>) -> serde_json::Map<String, 
 /// `VRMC_node_constraint` 1.0 on the nodes: roll, aim and rotation
 /// constraints with their source, axis and weight (docs/node-constraints.md).
 fn node_constraints(
-    json: &Value,
+    gltf: &Gltf,
     nodes: &Nodes,
     notes: &mut Vec<String>,
 ) -> Result<Vec<NodeConstraintSettings>, SettingsError> {
     let mut out = Vec::new();
-    for (i, node) in array(json.get("nodes")).iter().enumerate() {
-        let Some(ext) = node
-            .get("extensions")
-            .and_then(|e| e.get("VRMC_node_constraint"))
-        else {
+    for (i, node) in gltf.nodes.items().iter().enumerate() {
+        let Some(ext) = node.extensions.node_constraint.get() else {
             continue;
         };
         // A constraint secmo cannot read (a draft's position constraint, a
@@ -1020,20 +912,19 @@ fn node_constraints(
         // loader skips a constraint of another kind): the rest of the file
         // still opens.
         let path = format!("nodes[{i}].extensions.VRMC_node_constraint.constraint");
-        let Some(constraint) = ext.get("constraint") else {
+        let Some(constraint) = ext.constraint.get() else {
             notes.push(format!("{path}: missing; the node's constraint is ignored"));
             continue;
         };
-        let Some((kind, body)) = ["roll", "aim", "rotation"]
-            .iter()
-            .find_map(|k| constraint.get(*k).map(|b| (*k, b)))
-        else {
-            let found: Vec<&str> = constraint
-                .as_object()
-                .into_iter()
-                .flatten()
-                .map(|(k, _)| k.as_str())
-                .collect();
+        let Some((kind, body)) = [
+            ("roll", &constraint.roll),
+            ("aim", &constraint.aim),
+            ("rotation", &constraint.rotation),
+        ]
+        .into_iter()
+        .find_map(|(k, b)| Some((k, b.get()?))) else {
+            // None of the three: its fields are all unnamed ones.
+            let found: Vec<&str> = constraint.extra.keys().map(String::as_str).collect();
             notes.push(format!(
                 "{path}: not a roll, aim or rotation constraint ({}); ignored",
                 if found.is_empty() {
@@ -1044,7 +935,7 @@ fn node_constraints(
             ));
             continue;
         };
-        let source = match body.get("source").and_then(Value::as_u64) {
+        let source = match body.source.get().and_then(Value::as_u64) {
             Some(s) if (s as usize) < nodes.names.len() => s as usize,
             Some(s) => {
                 notes.push(format!(
@@ -1059,19 +950,20 @@ fn node_constraints(
                 continue;
             }
         };
-        let axis_key = match kind {
-            "roll" => Some("rollAxis"),
-            "aim" => Some("aimAxis"),
+        let axis_field = match kind {
+            "roll" => Some(("rollAxis", &body.roll_axis)),
+            "aim" => Some(("aimAxis", &body.aim_axis)),
             _ => None,
         };
-        let axis = axis_key.map(|k| {
-            body.get(k)
+        let axis = axis_field.map(|(_, value)| {
+            value
+                .get()
                 .and_then(Value::as_str)
                 // The schema requires the axis; three-vrm defaults it.
                 .unwrap_or(if kind == "roll" { "X" } else { "PositiveX" })
                 .to_string()
         });
-        if let (Some(key), Some(axis)) = (axis_key, &axis) {
+        if let (Some((key, value)), Some(axis)) = (axis_field, &axis) {
             // The solver's own axis names (settings.rs reads them the same way).
             let (known, allowed) = if kind == "roll" {
                 (
@@ -1089,20 +981,24 @@ fn node_constraints(
             if !known {
                 notes.push(format!(
                     "{path}.{kind}.{key}: {} is not one of {allowed}; the constraint is ignored",
-                    quoted(&body[key]),
+                    quoted(value.get().unwrap_or(&Value::Null)),
                 ));
                 continue;
             }
         }
         let at = format!("{path}.{kind}");
-        let weight = number(body, "weight", 1.0, &at, notes);
+        let weight = body.weight.or(1.0, &at, "weight", notes);
         let weight = clamped(weight, &format!("{at}.weight"), (0.0, 1.0), notes);
-        for key in body.as_object().into_iter().flatten().map(|(k, _)| k) {
-            if !["source", "weight", "extensions", "extras"].contains(&key.as_str())
-                && Some(key.as_str()) != axis_key
-            {
-                notes.push(format!("{path}.{kind}.{key}: unknown field, ignored"));
+        // The other kinds' axis fields are unknown ones here.
+        let mut unknown: Vec<&str> = body.extra.keys().map(String::as_str).collect();
+        for (key, value) in [("rollAxis", &body.roll_axis), ("aimAxis", &body.aim_axis)] {
+            if value.get().is_some() && axis_field.is_none_or(|(k, _)| k != key) {
+                unknown.push(key);
             }
+        }
+        unknown.sort_unstable();
+        for key in unknown {
+            notes.push(format!("{path}.{kind}.{key}: unknown field, ignored"));
         }
         out.push(NodeConstraintSettings {
             kind: kind.into(),
@@ -1128,7 +1024,9 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         }
         Ok(i)
     };
-    let ext = json.get("extensions");
+    // The rest on serde structs that take any value (see `schema`).
+    let gltf = Gltf::of(&json).map_err(|e| err("extensions", e.to_string()))?;
+    let ext = &gltf.extensions;
     // glTF and VRM lengths are metres.
     let mut settings = RigSettings {
         units_per_meter: Some(1.0),
@@ -1139,12 +1037,12 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
     let mut sources: Vec<String> = Vec::new();
     let mut collider_shapes = Vec::new();
     let mut notes = Vec::new();
-    settings.node_constraints = node_constraints(&json, &nodes, &mut notes)?;
+    settings.node_constraints = node_constraints(&gltf, &nodes, &mut notes)?;
     let (version, groups, roots);
-    if let Some(spring) = ext.and_then(|e| e.get("VRMC_springBone")) {
+    if let Some(spring) = ext.spring_bone.get() {
         version = 1;
         const TOP: &str = "VRMC_springBone";
-        match spring.get("specVersion").and_then(Value::as_str) {
+        match spring.spec_version.get().and_then(Value::as_str) {
             // three-vrm reads these two and skips the springs of any other
             // version (with a warning); secmo reads them as 1.0 and says so.
             Some("1.0" | "1.0-beta") | None => {}
@@ -1152,23 +1050,17 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 "{TOP}.specVersion: \"{other}\" is not a version secmo knows; read as 1.0"
             )),
         }
-        let colliders = list(spring, "colliders", TOP, &mut notes);
+        let colliders = spring.colliders.read(TOP, "colliders", &mut notes);
         for (i, c) in colliders.iter().enumerate() {
             let path = format!("{TOP}.colliders[{i}]");
-            let node = name(format!("{path}.node"), c.get("node"))?;
-            let extension = c
-                .get("extensions")
-                .and_then(|e| e.get("VRMC_springBone_extended_collider"));
-            let extended = extension.and_then(|e| e.get("shape"));
-            let Some(shape) = extended.or_else(|| c.get("shape")) else {
+            let node = name(format!("{path}.node"), c.node.get())?;
+            let extension = c.extensions.extended_collider.get();
+            let extended = extension.and_then(|e| e.shape.get());
+            let Some(shape) = extended.or_else(|| c.shape.get()) else {
                 notes.push(format!("{path}: no shape; left out"));
                 continue;
             };
-            let kinds = ["sphere", "capsule", "plane"];
-            let given: Vec<&str> = kinds
-                .into_iter()
-                .filter(|k| shape.get(k).is_some())
-                .collect();
+            let given = shape.given();
             if given.len() > 1 {
                 // The schema allows one; three-vrm takes the first of these.
                 notes.push(format!(
@@ -1178,27 +1070,36 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 ));
             }
             let sub = |kind: &str| format!("{path}.shape.{kind}");
-            let (kind, a, b, radius) = if let Some(s) = shape.get("sphere") {
+            let offset = |s: &ShapeBody, at: &str, notes: &mut Vec<String>| {
+                s.offset.or([0.0; 3], at, "offset", notes)
+            };
+            let (kind, a, b, radius) = if let Some(s) = shape.sphere.get() {
                 let at = sub("sphere");
-                let inside = s.get("inside").and_then(Value::as_bool).unwrap_or(false);
                 (
-                    if inside { "inside_sphere" } else { "sphere" },
-                    numbers(s, "offset", [0.0; 3], &at, &mut notes),
+                    if s.inside.0 {
+                        "inside_sphere"
+                    } else {
+                        "sphere"
+                    },
+                    offset(s, &at, &mut notes),
                     [0.0; 3],
-                    radius_of(s, &at, &mut notes),
+                    radius_of(&s.radius, &at, &mut notes),
                 )
-            } else if let Some(s) = shape.get("capsule") {
+            } else if let Some(s) = shape.capsule.get() {
                 let at = sub("capsule");
-                let inside = s.get("inside").and_then(Value::as_bool).unwrap_or(false);
                 (
-                    if inside { "inside_capsule" } else { "capsule" },
-                    numbers(s, "offset", [0.0; 3], &at, &mut notes),
-                    numbers(s, "tail", [0.0; 3], &at, &mut notes),
-                    radius_of(s, &at, &mut notes),
+                    if s.inside.0 {
+                        "inside_capsule"
+                    } else {
+                        "capsule"
+                    },
+                    offset(s, &at, &mut notes),
+                    s.tail.or([0.0; 3], &at, "tail", &mut notes),
+                    radius_of(&s.radius, &at, &mut notes),
                 )
-            } else if let Some(s) = shape.get("plane") {
+            } else if let Some(s) = shape.plane.get() {
                 let at = sub("plane");
-                let normal = numbers(s, "normal", [0.0, 0.0, 1.0], &at, &mut notes);
+                let normal = s.normal.or([0.0, 0.0, 1.0], &at, "normal", &mut notes);
                 if !Vec3::from_array(normal).length().is_normal() {
                     // No side to keep the joints on (three-vrm normalises
                     // it, and a zero normal collides with nothing).
@@ -1207,12 +1108,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                     ));
                     continue;
                 }
-                (
-                    "plane",
-                    numbers(s, "offset", [0.0; 3], &at, &mut notes),
-                    normal,
-                    0.0,
-                )
+                ("plane", offset(s, &at, &mut notes), normal, 0.0)
             } else {
                 // A shape of a later version: the rest of the file still
                 // moves as authored.
@@ -1222,7 +1118,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 continue;
             };
             if let (Some(e), Some(_)) = (extension, extended) {
-                extended_collider_version(e, c.get("shape"), kind, &path, &mut notes);
+                extended_collider_version(e, c.shape.get(), kind, &path, &mut notes);
             }
             collider_shapes.push(kind.to_string());
             settings.colliders.push(ColliderSettings {
@@ -1240,11 +1136,18 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         let read: HashSet<String> = settings.colliders.iter().map(|c| c.name.clone()).collect();
         let count = colliders.len();
         let mut table: Vec<Vec<String>> = Vec::new();
-        let groups_list = list(spring, "colliderGroups", TOP, &mut notes);
+        let groups_list = spring
+            .collider_groups
+            .read(TOP, "colliderGroups", &mut notes);
         for (g, group) in groups_list.iter().enumerate() {
             let mut names = Vec::new();
             let at = format!("{TOP}.colliderGroups[{g}]");
-            for (k, c) in list(group, "colliders", &at, &mut notes).iter().enumerate() {
+            for (k, c) in group
+                .colliders
+                .read(&at, "colliders", &mut notes)
+                .iter()
+                .enumerate()
+            {
                 match c.as_u64().map(|c| format!("collider{c}")) {
                     Some(name) if read.contains(&name) => names.push(name),
                     // A collider left out above, which has its own note.
@@ -1257,11 +1160,11 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
             }
             table.push(names);
         }
-        let springs = list(spring, "springs", TOP, &mut notes);
+        let springs = spring.springs.read(TOP, "springs", &mut notes);
         for (s, sp) in springs.iter().enumerate() {
             let path = format!("{TOP}.springs[{s}]");
-            let js = list(sp, "joints", &path, &mut notes);
-            note_ignored(sp, &path, SPRING_FIELDS, false, &mut notes);
+            let js = sp.joints.read(&path, "joints", &mut notes);
+            note_ignored(&sp.extra, &sp.extensions, &path, false, &mut notes);
             if js.is_empty() {
                 // three-vrm and UniVRM make no joint of it either.
                 notes.push(format!("{path}: no joints; nothing to simulate"));
@@ -1269,9 +1172,9 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
             }
             let mut indices = Vec::with_capacity(js.len());
             for (k, j) in js.iter().enumerate() {
-                indices.push(name(format!("{path}.joints[{k}].node"), j.get("node"))?);
+                indices.push(name(format!("{path}.joints[{k}].node"), j.node.get())?);
             }
-            let center = match sp.get("center") {
+            let center = match sp.center.get() {
                 Some(c) => Some(nodes.names[name(format!("{path}.center"), Some(c))?].clone()),
                 None => None,
             };
@@ -1283,7 +1186,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 ));
                 continue;
             }
-            let colliders = group_colliders(sp.get("colliderGroups"), &table, &path, &mut notes);
+            let colliders = group_colliders(sp.collider_groups.items(), &table, &path, &mut notes);
             // Each joint read once, what it changes noted under its name.
             // The last joint is only the tail end: its numbers are not read.
             let mut read = Vec::with_capacity(js.len());
@@ -1291,26 +1194,26 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
             let mut limits = Vec::with_capacity(js.len());
             for (k, j) in js.iter().enumerate() {
                 let joint_path = format!("{path}.joints[{k}] ({})", nodes.names[indices[k]]);
-                note_ignored(j, &joint_path, JOINT_FIELDS, k + 1 == js.len(), &mut notes);
-                if k + 1 == js.len() {
+                let tail_end = k + 1 == js.len();
+                note_ignored(&j.extra, &j.extensions, &joint_path, tail_end, &mut notes);
+                if tail_end {
                     continue;
                 }
                 let mut field =
-                    |key: &str, default: f32| number(j, key, default, &joint_path, &mut notes);
+                    |n: &Num, key: &str, default: f32| n.or(default, &joint_path, key, &mut notes);
                 let (stiffness, drag, gravity_power) = (
-                    field("stiffness", 1.0),
-                    field("dragForce", 0.5),
-                    field("gravityPower", 0.0),
+                    field(&j.stiffness, "stiffness", 1.0),
+                    field(&j.drag_force, "dragForce", 0.5),
+                    field(&j.gravity_power, "gravityPower", 0.0),
                 );
                 let joint = VrmJoint {
                     stiffness,
                     drag,
                     gravity_power,
-                    gravity_dir: numbers(
-                        j,
-                        "gravityDir",
+                    gravity_dir: j.gravity_dir.or(
                         [0.0, -1.0, 0.0],
                         &joint_path,
+                        "gravityDir",
                         &mut notes,
                     ),
                 }
@@ -1322,7 +1225,7 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 );
                 read.push(joint);
                 limits.push(joint_limit(j, &joint_path, &mut notes));
-                let radius = number(j, "hitRadius", 0.0, &joint_path, &mut notes);
+                let radius = j.hit_radius.or(0.0, &joint_path, "hitRadius", &mut notes);
                 radii.push(non_negative(
                     radius,
                     &format!("{joint_path}.hitRadius"),
@@ -1396,29 +1299,28 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
         }
         groups = springs.len();
         roots = springs.len();
-    } else if let Some(secondary) = ext
-        .and_then(|e| e.get("VRM"))
-        .and_then(|v| v.get("secondaryAnimation"))
-    {
+    } else if let Some(secondary) = ext.vrm.secondary_animation.get() {
         version = 0;
         const TOP: &str = "VRM.secondaryAnimation";
         let mut table = Vec::new();
-        for (g, cg) in list(secondary, "colliderGroups", TOP, &mut notes)
+        for (g, cg) in secondary
+            .collider_groups
+            .read(TOP, "colliderGroups", &mut notes)
             .iter()
             .enumerate()
         {
             let path = format!("{TOP}.colliderGroups[{g}]");
-            let node = name(format!("{path}.node"), cg.get("node"))?;
+            let node = name(format!("{path}.node"), cg.node.get())?;
             let mut names = Vec::new();
-            for (k, c) in list(cg, "colliders", &path, &mut notes).iter().enumerate() {
+            for (k, c) in cg
+                .colliders
+                .read(&path, "colliders", &mut notes)
+                .iter()
+                .enumerate()
+            {
                 let at = format!("{path}.colliders[{k}]");
-                let offset = vector3(
-                    c.get("offset"),
-                    [0.0; 3],
-                    &format!("{at}.offset"),
-                    &mut notes,
-                );
-                let radius = radius_of(c, &at, &mut notes);
+                let offset = c.offset.or([0.0; 3], &format!("{at}.offset"), &mut notes);
+                let radius = radius_of(&c.radius, &at, &mut notes);
                 let collider = format!("group{g}_{k}");
                 settings.colliders.push(ColliderSettings {
                     name: collider.clone(),
@@ -1436,23 +1338,25 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
             }
             table.push(names);
         }
-        let bone_groups = list(secondary, "boneGroups", TOP, &mut notes);
+        let bone_groups = secondary.bone_groups.read(TOP, "boneGroups", &mut notes);
         let mut root_count = 0;
         for (g, bg) in bone_groups.iter().enumerate() {
             let path = format!("{TOP}.boneGroups[{g}]");
-            let center = match bg.get("center").and_then(Value::as_i64) {
+            let center = match bg.center.get().and_then(Value::as_i64) {
                 Some(c) if c >= 0 => {
-                    Some(nodes.names[name(format!("{path}.center"), bg.get("center"))?].clone())
+                    Some(nodes.names[name(format!("{path}.center"), bg.center.get())?].clone())
                 }
                 _ => None,
             };
             // three-vrm: an absent gravityDir is down; absent components are 0.
-            let gravity_dir = gravity_dir_or_down(bg.get("gravityDir"), &path, &mut notes);
+            let gravity_dir =
+                bg.gravity_dir
+                    .or([0.0, -1.0, 0.0], &format!("{path}.gravityDir"), &mut notes);
             let params = vrm_params(
                 VrmJoint {
-                    stiffness: number(bg, "stiffiness", 1.0, &path, &mut notes),
-                    drag: number(bg, "dragForce", 0.4, &path, &mut notes),
-                    gravity_power: number(bg, "gravityPower", 0.0, &path, &mut notes),
+                    stiffness: bg.stiffiness.or(1.0, &path, "stiffiness", &mut notes),
+                    drag: bg.drag_force.or(0.4, &path, "dragForce", &mut notes),
+                    gravity_power: bg.gravity_power.or(0.0, &path, "gravityPower", &mut notes),
                     gravity_dir,
                 }
                 .unit_gravity()
@@ -1463,11 +1367,11 @@ pub fn import(bytes: &[u8]) -> Result<VrmImport, SettingsError> {
                 ),
                 center.as_deref(),
             );
-            let radius = number(bg, "hitRadius", 0.02, &path, &mut notes);
+            let radius = bg.hit_radius.or(0.02, &path, "hitRadius", &mut notes);
             let radius = non_negative(radius, &format!("{path}.hitRadius"), &mut notes);
-            note_ignored(bg, &path, GROUP_FIELDS, false, &mut notes);
-            let colliders = group_colliders(bg.get("colliderGroups"), &table, &path, &mut notes);
-            for (r, root) in list(bg, "bones", &path, &mut notes).iter().enumerate() {
+            note_ignored(&bg.extra, &bg.extensions, &path, false, &mut notes);
+            let colliders = group_colliders(bg.collider_groups.items(), &table, &path, &mut notes);
+            for (r, root) in bg.bones.read(&path, "bones", &mut notes).iter().enumerate() {
                 let root = name(format!("{path}.bones[{r}]"), Some(root))?;
                 root_count += 1;
                 // VRM 0.x moves every node below the root, each following its
