@@ -151,9 +151,12 @@ pub fn report(args: &BakeArgs) -> anyhow::Result<String> {
                 t.torn_percent,
                 b.p99,
                 b.max,
-                r.penetration.map_or(String::new(), |d| format!(
-                    "; deepest into a body collider {d:.2} {}",
-                    crate::plot::unit_name(r.units_per_meter)
+                r.skin_penetration.map_or(String::new(), |[artist, ours]| format!(
+                    "; deepest tail vertex into a body capsule {:.2} {} ({:.0} % of its radius; the clip's own {:.0} %)",
+                    ours.depth,
+                    crate::plot::unit_name(r.units_per_meter),
+                    100.0 * ours.share,
+                    100.0 * artist.share
                 )),
                 r.update_micros[0]
             );

@@ -57,8 +57,13 @@ pub struct StretchReport {
     pub update_micros: [f32; 2],
     /// The deepest the chains driven by secmo go into their capsule
     /// colliders (the body colliders `bake` fits), rig units; None without
-    /// capsules.
+    /// capsules. The links, as the solver sees them.
     pub penetration: Option<f32>,
+    /// The same on the skinned mesh, as a viewer sees it: the deepest a
+    /// chain vertex (skinned more than half to the chains' joints) goes
+    /// into one of the chains' capsules, for the clip's own chain [0] and
+    /// secmo's [1]. None without capsules.
+    pub skin_penetration: Option<[SkinDepth; 2]>,
     /// Each chain's tip: the clip's target against secmo's output, and the
     /// output at 30/60/120 Hz input.
     pub tips: Vec<TipTrace>,
@@ -402,6 +407,36 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> anyhow::Res
         .collect();
     let mut per_chain_samples = vec![Samples::default(); chains.len()];
     let mut samples: [Samples; 4] = Default::default();
+    // The chains' capsule colliders (the body capsules bake fits), and
+    // each frame's component-space bones, by variant (0 the clip's, 2
+    // secmo's).
+    let capsules: Vec<&secmo::Collider> = {
+        let mut ids: Vec<u32> = rig
+            .chains()
+            .iter()
+            .flat_map(|c| c.colliders.clone())
+            .collect();
+        ids.sort_unstable();
+        ids.dedup();
+        ids.iter()
+            .map(|&k| &rig.colliders()[k as usize])
+            .filter(|c| c.shape == secmo::ColliderShape::Capsule)
+            .collect()
+    };
+    let components = |variant: usize| -> Vec<Vec<Affine3A>> {
+        if capsules.is_empty() {
+            return Vec::new();
+        }
+        (0..frames)
+            .map(|f| {
+                let mut component = vec![Affine3A::IDENTITY; bind.len()];
+                forward_kinematics(rig.parents(), &pose_at(variant, f), &mut component);
+                component
+            })
+            .collect()
+    };
+    let (original_frames, driven_frames) = (components(0), components(2));
+    let mut skin_depth = [SkinDepth::default(); 2];
     for mesh in &baker.imported.meshes {
         let (chain_edges, body_edges) = edge_sets(mesh, &baker.rig, &baker.joints);
         let skinned = |variant: usize| -> Vec<Vec<Vec3>> {
@@ -414,7 +449,16 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> anyhow::Res
                 .collect()
         };
         let driven = skinned(2);
-        sample(&chain_edges, &skinned(0), &mut samples[0]);
+        let original_skin = skinned(0);
+        if !capsules.is_empty() {
+            let on_chain: Vec<bool> = chain_weight(mesh, &baker.joints)
+                .iter()
+                .map(|&w| w > 0.5)
+                .collect();
+            skin_depth[0].add(&on_chain, &capsules, &original_frames, &original_skin);
+            skin_depth[1].add(&on_chain, &capsules, &driven_frames, &driven);
+        }
+        sample(&chain_edges, &original_skin, &mut samples[0]);
         sample(&chain_edges, &skinned(1), &mut samples[1]);
         sample(&chain_edges, &driven, &mut samples[2]);
         sample(&body_edges, &driven, &mut samples[3]);
@@ -530,7 +574,59 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> anyhow::Res
         rate_difference,
         solver_rate_difference,
         penetration,
+        skin_penetration: (!capsules.is_empty()).then_some(skin_depth),
     })
+}
+
+/// How deep chain vertices go into body capsules ([`StretchReport::skin_penetration`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SkinDepth {
+    /// The deepest a chain vertex goes into a capsule, rig units.
+    pub depth: f32,
+    /// The deepest as a share of that capsule's radius.
+    pub share: f32,
+}
+
+impl SkinDepth {
+    /// Takes in the vertices `on_chain` of a mesh's skinned `frames` (one
+    /// position list per frame), against `capsules` placed by each frame's
+    /// component-space bones `bones`.
+    fn add(
+        &mut self,
+        on_chain: &[bool],
+        capsules: &[&secmo::Collider],
+        bones: &[Vec<Affine3A>],
+        frames: &[Vec<Vec3>],
+    ) {
+        for (component, positions) in bones.iter().zip(frames) {
+            for c in capsules {
+                let Some(m) = component.get(c.bone as usize) else {
+                    continue;
+                };
+                let (a, b) = (m.transform_point3(c.a), m.transform_point3(c.b));
+                let radius = c.radius * m.matrix3.x_axis.length();
+                if radius <= 0.0 {
+                    continue;
+                }
+                let axis = b - a;
+                let length2 = axis.length_squared();
+                for (v, _) in positions.iter().zip(on_chain).filter(|(_, on)| **on) {
+                    let t = if length2 > 0.0 {
+                        ((*v - a).dot(axis) / length2).clamp(0.0, 1.0)
+                    } else {
+                        0.0
+                    };
+                    let depth = radius - v.distance(a + axis * t);
+                    if depth > self.depth {
+                        self.depth = depth;
+                    }
+                    if depth / radius > self.share {
+                        self.share = depth / radius;
+                    }
+                }
+            }
+        }
+    }
 }
 
 /// A clip's name as it appears in the report's file names.

@@ -119,7 +119,7 @@ fn figures() -> String {
     writeln!(
         w,
         "| Fox clip | warm-up passes | closing error | from a cold start | keys replay within \
-         | artist's tail | secmo's tail | body | deepest into a body capsule |"
+         | artist's tail | secmo's tail | body | deepest tail vertex in a body capsule |"
     )
     .unwrap();
     writeln!(w, "|---|---|---|---|---|---|---|---|---|").unwrap();
@@ -129,9 +129,16 @@ fn figures() -> String {
         let cold = baker.bake(clip, &options, false).unwrap();
         let replay = round_trip(&path, &baker, &warm);
         let r = measure(&baker, clip, &options).unwrap();
-        let depth = r.penetration.map_or("no capsule".into(), |d| {
-            format!("{:.2} cm", d / r.units_per_meter * 100.0)
-        });
+        let depth = r
+            .skin_penetration
+            .map_or("no capsule".into(), |[artist, ours]| {
+                format!(
+                    "{:.2} cm, {:.0} % of its radius (the artist's {:.0} %)",
+                    ours.depth / r.units_per_meter * 100.0,
+                    100.0 * ours.share,
+                    100.0 * artist.share
+                )
+            });
         writeln!(
             w,
             "| {} | {} | {:.1e} rad | {:.2} rad | {:.0e} rad | {} | {} | {} | {depth} |",
