@@ -47,6 +47,8 @@ fuzz_target!(|data: &[u8]| {
         },
         cold: false,
         force: false,
+        loop_clips: Vec::new(),
+        once_clips: Vec::new(),
     };
     if bake(&args).is_err() {
         assert!(!out.exists(), "a refused bake wrote {}", out.display());
