@@ -198,6 +198,12 @@ fn rates_plot_compares_every_key_of_24_and_30_hz_clips() {
                     assert!((fast.0[j] - time).abs() < 1e-4, "{time} {}", fast.0[j]);
                     assert_eq!(d, slow.1[i].distance(fast.1[j]), "{} at {time}", clip.name);
                 }
+                if key_hz == 30.0 {
+                    // Keys on the bake's 120 Hz input grid: the three
+                    // bakes run one trajectory, bit for bit.
+                    assert!(gap.iter().all(|g| g.1 == 0.0), "{} {}", clip.name, t.chain);
+                    continue;
+                }
                 // A curve, not a flat line through two points.
                 let mut values: Vec<f32> = gap.iter().map(|g| g.1).collect();
                 values.sort_by(f32::total_cmp);
