@@ -30,8 +30,8 @@ fn main() -> anyhow::Result<()> {
         args.drain(i..i + 2);
     }
     let (mut passed, mut total) = (0, 0);
-    println!("| file | clip | Hz | rest | carriage off | swing | largest step (artist's) | at the limit | bars |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("| file | clip | Hz | rest | carriage off | mean tip off | swing | largest step (artist's) | at the limit | bars |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for path in &args {
         let imported = import(std::path::Path::new(path))?;
         let (units, _) = imported.units(None);
@@ -61,8 +61,9 @@ fn main() -> anyhow::Result<()> {
                     }
                     let clip_name = clip.name.rsplit('|').next().unwrap_or(&clip.name);
                     println!(
-                        "| {name} | {clip_name} | {rate} | {label} | {:.1}° | {:.0} % | {:.1}° ({:.1}°) | {:.0} % | {} |",
+                        "| {name} | {clip_name} | {rate} | {label} | {:.1}° | {:.1} cm | {:.0} % | {:.1}° ({:.1}°) | {:.0} % | {} |",
                         f.carriage_error,
+                        100.0 * f.mean_tip_offset.length() / units,
                         100.0 * f.swing_ratio,
                         f.largest_step.0,
                         f.largest_step.1,
