@@ -648,7 +648,7 @@ typedef struct SecmoChainParams {
    * chain joint's local rotation more than 1e-3 rad from the reference
    * pose) and for half a second after, the rest arc (carry angle, rest
    * curve, gravity) where it does not. 1 (`REST_BIND`): always the rest
-   * arc, as before ABI 1.3. 2 (`REST_ANIMATED`): always the input's
+   * arc. 2 (`REST_ANIMATED`): always the input's
    * pose. On the input's pose each link's rest direction is the input's,
    * in the anchor frame, interpolated between inputs as the colliders
    * are, and the links turn with it: the animation's own motion is

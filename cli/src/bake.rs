@@ -78,8 +78,8 @@ pub struct BakedClip {
     /// Per helper bone (in [`Baker::helpers`] order), its local translation
     /// and rotation at every key.
     pub helpers: Vec<Vec<(Vec3, Quat)>>,
-    /// Wall-clock time of each recorded update (clip sampling and secmo's
-    /// update), microseconds.
+    /// Wall-clock time of each update while the keys are recorded (clip
+    /// sampling and secmo's update), microseconds.
     pub update_micros: Vec<f32>,
 }
 
@@ -365,8 +365,9 @@ impl Baker {
         // that one trajectory, so bakes at 30, 60 and 120 Hz agree
         // (docs/chains.md "Frame rate").
         let steps = input_steps(clip.duration, frames);
+        // `frame`: the key the update leads to (named in an error).
         let update = |c: &mut Character,
-                      time: f32,
+                      (time, frame): (f32, usize),
                       pose: &mut Vec<Transform>,
                       out: &mut [Transform],
                       dt: f32| {
@@ -393,7 +394,7 @@ impl Baker {
                     _ => String::new(),
                 };
                 anyhow::anyhow!(
-                    "{}: clip {:?} at {time:.4} s: {e}{bone}",
+                    "{}: clip {:?} at frame {frame} ({time:.4} s): {e}{bone}",
                     self.imported.path.display(),
                     clip.name
                 )
@@ -432,13 +433,13 @@ impl Baker {
             for i in key_step[frame - 1] + 1..=key_step[frame] {
                 let start = std::time::Instant::now();
                 let time = if hold { 0.0 } else { at(i) };
-                update(c, time, pose, out, steps[i].0 - steps[i - 1].0)?;
+                update(c, (time, frame), pose, out, steps[i].0 - steps[i - 1].0)?;
                 micros.push(start.elapsed().as_secs_f32() * 1e6);
             }
             Ok(())
         };
         // The first update only seeds the state (dt 0).
-        update(&mut character, 0.0, &mut pose, &mut out, 0.0)?;
+        update(&mut character, (0.0, 0), &mut pose, &mut out, 0.0)?;
         let scale = 1.0 / self.rig.units_per_meter();
         // Chain particles, and the helpers' spring states.
         let state = |c: &Character| -> Vec<Vec3> {

@@ -193,7 +193,7 @@ pub struct ChainParams {
     /// chain joint's local rotation more than 1e-3 rad from the reference
     /// pose) and for half a second after, the rest arc (carry angle, rest
     /// curve, gravity) where it does not. 1 (`REST_BIND`): always the rest
-    /// arc, as before ABI 1.3. 2 (`REST_ANIMATED`): always the input's
+    /// arc. 2 (`REST_ANIMATED`): always the input's
     /// pose. On the input's pose each link's rest direction is the input's,
     /// in the anchor frame, interpolated between inputs as the colliders
     /// are, and the links turn with it: the animation's own motion is
@@ -580,7 +580,7 @@ mod serde_rest_source {
 }
 
 /// Seconds a chain keeps resting on its input's pose after the input last
-/// animated it ([`ChainClock::animated_until`]).
+/// animated it ([`ChainClock::animated_left`]).
 pub(crate) const ANIMATED_HOLD: f32 = 0.5;
 
 /// The tail and hair presets' [`ChainParams::animation_inertia`]: three
@@ -1168,8 +1168,14 @@ pub struct ChainClock {
     pub last_update: f64,
     /// 0 until the first update seeded the particles.
     pub started: u32,
-    /// Updates counted for the half-rate LOD.
-    pub lod_counter: u32,
+    /// Updates counted for the half-rate LOD (only its parity is read).
+    pub lod_counter: u16,
+    /// For how much longer the chain rests on its input's pose whether or
+    /// not the input animates it ([`ChainParams::REST_AUTO`]), in
+    /// [`ANIMATED_HOLD`]`/65535` s: set to the whole half second whenever the
+    /// input animates it, so that a clip passing through the reference pose
+    /// does not switch the rest back and forth ([`hold_ticks`]).
+    pub animated_left: u16,
     /// Anchor world rotation and root head at the last simulated update.
     pub previous_anchor: [f32; 4],
     pub previous_root: [f32; 3],
@@ -1200,14 +1206,17 @@ pub struct ChainClock {
     /// The same in the current window (`f32` bits; 0 while the window
     /// under way began part-way).
     pub window_peak: u32,
-    /// Until this input time the chain rests on its input's pose whether or
-    /// not the input animates it ([`ChainParams::REST_AUTO`]): half a second
-    /// after the input last animated it, so that a clip passing through the
-    /// reference pose does not switch the rest back and forth.
-    pub animated_until: f64,
 }
 
-const _: () = assert!(core::mem::size_of::<ChainClock>() == 192);
+const _: () = assert!(core::mem::size_of::<ChainClock>() == 184);
+
+/// `seconds` in [`ChainClock::animated_left`]'s ticks (saturating).
+#[must_use]
+pub(crate) fn hold_ticks(seconds: f32) -> u16 {
+    (f64::from(seconds) / f64::from(ANIMATED_HOLD) * f64::from(u16::MAX))
+        .round()
+        .clamp(0.0, f64::from(u16::MAX)) as u16
+}
 
 /// Longest backlog the chain clock catches up, seconds (as docs/algorithms.md §2's cap).
 pub const CHAIN_CATCH_UP: f64 = 5.0;

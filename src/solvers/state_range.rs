@@ -106,8 +106,6 @@ impl StateRange {
             & (0.0..=c.time + CHAIN_STEP).contains(&c.simulated)
             & (0.0..=c.time).contains(&c.last_update)
             & (0.0..=c.time).contains(&c.still_since)
-            & (0.0..=c.time + f64::from(crate::solvers::chain::ANIMATED_HOLD))
-                .contains(&c.animated_until)
             & (c.sleeping <= 1)
             & Vec3::from(c.previous_wind).is_finite()
             & (c.started <= 1)

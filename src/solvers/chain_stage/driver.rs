@@ -400,20 +400,21 @@ pub(super) fn prepare(
     let (clock, mut kept, previous_colliders) = split(&mut stage.state, ci, range.clone());
     let first = clock.started == 0;
     // Whether the last update rested on the input's pose.
-    let was_animated = !first && clock.time < clock.animated_until;
+    let was_animated = !first && clock.animated_left > 0;
     if first {
         *clock = ChainClock::default();
     } else {
         clock.time += dt as f64;
+        clock.animated_left = clock.animated_left.saturating_sub(chain::hold_ticks(dt));
     }
-    // ChainClock::animated_until: a clip that passes through the reference
+    // ChainClock::animated_left: a clip that passes through the reference
     // pose keeps the chain on its pose.
     let animated = match input_animates {
         Some(true) => {
-            clock.animated_until = clock.time + f64::from(chain::ANIMATED_HOLD);
+            clock.animated_left = u16::MAX;
             true
         }
-        Some(false) => clock.time < clock.animated_until,
+        Some(false) => clock.animated_left > 0,
         None => false,
     };
     let target = RestTarget {
@@ -749,7 +750,9 @@ impl RestTarget<'_> {
 /// animation on this update and the last (`p.carries`) the links turn with
 /// their rest, velocities too (`anchor`, `root`: the chain's frame at this
 /// substep): the animation's own motion is carried, as a simulation space
-/// carries its bone's, and the springs act on the body's motion around it.
+/// carries its bone's. They also ride `1 − animation_inertia` of the
+/// chain frame's motion since the last substep (`p.frame_at`), so the
+/// springs act on `animation_inertia` of the body's motion around it.
 pub(super) fn rest_at(
     (rig, stage, update): (&ChainRig<'_>, &mut Stage, &Update),
     pose: (&[Transform], &[Affine3A]),
@@ -887,7 +890,6 @@ pub(crate) fn rebase_clock(c: &mut ChainClock) {
         c.time -= SHIFT;
         c.last_update = (c.last_update - SHIFT).max(0.0);
         c.still_since = (c.still_since - SHIFT).max(0.0);
-        c.animated_until = (c.animated_until - SHIFT).max(0.0);
         c.simulated -= SHIFT;
         if c.simulated < 0.0 {
             c.simulated = c.time; // a backlog of 2^28 s is dropped anyway
