@@ -1172,9 +1172,9 @@ pub struct ChainClock {
     pub lod_counter: u16,
     /// For how much longer the chain rests on its input's pose whether or
     /// not the input animates it ([`ChainParams::REST_AUTO`]), in
-    /// [`ANIMATED_HOLD`]`/65535` s: set to the whole half second whenever the
+    /// ticks of 0.5/65535 s: set to the whole half second whenever the
     /// input animates it, so that a clip passing through the reference pose
-    /// does not switch the rest back and forth ([`hold_ticks`]).
+    /// does not switch the rest back and forth.
     pub animated_left: u16,
     /// Anchor world rotation and root head at the last simulated update.
     pub previous_anchor: [f32; 4],
