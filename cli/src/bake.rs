@@ -637,20 +637,22 @@ fn input_steps(duration: f32, frames: usize) -> Vec<(f32, Option<usize>)> {
     let grid = ((f64::from(duration) * 120.0 - 1e-2).ceil() as usize).max(1);
     let (mut i, mut k) = (0usize, 0usize);
     let mut steps = Vec::with_capacity(grid + frames + 2);
-    // Merged in exact order: i / grid against k / frames.
+    // Merged in exact order: i / grid against k / frames. A key on a grid
+    // point takes the grid's time, to the bit, whatever the output rate.
+    let at = |num: usize, den: usize| (f64::from(duration) * num as f64 / den as f64) as f32;
     while i <= grid || k <= frames {
         let (gi, fk) = ((i * frames) as u64, (k * grid) as u64);
-        let (time, key) = if k > frames || (i <= grid && gi < fk) {
+        let step = if k > frames || (i <= grid && gi < fk) {
             i += 1;
-            (duration * (i - 1) as f32 / grid as f32, None)
+            (at(i - 1, grid), None)
+        } else if i <= grid && gi == fk {
+            (i, k) = (i + 1, k + 1);
+            (at(i - 1, grid), Some(k - 1))
         } else {
-            if i <= grid && gi == fk {
-                i += 1;
-            }
             k += 1;
-            (duration * (k - 1) as f32 / frames as f32, Some(k - 1))
+            (at(k - 1, frames), Some(k - 1))
         };
-        steps.push((time, key));
+        steps.push(step);
     }
     steps
 }

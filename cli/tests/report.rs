@@ -58,7 +58,7 @@ fn fox_tail_stretch_stays_within_the_body_baseline() {
     assert_eq!(secmo.torn_percent, 0.0);
     assert!(secmo.edges > 100 && body.edges > 100);
     // 30/60/120 Hz bakes agree within 0.5° (issue #48 item 8): each feeds
-    // secmo the clip on its own 120 Hz grid, plus its key times (1.9e-5 and
+    // secmo the clip on its own 120 Hz grid, plus its key times (1.8e-5 and
     // 5.6e-5 rad). The kernel's own rate independence is tested in
     // tests/hair_and_time.rs.
     eprintln!("rate differences {:?} rad", r.rate_difference);
