@@ -13,7 +13,7 @@ use crate::limits::unset;
 pub use crate::limits::{snapshot_limits, MAX_CHAIN_SUBSTEPS, MIN_VELOCITY_DT};
 use crate::math::{self, Transform, MAX_SCALE, MIN_SCALE};
 use crate::rig::Rig;
-use crate::solvers::chain::{self, ChainClock, ChainParams};
+use crate::solvers::chain::{ChainClock, ChainParams};
 use crate::solvers::chain_stage;
 use crate::solvers::constraint;
 use crate::solvers::corrective::{self, CorrectiveRecord, CorrectiveState};
@@ -351,8 +351,10 @@ const SNAPSHOT_MAGIC: u32 = u32::from_le_bytes(*b"SMSN");
 /// Bumped whenever the snapshot layout changes (CHANGELOG.md lists the
 /// layouts). 8: the character's settings that later updates read (world
 /// transform, importance, wind, stage switches, substep target, chain
-/// parameters), and no collider frames in a rig without chains.
-pub const SNAPSHOT_VERSION: u32 = 8;
+/// parameters), and no collider frames in a rig without chains. 9: each
+/// chain particle's rest direction (the input's pose turns it,
+/// [`ChainParams::rest_source`]).
+pub const SNAPSHOT_VERSION: u32 = 9;
 
 /// What later updates read besides the solver state: the inputs an update
 /// keeps when its flags leave them out (world transform, importance, wind),
@@ -700,8 +702,7 @@ impl Character {
                 "simulation_space must be -1 or a bone index",
             ));
         }
-        let range = setup.particles();
-        chain::rest_directions(setup, &params, &mut self.chain.rest[range]);
+        self.chain.set_rest_arc(setup, &params, chain);
         self.chain.params[chain] = params;
         // New parameters are a change of input: the chain wakes and runs at
         // normal speed again (ChainParams::settle_speedup).
@@ -1295,8 +1296,8 @@ impl Character {
     }
 
     /// Bytes of the chain section: each chain's parameters, its clock, then
-    /// per particle position, velocity, bend and position before the last
-    /// substep, then the previous collider frames and the simulation
+    /// per particle position, velocity, bend, position before the last
+    /// substep and rest direction at the last update, then the previous collider frames and the simulation
     /// origin. None in a rig without chains (its colliders move nothing).
     fn chain_bytes(&self) -> usize {
         let c = &self.chain.state;
@@ -1304,7 +1305,7 @@ impl Character {
             return 0;
         }
         c.clocks.len() * (core::mem::size_of::<ChainClock>() + core::mem::size_of::<ChainParams>())
-            + c.position.len() * (3 * core::mem::size_of::<Vec3>() + core::mem::size_of::<Quat>())
+            + c.position.len() * (4 * core::mem::size_of::<Vec3>() + core::mem::size_of::<Quat>())
             + c.previous_colliders.len() * core::mem::size_of::<Transform>()
             + ORIGIN_BYTES
     }
@@ -1360,7 +1361,7 @@ impl Character {
         let c = &self.chain.state;
         let origin = [c.origin.x, c.origin.y, c.origin.z, 0.0];
         let with_chains = !c.clocks.is_empty();
-        let chain_sections: [&[u8]; 8] = if with_chains {
+        let chain_sections: [&[u8]; 9] = if with_chains {
             [
                 bytemuck::cast_slice::<ChainParams, u8>(&self.chain.params),
                 bytemuck::cast_slice(&c.clocks),
@@ -1368,11 +1369,12 @@ impl Character {
                 bytemuck::cast_slice(&c.velocity),
                 bytemuck::cast_slice(&c.bend),
                 bytemuck::cast_slice(&c.previous),
+                bytemuck::cast_slice(&self.chain.rest),
                 bytemuck::cast_slice(&c.previous_colliders),
                 bytemuck::bytes_of(&origin),
             ]
         } else {
-            [&[]; 8]
+            [&[]; 9]
         };
         for bytes in chain_sections {
             buffer[at..at + bytes.len()].copy_from_slice(bytes);
@@ -1483,7 +1485,8 @@ impl Character {
         let velocity_at = position_at + n_particles * core::mem::size_of::<Vec3>();
         let bend_at = velocity_at + n_particles * core::mem::size_of::<Vec3>();
         let previous_at = bend_at + n_particles * core::mem::size_of::<Quat>();
-        let colliders_at = previous_at + n_particles * core::mem::size_of::<Vec3>();
+        let rest_at = previous_at + n_particles * core::mem::size_of::<Vec3>();
+        let colliders_at = rest_at + n_particles * core::mem::size_of::<Vec3>();
         let origin_at = colliders_at + n_colliders * core::mem::size_of::<Transform>();
         fn item<T: Pod>(buffer: &[u8], at: usize, i: usize) -> T {
             let size = core::mem::size_of::<T>();
@@ -1510,6 +1513,11 @@ impl Character {
                 item(buffer, velocity_at, i),
                 item(buffer, bend_at, i),
             ) && range.place(item(buffer, previous_at, i))
+                && {
+                    // A direction.
+                    let r: Vec3 = item(buffer, rest_at, i);
+                    r.is_finite() && (r.length() - 1.0).abs() < 1e-3
+                }
         }) && (0..n_colliders)
             .all(|i| range.transform(&item(buffer, colliders_at, i)));
         if !clocks_ok {
@@ -1559,12 +1567,9 @@ impl Character {
             read(bytemuck::cast_slice_mut(&mut w.velocity));
             read(bytemuck::cast_slice_mut(&mut w.bend));
             read(bytemuck::cast_slice_mut(&mut w.previous));
+            read(bytemuck::cast_slice_mut(&mut stage.rest));
             read(bytemuck::cast_slice_mut(&mut w.previous_colliders));
             w.origin = origin;
-            // The rest directions follow the parameters.
-            for (setup, params) in self.rig.chains.iter().zip(&stage.params) {
-                chain::rest_directions(setup, params, &mut stage.rest[setup.particles()]);
-            }
         }
         self.started = header.started;
         Ok(())

@@ -324,6 +324,7 @@ impl Rig {
             particle_count: self.particle_count,
             units_per_meter: self.units_per_meter,
             up: up_vector(self.up_axis),
+            reference: self.reference_pose(),
         }
     }
 

@@ -145,8 +145,13 @@ mod rig_asset {
             .into_values()
             .chain(table(&cpp, "ChainBools[]").into_values())
             .collect();
-        // Written and read by their own code: an enum, a vector, a bone name.
-        for extra in ["integrator", "gravity_direction", "simulation_space"] {
+        // Written and read by their own code: two enums, a vector, a bone name.
+        for extra in [
+            "integrator",
+            "rest_source",
+            "gravity_direction",
+            "simulation_space",
+        ] {
             assert!(cpp.contains(&format!("TEXT(\"{extra}\")")), "{extra}");
             chain.insert(extra.into());
         }

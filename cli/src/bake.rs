@@ -78,8 +78,8 @@ pub struct BakedClip {
     /// Per helper bone (in [`Baker::helpers`] order), its local translation
     /// and rotation at every key.
     pub helpers: Vec<Vec<(Vec3, Quat)>>,
-    /// Wall-clock time of each recorded update (clip sampling and secmo's
-    /// update), microseconds.
+    /// Wall-clock time of each update while the keys are recorded (clip
+    /// sampling and secmo's update), microseconds.
     pub update_micros: Vec<f32>,
 }
 
@@ -93,12 +93,6 @@ pub struct Baker {
     /// Helper bones moved by springs, constraints or correctives (from the
     /// file's secmo rig settings); baked as translation and rotation keys.
     pub helpers: Vec<usize>,
-    /// The rig's description, to rebuild it with a clip's own carriage.
-    desc: RigDesc,
-    /// The tail chain this baker added (index into the rig's chains).
-    tail_chain: Option<usize>,
-    /// That tail's parameters for a clip that keys it ([`Baker::rig_for`]).
-    carriage_params: ChainParams,
     /// Counts every simulated frame ([`Baker::work`] plans them); hidden
     /// unless a command sets a bar.
     pub progress: crate::progress::Progress,
@@ -110,21 +104,24 @@ impl Baker {
     /// springs, constraints, correctives, chains), its VRM spring bones as
     /// chains on the VRM preset (docs/vrm-mapping.md) where those do not already move
     /// the joints, and a tail chain on its tail candidate unless a chain
-    /// already moves it: around each clip's own carriage where the clip keys
-    /// the tail ([`Baker::carriage_params`], [`Baker::rig_for`]), the docs/algorithms.md §7
-    /// tail around the modelled arc where it does not.
+    /// already moves it (its parameters: [`Baker::tail_params`]). Every
+    /// clip bakes on this one rig, through the runtime's own path: around
+    /// the clip's animation where the clip animates the tail, around the
+    /// rest arc where it does not (docs/chains.md "Around the animation").
     pub fn new(imported: Imported, units_per_meter: f32) -> anyhow::Result<Self> {
         Self::with_tail(
             imported,
             units_per_meter,
-            Self::carriage_params(units_per_meter),
+            Self::tail_params(units_per_meter),
         )
     }
 
-    /// The added tail's parameters for a clip without tail keys: the docs/algorithms.md §7
-    /// tail preset around the modelled arc (rest curve 1, no carry).
+    /// The added tail's parameters: the runtime's tail preset
+    /// ([`ChainParams::tail`], `rest_source` auto) with the modelled arc as
+    /// its rest arc (rest curve 1, no carry) for clips that leave the tail
+    /// on its reference pose.
     #[must_use]
-    pub fn modelled_tail_params(units_per_meter: f32) -> ChainParams {
+    pub fn tail_params(units_per_meter: f32) -> ChainParams {
         ChainParams {
             carry_angle: 0.0,
             rest_curve: 1.0,
@@ -132,37 +129,11 @@ impl Baker {
         }
     }
 
-    /// The added tail's parameters for a clip that keys the tail, around the
-    /// clip's own carriage (docs/chains.md "The artist's carriage"): no carry
-    /// (the rest is the authored arc, rest curve 1), no gravity (it would
-    /// only sag the tail below the carriage the artist keyed), and springs
-    /// that swing with the gait.
-    #[must_use]
-    pub fn carriage_params(units_per_meter: f32) -> ChainParams {
-        ChainParams {
-            carry_angle: 0.0,
-            rest_curve: 1.0,
-            gravity: 0.0,
-            // Chosen by the sweep in docs/chains.md (cli/examples/tail_sweep.rs):
-            // lightly damped springs swing with the gait instead of trailing
-            // rigidly; a 9° bend limit between links keeps the skin from
-            // tearing at the peaks; no coupling, which held the Walk's swing
-            // to a fifth of the artist's.
-            frequency_root: 1.5,
-            frequency_tip: 0.8,
-            damping_ratio: 0.15,
-            bend_rate: 0.0,
-            bend_limit: 9f32.to_radians(),
-            ..ChainParams::tail(units_per_meter)
-        }
-    }
-
-    /// [`Baker::new`] with the added tail's parameters for clips that key it
-    /// given (clips that do not use [`Baker::modelled_tail_params`]).
+    /// [`Baker::new`] with the added tail's parameters given.
     pub fn with_tail(
         imported: Imported,
         units_per_meter: f32,
-        carriage_params: ChainParams,
+        tail_params: ChainParams,
     ) -> anyhow::Result<Self> {
         let path = imported.path.clone();
         let at = |m: &str| anyhow::anyhow!("{}: {m}", path.display());
@@ -232,17 +203,15 @@ impl Baker {
         // The tail, unless the VRM springs already move it.
         let tail = imported.tail();
         let sprung = |b: usize| desc.chains.iter().any(|c| c.joints.contains(&(b as u32)));
-        let mut tail_chain = None;
         if !tail.is_empty() && !tail.iter().any(|&b| sprung(b)) {
             let anchor = imported.skeleton.bones[tail[0]].parent;
             if anchor < 0 {
                 return Err(at("the tail has no parent to anchor it"));
             }
-            tail_chain = Some(desc.chains.len());
             desc.chains.push(ChainDesc::new(
                 tail.iter().map(|&j| j as u32).collect(),
                 anchor as u32,
-                Self::modelled_tail_params(units_per_meter),
+                tail_params,
             ));
         }
         // Body colliders fitted to the skin for every tail or hair chain that
@@ -300,64 +269,8 @@ impl Baker {
             rig: Arc::new(rig),
             joints,
             helpers,
-            desc,
-            tail_chain,
-            carriage_params,
             progress: crate::progress::Progress::hidden(),
         })
-    }
-
-    /// The rig that bakes `clip`: where the clip keys the tail this baker
-    /// added, the tail's rest is the clip's own carriage — each tail joint's
-    /// mean local rotation over the clip — so secmo adds lag, swing and
-    /// follow-through around the pose the artist keeps, not around the
-    /// bind pose (issue #17 item 1), with the carriage parameters. Other
-    /// clips use the rig as built.
-    pub fn rig_for(&self, clip: &Clip) -> anyhow::Result<Arc<Rig>> {
-        let Some(chain) = self.tail_chain else {
-            return Ok(Arc::clone(&self.rig));
-        };
-        let joints: Vec<usize> = self.desc.chains[chain]
-            .joints
-            .iter()
-            .map(|&j| j as usize)
-            .collect();
-        let keyed = |j: usize| {
-            clip.channels
-                .iter()
-                .any(|c| c.bone == j && c.property == gltf::animation::Property::Rotation)
-        };
-        if !joints.iter().any(|&j| keyed(j)) {
-            return Ok(Arc::clone(&self.rig));
-        }
-        let bind = self.rig.reference_pose();
-        const SAMPLES: usize = 64;
-        let mut sums = vec![glam::Vec4::ZERO; joints.len()];
-        let mut pose = bind.to_vec();
-        for i in 0..SAMPLES {
-            pose.copy_from_slice(bind);
-            clip.sample(clip.duration * i as f32 / SAMPLES as f32, &mut pose);
-            for (sum, &j) in sums.iter_mut().zip(&joints) {
-                // Each key in the bind rotation's hemisphere, then averaged.
-                let q = pose[j].rotation();
-                let q = if q.dot(bind[j].rotation()) < 0.0 {
-                    -q
-                } else {
-                    q
-                };
-                *sum += glam::Vec4::from(q);
-            }
-        }
-        let mut desc = self.desc.clone();
-        desc.chains[chain].params = self.carriage_params;
-        for (sum, &j) in sums.iter().zip(&joints) {
-            if let Some(mean) = sum.try_normalize() {
-                desc.bones[j].reference.rotation = mean.to_array();
-            }
-        }
-        Rig::new(desc)
-            .map(Arc::new)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", self.imported.path.display()))
     }
 
     /// Writes into `pose` the rig's reference pose with `clip` sampled at
@@ -441,18 +354,25 @@ impl Baker {
         };
         let frames = ((clip.duration * options.rate).round() as usize).max(1);
         let dt = clip.duration / frames as f32;
-        let rig = self.rig_for(clip)?;
+        let rig = Arc::clone(&self.rig);
         let bind: Vec<Transform> = rig.reference_pose().to_vec();
         let mut pose = bind.clone();
         let mut out = bind.clone();
         let mut character = Character::new(Arc::clone(&rig), CharacterOptions::default());
+        // The runtime's input: the clip sampled from its own keys (joint
+        // space) on a grid no coarser than the 120 Hz substep, whatever the
+        // output rate, and at every key written; the keys are read from
+        // that one trajectory, so bakes at 30, 60 and 120 Hz agree
+        // (docs/chains.md "Frame rate").
+        let steps = input_steps(clip.duration, frames);
+        // `frame`: the key the update leads to (named in an error).
         let update = |c: &mut Character,
-                      frame: usize,
+                      (time, frame): (f32, usize),
                       pose: &mut Vec<Transform>,
                       out: &mut [Transform],
                       dt: f32| {
             pose.copy_from_slice(&bind);
-            clip.sample(frame as f32 * clip.duration / frames as f32, pose);
+            clip.sample(time, pose);
             c.update(
                 &FrameInput {
                     dt,
@@ -474,14 +394,52 @@ impl Baker {
                     _ => String::new(),
                 };
                 anyhow::anyhow!(
-                    "{}: clip {:?} at frame {frame}: {e}{bone}",
+                    "{}: clip {:?} at frame {frame} ({time:.4} s): {e}{bone}",
                     self.imported.path.display(),
                     clip.name
                 )
             })
         };
+        // The updates from one key to the next (`step`: the index of the
+        // step that ends on key `frame`), and the input time at each: a
+        // loop samples its end as its start.
+        let at = |i: usize| -> f32 {
+            let t = steps[i].0;
+            if looped && i + 1 == steps.len() {
+                0.0
+            } else {
+                t
+            }
+        };
+        let key_step: Vec<usize> = {
+            let mut k = vec![0; frames + 1];
+            for (i, s) in steps.iter().enumerate() {
+                if let Some(f) = s.1 {
+                    k[f] = i;
+                }
+            }
+            k
+        };
+        // Advances from key `frame - 1` to key `frame`, the input held at
+        // time 0 when `hold`.
+        let mut micros = Vec::new();
+        let advance = |c: &mut Character,
+                       frame: usize,
+                       pose: &mut Vec<Transform>,
+                       out: &mut [Transform],
+                       hold: bool,
+                       micros: &mut Vec<f32>|
+         -> anyhow::Result<()> {
+            for i in key_step[frame - 1] + 1..=key_step[frame] {
+                let start = std::time::Instant::now();
+                let time = if hold { 0.0 } else { at(i) };
+                update(c, (time, frame), pose, out, steps[i].0 - steps[i - 1].0)?;
+                micros.push(start.elapsed().as_secs_f32() * 1e6);
+            }
+            Ok(())
+        };
         // The first update only seeds the state (dt 0).
-        update(&mut character, 0, &mut pose, &mut out, 0.0)?;
+        update(&mut character, (0.0, 0), &mut pose, &mut out, 0.0)?;
         let scale = 1.0 / self.rig.units_per_meter();
         // Chain particles, and the helpers' spring states.
         let state = |c: &Character| -> Vec<Vec3> {
@@ -502,24 +460,26 @@ impl Baker {
         let progress = &self.progress;
         let guess = Self::warm_up_guess(options, warm_up);
         if warm_up {
+            let mut discard = Vec::new();
             while passes < options.max_passes {
                 if passes >= guess {
                     progress.plan(frames as u64);
                 }
                 let start: Vec<Vec3> = state(&character);
-                if looped {
-                    for frame in 1..=frames {
-                        update(&mut character, frame % frames, &mut pose, &mut out, dt)?;
-                        progress.done(1);
-                    }
-                } else {
-                    // A one-shot starts from its first pose, settled: hold
-                    // it for as long as a pass of the clip.
-                    for _ in 1..=frames {
-                        update(&mut character, 0, &mut pose, &mut out, dt)?;
-                        progress.done(1);
-                    }
+                // A one-shot starts from its first pose, settled: hold it
+                // for as long as a pass of the clip.
+                for frame in 1..=frames {
+                    advance(
+                        &mut character,
+                        frame,
+                        &mut pose,
+                        &mut out,
+                        !looped,
+                        &mut discard,
+                    )?;
+                    progress.done(1);
                 }
+                discard.clear();
                 passes += 1;
                 let end = state(&character);
                 let change = start
@@ -561,19 +521,30 @@ impl Baker {
         };
         record_helpers(&out, &mut helpers);
         times.push(0.0);
-        let mut update_micros = Vec::with_capacity(frames);
         for frame in 1..frames {
-            let start = std::time::Instant::now();
-            update(&mut character, frame, &mut pose, &mut out, dt)?;
-            update_micros.push(start.elapsed().as_secs_f32() * 1e6);
+            advance(
+                &mut character,
+                frame,
+                &mut pose,
+                &mut out,
+                false,
+                &mut micros,
+            )?;
             progress.done(1);
             record(&pose, &out, &mut rotations);
             record_helpers(&out, &mut helpers);
             times.push(frame as f32 * dt);
         }
         let (closing_error, closing_offset) = if looped {
-            // The seam: one more step brings the loop back to frame 0.
-            update(&mut character, 0, &mut pose, &mut out, dt)?;
+            // The seam: one more key brings the loop back to frame 0.
+            advance(
+                &mut character,
+                frames,
+                &mut pose,
+                &mut out,
+                false,
+                &mut micros,
+            )?;
             progress.done(1);
             let closing_error = self
                 .joints
@@ -604,7 +575,14 @@ impl Baker {
         } else {
             // A one-shot ends where the clip ends: the last frame is
             // simulated, never wrapped to the first.
-            update(&mut character, frames, &mut pose, &mut out, dt)?;
+            advance(
+                &mut character,
+                frames,
+                &mut pose,
+                &mut out,
+                false,
+                &mut micros,
+            )?;
             progress.done(1);
             record(&pose, &out, &mut rotations);
             record_helpers(&out, &mut helpers);
@@ -644,9 +622,39 @@ impl Baker {
             times,
             rotations,
             helpers,
-            update_micros,
+            update_micros: micros,
         })
     }
+}
+
+/// The input updates of a bake of a clip `duration` long written as
+/// `frames` key intervals: the times (from 0 to `duration`) of a grid no
+/// coarser than the 120 Hz substep, the same at every output rate, merged
+/// with the keys' own times; each with the key it writes, if any.
+fn input_steps(duration: f32, frames: usize) -> Vec<(f32, Option<usize>)> {
+    // Whole steps of the grid: 120 Hz or finer (a clip a hair longer than
+    // a whole number of 120 Hz steps is not given one more).
+    let grid = ((f64::from(duration) * 120.0 - 1e-2).ceil() as usize).max(1);
+    let (mut i, mut k) = (0usize, 0usize);
+    let mut steps = Vec::with_capacity(grid + frames + 2);
+    // Merged in exact order: i / grid against k / frames. A key on a grid
+    // point takes the grid's time, to the bit, whatever the output rate.
+    let at = |num: usize, den: usize| (f64::from(duration) * num as f64 / den as f64) as f32;
+    while i <= grid || k <= frames {
+        let (gi, fk) = ((i * frames) as u64, (k * grid) as u64);
+        let step = if k > frames || (i <= grid && gi < fk) {
+            i += 1;
+            (at(i - 1, grid), None)
+        } else if i <= grid && gi == fk {
+            (i, k) = (i + 1, k + 1);
+            (at(i - 1, grid), Some(k - 1))
+        } else {
+            k += 1;
+            (at(k - 1, frames), Some(k - 1))
+        };
+        steps.push(step);
+    }
+    steps
 }
 
 /// Each bone's world transform in the reference pose of `desc`.

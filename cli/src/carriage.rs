@@ -1,5 +1,5 @@
 //! The tail's carriage and swing against the artist's (issue #17 item 1,
-//! docs/chains.md "The artist's carriage"): where the tail's tip sits on
+//! docs/chains.md "Around the animation"): where the tail's tip sits on
 //! average in the frame of the bone that carries it, and how far it swings
 //! about that mean.
 
@@ -65,4 +65,187 @@ pub fn carriage(
         / SAMPLES as f32)
         .sqrt();
     Carriage { mean, swing }
+}
+
+/// A tail chain run through the C ABI on a clip against the clip's own
+/// keys (issue #48's measures; docs/chains.md "Around the animation").
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Fidelity {
+    /// Degrees between the mean root→tip directions, secmo's and the
+    /// clip's, in the tail root's parent frame.
+    pub carriage_error: f32,
+    /// Tip swing (RMS of the tip about its mean, in that frame), secmo's
+    /// over the clip's.
+    pub swing_ratio: f32,
+    /// The largest turn of a chain joint's local rotation from one key to
+    /// the next, degrees: secmo's and the clip's.
+    pub largest_step: (f32, f32),
+    /// Share of keys on which some link's turn from the clip's pose,
+    /// relative to the link before it, is within 0.5° of the chain's bend
+    /// limit.
+    pub limit_share: f32,
+    /// How far secmo's tip sits from the clip's, mean over the keys, rig
+    /// units (positive: below it, along the parent frame's up).
+    pub mean_tip_offset: Vec3,
+}
+
+/// Runs the file's tail (bones named *tail*) on the tail preset (or
+/// `params`) through `secmo_rig_create` / `secmo_character_update`, the
+/// clip sampled at `rate` Hz by the tool's sampler and fed frame by frame,
+/// twice over (the second pass is measured, `SAMPLES`-independent: every
+/// frame).
+///
+/// # Panics
+/// When the file has no tail or the library refuses the rig or a frame.
+#[must_use]
+pub fn runtime_fidelity(
+    imported: &crate::import::Imported,
+    clip: &Clip,
+    (rate, units_per_meter): (f32, f32),
+    params: Option<secmo::ChainParams>,
+) -> Fidelity {
+    use secmo::ffi::*;
+    let bones = &imported.skeleton.bones;
+    let parents: Vec<i32> = bones.iter().map(|b| b.parent).collect();
+    let reference: Vec<secmo::Transform> = bones.iter().map(|b| b.reference).collect();
+    let tail: Vec<u32> = imported.tail().iter().map(|&b| b as u32).collect();
+    assert!(!tail.is_empty(), "no tail");
+    let anchor = bones[tail[0] as usize].parent;
+    let params = params.unwrap_or_else(|| secmo::ChainParams::tail(units_per_meter));
+    let chain = SecmoChainDesc {
+        struct_size: core::mem::size_of::<SecmoChainDesc>() as u32,
+        anchor: anchor as u32,
+        joints: tail.as_ptr(),
+        joint_count: tail.len() as u32,
+        preset: SECMO_CHAIN_TAIL,
+        params: &params,
+        radii: core::ptr::null(),
+        weights: core::ptr::null(),
+        colliders: core::ptr::null(),
+        collider_count: 0,
+        has_end_offset: 0,
+        end_offset: [0.0; 3],
+    };
+    // SAFETY: every pointer is live for the calls and sized as declared.
+    let desc = SecmoRigDesc {
+        struct_size: core::mem::size_of::<SecmoRigDesc>() as u32,
+        bone_count: bones.len() as u32,
+        parents: parents.as_ptr(),
+        reference_pose: reference.as_ptr(),
+        units_per_meter,
+        up_axis: SECMO_UP_AXIS_Y,
+        chains: &chain,
+        chain_count: 1,
+        ..SecmoRigDesc::default()
+    };
+    let frames = ((clip.duration * rate).round() as usize).max(1);
+    let dt = clip.duration / frames as f32;
+    let mut inputs = Vec::new();
+    let mut outputs = Vec::new();
+    unsafe {
+        let mut rig = core::ptr::null_mut();
+        assert_eq!(secmo_rig_create(&desc, &mut rig), SECMO_OK);
+        let mut character = core::ptr::null_mut();
+        assert_eq!(
+            secmo_character_create(rig, core::ptr::null(), &mut character),
+            SECMO_OK
+        );
+        let mut pose = reference.clone();
+        let mut out = reference.clone();
+        for pass in 0..2 {
+            for f in 0..frames {
+                pose.copy_from_slice(&reference);
+                clip.sample(f as f32 * dt, &mut pose);
+                let input = SecmoFrameInput {
+                    struct_size: core::mem::size_of::<SecmoFrameInput>() as u32,
+                    flags: 0,
+                    dt: if pass == 0 && f == 0 { 0.0 } else { dt },
+                    pose: pose.as_ptr(),
+                    pose_len: pose.len(),
+                    world: secmo::Transform::IDENTITY,
+                    importance: 1.0,
+                };
+                assert_eq!(
+                    secmo_character_update(
+                        character,
+                        &input,
+                        out.as_mut_ptr(),
+                        out.len(),
+                        core::ptr::null_mut()
+                    ),
+                    SECMO_OK
+                );
+                if pass == 1 {
+                    inputs.push(pose.clone());
+                    outputs.push(out.clone());
+                }
+            }
+        }
+        secmo_character_destroy(character);
+        secmo_rig_destroy(rig);
+    }
+    let parent = anchor as usize;
+    let (root, tip) = (tail[0] as usize, *tail.last().expect("a tail") as usize);
+    let mut component = vec![Affine3A::IDENTITY; bones.len()];
+    let mut along = |poses: &[Vec<secmo::Transform>]| -> (Vec<Vec3>, Vec<Vec<Vec3>>) {
+        poses
+            .iter()
+            .map(|pose| {
+                forward_kinematics(&parents, pose, &mut component);
+                let local = component[parent].inverse();
+                let at = |b: usize| local.transform_point3(component[b].translation.into());
+                let links = tail
+                    .windows(2)
+                    .map(|w| (at(w[1] as usize) - at(w[0] as usize)).normalize_or_zero())
+                    .collect();
+                (at(tip) - at(root), links)
+            })
+            .unzip()
+    };
+    let (artist, keyed) = along(&inputs);
+    let (ours, links) = along(&outputs);
+    let mean = |v: &[Vec3]| v.iter().copied().sum::<Vec3>() / v.len() as f32;
+    let mean_dir = |v: &[Vec3]| mean(&v.iter().map(|d| d.normalize_or_zero()).collect::<Vec<_>>());
+    let swing = |v: &[Vec3]| {
+        let m = mean(v);
+        (v.iter().map(|t| (*t - m).length_squared()).sum::<f32>() / v.len() as f32).sqrt()
+    };
+    let step = |poses: &[Vec<secmo::Transform>]| {
+        let mut largest = 0f32;
+        for w in poses.windows(2) {
+            for &j in &tail {
+                let (a, b) = (w[0][j as usize].rotation(), w[1][j as usize].rotation());
+                largest = largest.max(crate::bake::angle(a, b).to_degrees());
+            }
+        }
+        largest
+    };
+    let limit = params.bend_limit;
+    // The bend limit acts on each link's turn from its rest relative to the
+    // link before it (the first against the anchor); around the animation
+    // the rest is the clip's pose.
+    let near = links
+        .iter()
+        .zip(&keyed)
+        .filter(|(l, k)| {
+            let turns: Vec<Quat> = l
+                .iter()
+                .zip(k.iter())
+                .map(|(d, r)| secmo::math::rotation_arc(*r, *d))
+                .collect();
+            (0..turns.len()).any(|i| {
+                let before = if i == 0 { Quat::IDENTITY } else { turns[i - 1] };
+                crate::bake::angle(before, turns[i]) > limit - 0.5f32.to_radians()
+            })
+        })
+        .count();
+    Fidelity {
+        carriage_error: mean_dir(&ours)
+            .angle_between(mean_dir(&artist))
+            .to_degrees(),
+        swing_ratio: swing(&ours) / swing(&artist),
+        largest_step: (step(&outputs), step(&inputs)),
+        limit_share: near as f32 / links.len() as f32,
+        mean_tip_offset: mean(&artist) - mean(&ours),
+    }
 }

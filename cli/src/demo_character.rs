@@ -68,12 +68,22 @@ pub fn meshed_body() -> RigDesc {
     desc
 }
 
-/// The body's pose at `t`: the procedural sequence, plus a nodding head and
-/// legs that stride with the arms (tail and ponytail keep their reference
-/// locals: secmo moves them).
+/// The body's pose at `t`: the procedural sequence, plus a nodding head,
+/// legs that stride with the arms and a tail carried up that sways with the
+/// gait, as an animator keys it (secmo simulates the tail around that pose,
+/// docs/chains.md "Around the animation"). The ponytail keeps its
+/// reference locals: its VRM spring moves it.
 pub fn write_pose(sequence: &Sequence, t: f32, pose: &mut [Transform]) {
     sequence.write_pose(t, pose);
     let (s, ph) = sequence.gait(t);
+    // Only the whole meshed body has the tail (the rig tests' bodies lack it).
+    let whole = pose.len() == SLEEVE[1] + 1;
+    for (k, &bone) in TAIL[..5].iter().enumerate().filter(|_| whole) {
+        let lift = if k == 0 { 0.15 } else { 0.03 };
+        let sway = 0.06 * s.min(1.5) * (ph - 0.5 * k as f32).sin();
+        pose[bone].rotation =
+            (Quat::from_rotation_y(sway) * Quat::from_rotation_x(lift)).to_array();
+    }
     pose[HEAD].rotation = Quat::from_rotation_x(0.04 * s * (2.0 * ph).sin()).to_array();
     let stride = 0.35 * s.min(2.5);
     for (thigh, side) in [(THIGH_L, 1.0f32), (THIGH_R, -1.0)] {

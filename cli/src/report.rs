@@ -45,12 +45,12 @@ pub struct StretchReport {
     /// The sorted ρ samples behind the four figures above, in that order.
     pub samples: [Samples; 4],
     /// Largest chain-joint rotation difference (radians) between the bakes
-    /// at 30 and 60 Hz and at 30 and 120 Hz input, at the 30 Hz keys. The
-    /// inputs differ too: the clip is sampled at each rate and secmo
-    /// interpolates linearly between samples.
+    /// with keys at 30 and 60 Hz and at 30 and 120 Hz, at the 30 Hz keys.
+    /// Each bake feeds secmo the clip on its own 120 Hz grid plus the
+    /// output's key times, so they differ only by those added updates.
     pub rate_difference: [f32; 2],
-    /// The solver alone: the clip keyed at 30 Hz fed to 30, 60 and 120 Hz
-    /// updates (identical input), largest chain rotation difference at the
+    /// The same on the clip keyed at 30 Hz first (identical input at every
+    /// rate), largest chain rotation difference at the
     /// 30 Hz keys, radians: [30 vs 60, 30 vs 120].
     pub solver_rate_difference: [f32; 2],
     /// Per-frame update time (clip sampling + secmo), p50 and p95, µs.
@@ -687,15 +687,14 @@ pub fn write(
          - **target**: where the clip alone puts a chain's tip (its authored keys, or the chain \
          held rigid on its parent where the clip does not animate it); **output**: where secmo \
          puts it. The difference is secmo's lag, swing and follow-through.\n\
-         - **input rate**: the clip is sampled at 30, 60 and 120 Hz and each is run through \
-         secmo (which steps at a fixed ≈120 Hz); the runs take n, 2n and 4n updates over the \
-         clip (n its length × 30 Hz, rounded), so every 30 Hz key is a key of the faster \
-         runs and they are compared there. The rates plot shows how far the tips are \
-         apart, with the float32 noise floor (4 ulp of the tip position). Part of the \
-         difference is the input itself: a 30 Hz sampling of the clip is not the 120 Hz one; \
-         the difference on identical input (the clip keyed at 30 Hz, fed to every rate) is \
-         given apart, and is secmo's own: its 120 Hz substeps and how it interpolates the body \
-         between updates.\n\
+         - **input rate**: the clip is baked with keys at 30, 60 and 120 Hz; each bake feeds \
+         secmo (which steps at a fixed ≈120 Hz) the clip's own keys on a grid of at least \
+         120 Hz plus its key times, and reads its keys from that trajectory. The bakes write \
+         n, 2n and 4n keys over the clip (n its length × 30 Hz, rounded), so every 30 Hz key \
+         is a key of the faster bakes and they are compared there. The rates plot shows how \
+         far the tips are apart, with the float32 noise floor (4 ulp of the tip position). \
+         They differ only by the updates the key times add between the grid's; the same \
+         study on the clip keyed at 30 Hz first (identical input) is given apart.\n\
          - **settling**: the largest tip motion between consecutive keys in the clip's last \
          2 s (docs/algorithms.md §10); \"empty\" for clips shorter than 2 s.\n\
          - **update cost**: wall time per frame for sampling the clip and updating secmo, in \
@@ -734,10 +733,9 @@ pub fn write(
         plot(&svg, r)?;
         let _ = writeln!(
             md,
-            "\nInput rate: with the clip sampled at each rate, the chain rotations differ by at \
-             most {:.2e} rad (30 vs 60 Hz) and {:.2e} rad (30 vs 120 Hz) at the 30 Hz keys; \
-             that includes the input's resampling. On identical input (the clip keyed at \
-             30 Hz for every rate) the solver alone differs by {:.2e} and {:.2e} rad.",
+            "\nInput rate: with keys at each rate, the chain rotations differ by at most \
+             {:.2e} rad (30 vs 60 Hz) and {:.2e} rad (30 vs 120 Hz) at the 30 Hz keys. On the \
+             clip keyed at 30 Hz first (identical input) they differ by {:.2e} and {:.2e} rad.",
             r.rate_difference[0],
             r.rate_difference[1],
             r.solver_rate_difference[0],

@@ -171,14 +171,14 @@ fn figures() -> String {
     writeln!(
         w,
         "The input-rate study: its three rates, the largest tail rotation difference of the \
-         30 Hz run from the 60 and 120 Hz runs with the clip sampled at each rate, and with \
-         identical input (the clip keyed at 30 Hz and fed to every rate):"
+         bake with 30 Hz keys from those with 60 and 120 Hz keys, on the clip as it is and \
+         on the clip keyed at 30 Hz first (identical input):"
     )
     .unwrap();
     writeln!(w).unwrap();
     writeln!(
         w,
-        "| Fox clip | study rates | sampled at each rate | identical input |"
+        "| Fox clip | study rates | the clip | keyed at 30 Hz first |"
     )
     .unwrap();
     writeln!(w, "|---|---|---|---|").unwrap();

@@ -57,12 +57,15 @@ fn fox_tail_stretch_stays_within_the_body_baseline() {
     );
     assert_eq!(secmo.torn_percent, 0.0);
     assert!(secmo.edges > 100 && body.edges > 100);
-    // 30/60/120 Hz bakes agree closely. They are not identical, because the
-    // clip is sampled at each rate and secmo interpolates between samples.
-    // The kernel's own rate independence is tested in tests/hair_and_time.rs.
+    // 30/60/120 Hz bakes agree within 0.5° (issue #48 item 8): each feeds
+    // secmo the clip on its own 120 Hz grid, plus its key times (1.8e-5 and
+    // 5.6e-5 rad). The kernel's own rate independence is tested in
+    // tests/hair_and_time.rs.
     eprintln!("rate differences {:?} rad", r.rate_difference);
     assert!(
-        r.rate_difference.iter().all(|d| (0.0..0.02).contains(d)),
+        r.rate_difference
+            .iter()
+            .all(|d| (0.0..0.5f32.to_radians()).contains(d)),
         "{:?}",
         r.rate_difference
     );
@@ -197,6 +200,12 @@ fn rates_plot_compares_every_key_of_24_and_30_hz_clips() {
                     let j = i * (4 >> k);
                     assert!((fast.0[j] - time).abs() < 1e-4, "{time} {}", fast.0[j]);
                     assert_eq!(d, slow.1[i].distance(fast.1[j]), "{} at {time}", clip.name);
+                }
+                if key_hz == 30.0 {
+                    // Keys on the bake's 120 Hz input grid: the three
+                    // bakes run one trajectory, bit for bit.
+                    assert!(gap.iter().all(|g| g.1 == 0.0), "{} {}", clip.name, t.chain);
+                    continue;
                 }
                 // A curve, not a flat line through two points.
                 let mut values: Vec<f32> = gap.iter().map(|g| g.1).collect();

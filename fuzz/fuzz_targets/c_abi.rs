@@ -309,6 +309,8 @@ fuzz_target!(|data: &[u8]| {
                         p.teleport_restart = cc.u8() as u32 % 3;
                         // Per-chain thresholds: one chain of a character may
                         // jump while another does not.
+                        // auto, bind, animated, invalid
+                        p.rest_source = cc.u8() as u32 % 4;
                         p.teleport_distance = cc.f32().abs();
                         let chain = u32::from(cc.u8() % 2);
                         unsafe { secmo_character_set_chain_params(ch, chain, &p) }

@@ -86,6 +86,16 @@ const _: () = assert!(
         && SECMO_TELEPORT_RESTART == ChainParams::TELEPORT_RESTART
 );
 
+/// `SecmoChainParams.rest_source` values.
+pub const SECMO_REST_AUTO: u32 = 0;
+pub const SECMO_REST_BIND: u32 = 1;
+pub const SECMO_REST_ANIMATED: u32 = 2;
+const _: () = assert!(
+    SECMO_REST_AUTO == ChainParams::REST_AUTO
+        && SECMO_REST_BIND == ChainParams::REST_BIND
+        && SECMO_REST_ANIMATED == ChainParams::REST_ANIMATED
+);
+
 /// `SecmoChainDesc.preset` values, used when `params` is NULL.
 pub const SECMO_CHAIN_TAIL: u32 = 0;
 pub const SECMO_CHAIN_HAIR: u32 = 1;
@@ -498,19 +508,22 @@ shipped_once!(
 );
 
 // ABI 1 ended at `vrm_gravity_power`; 1.1 added `settle_speedup`, 1.2
-// `teleport_restart` (an older caller gets the preset's values, or the
-// chain's current ones).
+// `teleport_restart`, 1.3 `rest_source` and
+// `animation_inertia` (an older caller gets the preset's
+// values, or the chain's current ones).
 impl Versioned for ChainParams {
     const SHIPPED: &'static [usize] = &[
         core::mem::offset_of!(ChainParams, settle_speedup),
         core::mem::offset_of!(ChainParams, teleport_restart),
+        core::mem::offset_of!(ChainParams, rest_source),
         core::mem::size_of::<ChainParams>(),
     ];
 }
 const _: () = assert!(
     core::mem::offset_of!(ChainParams, settle_speedup) == 136
         && core::mem::offset_of!(ChainParams, teleport_restart) == 140
-        && core::mem::size_of::<ChainParams>() == 144
+        && core::mem::offset_of!(ChainParams, rest_source) == 144
+        && core::mem::size_of::<ChainParams>() == 152
 );
 
 // The first ABI 1 header ended at `chain_count`: a caller built against it

@@ -62,8 +62,8 @@ pub enum Integrator {
 pub struct ChainParams {
     /// `sizeof(SecmoChainParams)` (C ABI versioning; the presets set it and
     /// Rust code never needs to touch it). Shipped sizes: 136 (ABI 1), 140
-    /// (ABI 1.1, `settle_speedup`), 144 (ABI 1.2, `teleport_restart`); any
-    /// other is refused.
+    /// (ABI 1.1, `settle_speedup`), 144 (ABI 1.2, `teleport_restart`), 152 (ABI 1.3,
+    /// `rest_source`, `animation_inertia`); any other is refused.
     #[cfg_attr(feature = "settings", serde(skip, default = "ChainParams::size"))]
     pub struct_size: u32,
     /// `SECMO_INTEGRATOR_SPRING` (0, tails),
@@ -186,6 +186,39 @@ pub struct ChainParams {
     /// struct gets the preset's value, carry). docs/chains.md "Teleport".
     #[cfg_attr(feature = "settings", serde(with = "serde_flag"))]
     pub teleport_restart: u32,
+    /// Where each substep's rest comes from (tail and hair integrators; the
+    /// VRM integrator keeps VRMC_springBone's rule, the initial local
+    /// rotation, whatever this says). 0 (`REST_AUTO`, the tail and hair
+    /// presets): the input's pose while the input animates the chain (a
+    /// chain joint's local rotation more than 1e-3 rad from the reference
+    /// pose) and for half a second after, the rest arc (carry angle, rest
+    /// curve, gravity) where it does not. 1 (`REST_BIND`): always the rest
+    /// arc. 2 (`REST_ANIMATED`): always the input's
+    /// pose. On the input's pose each link's rest direction is the input's,
+    /// in the anchor frame, interpolated between inputs as the colliders
+    /// are, and the links turn with it: the animation's own motion is
+    /// carried and the springs add lag and follow-through from the body's
+    /// motion around it ([`ChainParams::animation_inertia`] of it). The
+    /// animation already carries the chain, so neither the carry angle,
+    /// gravity (which would sag it below the keyed pose) nor the forward
+    /// plane acts there. Settings:
+    /// `"auto"`, `"bind"` or `"animated"`. Added in ABI 1.3 (a 136-, 140- or
+    /// 144-byte struct gets the preset's value, auto, or the chain's
+    /// current choice in `secmo_character_set_chain_params`).
+    /// docs/chains.md "Around the animation".
+    #[cfg_attr(feature = "settings", serde(with = "serde_rest_source"))]
+    pub rest_source: u32,
+    /// Around the animation ([`ChainParams::rest_source`]): the share of
+    /// the body's motion the springs act on, 0..1 [tail and hair 0.3]. At
+    /// every substep the links ride `1 − animation_inertia` of their
+    /// frame's motion since the last substep (the anchor's turn about the
+    /// chain root and the root's travel) and keep the rest as inertia, as
+    /// a simulation space's particles keep `inertia` of its motion: 0 holds
+    /// the chain on the animation, 1 gives it the whole body's motion (a
+    /// loose tail whipping at every turn of the hips). No effect on the
+    /// rest arc. Added in ABI 1.3 with `rest_source`. docs/chains.md
+    /// "Around the animation".
+    pub animation_inertia: f32,
 }
 
 impl ChainParams {
@@ -201,6 +234,13 @@ impl ChainParams {
     /// [`ChainParams::teleport_restart`]: a teleport restarts the chain on
     /// its animated pose, at rest (three-vrm's `reset()`).
     pub const TELEPORT_RESTART: u32 = 1;
+    /// [`ChainParams::rest_source`]: the input's pose where it animates the
+    /// chain, the rest arc elsewhere (the tail and hair presets).
+    pub const REST_AUTO: u32 = 0;
+    /// [`ChainParams::rest_source`]: always the rest arc.
+    pub const REST_BIND: u32 = 1;
+    /// [`ChainParams::rest_source`]: always the input's pose.
+    pub const REST_ANIMATED: u32 = 2;
 
     /// `size_of::<ChainParams>()` as the C ABI's `struct_size`.
     #[must_use]
@@ -248,6 +288,8 @@ impl ChainParams {
             vrm_gravity_power: 0.0,
             settle_speedup: SETTLE_SPEEDUP,
             teleport_restart: Self::TELEPORT_CARRY,
+            rest_source: Self::REST_AUTO,
+            animation_inertia: ANIMATION_INERTIA,
         }
     }
 
@@ -265,6 +307,7 @@ impl ChainParams {
             gravity_direction: [0.0, -1.0, 0.0],
             radius: 0.0,
             settle_speedup: 1.0,
+            rest_source: Self::REST_BIND,
             ..Self::hair(units_per_meter)
         }
     }
@@ -405,6 +448,12 @@ impl ChainParams {
         if self.teleport_restart > Self::TELEPORT_RESTART {
             return Err("teleport_restart must be 0 (carry) or 1 (restart)");
         }
+        if self.rest_source > Self::REST_ANIMATED {
+            return Err("rest_source must be 0 (auto), 1 (bind) or 2 (animated)");
+        }
+        if !(0.0..=1.0).contains(&self.animation_inertia) {
+            return Err("animation_inertia must be within 0..1");
+        }
         let integrator_numbers = [
             self.frequency_root,
             self.frequency_tip,
@@ -504,6 +553,40 @@ mod serde_flag {
         Ok(u32::from(bool::deserialize(d)?))
     }
 }
+
+#[cfg(feature = "settings")]
+mod serde_rest_source {
+    use super::ChainParams;
+    use serde::{de::Error, Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(v: &u32, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(match *v {
+            ChainParams::REST_BIND => "bind",
+            ChainParams::REST_ANIMATED => "animated",
+            _ => "auto",
+        })
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u32, D::Error> {
+        match String::deserialize(d)?.as_str() {
+            "auto" => Ok(ChainParams::REST_AUTO),
+            "bind" => Ok(ChainParams::REST_BIND),
+            "animated" => Ok(ChainParams::REST_ANIMATED),
+            other => Err(D::Error::custom(format!(
+                "rest_source is {other:?}; use \"auto\", \"bind\" or \"animated\""
+            ))),
+        }
+    }
+}
+
+/// Seconds a chain keeps resting on its input's pose after the input last
+/// animated it ([`ChainClock::animated_left`]).
+pub(crate) const ANIMATED_HOLD: f32 = 0.5;
+
+/// The tail and hair presets' [`ChainParams::animation_inertia`]: three
+/// tenths of the body's motion added to the animation (docs/chains.md "Around the
+/// animation" has the measurements behind it).
+const ANIMATION_INERTIA: f32 = 0.3;
 
 /// The presets' [`ChainParams::settle_speedup`].
 const SETTLE_SPEEDUP: f32 = 8.0;
@@ -1034,6 +1117,14 @@ pub(crate) const VRM_MAX: f32 = 1e7;
 /// Rest directions in the anchor frame for the current parameters (docs/algorithms.md §7
 /// carry angle and rest curve; hair keeps the authored arc).
 pub fn rest_directions(setup: &ChainSetup, params: &ChainParams, out: &mut [Vec3]) {
+    for (i, dir) in out.iter_mut().enumerate().take(setup.len()) {
+        *dir = rest_direction(setup, params, i);
+    }
+}
+
+/// Link `i`'s rest direction ([`rest_directions`]).
+#[must_use]
+pub fn rest_direction(setup: &ChainSetup, params: &ChainParams, i: usize) -> Vec3 {
     let n = setup.len();
     let up = setup.up_in_anchor;
     // c: the root direction without its lateral component (docs/algorithms.md §7 writes
@@ -1045,11 +1136,10 @@ pub fn rest_directions(setup: &ChainSetup, params: &ChainParams, out: &mut [Vec3
     let c = (a0 - side * a0.dot(side)).try_normalize().unwrap_or(-up);
     // The lift axis: rotating c about it moves c toward up.
     let lateral = c.cross(up).try_normalize().unwrap_or(Vec3::X);
-    for (i, (dir, &a)) in out.iter_mut().zip(&setup.authored).enumerate().take(n) {
-        let curve = Quat::IDENTITY.slerp(crate::math::rotation_arc(c, a), params.rest_curve);
-        let lift = Quat::from_axis_angle(lateral, params.carry_angle * (i + 1) as f32 / n as f32);
-        *dir = (lift * (curve * c)).normalize_or(a);
-    }
+    let a = setup.authored[i];
+    let curve = Quat::IDENTITY.slerp(crate::math::rotation_arc(c, a), params.rest_curve);
+    let lift = Quat::from_axis_angle(lateral, params.carry_angle * (i + 1) as f32 / n as f32);
+    (lift * (curve * c)).normalize_or(a)
 }
 
 /// Per-particle state: flat arrays shared by all chains of a character.
@@ -1078,8 +1168,14 @@ pub struct ChainClock {
     pub last_update: f64,
     /// 0 until the first update seeded the particles.
     pub started: u32,
-    /// Updates counted for the half-rate LOD.
-    pub lod_counter: u32,
+    /// Updates counted for the half-rate LOD (only its parity is read).
+    pub lod_counter: u16,
+    /// For how much longer the chain rests on its input's pose whether or
+    /// not the input animates it ([`ChainParams::REST_AUTO`]), in
+    /// ticks of 0.5/65535 s: set to the whole half second whenever the
+    /// input animates it, so that a clip passing through the reference pose
+    /// does not switch the rest back and forth.
+    pub animated_left: u16,
     /// Anchor world rotation and root head at the last simulated update.
     pub previous_anchor: [f32; 4],
     pub previous_root: [f32; 3],
@@ -1113,6 +1209,14 @@ pub struct ChainClock {
 }
 
 const _: () = assert!(core::mem::size_of::<ChainClock>() == 184);
+
+/// `seconds` in [`ChainClock::animated_left`]'s ticks (saturating).
+#[must_use]
+pub(crate) fn hold_ticks(seconds: f32) -> u16 {
+    (f64::from(seconds) / f64::from(ANIMATED_HOLD) * f64::from(u16::MAX))
+        .round()
+        .clamp(0.0, f64::from(u16::MAX)) as u16
+}
 
 /// Longest backlog the chain clock catches up, seconds (as docs/algorithms.md §2's cap).
 pub const CHAIN_CATCH_UP: f64 = 5.0;
@@ -1150,6 +1254,11 @@ pub struct SubstepFrame<'a> {
     /// Static friction of the contacts at this substep ([`settle_friction`]):
     /// 0 while the chain's input moves.
     pub friction: f32,
+    /// Whether the forward plane acts at this substep: the chain's
+    /// `forward_plane`, except around the animation
+    /// ([`ChainParams::rest_source`]), whose pose decides which side of
+    /// the body the chain is on.
+    pub forward_plane: bool,
 }
 
 /// Per-substep factors that depend only on the step and the parameters.
@@ -1469,7 +1578,7 @@ pub fn substep(
         let bent = dir;
 
         // Forward plane: never swing between the legs (docs/algorithms.md §7).
-        if params.forward_plane != 0 {
+        if frame.forward_plane {
             if let Some(back) = back_anchor.map(|b| frame.anchor * b) {
                 let side = (p - frame.root).dot(back);
                 if side < 0.0 {

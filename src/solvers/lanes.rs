@@ -983,7 +983,7 @@ fn constants(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Constants {
         k.velocity_decay.0[l] = frame.decay.velocity;
         k.floor_decay.0[l] = frame.decay.floor;
         k.from_positions.set(l, params.velocity_from_positions != 0);
-        if params.forward_plane != 0 && !lane.setup.is_empty() {
+        if frame.forward_plane && !lane.setup.is_empty() {
             let rest0 = arrays[l].rest[0];
             let up = frame.up;
             if let Some(b) = (rest0 - up * rest0.dot(up)).try_normalize() {
@@ -1656,6 +1656,7 @@ mod tests {
             floor_shift: 0.0,
             decay: StepDecay::new(&params, h, 3),
             friction: 0.0,
+            forward_plane: params.forward_plane != 0,
         };
         let start = |first: Vec3| {
             vec![

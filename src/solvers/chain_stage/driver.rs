@@ -58,6 +58,21 @@ pub(super) struct Prepared {
     /// A chain in a simulation space: how the space moved since the
     /// previous update ([`Carry`]).
     pub(super) carry: Option<Carry>,
+    /// The rest turns during this update, toward the input's pose or the
+    /// rest arc ([`rest_at`]).
+    pub(super) rest_moves: bool,
+    /// The fraction of the update at the last substep that turned it.
+    pub(super) rest_fraction: f32,
+    /// The chain rests on the input's pose this update
+    /// ([`ChainParams::rest_source`]).
+    pub(super) animated: bool,
+    /// It rested there on the last update too: the links turn with their
+    /// rest ([`rest_at`]). (Between the rest arc and the input's pose the
+    /// springs carry the chain.)
+    pub(super) carries: bool,
+    /// The chain's frame (anchor rotation, root) at the last substep that
+    /// carried it ([`rest_at`]).
+    pub(super) frame_at: (Quat, Vec3),
 }
 
 /// A simulation space's motion over an update. The particles, root,
@@ -379,13 +394,40 @@ pub(super) fn prepare(
             Transform::IDENTITY
         },
     };
-    let (clock, mut kept, previous_colliders) = split(&mut stage.state, ci, range);
-    if clock.started == 0 {
+    // This update's rest: the input's pose where it animates the chain
+    // (ChainParams::rest_source), the rest arc elsewhere.
+    let input_animates = input_animates(rig, params, local, setup);
+    let (clock, mut kept, previous_colliders) = split(&mut stage.state, ci, range.clone());
+    let first = clock.started == 0;
+    // Whether the last update rested on the input's pose.
+    let was_animated = !first && clock.animated_left > 0;
+    if first {
+        *clock = ChainClock::default();
+    } else {
+        clock.time += dt as f64;
+        clock.animated_left = clock.animated_left.saturating_sub(chain::hold_ticks(dt));
+    }
+    // ChainClock::animated_left: a clip that passes through the reference
+    // pose keeps the chain on its pose.
+    let animated = match input_animates {
+        Some(true) => {
+            clock.animated_left = u16::MAX;
+            true
+        }
+        Some(false) => clock.animated_left > 0,
+        None => false,
+    };
+    let target = RestTarget {
+        animated,
+        pose: (local, component),
+        world: &world,
+        anchor: now.anchor,
+    };
+    let rest = &mut stage.rest[range.clone()];
+    if first {
+        target.write(setup, params, rest);
         // First update: particles start on the animated pose, nothing moves.
-        *clock = ChainClock {
-            started: 1,
-            ..ChainClock::default()
-        };
+        clock.started = 1;
         seed(
             clock,
             kept.reborrow(),
@@ -400,7 +442,6 @@ pub(super) fn prepare(
         in_range_or_park((&update.range, params.simulation_space >= 0), clock, kept);
         return None;
     }
-    clock.time += dt as f64;
     clock.lod_counter = clock.lod_counter.wrapping_add(1);
 
     // LOD: below the skip threshold the chain follows the animation,
@@ -427,6 +468,7 @@ pub(super) fn prepare(
         }
         kept.previous.copy_from_slice(kept.position);
         kept.bend.fill(Quat::IDENTITY);
+        target.write(setup, params, rest);
         remember(clock, &now);
         clock.previous_space = now.space;
         clock.simulated = clock.time;
@@ -449,6 +491,10 @@ pub(super) fn prepare(
         || (now.root - previous_root).length() > params.teleport_distance * scale
         || previous_anchor.angle_between(now.anchor) > params.teleport_angle;
     stage.auto_jumped |= jumped && !update.teleport;
+    if jumped {
+        // Nothing is interpolated across a jump, the rest neither.
+        target.write(setup, params, rest);
+    }
     if jumped && params.teleport_restart == ChainParams::TELEPORT_RESTART {
         seed(
             clock,
@@ -501,7 +547,10 @@ pub(super) fn prepare(
     // wakes it: it has already moved the previous frame onto this
     // one. Exact comparisons: a held pose gives bit-identical frames.
     let wind = stage.inputs.wind.to_array();
-    let input_changed = now.anchor.to_array() != clock.previous_anchor
+    // On the rest arc at both ends of the update the rest stays as it is.
+    let rest_moves = (animated || was_animated) && target.moves(setup, params, rest);
+    let input_changed = rest_moves
+        || now.anchor.to_array() != clock.previous_anchor
         || now.root.to_array() != clock.previous_root
         || now.parent != clock.previous_parent
         || (params.simulation_space >= 0 && now.space != clock.previous_space)
@@ -571,6 +620,9 @@ pub(super) fn prepare(
         .gravity_direction()
         .try_normalize()
         .unwrap_or(-update.up);
+    // Around the animation its pose is the chain's equilibrium: gravity
+    // would only sag the chain below the pose the animation keys.
+    let gravity = if animated { 0.0 } else { params.gravity };
     Some(Prepared {
         now,
         jumped,
@@ -583,8 +635,7 @@ pub(super) fn prepare(
         previous_parent: clock.previous_parent,
         previous_root_local: Vec3::from_array(clock.previous_root_local),
         gravity_direction,
-        acceleration: gravity_direction * params.gravity * scale
-            + stage.inputs.wind * params.wind_factor,
+        acceleration: gravity_direction * gravity * scale + stage.inputs.wind * params.wind_factor,
         substeps: 0,
         friction: 0.0,
         // Settle-phase repeats count against the same budget: one
@@ -593,7 +644,196 @@ pub(super) fn prepare(
         // a chain settle sooner, so they are the ones dropped).
         extra_budget: MAX_CHAIN_SUBSTEPS,
         carry,
+        rest_moves,
+        rest_fraction: 0.0,
+        animated,
+        carries: animated && was_animated,
+        frame_at: (
+            Quat::from_array(clock.previous_anchor),
+            Vec3::from_array(clock.previous_root),
+        ),
     })
+}
+
+/// Whether the input animates chain `setup` ([`ChainParams::rest_source`]:
+/// a joint turned from its reference pose, or always for `REST_ANIMATED`);
+/// `None` where the chain always rests on its rest arc (`REST_BIND`, the
+/// VRM integrator).
+fn input_animates(
+    rig: &ChainRig<'_>,
+    params: &ChainParams,
+    local: &[Transform],
+    setup: &ChainSetup,
+) -> Option<bool> {
+    if params.integrator == ChainParams::VRM || params.rest_source == ChainParams::REST_BIND {
+        return None;
+    }
+    if params.rest_source == ChainParams::REST_ANIMATED {
+        return Some(true);
+    }
+    Some(setup.joints.iter().any(|&j| {
+        let (a, b) = (
+            rig.reference[j as usize].rotation(),
+            local[j as usize].rotation(),
+        );
+        // The sine of half the angle between them, either sign.
+        let d = a.conjugate() * b;
+        Vec3::new(d.x, d.y, d.z).length() > ANIMATED_HALF_SINE
+    }))
+}
+
+/// A chain joint turned more than 1e-3 rad from its reference pose is
+/// animated ([`ChainParams::REST_AUTO`]): the sine of half that angle.
+const ANIMATED_HALF_SINE: f32 = 5e-4;
+
+/// Where a chain's rest is headed this update: each link's direction in
+/// the input's pose (`animated`), in the anchor frame (`anchor`: its world
+/// rotation now), or the rest arc.
+pub(super) struct RestTarget<'a> {
+    pub(super) animated: bool,
+    pub(super) pose: (&'a [Transform], &'a [Affine3A]),
+    pub(super) world: &'a Affine3A,
+    pub(super) anchor: Quat,
+}
+
+impl RestTarget<'_> {
+    /// Calls `each(k, direction)` for every link, root first.
+    #[inline]
+    fn each(&self, setup: &ChainSetup, params: &ChainParams, mut each: impl FnMut(usize, Vec3)) {
+        let n = setup.len();
+        if !self.animated {
+            for k in 0..n {
+                each(k, chain::rest_direction(setup, params, k));
+            }
+            return;
+        }
+        // The same products as `animated_tips`.
+        let (local, component) = self.pose;
+        let to_anchor = self.anchor.conjugate();
+        let mut joint = component[setup.joints[0] as usize];
+        let mut head = self.world.transform_point3(joint.translation.into());
+        for k in 0..n {
+            let tip = if k + 1 < n {
+                joint *= local[setup.joints[k + 1] as usize].to_affine();
+                self.world.transform_point3(joint.translation.into())
+            } else {
+                self.world
+                    .transform_point3(joint.transform_point3(setup.end_offset))
+            };
+            each(
+                k,
+                (to_anchor * (tip - head)).normalize_or(setup.authored[k]),
+            );
+            head = tip;
+        }
+    }
+
+    /// The rest set on the target at once.
+    fn write(&self, setup: &ChainSetup, params: &ChainParams, rest: &mut [Vec3]) {
+        self.each(setup, params, |k, d| rest[k] = d);
+    }
+
+    /// Whether `rest` is anywhere other than on the target (bit for bit).
+    fn moves(&self, setup: &ChainSetup, params: &ChainParams, rest: &[Vec3]) -> bool {
+        let mut moves = false;
+        self.each(setup, params, |k, d| {
+            moves |= d.to_array().map(f32::to_bits) != rest[k].to_array().map(f32::to_bits);
+        });
+        moves
+    }
+}
+
+/// Chain `ci`'s rest at the substep `f` of the way through the update
+/// (`p.rest_fraction` at the last): turned from where it is toward the
+/// target ([`RestTarget`]) by the part of the update's remaining way this
+/// substep covers, as a collider's frame turns between inputs. Around the
+/// animation on this update and the last (`p.carries`) the links turn with
+/// their rest, velocities too (`anchor`, `root`: the chain's frame at this
+/// substep): the animation's own motion is carried, as a simulation space
+/// carries its bone's. They also ride `1 − animation_inertia` of the
+/// chain frame's motion since the last substep (`p.frame_at`), so the
+/// springs act on `animation_inertia` of the body's motion around it.
+pub(super) fn rest_at(
+    (rig, stage, update): (&ChainRig<'_>, &mut Stage, &Update),
+    pose: (&[Transform], &[Affine3A]),
+    ci: usize,
+    p: &mut Prepared,
+    (f, anchor, root): (f32, Quat, Vec3),
+    to_end: bool,
+) {
+    let setup = &rig.chains[ci];
+    let range = setup.particles();
+    let Stage {
+        state,
+        rest,
+        params,
+        ..
+    } = stage;
+    let g = if p.rest_fraction < 1.0 {
+        ((f - p.rest_fraction) / (1.0 - p.rest_fraction)).clamp(0.0, 1.0)
+    } else {
+        1.0
+    };
+    p.rest_fraction = f;
+    let target = RestTarget {
+        animated: p.animated,
+        pose,
+        world: &update.world,
+        anchor: p.now.anchor,
+    };
+    let rest = &mut rest[range.clone()];
+    let position = &mut state.position[range.clone()];
+    let previous = &mut state.previous[range.clone()];
+    let velocity = &mut state.velocity[range];
+    let mut head = root;
+    let mut moved_head = root;
+    let carries = p.carries;
+    // The share of the chain's frame motion since the last substep the
+    // links ride with (ChainParams::animation_inertia: the rest acts on
+    // the springs).
+    let (last_anchor, last_root) = p.frame_at;
+    p.frame_at = (anchor, root);
+    let follow = 1.0 - params[ci].animation_inertia;
+    if carries
+        && follow > 0.0
+        && (last_anchor.to_array() != anchor.to_array() || last_root.to_array() != root.to_array())
+    {
+        let turn = anchor * last_anchor.conjugate();
+        for k in 0..setup.len() {
+            let q = position[k];
+            position[k] = q.lerp(root + turn * (q - last_root), follow);
+            velocity[k] = velocity[k].lerp(turn * velocity[k], follow);
+            if to_end {
+                let q = previous[k];
+                previous[k] = q.lerp(root + turn * (q - last_root), follow);
+            }
+        }
+    }
+    if !p.rest_moves {
+        return;
+    }
+    target.each(setup, &params[ci], |k, to| {
+        let from = rest[k];
+        // The whole way lands on the target exactly (a resting input then
+        // leaves the rest still, and the chain can settle).
+        let new = if g >= 1.0 {
+            to
+        } else {
+            (Quat::IDENTITY.slerp(math::rotation_arc(from, to), g) * from).normalize_or(to)
+        };
+        rest[k] = new;
+        if carries {
+            let step = anchor * math::rotation_arc(from, new) * anchor.conjugate();
+            let p = position[k];
+            position[k] = moved_head + step * (p - head);
+            velocity[k] = step * velocity[k];
+            if to_end {
+                previous[k] = moved_head + step * (previous[k] - head);
+            }
+            head = p;
+            moved_head = position[k];
+        }
+    });
 }
 
 /// `frame` moved by `carried` of the space's motion `delta` (a frame the

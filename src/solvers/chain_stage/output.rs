@@ -16,6 +16,22 @@ pub(super) fn finish(
     p: &Prepared,
 ) -> Option<f32> {
     let setup = &rig.chains[ci];
+    if p.run && (p.rest_moves || p.carries) {
+        // On the target at the update's end, whatever the rate: the rest
+        // turns the rest of the way (and the links with it, their positions
+        // before the last substep too, so that the output between substeps
+        // shows the input's pose of this update).
+        let mut to_end = *p;
+        let (anchor, root) = (p.now.anchor, p.now.root);
+        rest_at(
+            (rig, stage, update),
+            (local, component),
+            ci,
+            &mut to_end,
+            (1.0, anchor, root),
+            true,
+        );
+    }
     let params = &stage.params[ci];
     let range = setup.particles();
     let (clock, mut kept, _) = split(&mut stage.state, ci, range);

@@ -74,6 +74,9 @@ pub(crate) struct ChainRig<'a> {
     pub(crate) units_per_meter: f32,
     /// The rig's up direction.
     pub(crate) up: Vec3,
+    /// The rig's reference pose (local): a chain whose joints the input
+    /// turns from it is animated ([`ChainParams::rest_source`]).
+    pub(crate) reference: &'a [crate::math::Transform],
 }
 
 impl ChainPlan {

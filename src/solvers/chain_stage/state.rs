@@ -214,7 +214,10 @@ pub(crate) struct Stage {
     pub(crate) state: ChainState,
     /// Per-character parameters (`Character::set_chain_params`).
     pub(crate) params: Vec<ChainParams>,
-    /// Anchor-frame rest directions per particle for the current parameters.
+    /// Anchor-frame rest directions per particle at the last substep (what
+    /// the kernels read): the rest arc for the current parameters, or
+    /// where the input's pose had turned it ([`ChainParams::rest_source`]).
+    /// Part of the snapshot.
     pub(crate) rest: Vec<Vec3>,
     /// Last substep's rest targets and contact flags, for debug drawing.
     pub(crate) rest_targets: Vec<Vec3>,
@@ -298,6 +301,16 @@ impl Stage {
             },
             auto_jumped: false,
             jump_streak: 0,
+        }
+    }
+
+    /// Chain `ci`'s new parameters: a chain on its rest arc takes the new
+    /// one at once (one on its input's pose turns toward it over the next
+    /// update if it leaves the pose).
+    pub(crate) fn set_rest_arc(&mut self, setup: &ChainSetup, params: &ChainParams, ci: usize) {
+        let clock = &self.state.clocks[ci];
+        if clock.animated_left == 0 {
+            chain::rest_directions(setup, params, &mut self.rest[setup.particles()]);
         }
     }
 

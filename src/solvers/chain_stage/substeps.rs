@@ -254,6 +254,7 @@ pub(super) fn substep_frame<'a>(
         floor_shift: update.floor_shift,
         decay: p.decay,
         friction: p.friction,
+        forward_plane: params.forward_plane != 0 && !p.animated,
     }
 }
 
@@ -404,7 +405,7 @@ pub(super) fn run_substeps(
                 if in_lanes[l] != pass {
                     continue;
                 }
-                let Some(p) = prepared[l].as_ref() else {
+                let Some(p) = prepared[l].as_mut() else {
                     continue;
                 };
                 let m = members[l];
@@ -415,6 +416,16 @@ pub(super) fn run_substeps(
                     position, previous, ..
                 } = &mut job.stage.state;
                 previous[range.clone()].copy_from_slice(&position[range]);
+                if p.rest_moves || p.carries {
+                    rest_at(
+                        (&job.rig, job.stage, update),
+                        (job.local, job.component),
+                        m.ci,
+                        p,
+                        (f, at[l].anchor, at[l].root),
+                        false,
+                    );
+                }
                 if !pass && repeats[l] > 0 {
                     run_chain(
                         &job.rig, job.stage, update, job.local, m.ci, p, &at[l], repeats[l],

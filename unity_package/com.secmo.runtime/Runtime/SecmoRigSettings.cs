@@ -20,6 +20,7 @@ namespace Secmo.Unity
     public enum SecmoSpringPreset { Hip, Chest }
     public enum SecmoChainPreset { Tail, Hair, Vrm }
     public enum SecmoIntegrator { Spring, ExponentialDamping, Vrm }
+    public enum SecmoRestSource { Auto, Bind, Animated }
     public enum SecmoColliderShape { Sphere, Capsule, Plane, InsideSphere, InsideCapsule }
     public enum SecmoNodeConstraintKind { Roll, Aim, Rotation }
     public enum SecmoSide { Center, Left, Right }
@@ -133,6 +134,10 @@ namespace Secmo.Unity
         [Range(1f, 32f)] public float settleSpeedup;
         [Tooltip("On a teleport, restart the chain on its animated pose at rest (three-vrm's reset) instead of carrying it rigidly (off).")]
         public bool teleportRestart;
+        [Tooltip("Tail and hair: each substep's rest. Auto: the animation's pose where the animation moves the chain, the rest arc (carry, gravity) where it does not; Bind: always the rest arc; Animated: always the animation's pose (auto).")]
+        public SecmoRestSource restSource;
+        [Tooltip("Around the animation: the share of the body's motion the springs act on; 0 holds the chain on the animation, 1 adds all of it (tail and hair 0.3).")]
+        [Range(0f, 1f)] public float animationInertia;
     }
 
     [Serializable]

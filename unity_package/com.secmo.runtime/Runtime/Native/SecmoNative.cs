@@ -96,6 +96,8 @@ namespace Secmo
         public float vrm_gravity_power;
         public float settle_speedup;
         public uint teleport_restart;
+        public uint rest_source;
+        public float animation_inertia;
     }
 
     [StructLayout(LayoutKind.Sequential)]

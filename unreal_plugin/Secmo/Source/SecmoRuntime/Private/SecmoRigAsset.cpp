@@ -53,6 +53,7 @@ const TFloatKey<FSecmoChainParams> ChainFloats[] = {
 	{TEXT("vrm_drag_force"), &FSecmoChainParams::VrmDragForce},
 	{TEXT("vrm_gravity_power"), &FSecmoChainParams::VrmGravityPower},
 	{TEXT("settle_speedup"), &FSecmoChainParams::SettleSpeedup},
+	{TEXT("animation_inertia"), &FSecmoChainParams::AnimationInertia},
 };
 const TBoolKey<FSecmoChainParams> ChainBools[] = {
 	{TEXT("forward_plane"), &FSecmoChainParams::bForwardPlane},
@@ -60,7 +61,7 @@ const TBoolKey<FSecmoChainParams> ChainBools[] = {
 	{TEXT("floor_enabled"), &FSecmoChainParams::bFloorEnabled},
 	{TEXT("teleport_restart"), &FSecmoChainParams::bTeleportRestart},
 };
-// Also chain keys: "integrator", "gravity_direction", "simulation_space".
+// Also chain keys: "integrator", "rest_source", "gravity_direction", "simulation_space".
 
 const TFloatKey<FSecmoSpringParams> SpringFloats[] = {
 	{TEXT("stiffness"), &FSecmoSpringParams::Stiffness},
@@ -76,6 +77,7 @@ const TFloatKey<FSecmoSpringParams> SpringFloats[] = {
 const TCHAR* const SpringPresetNames[] = {TEXT("hip"), TEXT("chest")};
 const TCHAR* const ChainPresetNames[] = {TEXT("tail"), TEXT("hair"), TEXT("vrm")};
 const TCHAR* const IntegratorNames[] = {TEXT("spring"), TEXT("exponential_damping"), TEXT("vrm")};
+const TCHAR* const RestSourceNames[] = {TEXT("auto"), TEXT("bind"), TEXT("animated")};
 const TCHAR* const ShapeNames[] = {TEXT("sphere"), TEXT("capsule"), TEXT("plane"), TEXT("inside_sphere"), TEXT("inside_capsule")};
 const TCHAR* const SideNames[] = {TEXT("center"), TEXT("left"), TEXT("right")};
 const TCHAR* const KindNames[] = {TEXT("roll"), TEXT("aim"), TEXT("rotation")};
@@ -176,6 +178,7 @@ FString ChainParamsText(const FSecmoChainParams& P)
 {
 	FObjectText Out;
 	Out.Add(TEXT("integrator"), Quote(NameOf(P.Integrator, IntegratorNames)));
+	Out.Add(TEXT("rest_source"), Quote(NameOf(P.RestSource, RestSourceNames)));
 	for (const TFloatKey<FSecmoChainParams>& F : ChainFloats)
 	{
 		Out.Add(F.Key, Number(P.*F.Member));
@@ -387,7 +390,8 @@ bool ReadChainParams(const FReader& R, FSecmoChainParams& P)
 			return false;
 		}
 	}
-	if (!R.Enum(TEXT("integrator"), IntegratorNames, P.Integrator) || !R.Vector(TEXT("gravity_direction"), P.GravityDirection))
+	if (!R.Enum(TEXT("integrator"), IntegratorNames, P.Integrator) || !R.OptionalEnum(TEXT("rest_source"), RestSourceNames, P.RestSource)
+		|| !R.Vector(TEXT("gravity_direction"), P.GravityDirection))
 	{
 		return false;
 	}

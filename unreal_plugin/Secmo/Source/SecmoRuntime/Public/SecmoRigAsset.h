@@ -25,6 +25,9 @@ UENUM()
 enum class ESecmoIntegrator : uint8 { Spring, ExponentialDamping, Vrm };
 
 UENUM()
+enum class ESecmoRestSource : uint8 { Auto, Bind, Animated };
+
+UENUM()
 enum class ESecmoColliderShape : uint8 { Sphere, Capsule, Plane, InsideSphere, InsideCapsule };
 
 UENUM()
@@ -176,6 +179,12 @@ struct SECMORUNTIME_API FSecmoChainParams
 	/** On a teleport, restart the chain on its animated pose at rest (three-vrm's reset) instead of carrying it rigidly (off). */
 	UPROPERTY(EditAnywhere, Category = "Chain|Teleport")
 	bool bTeleportRestart = false;
+	/** Tail and hair: each substep's rest. Auto: the animation's pose where the animation moves the chain, the rest arc (carry, gravity) where it does not; Bind: always the rest arc; Animated: always the animation's pose (auto). */
+	UPROPERTY(EditAnywhere, Category = "Chain")
+	ESecmoRestSource RestSource = ESecmoRestSource::Auto;
+	/** Tail and hair, around the animation: the share of the body's motion the springs act on; 0 holds the chain on the animation, 1 adds all of it (0.3). */
+	UPROPERTY(EditAnywhere, Category = "Chain", meta = (ClampMin = "0", ClampMax = "1"))
+	float AnimationInertia = 0.3f;
 };
 
 USTRUCT(BlueprintType)

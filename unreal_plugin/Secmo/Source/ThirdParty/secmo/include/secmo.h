@@ -137,6 +137,15 @@
 #define SECMO_TELEPORT_RESTART 1
 
 /**
+ * `SecmoChainParams.rest_source` values.
+ */
+#define SECMO_REST_AUTO 0
+
+#define SECMO_REST_BIND 1
+
+#define SECMO_REST_ANIMATED 2
+
+/**
  * `SecmoChainDesc.preset` values, used when `params` is NULL.
  */
 #define SECMO_CHAIN_TAIL 0
@@ -458,8 +467,8 @@ typedef struct SecmoChainParams {
   /**
    * `sizeof(SecmoChainParams)` (C ABI versioning; the presets set it and
    * Rust code never needs to touch it). Shipped sizes: 136 (ABI 1), 140
-   * (ABI 1.1, `settle_speedup`), 144 (ABI 1.2, `teleport_restart`); any
-   * other is refused.
+   * (ABI 1.1, `settle_speedup`), 144 (ABI 1.2, `teleport_restart`), 152 (ABI 1.3,
+   * `rest_source`, `animation_inertia`); any other is refused.
    */
   uint32_t struct_size;
   /**
@@ -631,6 +640,42 @@ typedef struct SecmoChainParams {
    * struct gets the preset's value, carry). docs/chains.md "Teleport".
    */
   uint32_t teleport_restart;
+  /**
+   * Where each substep's rest comes from (tail and hair integrators; the
+   * VRM integrator keeps VRMC_springBone's rule, the initial local
+   * rotation, whatever this says). 0 (`REST_AUTO`, the tail and hair
+   * presets): the input's pose while the input animates the chain (a
+   * chain joint's local rotation more than 1e-3 rad from the reference
+   * pose) and for half a second after, the rest arc (carry angle, rest
+   * curve, gravity) where it does not. 1 (`REST_BIND`): always the rest
+   * arc. 2 (`REST_ANIMATED`): always the input's
+   * pose. On the input's pose each link's rest direction is the input's,
+   * in the anchor frame, interpolated between inputs as the colliders
+   * are, and the links turn with it: the animation's own motion is
+   * carried and the springs add lag and follow-through from the body's
+   * motion around it ([`ChainParams::animation_inertia`] of it). The
+   * animation already carries the chain, so neither the carry angle,
+   * gravity (which would sag it below the keyed pose) nor the forward
+   * plane acts there. Settings:
+   * `"auto"`, `"bind"` or `"animated"`. Added in ABI 1.3 (a 136-, 140- or
+   * 144-byte struct gets the preset's value, auto, or the chain's
+   * current choice in `secmo_character_set_chain_params`).
+   * docs/chains.md "Around the animation".
+   */
+  uint32_t rest_source;
+  /**
+   * Around the animation ([`ChainParams::rest_source`]): the share of
+   * the body's motion the springs act on, 0..1 [tail and hair 0.3]. At
+   * every substep the links ride `1 − animation_inertia` of their
+   * frame's motion since the last substep (the anchor's turn about the
+   * chain root and the root's travel) and keep the rest as inertia, as
+   * a simulation space's particles keep `inertia` of its motion: 0 holds
+   * the chain on the animation, 1 gives it the whole body's motion (a
+   * loose tail whipping at every turn of the hips). No effect on the
+   * rest arc. Added in ABI 1.3 with `rest_source`. docs/chains.md
+   * "Around the animation".
+   */
+  float animation_inertia;
 } SecmoChainParams;
 /**
  * [`ChainParams::integrator`] for the docs/algorithms.md §7 spring.
@@ -654,6 +699,19 @@ typedef struct SecmoChainParams {
  * its animated pose, at rest (three-vrm's `reset()`).
  */
 #define SecmoChainParams_TELEPORT_RESTART 1
+/**
+ * [`ChainParams::rest_source`]: the input's pose where it animates the
+ * chain, the rest arc elsewhere (the tail and hair presets).
+ */
+#define SecmoChainParams_REST_AUTO 0
+/**
+ * [`ChainParams::rest_source`]: always the rest arc.
+ */
+#define SecmoChainParams_REST_BIND 1
+/**
+ * [`ChainParams::rest_source`]: always the input's pose.
+ */
+#define SecmoChainParams_REST_ANIMATED 2
 
 /**
  * A line for debug drawing (world space).
@@ -1495,7 +1553,7 @@ static_assert(sizeof(SecmoCorrectiveDesc) == 32, "SecmoCorrectiveDesc layout");
 static_assert(sizeof(SecmoBtobBones) == 32, "SecmoBtobBones layout");
 static_assert(sizeof(SecmoCorrectiveRecord) == 104, "SecmoCorrectiveRecord layout");
 static_assert(sizeof(SecmoColliderDesc) == 40, "SecmoColliderDesc layout");
-static_assert(sizeof(SecmoChainParams) == 144, "SecmoChainParams layout");
+static_assert(sizeof(SecmoChainParams) == 152, "SecmoChainParams layout");
 static_assert(sizeof(SecmoFrameInput) == 80, "SecmoFrameInput layout");
 static_assert(sizeof(SecmoDebugLine) == 28, "SecmoDebugLine layout");
 static_assert(sizeof(SecmoDebugSphere) == 20, "SecmoDebugSphere layout");
@@ -1511,7 +1569,7 @@ typedef char secmo_layout_check_corrective_desc[(sizeof(SecmoCorrectiveDesc) == 
 typedef char secmo_layout_check_btob_bones[(sizeof(SecmoBtobBones) == 32) ? 1 : -1];
 typedef char secmo_layout_check_corrective_record[(sizeof(SecmoCorrectiveRecord) == 104) ? 1 : -1];
 typedef char secmo_layout_check_collider_desc[(sizeof(SecmoColliderDesc) == 40) ? 1 : -1];
-typedef char secmo_layout_check_chain_params[(sizeof(SecmoChainParams) == 144) ? 1 : -1];
+typedef char secmo_layout_check_chain_params[(sizeof(SecmoChainParams) == 152) ? 1 : -1];
 typedef char secmo_layout_check_frame_input[(sizeof(SecmoFrameInput) == 80) ? 1 : -1];
 typedef char secmo_layout_check_debug_line[(sizeof(SecmoDebugLine) == 28) ? 1 : -1];
 typedef char secmo_layout_check_debug_sphere[(sizeof(SecmoDebugSphere) == 20) ? 1 : -1];

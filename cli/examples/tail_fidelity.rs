@@ -1,0 +1,79 @@
+//! Issue #48's measures of a file's tail through the C ABI, on the tail
+//! preset around the animation (`rest_source` auto) and, with `--bind`, on
+//! the rest arc too, at 30, 60 and 120 Hz input (`--rate HZ`: that rate
+//! only), one markdown row per clip and rate, and how many clips pass every
+//! bar: `cargo run --release -p secmo-cli --example tail_fidelity --
+//! [--bind] [--rate 60] FILE.glb...` (docs/chains.md "Around the
+//! animation").
+
+use secmo::ChainParams;
+use secmo_cli::carriage::{runtime_fidelity, Fidelity};
+use secmo_cli::import::import;
+
+/// Issue #48's bars: carriage within 10°, swing 50–150 % of the artist's,
+/// no key-to-key step over twice the artist's largest + 2°, at most 20 % of
+/// keys within 0.5° of the bend limit.
+fn passes(f: &Fidelity) -> bool {
+    f.carriage_error <= 10.0
+        && (0.5..=1.5).contains(&f.swing_ratio)
+        && f.largest_step.0 <= 2.0 * f.largest_step.1 + 2.0
+        && f.limit_share <= 0.2
+}
+
+fn main() -> anyhow::Result<()> {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let bind = args.iter().any(|a| a == "--bind");
+    args.retain(|a| a != "--bind");
+    let mut rates = vec![30.0f32, 60.0, 120.0];
+    if let Some(i) = args.iter().position(|a| a == "--rate") {
+        rates = vec![args[i + 1].parse()?];
+        args.drain(i..i + 2);
+    }
+    let (mut passed, mut total) = (0, 0);
+    println!("| file | clip | Hz | rest | carriage off | mean tip off | swing | largest step (artist's) | at the limit | bars |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for path in &args {
+        let imported = import(std::path::Path::new(path))?;
+        let (units, _) = imported.units(None);
+        if imported.tail().is_empty() {
+            println!("{path}: no tail");
+            continue;
+        }
+        let name = std::path::Path::new(path)
+            .file_stem()
+            .map_or_else(|| path.clone(), |s| s.to_string_lossy().into_owned());
+        for clip in &imported.clips {
+            for &rate in &rates {
+                let mut sources = vec![("auto", ChainParams::REST_AUTO)];
+                if bind {
+                    sources.insert(0, ("bind", ChainParams::REST_BIND));
+                }
+                for (label, source) in sources {
+                    let params = ChainParams {
+                        rest_source: source,
+                        ..ChainParams::tail(units)
+                    };
+                    let f = runtime_fidelity(&imported, clip, (rate, units), Some(params));
+                    let ok = passes(&f);
+                    if source == ChainParams::REST_AUTO {
+                        total += 1;
+                        passed += usize::from(ok);
+                    }
+                    let clip_name = clip.name.rsplit('|').next().unwrap_or(&clip.name);
+                    println!(
+                        "| {name} | {clip_name} | {rate} | {label} | {:.1}° | {:.1} cm | {:.0} % | {:.1}° ({:.1}°) | {:.0} % | {} |",
+                        f.carriage_error,
+                        100.0 * f.mean_tip_offset.length() / units,
+                        100.0 * f.swing_ratio,
+                        f.largest_step.0,
+                        f.largest_step.1,
+                        100.0 * f.limit_share,
+                        if ok { "all" } else { "no" },
+                    );
+                }
+            }
+        }
+    }
+    println!("\n{passed} of {total} clip runs around the animation meet every bar");
+    Ok(())
+}
