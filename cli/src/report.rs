@@ -61,8 +61,8 @@ pub struct StretchReport {
     pub penetration: Option<f32>,
     /// The same on the skinned mesh, as a viewer sees it: the deepest a
     /// chain vertex (skinned more than half to the chains' joints) goes
-    /// into one of the chains' capsules, for the clip's own chain [0] and
-    /// secmo's [1]. None without capsules.
+    /// into one of the chains' capsules, for the clip's own chain (index 0)
+    /// and secmo's (index 1). None without capsules.
     pub skin_penetration: Option<[SkinDepth; 2]>,
     /// Each chain's tip: the clip's target against secmo's output, and the
     /// output at 30/60/120 Hz input.
