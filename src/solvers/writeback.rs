@@ -47,10 +47,10 @@ impl A {
     #[inline(always)]
     fn zero() -> Self {
         A {
-            x: V3::zero(),
-            y: V3::zero(),
-            z: V3::zero(),
-            t: V3::zero(),
+            x: V3::<W>::zero(),
+            y: V3::<W>::zero(),
+            z: V3::<W>::zero(),
+            t: V3::<W>::zero(),
         }
     }
     #[inline(always)]
@@ -157,18 +157,19 @@ unsafe fn write_avx2(chains: &[Chain], joints: &mut impl Joints) {
 fn write_chains(chains: &[Chain], joints: &mut impl Joints) {
     let mut parent = A::zero();
     let mut world_inverse = A::zero();
-    let mut ahead = F::splat(0.0);
+    let mut ahead = F::<W>::splat(0.0);
     for (l, c) in chains.iter().enumerate() {
         parent.set(l, &c.parent);
         world_inverse.set(l, &c.world_inverse);
         ahead.0[l] = c.ahead;
     }
     let n_max = chains.iter().map(|c| c.len).max().unwrap_or(0);
-    let one = F::splat(1.0);
+    let one = F::<W>::splat(1.0);
     for k in 0..n_max {
-        let mut raw = Q::zero();
-        let (mut scale, mut translation, mut child) = (V3::zero(), V3::zero(), V3::zero());
-        let (mut position, mut previous) = (V3::zero(), V3::zero());
+        let mut raw = Q::<W>::zero();
+        let (mut scale, mut translation, mut child) =
+            (V3::<W>::zero(), V3::<W>::zero(), V3::<W>::zero());
+        let (mut position, mut previous) = (V3::<W>::zero(), V3::<W>::zero());
         for (l, c) in chains.iter().enumerate() {
             if k >= c.len {
                 continue;
@@ -204,7 +205,7 @@ fn write_chains(chains: &[Chain], joints: &mut impl Joints) {
             w: one + dot,
         }
         .normalize();
-        let antiparallel = dot.lt(F::splat(-1.0 + 1e-6));
+        let antiparallel = dot.lt(F::<W>::splat(-1.0 + 1e-6));
         if antiparallel.any() {
             for l in 0..chains.len() {
                 if antiparallel.get(l) {
@@ -455,8 +456,8 @@ mod tests {
     fn lanes_turn_vectors_as_glam_does() {
         let mut rng = Rng(0x9e37_79b9);
         for _ in 0..1000 {
-            let mut q = Q::zero();
-            let mut v = V3::zero();
+            let mut q = Q::<W>::zero();
+            let mut v = V3::<W>::zero();
             let mut want = [Vec3::ZERO; W];
             for l in 0..W {
                 let (a, b) = (rng.q(), rng.v() * 10.0);
