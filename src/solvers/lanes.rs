@@ -1325,8 +1325,13 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
         // The bend of a link turned since the bend step ([`chain::rebend`]).
         if any_bend {
             for (l, pending) in pending.iter_mut().enumerate() {
-                if live.get(l) && moving.get(l) {
-                    let ctx = contexts[l].as_ref().expect("a context per lane");
+                if !(live.get(l) && moving.get(l)) {
+                    continue;
+                }
+                let ctx = contexts[l].as_ref().expect("a context per lane");
+                // A chain without coupling or limit keeps identity bends,
+                // whatever its neighbours in the block do.
+                if ctx.coupling || ctx.limiting {
                     *pending = chain::rebend(ctx, *pending, bent.get(l), dir.get(l));
                     previous_bend[l] = *pending;
                 }
@@ -1989,6 +1994,255 @@ mod tests {
                 (ss.to_bits(), tt.to_bits()),
                 "case {l}"
             );
+        }
+    }
+
+    /// One chain's state between substeps: position, velocity, bend, rest
+    /// targets, contacts.
+    type State = (Vec<Vec3>, Vec<Vec3>, Vec<Quat>, Vec<Vec3>, Vec<u32>);
+
+    /// `states` stepped `substeps` times, `width` chains at a time (in the
+    /// order `order`), through the kernel `N` wide.
+    fn run_width<const N: usize>(
+        lanes: &[Lane<'_>],
+        rest: &[Vec<Vec3>],
+        states: &mut [State],
+        order: &[usize],
+        substeps: usize,
+        width: usize,
+        avx512: bool,
+    ) {
+        for _ in 0..substeps {
+            for block in order.chunks(width) {
+                let block_lanes: Vec<Lane<'_>> = block
+                    .iter()
+                    .map(|&c| Lane {
+                        setup: lanes[c].setup,
+                        params: lanes[c].params,
+                        frame: lanes[c].frame,
+                    })
+                    .collect();
+                // Each chain's state, borrowed apart in block order.
+                let mut refs: Vec<Option<&mut State>> = states.iter_mut().map(Some).collect();
+                let mut arrays: Vec<Arrays<'_>> = block
+                    .iter()
+                    .map(|&c| {
+                        let (position, velocity, bend, targets, contacts) =
+                            refs[c].take().expect("a chain once per block");
+                        Arrays {
+                            rest: &rest[c],
+                            position,
+                            velocity,
+                            bend,
+                            rest_targets: targets,
+                            contacts,
+                        }
+                    })
+                    .collect();
+                #[cfg(target_arch = "x86_64")]
+                if avx512 {
+                    #[target_feature(enable = "avx512f")]
+                    unsafe fn wide<const N: usize>(l: &[Lane<'_>], a: &mut [Arrays<'_>]) {
+                        substep_lanes::<N>(l, a);
+                    }
+                    // SAFETY: the caller found AVX-512F at run time.
+                    unsafe { wide::<N>(&block_lanes, &mut arrays) };
+                    continue;
+                }
+                let _ = avx512;
+                substep_lanes::<N>(&block_lanes, &mut arrays);
+            }
+        }
+    }
+
+    #[test]
+    fn a_chain_gives_the_same_bits_at_every_width_and_in_every_lane_position() {
+        // Sixteen chains of one shape per integrator, each with its own
+        // parameters (floor, forward plane, bend coupling and limit,
+        // velocity from positions), frame (root, anchor, acceleration,
+        // friction) and colliders (none to ten: spheres, capsules, planes,
+        // inside shapes), stepped alone (1 wide), 4, 8 and 16 wide, and 8
+        // wide in reverse lane order: every chain's bits are the same.
+        use crate::math::Transform;
+        use crate::rig::{BoneDesc, Rig, RigDesc};
+        use crate::solvers::chain::{ChainDesc, StepDecay};
+        let mut next = numbers(0x0bad_cafe);
+        let down = Transform::from_translation(Vec3::new(0.0, -0.08, 0.0));
+        let mut bones = vec![BoneDesc::new("root", -1, Transform::IDENTITY)];
+        for j in 0..6 {
+            bones.push(BoneDesc::new(format!("j{j}"), j, down));
+        }
+        let placed: Vec<PlacedCollider> = (0..10)
+            .map(|j| {
+                let shape = [
+                    ColliderShape::Sphere,
+                    ColliderShape::Capsule,
+                    ColliderShape::Sphere,
+                    ColliderShape::Plane,
+                    ColliderShape::Capsule,
+                    ColliderShape::InsideSphere,
+                    ColliderShape::Sphere,
+                    ColliderShape::Capsule,
+                    ColliderShape::InsideCapsule,
+                    ColliderShape::Sphere,
+                ][j];
+                let a = Vec3::new(next() * 0.1, -0.2 + next() * 0.1, next() * 0.1);
+                let b = match shape {
+                    ColliderShape::Plane => Vec3::new(next(), 1.0, next()).normalize(),
+                    ColliderShape::Capsule | ColliderShape::InsideCapsule => {
+                        a + Vec3::new(next(), next(), next()) * 0.1
+                    }
+                    _ => a,
+                };
+                let radius = match shape {
+                    ColliderShape::InsideSphere | ColliderShape::InsideCapsule => 0.6,
+                    _ => 0.04 + 0.02 * next().abs(),
+                };
+                PlacedCollider {
+                    shape,
+                    a,
+                    b,
+                    radius,
+                }
+            })
+            .collect();
+        let h = 1.0 / 120.0;
+        for preset in 0..3 {
+            let base = match preset {
+                0 => ChainParams::tail(1.0),
+                1 => ChainParams::hair(1.0),
+                _ => ChainParams::vrm(1.0),
+            };
+            let rig = Rig::new(RigDesc {
+                bones: bones.clone(),
+                units_per_meter: 1.0,
+                chains: vec![ChainDesc::new((1..7).collect(), 0, base)],
+                ..Default::default()
+            })
+            .expect("a valid rig");
+            let pose = rig.reference_pose().to_vec();
+            let chains = 16;
+            let mut params = Vec::new();
+            let mut setups = Vec::new();
+            let mut frames = Vec::new();
+            let mut rest = Vec::new();
+            let mut start = Vec::new();
+            for c in 0..chains {
+                let mut p = base;
+                p.floor_enabled = u32::from(c % 3 == 0);
+                p.floor_height = -0.3;
+                p.forward_plane = u32::from(c % 4 == 1);
+                p.velocity_from_positions = u32::from(c % 5 == 2 && preset == 1);
+                if c % 2 == 0 && preset != 2 {
+                    p.bend_rate = 8.0;
+                    p.bend_limit = 0.4;
+                }
+                let mut setup = rig.chains()[0].clone();
+                setup.colliders = (0..(c * 7) % 11).map(|j| j as u32).collect();
+                let mut r = vec![Vec3::ZERO; setup.len()];
+                chain::rest_directions(&setup, &p, &mut r);
+                let anchor =
+                    Quat::from_rotation_z(0.3 * next()) * Quat::from_rotation_x(0.2 * next());
+                frames.push(SubstepFrame {
+                    h,
+                    anchor,
+                    root: Vec3::new(next(), next(), next()) * 0.02,
+                    up: Vec3::Y,
+                    acceleration: Vec3::new(next(), -9.81 + next(), next()),
+                    scale: 1.0 + 0.1 * next(),
+                    colliders: &placed,
+                    parent: anchor,
+                    pose: &pose,
+                    gravity_velocity: Vec3::NEG_Y * 0.5,
+                    gravity_direction: Vec3::NEG_Y,
+                    wind: Vec3::new(next(), 0.0, next()) * 0.1,
+                    floor_shift: 0.0,
+                    decay: StepDecay::new(&p, h, setup.len()),
+                    friction: if c % 4 == 3 { 0.5 } else { 0.0 },
+                });
+                let n = setup.len();
+                let position: Vec<Vec3> = (0..n)
+                    .map(|k| Vec3::new(next() * 0.05, -0.08 * (k + 1) as f32, next() * 0.05))
+                    .collect();
+                let velocity: Vec<Vec3> =
+                    (0..n).map(|_| Vec3::new(next(), next(), next())).collect();
+                start.push((
+                    position,
+                    velocity,
+                    vec![Quat::IDENTITY; n],
+                    vec![Vec3::ZERO; n],
+                    vec![0u32; n],
+                ));
+                params.push(p);
+                setups.push(setup);
+                rest.push(r);
+            }
+            let lanes: Vec<Lane<'_>> = (0..chains)
+                .map(|c| Lane {
+                    setup: &setups[c],
+                    params: &params[c],
+                    frame: &frames[c],
+                })
+                .collect();
+            let forward: Vec<usize> = (0..chains).collect();
+            let backward: Vec<usize> = (0..chains).rev().collect();
+            let substeps = 120;
+            let mut alone = start.clone();
+            run_width::<1>(&lanes, &rest, &mut alone, &forward, substeps, 1, false);
+            let mut runs = Vec::new();
+            let mut run = |name: &str, f: &dyn Fn(&mut Vec<State>)| {
+                let mut s = start.clone();
+                f(&mut s);
+                runs.push((name.to_string(), s));
+            };
+            run("4 wide", &|s| {
+                run_width::<4>(&lanes, &rest, s, &forward, substeps, 4, false)
+            });
+            run("8 wide", &|s| {
+                run_width::<8>(&lanes, &rest, s, &forward, substeps, 8, false)
+            });
+            run("8 wide, lanes reversed", &|s| {
+                run_width::<8>(&lanes, &rest, s, &backward, substeps, 8, false)
+            });
+            run("16 wide", &|s| {
+                run_width::<16>(&lanes, &rest, s, &forward, substeps, 16, false)
+            });
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx512f") {
+                run("16 wide, AVX-512", &|s| {
+                    run_width::<16>(&lanes, &rest, s, &forward, substeps, 16, true)
+                });
+            }
+            let bits = |s: &State| {
+                let v3 = |v: &Vec<Vec3>| {
+                    v.iter()
+                        .flat_map(|x| x.to_array())
+                        .map(f32::to_bits)
+                        .collect::<Vec<_>>()
+                };
+                let q =
+                    s.2.iter()
+                        .flat_map(|x| x.to_array())
+                        .map(f32::to_bits)
+                        .collect::<Vec<_>>();
+                (v3(&s.0), v3(&s.1), q, v3(&s.3), s.4.clone())
+            };
+            let mut contacts = 0;
+            for (name, states) in &runs {
+                for c in 0..chains {
+                    assert_eq!(
+                        bits(&states[c]),
+                        bits(&alone[c]),
+                        "preset {preset}, chain {c}, {name}"
+                    );
+                }
+            }
+            for s in &alone {
+                assert!(s.0.iter().all(|p| p.is_finite()));
+                contacts += s.4.iter().filter(|&&c| c != 0).count();
+            }
+            // The colliders and the floor were in play.
+            assert!(contacts > 0, "preset {preset}: no contact");
         }
     }
 }
