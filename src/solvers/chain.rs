@@ -14,7 +14,6 @@ use glam::{Quat, Vec3};
 
 use crate::math::Transform;
 use crate::solvers::collide::{self, PlacedCollider};
-use crate::solvers::lanes::{self, Arrays, Lane};
 
 /// The fixed chain substep, exactly 1/120 s (docs/algorithms.md §8: 120 steps/s).
 pub const CHAIN_STEP: f64 = 1.0 / 120.0;
@@ -1237,7 +1236,7 @@ pub(crate) struct Link {
 /// Bend coupling and the elastic bend limit of link `i` (docs/algorithms.md §7), in the
 /// shared anchor frame; `old` are the chain's bends before this substep.
 /// Returns the link's new bend (identity when neither is on). The chain
-/// kernel ([`lanes`]) runs it lane by lane.
+/// kernel (`lanes`) runs it lane by lane.
 #[inline(never)]
 pub(crate) fn bend_link(
     ctx: &BendContext,
@@ -1330,42 +1329,6 @@ pub(crate) fn rebend(ctx: &BendContext, q: Quat, bent: Vec3, dir: Vec3) -> Quat 
         return q;
     }
     crate::math::rotation_arc(ctx.anchor_inv * bent, ctx.anchor_inv * dir) * q
-}
-
-/// Advances one chain by one substep (docs/algorithms.md §7/§8). `rest` are the anchor-frame
-/// rest directions. This is the chain kernel ([`lanes`]) one lane wide:
-/// the same source, and the same bits, as the lane kernel.
-pub fn substep(
-    setup: &ChainSetup,
-    params: &ChainParams,
-    frame: &SubstepFrame<'_>,
-    rest: &[Vec3],
-    particles: &mut Particles<'_>,
-) {
-    let n = setup.len();
-    let Particles {
-        position,
-        velocity,
-        bend: b,
-        rest_targets,
-        contacts: c,
-        ..
-    } = particles;
-    lanes::substep_one(
-        &Lane {
-            setup,
-            params,
-            frame,
-        },
-        &mut Arrays {
-            rest: &rest[..n],
-            position: &mut position[..n],
-            velocity: &mut velocity[..n],
-            bend: &mut b[..n],
-            rest_targets: &mut rest_targets[..n],
-            contacts: &mut c[..n],
-        },
-    );
 }
 
 /// Joint `i`'s `(1 − drag, stiffness·scale·h, gravity·scale·h + wind·h²)`

@@ -7,7 +7,7 @@
 //! `N = 1`.
 //!
 //! There is one kernel and one operation order: the lane kernel is
-//! `substep_lanes` at `N = W` (8), the scalar kernel ([`chain::substep`],
+//! `substep_lanes` at `N = W` (8), the scalar kernel ([`substep_chain`],
 //! [`ChainKernel::Scalar`]) is the same function at `N = 1`. Every value
 //! type (`F`, `M`, `V3`, `Q`) performs the scalar f32 operation
 //! per lane, in the same order at every width (no fused multiply-add, no
@@ -27,7 +27,8 @@
 use glam::{Quat, Vec3};
 
 use crate::solvers::chain::{
-    self, BendContext, ChainParams, ChainSetup, Integrator, LimitShape, Link, SubstepFrame,
+    self, BendContext, ChainParams, ChainSetup, Integrator, LimitShape, Link, Particles,
+    SubstepFrame,
 };
 use crate::solvers::collide::{self, ColliderShape, PlacedCollider};
 
@@ -38,7 +39,7 @@ pub(crate) const W: usize = 8;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChainKernel {
     /// One chain at a time: the chain kernel one lane wide
-    /// ([`chain::substep`]), with the lane kernel's bits.
+    /// ([`substep_chain`]), with the lane kernel's bits.
     Scalar,
     /// Chains in lanes, compiled for the target's baseline (SSE2 on
     /// x86-64, NEON on aarch64).
@@ -900,7 +901,7 @@ impl<'a> Arrays<'a> {
 }
 
 /// One substep of up to [`W`] chains that share an integrator
-/// (docs/algorithms.md §7/§8), each exactly as [`chain::substep`] steps it
+/// (docs/algorithms.md §7/§8), each exactly as [`substep_chain`] steps it
 /// alone.
 pub(crate) fn substep(kernel: ChainKernel, lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     debug_assert!(!lanes.is_empty() && lanes.len() <= W && arrays.len() == lanes.len());
@@ -921,10 +922,41 @@ unsafe fn substep_avx2(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     substep_lanes::<W>(lanes, arrays);
 }
 
-/// One substep of one chain: the same kernel one lane wide (the scalar
-/// kernel, [`chain::substep`]).
-pub(crate) fn substep_one(lane: &Lane<'_>, arrays: &mut Arrays<'_>) {
-    substep_lanes::<1>(core::slice::from_ref(lane), core::slice::from_mut(arrays));
+/// Advances one chain by one substep (docs/algorithms.md §7/§8): the chain
+/// kernel one lane wide (the scalar kernel, [`ChainKernel::Scalar`]), the
+/// same source and the same bits as a lane of the 8-wide kernel. `rest` are the
+/// anchor-frame rest directions.
+pub fn substep_chain(
+    setup: &ChainSetup,
+    params: &ChainParams,
+    frame: &SubstepFrame<'_>,
+    rest: &[Vec3],
+    particles: &mut Particles<'_>,
+) {
+    let n = setup.len();
+    let Particles {
+        position,
+        velocity,
+        bend,
+        rest_targets,
+        contacts,
+        ..
+    } = particles;
+    substep_lanes::<1>(
+        &[Lane {
+            setup,
+            params,
+            frame,
+        }],
+        &mut [Arrays {
+            rest: &rest[..n],
+            position: &mut position[..n],
+            velocity: &mut velocity[..n],
+            bend: &mut bend[..n],
+            rest_targets: &mut rest_targets[..n],
+            contacts: &mut contacts[..n],
+        }],
+    );
 }
 
 #[inline(always)]
@@ -1725,7 +1757,7 @@ mod tests {
             ]
         };
         let firsts = [Vec3::new(0.0, 0.1, 0.0), Vec3::new(0.07, -0.07, 0.0)];
-        // One lane wide (the scalar kernel, chain::substep).
+        // One lane wide (the scalar kernel, substep_chain).
         let rest = vec![Vec3::ZERO; 3];
         let mut expected = Vec::new();
         for &first in &firsts {
@@ -1734,7 +1766,7 @@ mod tests {
             let (mut bend, mut scratch) = (vec![Quat::IDENTITY; 3], vec![Quat::IDENTITY; 3]);
             let (mut targets, mut contacts) = (vec![Vec3::ZERO; 3], vec![0u32; 3]);
             for _ in 0..3 {
-                chain::substep(
+                substep_chain(
                     setup,
                     &params,
                     &frame(),
