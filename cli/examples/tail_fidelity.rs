@@ -10,12 +10,13 @@ use secmo::ChainParams;
 use secmo_cli::carriage::{runtime_fidelity, Fidelity};
 use secmo_cli::import::import;
 
-/// Issue #48's bars: carriage within 10°, swing 50–150 % of the artist's,
-/// no key-to-key step over twice the artist's largest + 2°, at most 20 % of
-/// keys within 0.5° of the bend limit.
+/// Issue #48's bars: carriage within 10°, swing 50–150 % of the artist's
+/// where the artist's is above 1 % of the tail's length, no key-to-key step
+/// over twice the artist's largest + 2°, at most 20 % of keys within 0.5°
+/// of the bend limit.
 fn passes(f: &Fidelity) -> bool {
     f.carriage_error <= 10.0
-        && (0.5..=1.5).contains(&f.swing_ratio)
+        && (f.artist_swing_share <= 0.01 || (0.5..=1.5).contains(&f.swing_ratio))
         && f.largest_step.0 <= 2.0 * f.largest_step.1 + 2.0
         && f.limit_share <= 0.2
 }
@@ -61,10 +62,11 @@ fn main() -> anyhow::Result<()> {
                     }
                     let clip_name = clip.name.rsplit('|').next().unwrap_or(&clip.name);
                     println!(
-                        "| {name} | {clip_name} | {rate} | {label} | {:.1}° | {:.1} cm | {:.0} % | {:.1}° ({:.1}°) | {:.0} % | {} |",
+                        "| {name} | {clip_name} | {rate} | {label} | {:.1}° | {:.1} cm | {:.0} % (artist's {:.1} % of the tail) | {:.1}° ({:.1}°) | {:.0} % | {} |",
                         f.carriage_error,
                         100.0 * f.mean_tip_offset.length() / units,
                         100.0 * f.swing_ratio,
+                        100.0 * f.artist_swing_share,
                         f.largest_step.0,
                         f.largest_step.1,
                         100.0 * f.limit_share,

@@ -77,6 +77,10 @@ pub struct Fidelity {
     /// Tip swing (RMS of the tip about its mean, in that frame), secmo's
     /// over the clip's.
     pub swing_ratio: f32,
+    /// The clip's tip swing over the tail's length (its mean root-to-tip
+    /// distance): issue #48 holds the swing ratio only where this is above
+    /// 1 % (a tail the clip keys still has no swing to keep).
+    pub artist_swing_share: f32,
     /// The largest turn of a chain joint's local rotation from one key to
     /// the next, degrees: secmo's and the clip's.
     pub largest_step: (f32, f32),
@@ -244,6 +248,14 @@ pub fn runtime_fidelity(
             .angle_between(mean_dir(&artist))
             .to_degrees(),
         swing_ratio: swing(&ours) / swing(&artist),
+        artist_swing_share: swing(&artist)
+            / mean(
+                &artist
+                    .iter()
+                    .map(|d| Vec3::splat(d.length()))
+                    .collect::<Vec<_>>(),
+            )
+            .x,
         largest_step: (step(&outputs), step(&inputs)),
         limit_share: near as f32 / links.len() as f32,
         mean_tip_offset: mean(&artist) - mean(&ours),

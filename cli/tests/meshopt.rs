@@ -101,7 +101,7 @@ fn meshopt_compressed_files_open_and_measure_as_their_sources() {
                 );
             }
             assert!(
-                out.contains("deepest into a body collider 0.00 cm"),
+                out.contains("deepest tail vertex into a body capsule 0.00 cm"),
                 "{out}"
             );
         }

@@ -13,7 +13,7 @@ use bytemuck::{Pod, Zeroable};
 use glam::{Quat, Vec3};
 
 use crate::math::Transform;
-use crate::solvers::collide::{self, ColliderShape, PlacedCollider};
+use crate::solvers::collide::{self, PlacedCollider};
 
 /// The fixed chain substep, exactly 1/120 s (docs/algorithms.md §8: 120 steps/s).
 pub const CHAIN_STEP: f64 = 1.0 / 120.0;
@@ -1296,8 +1296,9 @@ pub struct Particles<'a> {
     pub velocity: &'a mut [Vec3],
     /// Bend of each link relative to its rest direction, anchor frame (docs/algorithms.md §7).
     pub bend: &'a mut [Quat],
-    /// The new bends until all links are done (every step reads a snapshot
-    /// of the old bends, never partly updated values).
+    /// Not read: the kernel keeps each link's new bend until the next link
+    /// has read the old one, so every link reads the bends from before the
+    /// substep.
     pub bend_scratch: &'a mut [Quat],
     /// Written: each link's rest target and contact flag (debug drawing).
     pub rest_targets: &'a mut [Vec3],
@@ -1343,8 +1344,8 @@ pub(crate) struct Link {
 
 /// Bend coupling and the elastic bend limit of link `i` (docs/algorithms.md §7), in the
 /// shared anchor frame; `old` are the chain's bends before this substep.
-/// Returns the link's new bend (identity when neither is on). Shared by the
-/// scalar kernel and the lane kernel, so both give the same bits.
+/// Returns the link's new bend (identity when neither is on). The chain
+/// kernel (`lanes`) runs it lane by lane.
 #[inline(never)]
 pub(crate) fn bend_link(
     ctx: &BendContext,
@@ -1429,267 +1430,14 @@ pub(crate) fn bend_link(
 /// substep's coupling read where the link is. Reading where the bend step
 /// had put it instead, a tail whose first link a collider held
 /// away from that shape was pulled back toward it by the coupling and
-/// pushed out again, 2 mm per frame for ever. Shared by both kernels.
+/// pushed out again, 2 mm per frame for ever. The chain kernel runs it lane
+/// by lane.
 #[inline(never)]
 pub(crate) fn rebend(ctx: &BendContext, q: Quat, bent: Vec3, dir: Vec3) -> Quat {
     if bent == dir {
         return q;
     }
     crate::math::rotation_arc(ctx.anchor_inv * bent, ctx.anchor_inv * dir) * q
-}
-
-/// docs/algorithms.md §7: the spring integrator's ω = 2πf of link `i` of `n`, f from
-/// `frequency_root` at the base to `frequency_tip` at the tip.
-#[inline]
-pub(crate) fn spring_omega(frequency_root: f32, frequency_tip: f32, i: usize, n: usize) -> f32 {
-    let f = if n > 1 {
-        frequency_root + (frequency_tip - frequency_root) * i as f32 / (n - 1) as f32
-    } else {
-        frequency_root
-    };
-    2.0 * std::f32::consts::PI * f
-}
-
-/// Advances one chain by one substep (docs/algorithms.md §7/§8). `rest` are the anchor-frame
-/// rest directions.
-pub fn substep(
-    setup: &ChainSetup,
-    params: &ChainParams,
-    frame: &SubstepFrame<'_>,
-    rest: &[Vec3],
-    particles: &mut Particles<'_>,
-) {
-    let Particles {
-        position,
-        velocity,
-        bend,
-        bend_scratch,
-        rest_targets,
-        contacts,
-    } = particles;
-    let n = setup.len();
-    if let Integrator::Vrm {
-        stiffness,
-        drag_force,
-        gravity_power,
-    } = params.integrator()
-    {
-        substep_vrm(
-            setup,
-            frame,
-            (stiffness, drag_force, gravity_power),
-            position,
-            velocity,
-            rest_targets,
-            contacts,
-        );
-        bend[..n].fill(Quat::IDENTITY);
-        return;
-    }
-    let h = frame.h;
-    let up = frame.up;
-    let bend_context = BendContext::new(params, frame, n);
-    let integrator = params.integrator();
-    let velocity_decay = frame.decay.velocity;
-    let floor_decay = frame.decay.floor;
-    let back_anchor = {
-        let c = rest[0] - up * rest[0].dot(up);
-        c.try_normalize()
-    };
-    let mut head = frame.root;
-    // Where each link's head was at the start of the substep (friction).
-    let mut head_start = frame.root;
-    let mut previous_bend = Quat::IDENTITY;
-    for i in 0..n {
-        let length = setup.lengths[i] * frame.scale;
-        let rest_world = frame.anchor * rest[i];
-        contacts[i] = 0;
-        if length <= 1e-6 {
-            // Zero-length link: the particle sits on its head (no NaN).
-            head_start = position[i];
-            position[i] = head;
-            velocity[i] = Vec3::ZERO;
-            bend_scratch[i] = Quat::IDENTITY;
-            rest_targets[i] = head;
-            continue;
-        }
-        let target = head + rest_world * length;
-        rest_targets[i] = target;
-        let start = position[i];
-        let mut p = position[i];
-        let mut v = velocity[i];
-
-        // Integrate toward the rest target.
-        match integrator {
-            Integrator::Spring {
-                frequency_root,
-                frequency_tip,
-                damping_ratio,
-            } => {
-                let omega = spring_omega(frequency_root, frequency_tip, i, n);
-                // docs/algorithms.md §7: p̈ = ω²(T − p) − 2ζω ṗ + g, semi-implicit Euler.
-                let a = omega * omega * (target - p) - 2.0 * damping_ratio * omega * v
-                    + frame.acceleration;
-                v += a * h;
-                p += v * h;
-            }
-            Integrator::ExponentialDamping { stiffness, .. } => {
-                // docs/algorithms.md §8: u = e^{−ch}[v + h(k(r − x) + g)], y = x + h·u
-                // (e^{−ch} is `velocity_decay`, computed once per substep).
-                let force = stiffness * (target - p) + frame.acceleration;
-                v = velocity_decay * (v + h * force);
-                p += h * v;
-            }
-            Integrator::Vrm { .. } => {} // `substep_vrm` (dispatched above)
-        }
-
-        // Length (rope) projection; a degenerate candidate takes the rest direction.
-        let mut dir = (p - head).try_normalize().unwrap_or(rest_world);
-        p = head + dir * length;
-        if params.velocity_from_positions != 0 {
-            v = (p - start) / h; // docs/algorithms.md §8: rebuilt from the projected position
-        } else {
-            v -= dir * v.dot(dir); // docs/algorithms.md §7: keep only the swinging component
-        }
-
-        // Bend coupling and the elastic bend limit, in the shared anchor frame.
-        bend_scratch[i] = if bend_context.coupling || bend_context.limiting {
-            let mut link = Link {
-                head,
-                length,
-                p,
-                v,
-                dir,
-            };
-            let q = bend_link(
-                &bend_context,
-                i,
-                rest[i],
-                bend,
-                &mut previous_bend,
-                &mut link,
-            );
-            (p, v, dir) = (link.p, link.v, link.dir);
-            q
-        } else {
-            Quat::IDENTITY
-        };
-
-        let bent = dir;
-
-        // Forward plane: never swing between the legs (docs/algorithms.md §7).
-        if frame.forward_plane {
-            if let Some(back) = back_anchor.map(|b| frame.anchor * b) {
-                let side = (p - frame.root).dot(back);
-                if side < 0.0 {
-                    p -= back * side;
-                    dir = (p - head).try_normalize().unwrap_or(dir);
-                    p = head + dir * length;
-                    let toward = v.dot(back);
-                    if toward < 0.0 {
-                        v -= back * toward;
-                    }
-                }
-            }
-        }
-
-        // Floor contact (docs/algorithms.md §7): rotate the link about its head so the tip
-        // sits on F = g0 + ρ; never stretch the bone, never lift the body.
-        if params.floor_enabled != 0 {
-            let floor =
-                params.floor_height + params.floor_clearance * frame.scale - frame.floor_shift;
-            if p.dot(up) < floor {
-                let u = ((floor - head.dot(up)) / length).clamp(-1.0, 1.0);
-                let horizontal = |d: Vec3| (d - up * d.dot(up)).try_normalize();
-                let t = horizontal(p - head)
-                    .or_else(|| horizontal(rest_world))
-                    .unwrap_or_else(|| up.any_orthonormal_vector());
-                p = head + length * ((1.0 - u * u).max(0.0).sqrt() * t + u * up);
-                dir = (p - head) / length;
-                let vertical = v.dot(up);
-                v = floor_decay * (v - up * vertical + up * vertical.max(0.0));
-                contacts[i] = 1;
-            }
-        }
-
-        // Colliders along the whole link, without a bounce impulse (docs/algorithms.md §8).
-        if !setup.colliders.is_empty() {
-            let radius = setup.radii[i] * frame.scale; // segment i reads joint i
-            let mut touched = false;
-            let mut push_sum = Vec3::ZERO;
-            for _ in 0..2 {
-                let mut pushed = false;
-                for &c in &setup.colliders {
-                    let c = &frame.colliders[c as usize];
-                    if let Some((correction, normal)) = collide::resolve(head, p, radius, c) {
-                        p += correction;
-                        push_sum += correction;
-                        let approaching = v.dot(normal);
-                        if approaching < 0.0 {
-                            v -= normal * approaching;
-                        }
-                        pushed = true;
-                    }
-                }
-                if !pushed {
-                    // Nothing moved the link: a second pass would test the
-                    // same link against the same colliders (and the link is
-                    // left bit for bit as it was: a chain no collider
-                    // touches moves as it would without them).
-                    break;
-                }
-                dir = (p - head).try_normalize().unwrap_or(dir);
-                p = head + dir * length;
-                touched = true;
-            }
-            // Static friction once the input rests ([`settle_friction`]):
-            // held in full below half the cone, in part up to its edge (a
-            // ramp, not a switch); a collider that holds the held place
-            // deeper than `HOLD_DEPTH` of the radii (it moved into it) lets
-            // the tip slide, again by a ramp.
-            let cone = if touched && frame.friction > 0.0 {
-                frame.friction * push_sum.length()
-            } else {
-                0.0
-            };
-            if cone > 0.0 {
-                let normal = push_sum.normalize();
-                let slide = (p - head) - (start - head_start);
-                let tangential = slide - normal * slide.dot(normal);
-                let mut hold = ((cone - tangential.length()) / (0.5 * cone)).clamp(0.0, 1.0);
-                if hold > 0.0 {
-                    let held = head + (start - head_start);
-                    let held_dir = (held - head).try_normalize().unwrap_or(dir);
-                    let held = head + held_dir * length;
-                    for &c in &setup.colliders {
-                        let c = &frame.colliders[c as usize];
-                        if let Some((push, _)) = collide::resolve(head, held, radius, c) {
-                            let depth = collide::HOLD_DEPTH * (radius + c.radius);
-                            hold *= ((depth - push.length()) / (0.5 * depth)).clamp(0.0, 1.0);
-                        }
-                    }
-                    p += (held - p) * hold;
-                    dir = (p - head).try_normalize().unwrap_or(dir);
-                    p = head + dir * length;
-                    v *= 1.0 - hold;
-                }
-            }
-            if touched {
-                v -= dir * v.dot(dir); // no velocity along the link after contact
-                contacts[i] = 1;
-            }
-        }
-        if bend_context.coupling || bend_context.limiting {
-            bend_scratch[i] = rebend(&bend_context, bend_scratch[i], bent, dir);
-            previous_bend = bend_scratch[i];
-        }
-
-        position[i] = p;
-        velocity[i] = v;
-        head = p;
-        head_start = start;
-    }
-    bend.copy_from_slice(&bend_scratch[..n]);
 }
 
 /// Joint `i`'s `(1 − drag, stiffness·scale·h, gravity·scale·h + wind·h²)`
@@ -1709,105 +1457,6 @@ pub(crate) fn vrm_joint_terms(
         stiffness * frame.scale * h,
         frame.gravity_direction * (gravity_power * frame.scale * h) + frame.wind * (h * h),
     )
-}
-
-/// One substep of the VRMC_springBone 1.0 verlet (three-vrm's
-/// `VRMSpringBoneJoint.update`, UniVRM's `SpringBoneJoint`), joint by joint
-/// from the root, each reading the parent it has just moved:
-///
-/// ```text
-/// next = x + (x − x_prev)·(1 − drag) + R_parent·L_i·axis_i · stiffness·h
-///          + gravityDir·gravityPower·h + wind·h²
-/// next = head + ℓ·normalize(next − head)        (then each collider pushes
-///                                                 the tail out and ℓ is kept)
-/// R_i  = R_parent·L_i·arc(axis_i, (R_parent·L_i)⁻¹·(next − head)/ℓ)
-/// ```
-///
-/// `x − x_prev` is kept as `velocity·h`, so the state is the same plain
-/// position/velocity pair the other integrators keep.
-fn substep_vrm(
-    setup: &ChainSetup,
-    frame: &SubstepFrame<'_>,
-    chain_values: (f32, f32, f32),
-    position: &mut [Vec3],
-    velocity: &mut [Vec3],
-    rest_targets: &mut [Vec3],
-    contacts: &mut [u32],
-) {
-    let h = frame.h;
-    let (stiffness, drag_force, _) = chain_values;
-    let mut keep = 1.0 - drag_force;
-    let mut pull = stiffness * frame.scale * h;
-    let mut external = frame.gravity_velocity * (frame.scale * h) + frame.wind * (h * h);
-    let mut head = frame.root;
-    // Where each joint's head was at the start of the substep (friction).
-    let mut head_start = frame.root;
-    let mut parent = frame.parent;
-    for i in 0..setup.len() {
-        if !setup.vrm_offsets.is_empty() {
-            // This joint's own numbers (a spring that tapers).
-            (keep, pull, external) = vrm_joint_terms(setup, frame, chain_values, i);
-        }
-        let length = setup.lengths[i] * frame.scale;
-        let bind = parent * frame.pose[setup.joints[i] as usize].rotation().normalize();
-        let axis = setup.axes[i];
-        let axis_world = bind * axis;
-        contacts[i] = 0;
-        if length <= 1e-6 {
-            head_start = position[i];
-            position[i] = head;
-            velocity[i] = Vec3::ZERO;
-            rest_targets[i] = head;
-            parent = bind;
-            continue;
-        }
-        rest_targets[i] = head + axis_world * length;
-        let start = position[i];
-        let onto_sphere =
-            |p: Vec3| head + (p - head).try_normalize().unwrap_or(axis_world) * length;
-        // The angle limit after the inertia and after every collider's push
-        // (VRMC_springBone_limit's order).
-        let limit = setup.limits.get(i).filter(|l| l.shape != LimitShape::None);
-        let limited = |p: Vec3| match limit {
-            Some(l) => limit_point(l, bind, head, p, length),
-            None => p,
-        };
-        let mut next = limited(onto_sphere(
-            start + velocity[i] * (h * keep) + axis_world * pull + external,
-        ));
-        if !setup.colliders.is_empty() {
-            let radius = setup.radii[i] * frame.scale;
-            let mut push_sum = Vec3::ZERO;
-            for &c in &setup.colliders {
-                let c = &frame.colliders[c as usize];
-                if let Some(push) = collide::push_point(next, radius, c) {
-                    next = limited(onto_sphere(next + push));
-                    // Spheres and capsules only ([`vrm_hold`]).
-                    if matches!(c.shape, ColliderShape::Sphere | ColliderShape::Capsule) {
-                        push_sum += push;
-                    }
-                    contacts[i] = 1;
-                }
-            }
-            // Static friction once the input rests ([`vrm_hold`]).
-            if contacts[i] != 0 && frame.friction > 0.0 {
-                next = vrm_hold(
-                    (head, head_start),
-                    (start, next),
-                    push_sum,
-                    (length, radius, axis_world),
-                    frame.friction,
-                    (&setup.colliders, frame.colliders),
-                );
-            }
-        }
-        velocity[i] = (next - start) / h;
-        position[i] = next;
-        let local_dir = bind.conjugate() * ((next - head) / length);
-        parent = bind * crate::math::rotation_arc(axis, local_dir);
-        head = next;
-        head_start = start;
-    }
 }
 
 #[cfg(test)]

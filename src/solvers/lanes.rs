@@ -1,19 +1,25 @@
-//! The chain kernel over lanes (#14 item 2): up to `W` chains stepped
-//! together, link by link, with every lane's arithmetic in one vector
-//! register per value — a structure of arrays the compiler turns into
-//! AVX2 (8 × f32) on x86-64 CPUs that have it (detected at run time, no
-//! `-C target-cpu` needed), SSE2 (two 4-wide halves) on every other
-//! x86-64, and NEON or scalar code on other targets.
+//! The chain kernel, written once over a lane width `N` (#14 item 2,
+//! #49 item 3): `N` chains stepped together, link by link, with every
+//! lane's arithmetic in one array of `N` f32 per value — a structure of
+//! arrays the compiler turns into AVX2 (8 × f32) on x86-64 CPUs that have
+//! it (detected at run time, no `-C target-cpu` needed), SSE2 (two 4-wide
+//! halves) on every other x86-64, NEON on aarch64, and plain scalar code at
+//! `N = 1`.
 //!
-//! The scalar kernel ([`chain::substep`]) is the reference. This one
-//! performs the same IEEE operations in the same order for every lane (no
-//! fused multiply-add, no reassociation, no approximate reciprocal), so it
-//! gives the same bits; `tests/lanes.rs` holds it to that over 10 s of
-//! motion with contacts. The parts that are quaternion algebra on one
-//! chain (the tail's bend coupling and limit, the VRM preset's joint
-//! frames) and the rare branches (plane and inside colliders, a link whose
-//! axis passes through a collider's) run lane by lane through the scalar
-//! functions, inside the same pass.
+//! There is one kernel and one operation order: the lane kernel is
+//! `substep_lanes` at `N = W` (8), the scalar kernel ([`substep_chain`],
+//! [`ChainKernel::Scalar`]) is the same function at `N = 1`. Every value
+//! type (`F`, `M`, `V3`, `Q`) performs the scalar f32 operation
+//! per lane, in the same order at every width (no fused multiply-add, no
+//! reassociation, no approximate reciprocal: docs/architecture.md, "One
+//! kernel"), so a chain gives the same bits at every width and in every
+//! lane position by construction; `tests/lanes.rs` and `tests/batch.rs`
+//! check it over 10 s of motion with contacts. The parts that are
+//! quaternion algebra on one chain (the tail's bend coupling and limit,
+//! the VRM preset's angle limits) and the rare branches (plane and inside
+//! colliders, a link whose axis passes through a collider's) run lane by
+//! lane through shared scalar functions (`chain::bend_link`,
+//! [`collide::resolve`]), inside the same pass.
 
 // Index loops over the lanes are the form LLVM vectorises most reliably.
 #![allow(clippy::needless_range_loop)]
@@ -21,17 +27,19 @@
 use glam::{Quat, Vec3};
 
 use crate::solvers::chain::{
-    self, BendContext, ChainParams, ChainSetup, Integrator, LimitShape, Link, SubstepFrame,
+    self, BendContext, ChainParams, ChainSetup, Integrator, LimitShape, Link, Particles,
+    SubstepFrame,
 };
 use crate::solvers::collide::{self, ColliderShape, PlacedCollider};
 
-/// Lanes per block: one AVX2 register of f32.
+/// Lanes per block: one AVX2 register of f32 (the lane kernel's `N`).
 pub(crate) const W: usize = 8;
 
 /// Which chain kernel a character's chain stage runs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChainKernel {
-    /// One chain at a time ([`chain::substep`]): the reference.
+    /// One chain at a time: the chain kernel one lane wide
+    /// ([`substep_chain`]), with the lane kernel's bits.
     Scalar,
     /// Chains in lanes, compiled for the target's baseline (SSE2 on
     /// x86-64, NEON on aarch64).
@@ -67,18 +75,19 @@ impl ChainKernel {
 }
 
 // ---------------------------------------------------------------------------
-// Lane values. Every operation is the scalar f32 operation per lane, written
-// as a loop over a fixed-size array that LLVM vectorises; `inline(always)` so
-// that each is compiled inside the kernel's target-feature context.
+// Lane values, `N` lanes wide. Every operation is the scalar f32 operation
+// per lane, written as a loop over a fixed-size array that LLVM vectorises
+// (and that is one scalar operation at N = 1); `inline(always)` so that each
+// is compiled inside the kernel's target-feature context.
 
 #[derive(Clone, Copy)]
 #[repr(C, align(32))]
-pub(crate) struct F(pub(crate) [f32; W]);
+pub(crate) struct F<const N: usize = W>(pub(crate) [f32; N]);
 
 /// A lane mask: all ones (true) or zero per lane, so that a select is a
 /// bitwise blend.
 #[derive(Clone, Copy)]
-pub(crate) struct M(pub(crate) [u32; W]);
+pub(crate) struct M<const N: usize = W>(pub(crate) [u32; N]);
 
 const TRUE: u32 = u32::MAX;
 
@@ -93,12 +102,12 @@ fn mask(b: bool) -> u32 {
 
 macro_rules! binop {
     ($trait:ident, $method:ident, $op:tt) => {
-        impl core::ops::$trait for F {
-            type Output = F;
+        impl<const N: usize> core::ops::$trait for F<N> {
+            type Output = F<N>;
             #[inline(always)]
-            fn $method(self, rhs: F) -> F {
-                let mut out = [0.0; W];
-                for i in 0..W {
+            fn $method(self, rhs: F<N>) -> F<N> {
+                let mut out = [0.0; N];
+                for i in 0..N {
                     out[i] = self.0[i] $op rhs.0[i];
                 }
                 F(out)
@@ -111,12 +120,12 @@ binop!(Sub, sub, -);
 binop!(Mul, mul, *);
 binop!(Div, div, /);
 
-impl core::ops::Neg for F {
-    type Output = F;
+impl<const N: usize> core::ops::Neg for F<N> {
+    type Output = F<N>;
     #[inline(always)]
-    fn neg(self) -> F {
-        let mut out = [0.0; W];
-        for i in 0..W {
+    fn neg(self) -> F<N> {
+        let mut out = [0.0; N];
+        for i in 0..N {
             out[i] = -self.0[i];
         }
         F(out)
@@ -126,9 +135,9 @@ impl core::ops::Neg for F {
 macro_rules! cmp {
     ($name:ident, $op:tt) => {
         #[inline(always)]
-        pub(crate) fn $name(self, rhs: F) -> M {
-            let mut out = [0; W];
-            for i in 0..W {
+        pub(crate) fn $name(self, rhs: F<N>) -> M<N> {
+            let mut out = [0; N];
+            for i in 0..N {
                 out[i] = mask(self.0[i] $op rhs.0[i]);
             }
             M(out)
@@ -136,45 +145,45 @@ macro_rules! cmp {
     };
 }
 
-impl F {
+impl<const N: usize> F<N> {
     #[inline(always)]
-    pub(crate) fn splat(v: f32) -> F {
-        F([v; W])
+    pub(crate) fn splat(v: f32) -> F<N> {
+        F([v; N])
     }
     cmp!(lt, <);
     cmp!(le, <=);
     cmp!(gt, >);
     #[inline(always)]
-    fn map(self, f: impl Fn(f32) -> f32) -> F {
-        let mut out = [0.0; W];
-        for i in 0..W {
+    fn map(self, f: impl Fn(f32) -> f32) -> F<N> {
+        let mut out = [0.0; N];
+        for i in 0..N {
             out[i] = f(self.0[i]);
         }
         F(out)
     }
     #[inline(always)]
-    pub(crate) fn sqrt(self) -> F {
+    pub(crate) fn sqrt(self) -> F<N> {
         self.map(f32::sqrt)
     }
     #[inline(always)]
-    fn max(self, rhs: F) -> F {
-        let mut out = [0.0; W];
-        for i in 0..W {
+    fn max(self, rhs: F<N>) -> F<N> {
+        let mut out = [0.0; N];
+        for i in 0..N {
             out[i] = self.0[i].max(rhs.0[i]);
         }
         F(out)
     }
     /// `f32::clamp` per lane (NaN stays NaN).
     #[inline(always)]
-    fn clamp(self, lo: f32, hi: f32) -> F {
+    fn clamp(self, lo: f32, hi: f32) -> F<N> {
         // Selects, not branches: it vectorises.
         let x = sel(self.lt(F::splat(lo)), F::splat(lo), self);
         sel(x.gt(F::splat(hi)), F::splat(hi), x)
     }
     #[inline(always)]
-    pub(crate) fn finite_positive(self) -> M {
-        let mut out = [0; W];
-        for i in 0..W {
+    pub(crate) fn finite_positive(self) -> M<N> {
+        let mut out = [0; N];
+        for i in 0..N {
             // Finite and > 0: above +0 and below +inf as an unsigned
             // integer (NaN and negatives are above +inf's bits).
             let bits = self.0[i].to_bits();
@@ -184,10 +193,10 @@ impl F {
     }
 }
 
-impl M {
+impl<const N: usize> M<N> {
     #[inline(always)]
-    pub(crate) fn none() -> M {
-        M([0; W])
+    pub(crate) fn none() -> M<N> {
+        M([0; N])
     }
     #[inline(always)]
     pub(crate) fn any(self) -> bool {
@@ -202,25 +211,25 @@ impl M {
         self.0[l] = mask(b);
     }
     #[inline(always)]
-    pub(crate) fn and(self, o: M) -> M {
-        let mut out = [0; W];
-        for i in 0..W {
+    pub(crate) fn and(self, o: M<N>) -> M<N> {
+        let mut out = [0; N];
+        for i in 0..N {
             out[i] = self.0[i] & o.0[i];
         }
         M(out)
     }
     #[inline(always)]
-    fn or(self, o: M) -> M {
-        let mut out = [0; W];
-        for i in 0..W {
+    fn or(self, o: M<N>) -> M<N> {
+        let mut out = [0; N];
+        for i in 0..N {
             out[i] = self.0[i] | o.0[i];
         }
         M(out)
     }
     #[inline(always)]
-    fn not(self) -> M {
-        let mut out = [0; W];
-        for i in 0..W {
+    fn not(self) -> M<N> {
+        let mut out = [0; N];
+        for i in 0..N {
             out[i] = !self.0[i];
         }
         M(out)
@@ -229,9 +238,9 @@ impl M {
 
 /// `if m { a } else { b }` per lane.
 #[inline(always)]
-pub(crate) fn sel(m: M, a: F, b: F) -> F {
-    let mut out = [0.0; W];
-    for i in 0..W {
+pub(crate) fn sel<const N: usize>(m: M<N>, a: F<N>, b: F<N>) -> F<N> {
+    let mut out = [0.0; N];
+    for i in 0..N {
         out[i] = f32::from_bits((a.0[i].to_bits() & m.0[i]) | (b.0[i].to_bits() & !m.0[i]));
     }
     F(out)
@@ -239,16 +248,16 @@ pub(crate) fn sel(m: M, a: F, b: F) -> F {
 
 /// A Vec3 per lane, with glam's `Vec3` operations (same order, same bits).
 #[derive(Clone, Copy)]
-pub(crate) struct V3 {
-    pub(crate) x: F,
-    pub(crate) y: F,
-    pub(crate) z: F,
+pub(crate) struct V3<const N: usize = W> {
+    pub(crate) x: F<N>,
+    pub(crate) y: F<N>,
+    pub(crate) z: F<N>,
 }
 
-impl core::ops::Add for V3 {
-    type Output = V3;
+impl<const N: usize> core::ops::Add for V3<N> {
+    type Output = V3<N>;
     #[inline(always)]
-    fn add(self, r: V3) -> V3 {
+    fn add(self, r: V3<N>) -> V3<N> {
         V3 {
             x: self.x + r.x,
             y: self.y + r.y,
@@ -257,10 +266,10 @@ impl core::ops::Add for V3 {
     }
 }
 
-impl core::ops::Sub for V3 {
-    type Output = V3;
+impl<const N: usize> core::ops::Sub for V3<N> {
+    type Output = V3<N>;
     #[inline(always)]
-    fn sub(self, r: V3) -> V3 {
+    fn sub(self, r: V3<N>) -> V3<N> {
         V3 {
             x: self.x - r.x,
             y: self.y - r.y,
@@ -270,10 +279,10 @@ impl core::ops::Sub for V3 {
 }
 
 /// `Vec3 * f32`.
-impl core::ops::Mul<F> for V3 {
-    type Output = V3;
+impl<const N: usize> core::ops::Mul<F<N>> for V3<N> {
+    type Output = V3<N>;
     #[inline(always)]
-    fn mul(self, s: F) -> V3 {
+    fn mul(self, s: F<N>) -> V3<N> {
         V3 {
             x: self.x * s,
             y: self.y * s,
@@ -283,10 +292,10 @@ impl core::ops::Mul<F> for V3 {
 }
 
 /// `f32 * Vec3`.
-impl core::ops::Mul<V3> for F {
-    type Output = V3;
+impl<const N: usize> core::ops::Mul<V3<N>> for F<N> {
+    type Output = V3<N>;
     #[inline(always)]
-    fn mul(self, v: V3) -> V3 {
+    fn mul(self, v: V3<N>) -> V3<N> {
         V3 {
             x: self * v.x,
             y: self * v.y,
@@ -296,10 +305,10 @@ impl core::ops::Mul<V3> for F {
 }
 
 /// `Vec3 / f32`.
-impl core::ops::Div<F> for V3 {
-    type Output = V3;
+impl<const N: usize> core::ops::Div<F<N>> for V3<N> {
+    type Output = V3<N>;
     #[inline(always)]
-    fn div(self, s: F) -> V3 {
+    fn div(self, s: F<N>) -> V3<N> {
         V3 {
             x: self.x / s,
             y: self.y / s,
@@ -308,9 +317,9 @@ impl core::ops::Div<F> for V3 {
     }
 }
 
-impl V3 {
+impl<const N: usize> V3<N> {
     #[inline(always)]
-    pub(crate) fn zero() -> V3 {
+    pub(crate) fn zero() -> V3<N> {
         V3 {
             x: F::splat(0.0),
             y: F::splat(0.0),
@@ -318,22 +327,22 @@ impl V3 {
         }
     }
     #[inline(always)]
-    pub(crate) fn dot(self, r: V3) -> F {
+    pub(crate) fn dot(self, r: V3<N>) -> F<N> {
         (self.x * r.x) + (self.y * r.y) + (self.z * r.z)
     }
     #[inline(always)]
-    fn length(self) -> F {
+    fn length(self) -> F<N> {
         self.dot(self).sqrt()
     }
     /// glam's `try_normalize`: the normalised vector and whether it exists.
     #[inline(always)]
-    pub(crate) fn try_normalize(self) -> (V3, M) {
+    pub(crate) fn try_normalize(self) -> (V3<N>, M<N>) {
         let rcp = F::splat(1.0) / self.length();
         (self * rcp, rcp.finite_positive())
     }
     /// `try_normalize().unwrap_or(fallback)` (and glam's `normalize_or`).
     #[inline(always)]
-    fn normalize_or(self, fallback: V3) -> V3 {
+    fn normalize_or(self, fallback: V3<N>) -> V3<N> {
         let (n, ok) = self.try_normalize();
         vsel(ok, n, fallback)
     }
@@ -350,7 +359,7 @@ impl V3 {
 }
 
 #[inline(always)]
-fn vsel(m: M, a: V3, b: V3) -> V3 {
+fn vsel<const N: usize>(m: M<N>, a: V3<N>, b: V3<N>) -> V3<N> {
     V3 {
         x: sel(m, a.x, b.x),
         y: sel(m, a.y, b.y),
@@ -360,9 +369,9 @@ fn vsel(m: M, a: V3, b: V3) -> V3 {
 
 /// Every component finite, per lane.
 #[inline(always)]
-fn finite(v: F) -> M {
-    let mut out = [0; W];
-    for i in 0..W {
+fn finite<const N: usize>(v: F<N>) -> M<N> {
+    let mut out = [0; N];
+    for i in 0..N {
         out[i] = if (v.0[i].to_bits() & 0x7fff_ffff) < 0x7f80_0000 {
             u32::MAX
         } else {
@@ -374,7 +383,7 @@ fn finite(v: F) -> M {
 
 /// glam's `Vec3::cross` per lane (and its SSE2 and NEON `Vec3A` ones).
 #[inline(always)]
-pub(crate) fn cross(a: V3, b: V3) -> V3 {
+pub(crate) fn cross<const N: usize>(a: V3<N>, b: V3<N>) -> V3<N> {
     V3 {
         x: a.y * b.z - b.y * a.z,
         y: a.z * b.x - b.z * a.x,
@@ -385,14 +394,14 @@ pub(crate) fn cross(a: V3, b: V3) -> V3 {
 /// A quaternion per lane, with glam's `Quat` operations in glam's order on
 /// this target (the chain writeback's and the kernels' joint frames).
 #[derive(Clone, Copy)]
-pub(crate) struct Q {
-    pub(crate) x: F,
-    pub(crate) y: F,
-    pub(crate) z: F,
-    pub(crate) w: F,
+pub(crate) struct Q<const N: usize = W> {
+    pub(crate) x: F<N>,
+    pub(crate) y: F<N>,
+    pub(crate) z: F<N>,
+    pub(crate) w: F<N>,
 }
 
-impl Q {
+impl<const N: usize> Q<N> {
     #[inline(always)]
     pub(crate) fn zero() -> Self {
         let z = F::splat(0.0);
@@ -483,7 +492,7 @@ impl Q {
     /// `v` turned by the unit quaternion `self`: glam's `Quat * Vec3`
     /// formula in its order (its SSE2 and NEON paths give these bits).
     #[inline(always)]
-    pub(crate) fn rotate(self, v: V3) -> V3 {
+    pub(crate) fn rotate(self, v: V3<N>) -> V3<N> {
         let b = V3 {
             x: self.x,
             y: self.y,
@@ -494,14 +503,14 @@ impl Q {
     }
     /// Every component finite.
     #[inline(always)]
-    pub(crate) fn finite(self) -> M {
+    pub(crate) fn finite(self) -> M<N> {
         finite(self.x)
             .and(finite(self.y))
             .and(finite(self.z))
             .and(finite(self.w))
     }
     #[inline(always)]
-    pub(crate) fn select(m: M, a: Self, b: Self) -> Self {
+    pub(crate) fn select(m: M<N>, a: Self, b: Self) -> Self {
         Q {
             x: sel(m, a.x, b.x),
             y: sel(m, a.y, b.y),
@@ -519,7 +528,12 @@ const EPS: f32 = 1e-12;
 /// [`collide::closest_segment_params`] per lane, every branch evaluated and
 /// the taken one selected.
 #[inline(always)]
-fn closest_segment_params(p0: V3, p1: V3, q0: V3, q1: V3) -> (F, F) {
+fn closest_segment_params<const N: usize>(
+    p0: V3<N>,
+    p1: V3<N>,
+    q0: V3<N>,
+    q1: V3<N>,
+) -> (F<N>, F<N>) {
     let d1 = p1 - p0;
     let d2 = q1 - q0;
     let r = p0 - q0;
@@ -564,7 +578,7 @@ fn closest_segment_params(p0: V3, p1: V3, q0: V3, q1: V3) -> (F, F) {
 /// exactly 0 (`a = 0 ≤ EPS`), which leaves that function's `a_small`
 /// branch, so this gives its bits with a third of the arithmetic.
 #[inline(always)]
-fn point_segment_param(p: V3, q0: V3, q1: V3) -> F {
+fn point_segment_param<const N: usize>(p: V3<N>, q0: V3<N>, q1: V3<N>) -> F<N> {
     let d2 = q1 - q0;
     let r = p - q0;
     let e = d2.dot(d2);
@@ -578,7 +592,13 @@ fn point_segment_param(p: V3, q0: V3, q1: V3) -> F {
 /// this gives their bits without the rest of the arithmetic; lanes outside
 /// `lanes` then hold other values.
 #[inline(always)]
-fn link_params(p0: V3, p1: V3, q0: V3, q1: V3, lanes: M) -> (F, F) {
+fn link_params<const N: usize>(
+    p0: V3<N>,
+    p1: V3<N>,
+    q0: V3<N>,
+    q1: V3<N>,
+    lanes: M<N>,
+) -> (F<N>, F<N>) {
     let d2 = q1 - q0;
     let e = d2.dot(d2);
     if lanes.and(e.le(F::splat(EPS)).not()).any() {
@@ -594,16 +614,16 @@ fn link_params(p0: V3, p1: V3, q0: V3, q1: V3, lanes: M) -> (F, F) {
 
 /// A collider per lane (sphere or capsule; `b == a` for a sphere).
 #[derive(Clone, Copy)]
-struct Capsules {
-    a: V3,
-    b: V3,
-    radius: F,
-    sphere: M,
+struct Capsules<const N: usize> {
+    a: V3<N>,
+    b: V3<N>,
+    radius: F<N>,
+    sphere: M<N>,
 }
 
-impl Capsules {
+impl<const N: usize> Capsules<N> {
     #[inline(always)]
-    fn zero() -> Capsules {
+    fn zero() -> Capsules<N> {
         Capsules {
             a: V3::zero(),
             b: V3::zero(),
@@ -615,14 +635,14 @@ impl Capsules {
 
 /// The axis point of a sphere or capsule nearest `p` ([`collide::push_point`]).
 #[inline(always)]
-fn axis_point(p: V3, c: &Capsules) -> V3 {
+fn axis_point<const N: usize>(p: V3<N>, c: &Capsules<N>) -> V3<N> {
     let v = point_segment_param(p, c.a, c.b);
     vsel(c.sphere, c.a, c.a + (c.b - c.a) * v)
 }
 
 /// [`collide::push_point`] for spheres and capsules: (hit, push).
 #[inline(always)]
-fn push_point(point: V3, radius: F, c: &Capsules) -> (M, V3) {
+fn push_point<const N: usize>(point: V3<N>, radius: F<N>, c: &Capsules<N>) -> (M<N>, V3<N>) {
     let delta = point - axis_point(point, c);
     let d = delta.length();
     let depth = c.radius + radius - d;
@@ -632,7 +652,7 @@ fn push_point(point: V3, radius: F, c: &Capsules) -> (M, V3) {
 }
 
 #[inline(always)]
-fn unit_y() -> V3 {
+fn unit_y<const N: usize>() -> V3<N> {
     V3 {
         x: F::splat(0.0),
         y: F::splat(1.0),
@@ -643,7 +663,13 @@ fn unit_y() -> V3 {
 /// [`collide::resolve`]'s sphere and capsule branch for the lanes in
 /// `mask`: (hit, correction, normal, lanes to redo with the scalar function).
 #[inline(always)]
-fn resolve(head: V3, tip: V3, link_radius: F, c: &Capsules, mask: M) -> (M, V3, V3, M) {
+fn resolve<const N: usize>(
+    head: V3<N>,
+    tip: V3<N>,
+    link_radius: F<N>,
+    c: &Capsules<N>,
+    mask: M<N>,
+) -> (M<N>, V3<N>, V3<N>, M<N>) {
     let zero = F::splat(0.0);
     // The cheap bound test: the link's bounding sphere against the axis.
     let mid = (head + tip) * F::splat(0.5);
@@ -718,9 +744,9 @@ fn resolve(head: V3, tip: V3, link_radius: F, c: &Capsules, mask: M) -> (M, V3, 
 }
 
 #[inline(always)]
-fn vsel_m(m: M, a: M, b: M) -> M {
-    let mut out = [0; W];
-    for i in 0..W {
+fn vsel_m<const N: usize>(m: M<N>, a: M<N>, b: M<N>) -> M<N> {
+    let mut out = [0; N];
+    for i in 0..N {
         out[i] = (a.0[i] & m.0[i]) | (b.0[i] & !m.0[i]);
     }
     M(out)
@@ -729,7 +755,11 @@ fn vsel_m(m: M, a: M, b: M) -> M {
 /// Lane `l`'s collider `j`, if it is a sphere or capsule (else the scalar
 /// path takes it).
 #[inline(always)]
-fn load_colliders(lanes: &[Lane<'_>], j: usize, mask: M) -> (Capsules, M, M) {
+fn load_colliders<const N: usize>(
+    lanes: &[Lane<'_>],
+    j: usize,
+    mask: M<N>,
+) -> (Capsules<N>, M<N>, M<N>) {
     let mut c = Capsules::zero();
     let mut vector = M::none();
     let mut scalar = M::none();
@@ -759,10 +789,10 @@ const LOADED: usize = 8;
 /// Every lane's colliders `0..LOADED` for one substep, loaded once for all
 /// links (the colliders do not move during a substep): `vector` and
 /// `scalar` as [`load_colliders`] gives them for every lane.
-struct Loaded {
-    capsules: [Capsules; LOADED],
-    vector: [M; LOADED],
-    scalar: [M; LOADED],
+struct Loaded<const N: usize> {
+    capsules: [Capsules<N>; LOADED],
+    vector: [M<N>; LOADED],
+    scalar: [M<N>; LOADED],
 }
 
 /// The most colliders a lane has.
@@ -775,10 +805,10 @@ fn most_colliders(lanes: &[Lane<'_>]) -> usize {
         .unwrap_or(0)
 }
 
-impl Loaded {
+impl<const N: usize> Loaded<N> {
     #[inline(always)]
-    fn new(lanes: &[Lane<'_>], count: usize) -> Loaded {
-        let all = M([u32::MAX; W]);
+    fn new(lanes: &[Lane<'_>], count: usize) -> Loaded<N> {
+        let all = M([u32::MAX; N]);
         let mut loaded = Loaded {
             capsules: [Capsules::zero(); LOADED],
             vector: [M::none(); LOADED],
@@ -801,9 +831,9 @@ impl Loaded {
         &'s self,
         lanes: &[Lane<'_>],
         j: usize,
-        mask: M,
-        spare: &'s mut Option<Capsules>,
-    ) -> (&'s Capsules, M, M) {
+        mask: M<N>,
+        spare: &'s mut Option<Capsules<N>>,
+    ) -> (&'s Capsules<N>, M<N>, M<N>) {
         if j < LOADED {
             (
                 &self.capsules[j],
@@ -870,8 +900,9 @@ impl<'a> Arrays<'a> {
     }
 }
 
-/// One substep of up to [`W`] chains that share an integrator (docs/algorithms.md §7/§8),
-/// each exactly as [`chain::substep`] steps it.
+/// One substep of up to [`W`] chains that share an integrator
+/// (docs/algorithms.md §7/§8), each exactly as [`substep_chain`] steps it
+/// alone.
 pub(crate) fn substep(kernel: ChainKernel, lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     debug_assert!(!lanes.is_empty() && lanes.len() <= W && arrays.len() == lanes.len());
     match kernel {
@@ -881,34 +912,71 @@ pub(crate) fn substep(kernel: ChainKernel, lanes: &[Lane<'_>], arrays: &mut [Arr
             // `ChainKernel::supported` found AVX2 at run time.
             unsafe { substep_avx2(lanes, arrays) }
         }
-        _ => substep_lanes(lanes, arrays),
+        _ => substep_lanes::<W>(lanes, arrays),
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn substep_avx2(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
-    substep_lanes(lanes, arrays);
+    substep_lanes::<W>(lanes, arrays);
+}
+
+/// Advances one chain by one substep (docs/algorithms.md §7/§8): the chain
+/// kernel one lane wide (the scalar kernel, [`ChainKernel::Scalar`]), the
+/// same source and the same bits as a lane of the 8-wide kernel. `rest` are the
+/// anchor-frame rest directions.
+pub fn substep_chain(
+    setup: &ChainSetup,
+    params: &ChainParams,
+    frame: &SubstepFrame<'_>,
+    rest: &[Vec3],
+    particles: &mut Particles<'_>,
+) {
+    let n = setup.len();
+    let Particles {
+        position,
+        velocity,
+        bend,
+        rest_targets,
+        contacts,
+        ..
+    } = particles;
+    substep_lanes::<1>(
+        &[Lane {
+            setup,
+            params,
+            frame,
+        }],
+        &mut [Arrays {
+            rest: &rest[..n],
+            position: &mut position[..n],
+            velocity: &mut velocity[..n],
+            bend: &mut bend[..n],
+            rest_targets: &mut rest_targets[..n],
+            contacts: &mut contacts[..n],
+        }],
+    );
 }
 
 #[inline(always)]
-fn substep_lanes(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
+fn substep_lanes<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     if matches!(lanes[0].params.integrator(), Integrator::Vrm { .. }) {
-        substep_vrm(lanes, arrays);
+        substep_vrm::<N>(lanes, arrays);
     } else {
-        substep_shaped(lanes, arrays);
+        substep_shaped::<N>(lanes, arrays);
     }
 }
 
 /// Link `i` of every lane: which lanes have one, its length and its link
 /// radius at the lane's scale; `each(lane index, lane)` gathers the rest.
 #[inline(always)]
-fn gather(
+fn gather<const N: usize>(
     lanes: &[Lane<'_>],
     i: usize,
-    scale: F,
+    scale: F<N>,
     mut each: impl FnMut(usize, &Lane<'_>),
-) -> (M, F, F) {
+) -> (M<N>, F<N>, F<N>) {
     let (mut live, mut length, mut radius) = (M::none(), F::splat(0.0), F::splat(0.0));
     for (l, lane) in lanes.iter().enumerate() {
         let setup = lane.setup;
@@ -925,7 +993,7 @@ fn gather(
 
 /// Each lane's scale ([`SubstepFrame::scale`]).
 #[inline(always)]
-fn scales(lanes: &[Lane<'_>]) -> F {
+fn scales<const N: usize>(lanes: &[Lane<'_>]) -> F<N> {
     let mut scale = F::splat(0.0);
     for (l, lane) in lanes.iter().enumerate() {
         scale.0[l] = lane.frame.scale;
@@ -934,29 +1002,29 @@ fn scales(lanes: &[Lane<'_>]) -> F {
 }
 
 /// Per-lane constants of one substep.
-struct Constants {
-    h: F,
-    root: V3,
-    acceleration: V3,
-    up: V3,
-    velocity_decay: F,
-    floor_decay: F,
+struct Constants<const N: usize> {
+    h: F<N>,
+    root: V3<N>,
+    acceleration: V3<N>,
+    up: V3<N>,
+    velocity_decay: F<N>,
+    floor_decay: F<N>,
     /// Lanes whose velocity is rebuilt from positions (docs/algorithms.md §8).
-    from_positions: M,
+    from_positions: M<N>,
     /// Forward plane on, and its normal in the world.
-    forward: M,
-    back: V3,
-    floor_on: M,
-    floor: F,
-    any_orthonormal_up: V3,
-    has_colliders: M,
+    forward: M<N>,
+    back: V3<N>,
+    floor_on: M<N>,
+    floor: F<N>,
+    any_orthonormal_up: V3<N>,
+    has_colliders: M<N>,
     /// Static friction ([`SubstepFrame::friction`]), and whether a lane has
     /// any (none while the input moves).
-    friction: F,
+    friction: F<N>,
     any_friction: bool,
 }
 
-fn constants(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Constants {
+fn constants<const N: usize>(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Constants<N> {
     let mut k = Constants {
         h: F::splat(1.0),
         root: V3::zero(),
@@ -1008,19 +1076,19 @@ fn constants(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Constants {
 
 /// The tail and hair presets (spring and exponential-damping integrators).
 #[inline(always)]
-fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
-    let k = constants(lanes, arrays);
+fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
+    let k = constants::<N>(lanes, arrays);
     let integrator = lanes[0].params.integrator();
     let spring = matches!(integrator, Integrator::Spring { .. });
     let n_max = lanes.iter().map(|l| l.setup.len()).max().unwrap_or(0);
-    let contexts: [Option<BendContext>; W] = core::array::from_fn(|l| {
+    let contexts: [Option<BendContext>; N] = core::array::from_fn(|l| {
         lanes
             .get(l)
             .map(|lane| BendContext::new(lane.params, lane.frame, lane.setup.len()))
     });
     // Without coupling or limit in any lane every new bend is the identity.
     let any_bend = contexts.iter().flatten().any(|c| c.coupling || c.limiting);
-    let scale = scales(lanes);
+    let scale = scales::<N>(lanes);
     // Each lane's integrator numbers: the spring's frequencies (its ω per
     // link below), the exponential damping's stiffness.
     let zero = F::splat(0.0);
@@ -1044,11 +1112,11 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
             Integrator::Vrm { .. } => {}
         }
     }
-    let mut previous_bend = [Quat::IDENTITY; W];
+    let mut previous_bend = [Quat::IDENTITY; N];
     // Each lane's new bend of the previous link, written once the current
-    // link has read that link's old bend (the scalar kernel keeps all new
-    // bends in a scratch array until the chain is done).
-    let mut pending = [Quat::IDENTITY; W];
+    // link has read that link's old bend (every link reads the bends from
+    // before this substep, never partly updated ones).
+    let mut pending = [Quat::IDENTITY; N];
     let mut head = k.root;
     // Where each link's head was at the start of the substep (friction).
     let mut head_start = head;
@@ -1058,7 +1126,7 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     }
     let count = most_colliders(lanes);
     // None without colliders (no lane then tests one).
-    let loaded = (count > 0).then(|| Loaded::new(lanes, count));
+    let loaded = (count > 0).then(|| Loaded::<N>::new(lanes, count));
     // A collider past the loaded ones, per link.
     let mut spare = None;
     for i in 0..n_max {
@@ -1072,8 +1140,8 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
             p.set(l, a.position[i]);
             v.set(l, a.velocity[i]);
         });
-        // ω and 2ζ·ω (spring: chain::spring_omega in lanes, in its
-        // order), or k (exponential damping).
+        // ω = 2πf, f from `frequency_root` at the base to `frequency_tip`
+        // at the tip, and 2ζ·ω (spring), or k (exponential damping).
         let (gain, damping) = if spring {
             let f = (spring_tip - spring_root) * F::splat(i as f32) / spring_last + spring_root;
             let f = sel(spring_graded, f, spring_root);
@@ -1082,7 +1150,7 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         } else {
             (stiffness, zero)
         };
-        // `anchor · rest`, glam's formula (the scalar kernel's bits).
+        // `anchor · rest`, glam's `Quat * Vec3` formula.
         let rest_world = anchor.rotate(rest);
         // Zero-length links (and absent lanes): the particle sits on its head.
         let zero_length = length.le(F::splat(1e-6));
@@ -1108,8 +1176,8 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         p = head + dir * length;
         v = vsel(k.from_positions, (p - start) / k.h, v - dir * v.dot(dir));
 
-        // Bend coupling and limit: quaternion work per lane, through the
-        // scalar kernel's own function.
+        // Bend coupling and limit: quaternion work per lane, through
+        // [`chain::bend_link`].
         for (l, a) in arrays.iter_mut().enumerate().filter(|_| any_bend) {
             if !live.get(l) {
                 continue;
@@ -1159,7 +1227,7 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         if under.any() {
             let up = k.up;
             let u = ((k.floor - head.dot(up)) / length).clamp(-1.0, 1.0);
-            let horizontal = |d: V3| (d - up * d.dot(up)).try_normalize();
+            let horizontal = |d: V3<N>| (d - up * d.dot(up)).try_normalize();
             let (t1, ok1) = horizontal(p - head);
             let (t2, ok2) = horizontal(rest_world);
             let t = vsel(ok1, t1, vsel(ok2, t2, k.any_orthonormal_up));
@@ -1214,8 +1282,10 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
                         pushed = pushed.or(hit);
                     }
                 }
-                // Only a pushed link is put back to its length
-                // ([`chain::substep`]).
+                // Only a pushed link is put back to its length: a link no
+                // collider moved is tested no second time and left bit for
+                // bit as it was (a chain no collider touches moves as it
+                // would without them).
                 pass = pass.and(pushed);
                 dir = vsel(pass, (p - head).normalize_or(dir), dir);
                 p = vsel(pass, head + dir * length, p);
@@ -1224,7 +1294,11 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
                     break;
                 }
             }
-            // Static friction once the input rests ([`chain::substep`]).
+            // Static friction once the input rests ([`chain::settle_friction`]):
+            // held in full below half the cone, in part up to its edge (a
+            // ramp, not a switch); a collider that holds the held place
+            // deeper than `HOLD_DEPTH` of the radii (it moved into it) lets
+            // the tip slide, again by a ramp.
             let cone = if k.any_friction {
                 k.friction * push_sum.length()
             } else {
@@ -1283,8 +1357,13 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         // The bend of a link turned since the bend step ([`chain::rebend`]).
         if any_bend {
             for (l, pending) in pending.iter_mut().enumerate() {
-                if live.get(l) && moving.get(l) {
-                    let ctx = contexts[l].as_ref().expect("a context per lane");
+                if !(live.get(l) && moving.get(l)) {
+                    continue;
+                }
+                let ctx = contexts[l].as_ref().expect("a context per lane");
+                // A chain without coupling or limit keeps identity bends,
+                // whatever its neighbours in the block do.
+                if ctx.coupling || ctx.limiting {
                     *pending = chain::rebend(ctx, *pending, bent.get(l), dir.get(l));
                     previous_bend[l] = *pending;
                 }
@@ -1316,14 +1395,28 @@ fn substep_shaped(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     }
 }
 
-/// The VRM preset: [`chain::substep`]'s VRMC_springBone verlet, the joint
-/// frames per lane, the verlet step, sphere projection and colliders in lanes.
+/// The VRM preset: one substep of the VRMC_springBone 1.0 verlet
+/// (three-vrm's `VRMSpringBoneJoint.update`, UniVRM's `SpringBoneJoint`),
+/// joint by joint from the root, each reading the parent it has just moved:
+///
+/// ```text
+/// next = x + (x − x_prev)·(1 − drag) + R_parent·L_i·axis_i · stiffness·h
+///          + gravityDir·gravityPower·h + wind·h²
+/// next = head + ℓ·normalize(next − head)        (then each collider pushes
+///                                                 the tail out and ℓ is kept)
+/// R_i  = R_parent·L_i·arc(axis_i, (R_parent·L_i)⁻¹·(next − head)/ℓ)
+/// ```
+///
+/// `x − x_prev` is kept as `velocity·h`, so the state is the same plain
+/// position/velocity pair the other integrators keep. The joint frames, the
+/// verlet step, sphere projection and colliders run in lanes; angle limits
+/// and friction lane by lane.
 #[inline(always)]
-fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
+fn substep_vrm<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     let zero = F::splat(0.0);
     let mut head = V3::zero();
     // Each lane's joint frames in lanes, in glam's operations and order
-    // ([`Q`]), so the bits are the scalar kernel's.
+    // on this target ([`Q`]).
     let mut parent = Q::zero();
     let mut h = F::splat(1.0);
     let mut carry = zero; // h·(1 − drag)
@@ -1331,7 +1424,7 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     let mut external = V3::zero();
     // Each lane's chain (stiffness, drag, gravity power), for the lanes
     // whose joints have their own (ChainSetup::vrm_offsets).
-    let mut chain_values = [(0.0f32, 0.0f32, 0.0f32); W];
+    let mut chain_values = [(0.0f32, 0.0f32, 0.0f32); N];
     let tapered = lanes.iter().any(|l| !l.setup.vrm_offsets.is_empty());
     for (l, lane) in lanes.iter().enumerate() {
         let frame = &lane.frame;
@@ -1355,10 +1448,10 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         );
     }
     let n_max = lanes.iter().map(|l| l.setup.len()).max().unwrap_or(0);
-    let scale = scales(lanes);
+    let scale = scales::<N>(lanes);
     let count = most_colliders(lanes);
     // None without colliders (no lane then tests one).
-    let loaded = (count > 0).then(|| Loaded::new(lanes, count));
+    let loaded = (count > 0).then(|| Loaded::<N>::new(lanes, count));
     // A collider past the loaded ones, per link.
     let mut spare = None;
     // Static friction once the input rests ([`chain::vrm_hold`]): none while
@@ -1391,11 +1484,10 @@ fn substep_vrm(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         let axis_world = bind.rotate(axis);
         let zero_length = length.le(F::splat(1e-6));
         let moving = live.and(zero_length.not());
-        let onto_sphere = |p: V3| head + (p - head).normalize_or(axis_world) * length;
+        let onto_sphere = |p: V3<N>| head + (p - head).normalize_or(axis_world) * length;
         let mut next = onto_sphere(start + velocity * carry + axis_world * pull + external);
         // The angle limit after the inertia and after every collider's push
-        // ([`chain::limit_point`], lane by lane: the scalar kernel's own
-        // function).
+        // ([`chain::limit_point`], lane by lane).
         let mut limited = M::none();
         if any_limit {
             for (l, lane) in lanes.iter().enumerate() {
@@ -1541,7 +1633,7 @@ mod tests {
             f32::from_bits(0x7f80_0001),
         ];
         for chunk in values.chunks(W) {
-            let mut lanes = F::splat(0.0);
+            let mut lanes = F::<W>::splat(0.0);
             lanes.0[..chunk.len()].copy_from_slice(chunk);
             let m = lanes.finite_positive();
             for (l, &v) in chunk.iter().enumerate() {
@@ -1563,8 +1655,8 @@ mod tests {
             let s = a.0[l].clamp(0.0, 1.0);
             assert_eq!(c.0[l].to_bits(), s.to_bits(), "lane {l}");
         }
-        let b = F::splat(7.0);
-        let m = a.gt(F::splat(0.0));
+        let b = F::<W>::splat(7.0);
+        let m = a.gt(F::<W>::splat(0.0));
         let picked = sel(m, a, b);
         for l in 0..W {
             let s = if a.0[l] > 0.0 { a.0[l] } else { 7.0 };
@@ -1588,7 +1680,7 @@ mod tests {
         // Points on, off and beyond capsule axes, and degenerate axes.
         let mut next = numbers(0x2545_f491);
         for round in 0..200 {
-            let (mut p, mut a, mut b) = (V3::zero(), V3::zero(), V3::zero());
+            let (mut p, mut a, mut b) = (V3::<W>::zero(), V3::<W>::zero(), V3::<W>::zero());
             let mut cases = [(Vec3::ZERO, Vec3::ZERO, Vec3::ZERO); W];
             for (l, case) in cases.iter_mut().enumerate() {
                 let pa = Vec3::new(next(), next(), next());
@@ -1666,7 +1758,7 @@ mod tests {
             ]
         };
         let firsts = [Vec3::new(0.0, 0.1, 0.0), Vec3::new(0.07, -0.07, 0.0)];
-        // The scalar kernel.
+        // One lane wide (the scalar kernel, substep_chain).
         let rest = vec![Vec3::ZERO; 3];
         let mut expected = Vec::new();
         for &first in &firsts {
@@ -1675,7 +1767,7 @@ mod tests {
             let (mut bend, mut scratch) = (vec![Quat::IDENTITY; 3], vec![Quat::IDENTITY; 3]);
             let (mut targets, mut contacts) = (vec![Vec3::ZERO; 3], vec![0u32; 3]);
             for _ in 0..3 {
-                chain::substep(
+                substep_chain(
                     setup,
                     &params,
                     &frame(),
@@ -1726,7 +1818,7 @@ mod tests {
                     contacts,
                 })
                 .collect();
-            substep_lanes(&lanes, &mut arrays);
+            substep_lanes::<W>(&lanes, &mut arrays);
         }
         for (lane, (want, got)) in expected.iter().zip(&state).enumerate() {
             for (k, (a, b)) in want.iter().zip(&got.0).enumerate() {
@@ -1748,7 +1840,12 @@ mod tests {
         // general function then runs).
         let mut next = numbers(0x9e37_79b9);
         for round in 0..300 {
-            let (mut p0, mut p1, mut q0, mut q1) = (V3::zero(), V3::zero(), V3::zero(), V3::zero());
+            let (mut p0, mut p1, mut q0, mut q1) = (
+                V3::<W>::zero(),
+                V3::<W>::zero(),
+                V3::<W>::zero(),
+                V3::<W>::zero(),
+            );
             let mut cases = [(Vec3::ZERO, Vec3::ZERO, Vec3::ZERO, Vec3::ZERO); W];
             for (l, case) in cases.iter_mut().enumerate() {
                 let a = Vec3::new(next(), next(), next());
@@ -1792,9 +1889,9 @@ mod tests {
         let mut next = numbers(0x2545_f491);
         let (mut hits, mut inside) = (0, 0);
         for round in 0..2000 {
-            let (mut head, mut tip) = (V3::zero(), V3::zero());
-            let mut c = Capsules::zero();
-            let mut link_radius = F::splat(0.0);
+            let (mut head, mut tip) = (V3::<W>::zero(), V3::<W>::zero());
+            let mut c = Capsules::<W>::zero();
+            let mut link_radius = F::<W>::splat(0.0);
             let mut cases = [(Vec3::ZERO, Vec3::ZERO, 0.0, PlacedCollider::default()); W];
             for (l, case) in cases.iter_mut().enumerate() {
                 let sphere = (round + l) % 3 == 0;
@@ -1910,7 +2007,12 @@ mod tests {
                 -Vec3::Z,
             ),
         ];
-        let mut v = [V3::zero(), V3::zero(), V3::zero(), V3::zero()];
+        let mut v = [
+            V3::<W>::zero(),
+            V3::<W>::zero(),
+            V3::<W>::zero(),
+            V3::<W>::zero(),
+        ];
         for (l, c) in cases.iter().enumerate() {
             v[0].set(l, c.0);
             v[1].set(l, c.1);
@@ -1925,6 +2027,256 @@ mod tests {
                 (ss.to_bits(), tt.to_bits()),
                 "case {l}"
             );
+        }
+    }
+
+    /// One chain's state between substeps: position, velocity, bend, rest
+    /// targets, contacts.
+    type State = (Vec<Vec3>, Vec<Vec3>, Vec<Quat>, Vec<Vec3>, Vec<u32>);
+
+    /// `states` stepped `substeps` times, `width` chains at a time (in the
+    /// order `order`), through the kernel `N` wide.
+    fn run_width<const N: usize>(
+        lanes: &[Lane<'_>],
+        rest: &[Vec<Vec3>],
+        states: &mut [State],
+        order: &[usize],
+        substeps: usize,
+        width: usize,
+        avx512: bool,
+    ) {
+        for _ in 0..substeps {
+            for block in order.chunks(width) {
+                let block_lanes: Vec<Lane<'_>> = block
+                    .iter()
+                    .map(|&c| Lane {
+                        setup: lanes[c].setup,
+                        params: lanes[c].params,
+                        frame: lanes[c].frame,
+                    })
+                    .collect();
+                // Each chain's state, borrowed apart in block order.
+                let mut refs: Vec<Option<&mut State>> = states.iter_mut().map(Some).collect();
+                let mut arrays: Vec<Arrays<'_>> = block
+                    .iter()
+                    .map(|&c| {
+                        let (position, velocity, bend, targets, contacts) =
+                            refs[c].take().expect("a chain once per block");
+                        Arrays {
+                            rest: &rest[c],
+                            position,
+                            velocity,
+                            bend,
+                            rest_targets: targets,
+                            contacts,
+                        }
+                    })
+                    .collect();
+                #[cfg(target_arch = "x86_64")]
+                if avx512 {
+                    #[target_feature(enable = "avx512f")]
+                    unsafe fn wide<const N: usize>(l: &[Lane<'_>], a: &mut [Arrays<'_>]) {
+                        substep_lanes::<N>(l, a);
+                    }
+                    // SAFETY: the caller found AVX-512F at run time.
+                    unsafe { wide::<N>(&block_lanes, &mut arrays) };
+                    continue;
+                }
+                let _ = avx512;
+                substep_lanes::<N>(&block_lanes, &mut arrays);
+            }
+        }
+    }
+
+    #[test]
+    fn a_chain_gives_the_same_bits_at_every_width_and_in_every_lane_position() {
+        // Sixteen chains of one shape per integrator, each with its own
+        // parameters (floor, forward plane, bend coupling and limit,
+        // velocity from positions), frame (root, anchor, acceleration,
+        // friction) and colliders (none to ten: spheres, capsules, planes,
+        // inside shapes), stepped alone (1 wide), 4, 8 and 16 wide, and 8
+        // wide in reverse lane order: every chain's bits are the same.
+        use crate::math::Transform;
+        use crate::rig::{BoneDesc, Rig, RigDesc};
+        use crate::solvers::chain::{ChainDesc, StepDecay};
+        let mut next = numbers(0x0bad_cafe);
+        let down = Transform::from_translation(Vec3::new(0.0, -0.08, 0.0));
+        let mut bones = vec![BoneDesc::new("root", -1, Transform::IDENTITY)];
+        for j in 0..6 {
+            bones.push(BoneDesc::new(format!("j{j}"), j, down));
+        }
+        let placed: Vec<PlacedCollider> = (0..10)
+            .map(|j| {
+                let shape = [
+                    ColliderShape::Sphere,
+                    ColliderShape::Capsule,
+                    ColliderShape::Sphere,
+                    ColliderShape::Plane,
+                    ColliderShape::Capsule,
+                    ColliderShape::InsideSphere,
+                    ColliderShape::Sphere,
+                    ColliderShape::Capsule,
+                    ColliderShape::InsideCapsule,
+                    ColliderShape::Sphere,
+                ][j];
+                let a = Vec3::new(next() * 0.1, -0.2 + next() * 0.1, next() * 0.1);
+                let b = match shape {
+                    ColliderShape::Plane => Vec3::new(next(), 1.0, next()).normalize(),
+                    ColliderShape::Capsule | ColliderShape::InsideCapsule => {
+                        a + Vec3::new(next(), next(), next()) * 0.1
+                    }
+                    _ => a,
+                };
+                let radius = match shape {
+                    ColliderShape::InsideSphere | ColliderShape::InsideCapsule => 0.6,
+                    _ => 0.04 + 0.02 * next().abs(),
+                };
+                PlacedCollider {
+                    shape,
+                    a,
+                    b,
+                    radius,
+                }
+            })
+            .collect();
+        let h = 1.0 / 120.0;
+        for preset in 0..3 {
+            let base = match preset {
+                0 => ChainParams::tail(1.0),
+                1 => ChainParams::hair(1.0),
+                _ => ChainParams::vrm(1.0),
+            };
+            let rig = Rig::new(RigDesc {
+                bones: bones.clone(),
+                units_per_meter: 1.0,
+                chains: vec![ChainDesc::new((1..7).collect(), 0, base)],
+                ..Default::default()
+            })
+            .expect("a valid rig");
+            let pose = rig.reference_pose().to_vec();
+            let chains = 16;
+            let mut params = Vec::new();
+            let mut setups = Vec::new();
+            let mut frames = Vec::new();
+            let mut rest = Vec::new();
+            let mut start = Vec::new();
+            for c in 0..chains {
+                let mut p = base;
+                p.floor_enabled = u32::from(c % 3 == 0);
+                p.floor_height = -0.3;
+                p.forward_plane = u32::from(c % 4 == 1);
+                p.velocity_from_positions = u32::from(c % 5 == 2 && preset == 1);
+                if c % 2 == 0 && preset != 2 {
+                    p.bend_rate = 8.0;
+                    p.bend_limit = 0.4;
+                }
+                let mut setup = rig.chains()[0].clone();
+                setup.colliders = (0..(c * 7) % 11).map(|j| j as u32).collect();
+                let mut r = vec![Vec3::ZERO; setup.len()];
+                chain::rest_directions(&setup, &p, &mut r);
+                let anchor =
+                    Quat::from_rotation_z(0.3 * next()) * Quat::from_rotation_x(0.2 * next());
+                frames.push(SubstepFrame {
+                    h,
+                    anchor,
+                    root: Vec3::new(next(), next(), next()) * 0.02,
+                    up: Vec3::Y,
+                    acceleration: Vec3::new(next(), -9.81 + next(), next()),
+                    scale: 1.0 + 0.1 * next(),
+                    colliders: &placed,
+                    parent: anchor,
+                    pose: &pose,
+                    gravity_velocity: Vec3::NEG_Y * 0.5,
+                    gravity_direction: Vec3::NEG_Y,
+                    wind: Vec3::new(next(), 0.0, next()) * 0.1,
+                    floor_shift: 0.0,
+                    decay: StepDecay::new(&p, h, setup.len()),
+                    friction: if c % 4 == 3 { 0.5 } else { 0.0 },
+                    forward_plane: p.forward_plane != 0,
+                });
+                let n = setup.len();
+                let position: Vec<Vec3> = (0..n)
+                    .map(|k| Vec3::new(next() * 0.05, -0.08 * (k + 1) as f32, next() * 0.05))
+                    .collect();
+                let velocity: Vec<Vec3> =
+                    (0..n).map(|_| Vec3::new(next(), next(), next())).collect();
+                start.push((
+                    position,
+                    velocity,
+                    vec![Quat::IDENTITY; n],
+                    vec![Vec3::ZERO; n],
+                    vec![0u32; n],
+                ));
+                params.push(p);
+                setups.push(setup);
+                rest.push(r);
+            }
+            let lanes: Vec<Lane<'_>> = (0..chains)
+                .map(|c| Lane {
+                    setup: &setups[c],
+                    params: &params[c],
+                    frame: &frames[c],
+                })
+                .collect();
+            let forward: Vec<usize> = (0..chains).collect();
+            let backward: Vec<usize> = (0..chains).rev().collect();
+            let substeps = 120;
+            let mut alone = start.clone();
+            run_width::<1>(&lanes, &rest, &mut alone, &forward, substeps, 1, false);
+            let mut runs = Vec::new();
+            let mut run = |name: &str, f: &dyn Fn(&mut Vec<State>)| {
+                let mut s = start.clone();
+                f(&mut s);
+                runs.push((name.to_string(), s));
+            };
+            run("4 wide", &|s| {
+                run_width::<4>(&lanes, &rest, s, &forward, substeps, 4, false)
+            });
+            run("8 wide", &|s| {
+                run_width::<8>(&lanes, &rest, s, &forward, substeps, 8, false)
+            });
+            run("8 wide, lanes reversed", &|s| {
+                run_width::<8>(&lanes, &rest, s, &backward, substeps, 8, false)
+            });
+            run("16 wide", &|s| {
+                run_width::<16>(&lanes, &rest, s, &forward, substeps, 16, false)
+            });
+            #[cfg(target_arch = "x86_64")]
+            if std::is_x86_feature_detected!("avx512f") {
+                run("16 wide, AVX-512", &|s| {
+                    run_width::<16>(&lanes, &rest, s, &forward, substeps, 16, true)
+                });
+            }
+            let bits = |s: &State| {
+                let v3 = |v: &Vec<Vec3>| {
+                    v.iter()
+                        .flat_map(|x| x.to_array())
+                        .map(f32::to_bits)
+                        .collect::<Vec<_>>()
+                };
+                let q =
+                    s.2.iter()
+                        .flat_map(|x| x.to_array())
+                        .map(f32::to_bits)
+                        .collect::<Vec<_>>();
+                (v3(&s.0), v3(&s.1), q, v3(&s.3), s.4.clone())
+            };
+            let mut contacts = 0;
+            for (name, states) in &runs {
+                for c in 0..chains {
+                    assert_eq!(
+                        bits(&states[c]),
+                        bits(&alone[c]),
+                        "preset {preset}, chain {c}, {name}"
+                    );
+                }
+            }
+            for s in &alone {
+                assert!(s.0.iter().all(|p| p.is_finite()));
+                contacts += s.4.iter().filter(|&&c| c != 0).count();
+            }
+            // The colliders and the floor were in play.
+            assert!(contacts > 0, "preset {preset}: no contact");
         }
     }
 }

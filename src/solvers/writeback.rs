@@ -4,9 +4,11 @@
 //! value, as the chain kernel's lanes ([`lanes`]) step them. It performs
 //! glam's operations in glam's order on this target (its SSE2 or NEON
 //! quaternion product and normalisation, its `Quat * Vec3`), so a chain
-//! gives the same bits here as through `chain_stage::write_joints`, and it
-//! does not matter which a chain goes through: one or two chains go through
-//! glam (a lane step's fixed cost is more than their writeback).
+//! gives the same bits here as through `chain_stage::write_joints`. Like
+//! the chain kernel it is written once over the lane width `N`: blocks of
+//! [`LANES_FROM`] chains or more are written `W` wide, one or two chains
+//! one lane wide ([`write_one`]; a lane step's fixed cost is more than
+//! their writeback), from the same source and with the same bits.
 //!
 //! For a chain whose root parent is a rotation times a uniform scale and
 //! whose joints are uniformly scaled (every joint's parent is then such a
@@ -36,14 +38,14 @@ use crate::solvers::lanes::{cross, ChainKernel, F, Q, V3, W};
 
 /// A 3×3 matrix per lane, by columns, and a translation.
 #[derive(Clone, Copy)]
-struct A {
-    x: V3,
-    y: V3,
-    z: V3,
-    t: V3,
+struct A<const N: usize = W> {
+    x: V3<N>,
+    y: V3<N>,
+    z: V3<N>,
+    t: V3<N>,
 }
 
-impl A {
+impl<const N: usize> A<N> {
     #[inline(always)]
     fn zero() -> Self {
         A {
@@ -71,12 +73,12 @@ impl A {
     }
     /// The linear part times `v`.
     #[inline(always)]
-    fn linear(&self, v: V3) -> V3 {
+    fn linear(&self, v: V3<N>) -> V3<N> {
         self.x * v.x + self.y * v.y + self.z * v.z
     }
     /// The transposed linear part times `v`.
     #[inline(always)]
-    fn linear_transposed(&self, v: V3) -> V3 {
+    fn linear_transposed(&self, v: V3<N>) -> V3<N> {
         V3 {
             x: self.x.dot(v),
             y: self.y.dot(v),
@@ -85,7 +87,7 @@ impl A {
     }
     /// `self · v` for a point.
     #[inline(always)]
-    fn point(&self, v: V3) -> V3 {
+    fn point(&self, v: V3<N>) -> V3<N> {
         self.linear(v) + self.t
     }
 }
@@ -126,13 +128,15 @@ pub(crate) trait Joints {
     fn write(&mut self, l: usize, k: usize, rotation: [f32; 4], component: Affine3A);
 }
 
-/// Fewest chains a block writes back in lanes: below it, glam costs less
-/// (cachegrind, one character of N hair strands updated alone,
-/// instructions per joint-substep: 2 strands 1,934 through glam and 2,029
-/// in lanes; 3 strands 1,866 and 1,868).
+/// Fewest chains a block writes back `W` wide: below it, each is written
+/// one lane wide ([`write_one`]). Where 8 wide starts to pay (cachegrind,
+/// one character of N hair strands updated alone, instructions per
+/// joint-substep, measured against a glam writeback of the same
+/// arithmetic: 2 strands 1,934 through glam and 2,029 8 wide; 3 strands
+/// 1,866 and 1,868).
 pub(crate) const LANES_FROM: usize = 3;
 
-/// Writes back the chains `chains` (one per lane, 1 to [`W`]) in lanes (the
+/// Writes back the chains `chains` (one per lane, 1 to [`W`]) `W` wide (the
 /// stage sends [`LANES_FROM`] or more).
 pub(crate) fn write(kernel: ChainKernel, chains: &[Chain], joints: &mut impl Joints) {
     debug_assert!(!chains.is_empty() && chains.len() <= W);
@@ -143,32 +147,39 @@ pub(crate) fn write(kernel: ChainKernel, chains: &[Chain], joints: &mut impl Joi
             // `ChainKernel::supported` found AVX2 at run time.
             unsafe { write_avx2(chains, joints) }
         }
-        _ => write_chains(chains, joints),
+        _ => write_chains::<W>(chains, joints),
     }
 }
 
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn write_avx2(chains: &[Chain], joints: &mut impl Joints) {
-    write_chains(chains, joints);
+    write_chains::<W>(chains, joints);
+}
+
+/// Writes back one chain (lane 0 of `joints`): the same writeback one lane
+/// wide, for blocks with fewer than [`LANES_FROM`] chains.
+pub(crate) fn write_one(chain: &Chain, joints: &mut impl Joints) {
+    write_chains::<1>(core::slice::from_ref(chain), joints);
 }
 
 #[inline(always)]
-fn write_chains(chains: &[Chain], joints: &mut impl Joints) {
-    let mut parent = A::zero();
-    let mut world_inverse = A::zero();
-    let mut ahead = F::splat(0.0);
+fn write_chains<const N: usize>(chains: &[Chain], joints: &mut impl Joints) {
+    let mut parent = A::<N>::zero();
+    let mut world_inverse = A::<N>::zero();
+    let mut ahead = F::<N>::splat(0.0);
     for (l, c) in chains.iter().enumerate() {
         parent.set(l, &c.parent);
         world_inverse.set(l, &c.world_inverse);
         ahead.0[l] = c.ahead;
     }
     let n_max = chains.iter().map(|c| c.len).max().unwrap_or(0);
-    let one = F::splat(1.0);
+    let one = F::<N>::splat(1.0);
     for k in 0..n_max {
-        let mut raw = Q::zero();
-        let (mut scale, mut translation, mut child) = (V3::zero(), V3::zero(), V3::zero());
-        let (mut position, mut previous) = (V3::zero(), V3::zero());
+        let mut raw = Q::<N>::zero();
+        let (mut scale, mut translation, mut child) =
+            (V3::<N>::zero(), V3::<N>::zero(), V3::<N>::zero());
+        let (mut position, mut previous) = (V3::<N>::zero(), V3::<N>::zero());
         for (l, c) in chains.iter().enumerate() {
             if k >= c.len {
                 continue;
@@ -204,7 +215,7 @@ fn write_chains(chains: &[Chain], joints: &mut impl Joints) {
             w: one + dot,
         }
         .normalize();
-        let antiparallel = dot.lt(F::splat(-1.0 + 1e-6));
+        let antiparallel = dot.lt(F::<N>::splat(-1.0 + 1e-6));
         if antiparallel.any() {
             for l in 0..chains.len() {
                 if antiparallel.get(l) {
@@ -224,7 +235,7 @@ fn write_chains(chains: &[Chain], joints: &mut impl Joints) {
         let (xx, xy, xz) = (r.x * x2, r.x * y2, r.x * z2);
         let (yy, yz, zz) = (r.y * y2, r.y * z2, r.z * z2);
         let (wx, wy, wz) = (r.w * x2, r.w * y2, r.w * z2);
-        let column = |x: F, y: F, z: F, s: F| V3 {
+        let column = |x: F<N>, y: F<N>, z: F<N>, s: F<N>| V3 {
             x: x * s,
             y: y * s,
             z: z * s,
@@ -417,8 +428,42 @@ mod tests {
                     }
                 }
             }
+            // One lane wide, each chain alone (blocks below LANES_FROM).
+            c.out = vec![Vec::new(); lanes];
+            for (l, chain) in chains.iter().enumerate() {
+                write_one(chain, &mut One { c: &mut c, l });
+            }
+            for (l, chain) in chains.iter().enumerate() {
+                let want = reference(&c, chain, l);
+                assert_eq!(c.out[l].len(), want.len());
+                for (k, (got, want)) in c.out[l].iter().zip(&want).enumerate() {
+                    assert_eq!(
+                        bits(got.0, &got.1),
+                        bits(want.0, &want.1),
+                        "one lane wide, round {round} chain {l} joint {k}"
+                    );
+                    joints_compared += 1;
+                }
+            }
         }
         assert!(joints_compared > 1000, "{joints_compared}");
+    }
+
+    /// Lane `l` of [`Chains`] as lane 0 (a chain written one lane wide).
+    struct One<'a> {
+        c: &'a mut Chains,
+        l: usize,
+    }
+
+    impl Joints for One<'_> {
+        fn joint(&self, l: usize, k: usize) -> Joint {
+            assert_eq!(l, 0);
+            self.c.joint(self.l, k)
+        }
+        fn write(&mut self, l: usize, k: usize, rotation: [f32; 4], component: Affine3A) {
+            assert_eq!(l, 0);
+            self.c.write(self.l, k, rotation, component);
+        }
     }
 
     #[test]
@@ -455,8 +500,8 @@ mod tests {
     fn lanes_turn_vectors_as_glam_does() {
         let mut rng = Rng(0x9e37_79b9);
         for _ in 0..1000 {
-            let mut q = Q::zero();
-            let mut v = V3::zero();
+            let mut q = Q::<W>::zero();
+            let mut v = V3::<W>::zero();
             let mut want = [Vec3::ZERO; W];
             for l in 0..W {
                 let (a, b) = (rng.q(), rng.v() * 10.0);

@@ -104,9 +104,6 @@ pub(super) fn write_back(
     kernel: ChainKernel,
     ahead: &[Option<f32>; lanes::W],
 ) {
-    // Too few chains to fill lanes (the scalar kernel's blocks of one, a
-    // character with one or two chains): each through glam, no test.
-    let few = members.len() < writeback::LANES_FROM;
     // The members in lanes: their chains, and each one's job and setup.
     let mut chains = [writeback::Chain {
         len: 0,
@@ -115,14 +112,9 @@ pub(super) fn write_back(
         ahead: 0.0,
     }; lanes::W];
     let mut lane_of: [Option<(usize, &ChainSetup)>; lanes::W] = [None; lanes::W];
-    let mut member_of = [0usize; lanes::W];
     let mut count = 0;
     for (l, m) in members.iter().enumerate() {
         let Some(ahead) = ahead[l] else { continue };
-        if few {
-            write_member(jobs, updates, *m, ahead);
-            continue;
-        }
         let (job, update) = job_of(jobs, updates, *m);
         let (rig, setup) = (&job.rig, &job.rig.chains[m.ci]);
         let params = &job.stage.params[m.ci];
@@ -143,17 +135,22 @@ pub(super) fn write_back(
                 ahead,
             };
             lane_of[count] = Some((m.job, setup));
-            member_of[count] = l;
             count += 1;
         } else {
             write_member(jobs, updates, *m, ahead);
         }
     }
     if count < writeback::LANES_FROM {
-        // One or two chains cost less through glam than a lane step's
-        // fixed cost, with the same bits.
-        for (&l, chain) in member_of.iter().zip(&chains).take(count) {
-            write_member(jobs, updates, members[l], chain.ahead);
+        // One or two chains: the same writeback one lane wide (a lane
+        // step's fixed cost is more than their writeback).
+        for (chain, lane) in chains.iter().zip(&lane_of).take(count) {
+            writeback::write_one(
+                chain,
+                &mut LaneJoints {
+                    jobs,
+                    lanes: core::slice::from_ref(lane),
+                },
+            );
         }
     } else {
         writeback::write(

@@ -285,7 +285,7 @@ pub(super) fn run_chain(
     } = stage;
     let frame = substep_frame(&params[ci], update, local, p, at, placed);
     for _ in 0..count {
-        chain::substep(
+        lanes::substep_chain(
             setup,
             &params[ci],
             &frame,
