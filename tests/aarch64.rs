@@ -3,7 +3,7 @@
 //! The library and its Rust tests are cross-built for
 //! `aarch64-unknown-linux-gnu` and run under `qemu-aarch64`. There the chain
 //! stage detects the portable lane kernel (`ChainKernel::Lanes`: 8-wide
-//! arrays that LLVM compiles to NEON), and tests/lanes.rs holds it within
+//! arrays that LLVM compiles to NEON), and tests/sweeps.rs holds it within
 //! 1e-5 of chain length of the scalar kernel. The binaries are linked
 //! statically (`+crt-static`): dynamically linked ones hang in their first
 //! `thread::spawn` under qemu-user here (7.2 and 10.0).
@@ -47,6 +47,7 @@ const TESTS: &[&str] = &[
     "node_constraints",
     "pipeline",
     "settling",
+    "sweeps",
     "vrm",
 ];
 
@@ -89,7 +90,7 @@ fn the_library_and_its_rust_tests_pass_on_aarch64() {
         "aarch64 (qemu): {passed} tests passed in {} binaries",
         results.len()
     );
-    // tests/lanes.rs ran there: the portable lane kernel is the one the
+    // tests/lanes.rs and tests/sweeps.rs ran there: the portable lane kernel is the one the
     // stage detects off x86-64, and it agrees with the scalar kernel.
     for test in [
         "a_kernel_the_cpu_lacks_is_refused",
@@ -187,7 +188,7 @@ fn cross_cargo(subcommand: &str) -> Command {
             "qemu-aarch64",
         )
         // The host build's flags are not the cross build's.
-        // tests/lanes.rs's sweeps are what check the NEON lane kernel.
+        // tests/sweeps.rs is what checks the NEON lane kernel.
         .env(tools::LONG, "1")
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_ENCODED_RUSTFLAGS")

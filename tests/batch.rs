@@ -223,7 +223,7 @@ fn chains_of_different_characters_in_lanes_change_no_output_bit() {
     // rig, so their chains share lanes.
     let rig_of = |k: usize| &rigs[k / 4];
     // The reference runs every character alone on the scalar kernel, which
-    // the lane kernel matches bit for bit (tests/lanes.rs).
+    // the lane kernel matches bit for bit (tests/sweeps.rs).
     let make = |reference: bool| -> Vec<Character> {
         (0..COUNT)
             .map(|k| {

@@ -13,7 +13,7 @@
 //! per lane, in the same order at every width (no fused multiply-add, no
 //! reassociation, no approximate reciprocal: docs/architecture.md, "One
 //! kernel"), so a chain gives the same bits at every width and in every
-//! lane position by construction; `tests/lanes.rs` and `tests/batch.rs`
+//! lane position by construction; `tests/sweeps.rs` and `tests/batch.rs`
 //! check it over 10 s of motion with contacts. The parts that are
 //! quaternion algebra on one chain (the tail's bend coupling and limit,
 //! the VRM preset's angle limits) and the rare branches (plane and inside
