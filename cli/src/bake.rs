@@ -535,17 +535,17 @@ impl Baker {
             record_helpers(&out, &mut helpers);
             times.push(frame as f32 * dt);
         }
+        // One more key: a loop's seam back to frame 0, a one-shot's end.
+        advance(
+            &mut character,
+            frames,
+            &mut pose,
+            &mut out,
+            false,
+            &mut micros,
+        )?;
+        progress.done(1);
         let (closing_error, closing_offset) = if looped {
-            // The seam: one more key brings the loop back to frame 0.
-            advance(
-                &mut character,
-                frames,
-                &mut pose,
-                &mut out,
-                false,
-                &mut micros,
-            )?;
-            progress.done(1);
             let closing_error = self
                 .joints
                 .iter()
@@ -575,15 +575,6 @@ impl Baker {
         } else {
             // A one-shot ends where the clip ends: the last frame is
             // simulated, never wrapped to the first.
-            advance(
-                &mut character,
-                frames,
-                &mut pose,
-                &mut out,
-                false,
-                &mut micros,
-            )?;
-            progress.done(1);
             record(&pose, &out, &mut rotations);
             record_helpers(&out, &mut helpers);
             (0.0, 0.0)

@@ -79,14 +79,10 @@ fn figures() -> String {
         "Godette_vrm_v4.vrm",
         "RiggedFigure.glb",
         "RobotExpressive.glb",
-        "animals/Alpaca.glb",
-        "animals/Horse.glb",
-        "animals/Husky.glb",
-        "animals/ShibaInu.glb",
-        "animals/Snake.glb",
-        "animals/Stag.glb",
-        "animals/Trex.glb",
-    ] {
+    ]
+    .into_iter()
+    .chain(common::ANIMALS)
+    {
         let units = import(&asset(file)).unwrap().infer_units().unwrap();
         let u = units.units_per_meter;
         let shown = if u.fract() == 0.0 {

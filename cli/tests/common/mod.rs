@@ -241,3 +241,14 @@ pub fn check_doc_figures(doc: &str, writer: &str, computed: &str) {
         "{doc}'s figures block has another number of lines than the tool's output:\n{computed}"
     );
 }
+
+/// The seven Quaternius animals in tests/assets (paths below it).
+pub const ANIMALS: [&str; 7] = [
+    "animals/Alpaca.glb",
+    "animals/Horse.glb",
+    "animals/Husky.glb",
+    "animals/ShibaInu.glb",
+    "animals/Snake.glb",
+    "animals/Stag.glb",
+    "animals/Trex.glb",
+];
