@@ -352,3 +352,40 @@ fn the_matchers_find_what_they_should_and_nothing_else() {
     assert!(work_log_words(&format!("until {} 18", word.to_lowercase())).is_some());
     assert_eq!(work_log_words(&format!("a {word} of the editor")), None);
 }
+
+/// A test target with `harness = false` runs only what its `main` lists
+/// (tests/support/tools.rs); a `#[test]` function in it is never run, so
+/// it could not fail. Every such target must have none.
+#[test]
+fn no_test_attribute_in_a_target_without_the_libtest_harness() {
+    let root = root();
+    let mut offenders = Vec::new();
+    for (manifest, folder) in [("Cargo.toml", "tests"), ("cli/Cargo.toml", "cli/tests")] {
+        let text = std::fs::read_to_string(root.join(manifest)).unwrap();
+        let (mut in_test, mut name) = (false, None);
+        for line in text.lines().map(str::trim) {
+            if line.starts_with('[') {
+                in_test = line == "[[test]]";
+                name = None;
+            } else if !in_test {
+                continue;
+            } else if let Some(v) = line.strip_prefix("name = ") {
+                name = Some(v.trim_matches('"').to_string());
+            } else if line == "harness = false" {
+                let Some(name) = &name else { continue };
+                let path = root.join(folder).join(format!("{name}.rs"));
+                let source = std::fs::read_to_string(&path)
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                for (i, l) in source.lines().enumerate() {
+                    if l.trim() == "#[test]" {
+                        offenders.push(format!("{folder}/{name}.rs:{}", i + 1));
+                    }
+                }
+            }
+        }
+    }
+    report(
+        "#[test] functions in a harness = false target (list them in its main instead)",
+        &offenders,
+    );
+}
