@@ -834,3 +834,46 @@ fn a_caller_built_against_the_140_byte_chain_params_gets_carry() {
         secmo_rig_destroy(rig);
     }
 }
+
+/// Issue #48: around the animation with `animation_inertia` 0 the chain
+/// rides its keys, so its output is the input's pose at any update length,
+/// also one that is not a whole number of 120 Hz substeps (a game's
+/// 16.57 ms frame). The output used to be carried forward along the last
+/// substep's motion too, which counted the animation's turn over the
+/// remainder twice: 3.1–5.0° ahead of the keys at 16.57 ms and 33.1 ms
+/// updates, 0.8–1.3° at 240 Hz (docs/chains.md "Around the animation").
+#[test]
+fn a_chain_on_its_keys_shows_them_at_any_update_length() {
+    let params = ChainParams {
+        animation_inertia: 0.0,
+        rest_source: ChainParams::REST_ANIMATED,
+        ..ChainParams::tail(1.0)
+    };
+    let rig = rig(tail_desc(4, params));
+    for dt in [1.0 / 60.0, 0.016572, 1.0 / 240.0, 1.0 / 30.0, 0.0331] {
+        let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
+        let mut worst = 0f32;
+        for f in 0..(4.0 / dt) as usize {
+            let t = f as f32 * dt;
+            let mut pose = rig.reference_pose().to_vec();
+            // The tail keyed at 24 Hz (linear between keys), swinging 115°
+            // end to end at 1.5 Hz, on hips that turn and travel.
+            let key = |k: f32| 2.0 * (k / 24.0 * std::f32::consts::TAU * 1.5).sin();
+            let (k0, fr) = ((t * 24.0).floor(), (t * 24.0).fract());
+            let a = key(k0) * (1.0 - fr) + key(k0 + 1.0) * fr;
+            for joint in &mut pose[FIRST_TAIL..] {
+                joint.rotation =
+                    (Quat::from_rotation_x(a * 0.5) * Quat::from_array(joint.rotation)).to_array();
+            }
+            pose[HIPS].rotation = Quat::from_rotation_y(0.3 * (t * 3.0).sin()).to_array();
+            pose[0].translation = [0.5 * (t * 2.0).sin(), 0.0, 0.0];
+            let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
+            for j in FIRST_TAIL..pose.len() {
+                let off = Quat::from_array(out[j].rotation)
+                    .angle_between(Quat::from_array(pose[j].rotation));
+                worst = worst.max(off.to_degrees());
+            }
+        }
+        assert!(worst < 0.1, "dt {dt}: {worst}° off the keys");
+    }
+}

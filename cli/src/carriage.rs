@@ -142,6 +142,18 @@ pub fn runtime_fidelity(
         chain_count: 1,
         ..SecmoRigDesc::default()
     };
+    // As `bake` plays it: a cycle without its closing key plays its last
+    // interval back into its first pose; a one-shot starts from its first
+    // pose, held for one pass (an engine cuts into it from a still tail).
+    let wrap = clip.wrap(&reference);
+    let looped = wrap.is_cycle();
+    let closed;
+    let clip = if looped && wrap.lacks_closing_key() {
+        closed = clip.closed(clip.key_interval());
+        &closed
+    } else {
+        clip
+    };
     let frames = ((clip.duration * rate).round() as usize).max(1);
     let dt = clip.duration / frames as f32;
     let mut inputs = Vec::new();
@@ -159,7 +171,12 @@ pub fn runtime_fidelity(
         for pass in 0..2 {
             for f in 0..frames {
                 pose.copy_from_slice(&reference);
-                clip.sample(f as f32 * dt, &mut pose);
+                let t = if pass == 0 && !looped {
+                    0.0
+                } else {
+                    f as f32 * dt
+                };
+                clip.sample(t, &mut pose);
                 let input = SecmoFrameInput {
                     struct_size: core::mem::size_of::<SecmoFrameInput>() as u32,
                     flags: 0,
@@ -259,5 +276,146 @@ pub fn runtime_fidelity(
         largest_step: (step(&outputs), step(&inputs)),
         limit_share: near as f32 / links.len() as f32,
         mean_tip_offset: mean(&artist) - mean(&ours),
+    }
+}
+
+/// Issue #48's acceptance measures of one clip (docs/chains.md "The
+/// animals, bar by bar"): the runtime's, through the C ABI at 60 Hz input
+/// ([`runtime_fidelity`]), and the bake's, as `secmo report` measures it.
+#[derive(Clone, Debug)]
+pub struct Acceptance {
+    /// Through the C ABI at 60 Hz, on the tail preset.
+    pub fidelity: Fidelity,
+    /// Tail stretch p99 (docs/algorithms.md §10): the bake's and the clip's.
+    pub stretch: (f32, f32),
+    /// Torn share of the tail's edge samples, percent: the bake's and the clip's.
+    pub torn: (f32, f32),
+    /// The deepest a skinned tail vertex of the bake goes into a body
+    /// capsule, as a share of that capsule's radius (0 without capsules).
+    pub skin_depth: f32,
+    /// Largest tail rotation difference between the bakes at the report's
+    /// three rates (about 30, 60 and 120 Hz, whole keys per clip), degrees.
+    pub rate: f32,
+    /// A looped bake's wrap: the tail's largest turn across the seam, and
+    /// the clip's own across its last interval, degrees (None: a one-shot).
+    pub wrap: Option<(f32, f32)>,
+}
+
+impl Acceptance {
+    /// Measures `clip` of `baker`'s file (`units_per_meter` as the tool
+    /// inferred it).
+    ///
+    /// # Errors
+    /// When the bake or the report fails.
+    pub fn measure(baker: &Baker, clip: &Clip, units_per_meter: f32) -> anyhow::Result<Self> {
+        let options = crate::bake::BakeOptions::default();
+        let fidelity = runtime_fidelity(&baker.imported, clip, (60.0, units_per_meter), None);
+        let report = crate::report::measure(baker, clip, &options)?;
+        let (ours, artist) = (
+            report
+                .secmo
+                .ok_or_else(|| anyhow::anyhow!("{}: no tail edges", clip.name))?,
+            report
+                .original
+                .ok_or_else(|| anyhow::anyhow!("{}: no tail edges", clip.name))?,
+        );
+        let baked = baker.bake(clip, &options, true)?;
+        let wrap = baked.looped.then(|| {
+            // The clip's own wrap: its last pose against its first (a
+            // cycle that lacks its closing key steps one key interval).
+            let bind = baker.rig.reference_pose();
+            let (mut first, mut last) = (bind.to_vec(), bind.to_vec());
+            clip.sample(0.0, &mut first);
+            clip.sample(clip.duration, &mut last);
+            let artist = baker
+                .joints
+                .iter()
+                .map(|&j| crate::rotation::angle(first[j].rotation(), last[j].rotation()))
+                .fold(0.0f32, f32::max);
+            (baked.closing_error.to_degrees(), artist.to_degrees())
+        });
+        Ok(Self {
+            fidelity,
+            stretch: (ours.p99, artist.p99),
+            torn: (ours.torn_percent, artist.torn_percent),
+            skin_depth: report.skin_penetration.map_or(0.0, |[_, s]| s.share),
+            rate: report.rate_difference[0]
+                .max(report.rate_difference[1])
+                .to_degrees(),
+            wrap,
+        })
+    }
+
+    /// The bars of issue #48 this clip misses, by name (empty: it meets
+    /// every one).
+    #[must_use]
+    pub fn misses(&self) -> Vec<&'static str> {
+        let f = &self.fidelity;
+        let mut out = Vec::new();
+        if f.carriage_error > 10.0 {
+            out.push("carriage");
+        }
+        if f.artist_swing_share > 0.01 && !(0.5..=1.5).contains(&f.swing_ratio) {
+            out.push("swing");
+        }
+        if f.largest_step.0 > 2.0 * f.largest_step.1 + 2.0 {
+            out.push("step");
+        }
+        if f.limit_share > 0.2 {
+            out.push("limit");
+        }
+        if self.stretch.0 > self.stretch.1 {
+            out.push("stretch");
+        }
+        if self.torn.0 > self.torn.1 {
+            out.push("torn");
+        }
+        if self.skin_depth > 0.1 {
+            out.push("body");
+        }
+        if self.rate > 0.5 {
+            out.push("rate");
+        }
+        if self.wrap.is_some_and(|(ours, artist)| ours > artist + 1.0) {
+            out.push("wrap");
+        }
+        out
+    }
+
+    /// The table's header ([`Acceptance::row`]).
+    pub const HEADER: &'static str = "| animal | clip | carriage off | swing | largest step (artist's) \
+        | at the limit | stretch p99 (artist's) | torn (artist's) | skin into a capsule \
+        | 30/60/120 Hz | loop wrap (artist's) | misses |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+
+    /// One markdown row.
+    #[must_use]
+    pub fn row(&self, animal: &str, clip: &str) -> String {
+        let f = &self.fidelity;
+        let misses = self.misses();
+        format!(
+            "| {animal} | {clip} | {:.1}° | {} | {:.1}° ({:.1}°) | {:.0} % | {:.4} ({:.4}) | {:.2} % ({:.2} %) | {:.0} % | {:.2}° | {} | {} |\n",
+            f.carriage_error,
+            if f.artist_swing_share > 0.01 {
+                format!("{:.0} %", 100.0 * f.swing_ratio)
+            } else {
+                format!("— ({:.1} % of the tail)", 100.0 * f.artist_swing_share)
+            },
+            f.largest_step.0,
+            f.largest_step.1,
+            100.0 * f.limit_share,
+            self.stretch.0,
+            self.stretch.1,
+            self.torn.0,
+            self.torn.1,
+            100.0 * self.skin_depth,
+            self.rate,
+            self.wrap
+                .map_or_else(|| "one-shot".to_owned(), |(o, a)| format!("{o:.1}° ({a:.1}°)")),
+            if misses.is_empty() {
+                "—".to_owned()
+            } else {
+                misses.join(", ")
+            },
+        )
     }
 }

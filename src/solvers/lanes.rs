@@ -1016,6 +1016,7 @@ struct Constants<const N: usize> {
     back: V3<N>,
     floor_on: M<N>,
     floor: F<N>,
+    floor_yields: M<N>,
     any_orthonormal_up: V3<N>,
     has_colliders: M<N>,
     /// Static friction ([`SubstepFrame::friction`]), and whether a lane has
@@ -1037,6 +1038,7 @@ fn constants<const N: usize>(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Const
         back: V3::zero(),
         floor_on: M::none(),
         floor: F::splat(0.0),
+        floor_yields: M::none(),
         any_orthonormal_up: V3::zero(),
         has_colliders: M::none(),
         friction: F::splat(0.0),
@@ -1060,6 +1062,7 @@ fn constants<const N: usize>(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Const
             }
         }
         k.floor_on.set(l, params.floor_enabled != 0);
+        k.floor_yields.set(l, frame.floor_yields);
         k.floor.0[l] =
             params.floor_height + params.floor_clearance * frame.scale - frame.floor_shift;
         // Read only under the floor.
@@ -1223,10 +1226,18 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
 
         // Floor contact (docs/algorithms.md §7).
         let mut contact = M::none();
-        let under = moving.and(k.floor_on).and(p.dot(k.up).lt(k.floor));
+        // Around the animation the floor yields to a rest below it
+        // (SubstepFrame::floor_yields).
+        let rest_height = target.dot(k.up);
+        let floor = sel(
+            k.floor_yields.and(rest_height.lt(k.floor)),
+            rest_height,
+            k.floor,
+        );
+        let under = moving.and(k.floor_on).and(p.dot(k.up).lt(floor));
         if under.any() {
             let up = k.up;
-            let u = ((k.floor - head.dot(up)) / length).clamp(-1.0, 1.0);
+            let u = ((floor - head.dot(up)) / length).clamp(-1.0, 1.0);
             let horizontal = |d: V3<N>| (d - up * d.dot(up)).try_normalize();
             let (t1, ok1) = horizontal(p - head);
             let (t2, ok2) = horizontal(rest_world);
@@ -1749,6 +1760,7 @@ mod tests {
             decay: StepDecay::new(&params, h, 3),
             friction: 0.0,
             forward_plane: params.forward_plane != 0,
+            floor_yields: false,
         };
         let start = |first: Vec3| {
             vec![
@@ -2193,6 +2205,7 @@ mod tests {
                     decay: StepDecay::new(&p, h, setup.len()),
                     friction: if c % 4 == 3 { 0.5 } else { 0.0 },
                     forward_plane: p.forward_plane != 0,
+                    floor_yields: c % 2 == 0,
                 });
                 let n = setup.len();
                 let position: Vec<Vec3> = (0..n)

@@ -82,6 +82,17 @@ pub(super) fn finish(
     // latency.
     // At input rates that divide 120 Hz the remainder is zero and
     // the output is the state itself (docs/chains.md).
+    //
+    // Around the animation (`p.carries`) the rest's turn to the update's
+    // end (above) has already carried the links to the input's pose of
+    // this update; the last substep's motion is mostly the animation's
+    // own, and carrying it forward again would count the remainder's turn
+    // twice: at 60 Hz input with 16.57 ms updates, a tail following its
+    // keys exactly (`animation_inertia` 0) came out up to 5° ahead of
+    // them (tests/chains.rs).
+    if p.carries {
+        return Some(0.0);
+    }
     let step = CHAIN_STEP * f64::from(params.time_factor);
     Some(((clock.time - clock.simulated).clamp(0.0, step) / step) as f32)
 }
