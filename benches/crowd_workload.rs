@@ -98,7 +98,7 @@ fn strand_rig(chains: usize, joints: usize, colliders: bool, params: ChainParams
 }
 
 /// 120 frames of a walking, head-turning body, different per character.
-fn poses(rig: &Rig, character: usize) -> Vec<Vec<Transform>> {
+pub fn poses(rig: &Rig, character: usize) -> Vec<Vec<Transform>> {
     (0..120)
         .map(|i| {
             let t = i as f32 / 60.0 + 0.37 * character as f32;

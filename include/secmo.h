@@ -214,9 +214,9 @@
 typedef struct AimAxis AimAxis;
 
 /**
- * Opaque per-instance state. One thread at a time.
+ * Per-character state and scratch.
  */
-typedef struct SecmoCharacter SecmoCharacter;
+typedef struct Character Character;
 
 /**
  * Opaque, reference-counted, immutable rig.
@@ -241,6 +241,11 @@ typedef struct SecmoCharacterDesc {
    */
   uint32_t substep_target;
 } SecmoCharacterDesc;
+
+/**
+ * Opaque per-instance state. One thread at a time.
+ */
+typedef struct Character SecmoCharacter;
 
 /**
  * A local bone transform as engines store it: translation, unit quaternion
@@ -293,7 +298,7 @@ typedef struct SecmoFrameInput {
 typedef struct SecmoUpdateInfo {
   /**
    * `sizeof(SecmoUpdateInfo)`; set by the caller. Shipped sizes: 16
-   * (ABI 1); any other is refused.
+   * (ABI 1) and 20 (ABI 1.4, `joint_substeps`); any other is refused.
    */
   uint32_t struct_size;
   /**
@@ -308,6 +313,13 @@ typedef struct SecmoUpdateInfo {
    * Bit set of `SECMO_WARNING_*` raised during this update.
    */
   uint32_t warnings;
+  /**
+   * Joint-substeps the chain kernels executed: every chain's substeps
+   * (settle repeats included, none asleep) times its joints; what a
+   * world's budget counts. Added in ABI 1.4 (a 16-byte struct gets
+   * the fields before it).
+   */
+  uint32_t joint_substeps;
 } SecmoUpdateInfo;
 
 /**
@@ -328,7 +340,7 @@ typedef struct SecmoBatchItem {
   /**
    * A character appears at most once per batch.
    */
-  struct SecmoCharacter *character;
+  SecmoCharacter *character;
   const struct SecmoFrameInput *input;
   struct SecmoTransform *out_pose;
   size_t out_pose_len;
@@ -1160,12 +1172,12 @@ size_t secmo_live_object_count(void);
  */
 SecmoResult secmo_character_create(const struct SecmoRig *rig,
                                    const struct SecmoCharacterDesc *desc,
-                                   struct SecmoCharacter **out_character);
+                                   SecmoCharacter **out_character);
 
 /**
  * Destroys a character. NULL is ignored.
  */
-void secmo_character_destroy(struct SecmoCharacter *character);
+void secmo_character_destroy(SecmoCharacter *character);
 
 /**
  * Runs one update. `out_pose` receives `out_pose_len` (= bone count) final
@@ -1175,7 +1187,7 @@ void secmo_character_destroy(struct SecmoCharacter *character);
  * Errors: NULL_POINTER, STRUCT_SIZE, BUFFER_LENGTH, INVALID_DT,
  * NON_FINITE_POSE, DEGENERATE_POSE, NON_FINITE_RESULT, INVALID_ARGUMENT.
  */
-SecmoResult secmo_character_update(struct SecmoCharacter *character,
+SecmoResult secmo_character_update(SecmoCharacter *character,
                                    const struct SecmoFrameInput *input,
                                    struct SecmoTransform *out_pose,
                                    size_t out_pose_len,
@@ -1206,7 +1218,7 @@ SecmoResult secmo_update_batch(struct SecmoBatchItem *items, size_t first, size_
  * whose count does not match the rig, and INVALID_ARGUMENT for a record
  * buffer that overlaps another one or a pose buffer.
  */
-SecmoResult secmo_character_update_recorded(struct SecmoCharacter *character,
+SecmoResult secmo_character_update_recorded(SecmoCharacter *character,
                                             const struct SecmoFrameInput *input,
                                             struct SecmoTransform *out_pose,
                                             size_t out_pose_len,
@@ -1218,7 +1230,7 @@ SecmoResult secmo_character_update_recorded(struct SecmoCharacter *character,
  * state: a stage that is off passes its input through and does not advance.
  * Errors: NULL_POINTER, INVALID_ARGUMENT.
  */
-SecmoResult secmo_character_set_stage_enabled(struct SecmoCharacter *character,
+SecmoResult secmo_character_set_stage_enabled(SecmoCharacter *character,
                                               uint32_t stage,
                                               uint32_t enabled);
 
@@ -1226,13 +1238,13 @@ SecmoResult secmo_character_set_stage_enabled(struct SecmoCharacter *character,
  * Teleport: the next update seeds all solver state at its targets, with dt
  * treated as 0. Errors: NULL_POINTER.
  */
-SecmoResult secmo_character_reset(struct SecmoCharacter *character);
+SecmoResult secmo_character_reset(SecmoCharacter *character);
 
 /**
  * Switches how substep targets are chosen, keeping all state (docs/algorithms.md §2).
  * Errors: NULL_POINTER, INVALID_ARGUMENT.
  */
-SecmoResult secmo_character_set_substep_target(struct SecmoCharacter *character,
+SecmoResult secmo_character_set_substep_target(SecmoCharacter *character,
                                                uint32_t substep_target_value);
 
 /**
@@ -1241,7 +1253,7 @@ SecmoResult secmo_character_set_substep_target(struct SecmoCharacter *character,
  * the rig's spring count; `*out_count` receives that count.
  * Errors: NULL_POINTER, BUFFER_LENGTH.
  */
-SecmoResult secmo_character_spring_records(const struct SecmoCharacter *character,
+SecmoResult secmo_character_spring_records(const SecmoCharacter *character,
                                            struct SecmoSpringRecord *out_records,
                                            size_t out_records_len,
                                            size_t *out_count);
@@ -1249,14 +1261,14 @@ SecmoResult secmo_character_spring_records(const struct SecmoCharacter *characte
 /**
  * Bytes needed by `secmo_character_snapshot`. Errors: NULL_POINTER.
  */
-SecmoResult secmo_character_snapshot_size(const struct SecmoCharacter *character, size_t *out_size);
+SecmoResult secmo_character_snapshot_size(const SecmoCharacter *character, size_t *out_size);
 
 /**
  * Writes the complete solver state (versioned, tied to the rig) into
  * `buffer`; `*out_written` receives the byte count. Does not allocate.
  * Errors: NULL_POINTER, BUFFER_LENGTH.
  */
-SecmoResult secmo_character_snapshot(const struct SecmoCharacter *character,
+SecmoResult secmo_character_snapshot(const SecmoCharacter *character,
                                      uint8_t *buffer,
                                      size_t buffer_len,
                                      size_t *out_written);
@@ -1267,7 +1279,7 @@ SecmoResult secmo_character_snapshot(const struct SecmoCharacter *character,
  * checked completely first; on error the state is unchanged. Does not allocate.
  * Errors: NULL_POINTER, SNAPSHOT.
  */
-SecmoResult secmo_character_restore(struct SecmoCharacter *character,
+SecmoResult secmo_character_restore(SecmoCharacter *character,
                                     const uint8_t *buffer,
                                     size_t buffer_len);
 
@@ -1295,7 +1307,7 @@ SecmoResult secmo_chain_params_vrm(float units_per_meter, struct SecmoChainParam
  * velocities (no reset). Does not allocate.
  * Errors: NULL_POINTER, STRUCT_SIZE, INVALID_ARGUMENT.
  */
-SecmoResult secmo_character_set_chain_params(struct SecmoCharacter *character,
+SecmoResult secmo_character_set_chain_params(SecmoCharacter *character,
                                              uint32_t chain,
                                              const struct SecmoChainParams *params);
 
@@ -1303,7 +1315,7 @@ SecmoResult secmo_character_set_chain_params(struct SecmoCharacter *character,
  * Copies chain `chain`'s current parameters into `*out_params`.
  * Errors: NULL_POINTER, INVALID_ARGUMENT.
  */
-SecmoResult secmo_character_chain_params(const struct SecmoCharacter *character,
+SecmoResult secmo_character_chain_params(const SecmoCharacter *character,
                                          uint32_t chain,
                                          struct SecmoChainParams *out_params);
 
@@ -1311,7 +1323,7 @@ SecmoResult secmo_character_chain_params(const struct SecmoCharacter *character,
  * Wind and other external acceleration on the chains, world units/s²,
  * scaled by each chain's `wind_factor`. Errors: NULL_POINTER, INVALID_ARGUMENT.
  */
-SecmoResult secmo_character_set_wind(struct SecmoCharacter *character, const float (*wind)[3]);
+SecmoResult secmo_character_set_wind(SecmoCharacter *character, const float (*wind)[3]);
 
 /**
  * Moves every world-space position the character keeps by `delta` (world
@@ -1322,13 +1334,13 @@ SecmoResult secmo_character_set_wind(struct SecmoCharacter *character, const flo
  * Errors: NULL_POINTER, INVALID_ARGUMENT (not finite, or a position would
  * leave the state range).
  */
-SecmoResult secmo_character_shift_world(struct SecmoCharacter *character, const float (*delta)[3]);
+SecmoResult secmo_character_shift_world(SecmoCharacter *character, const float (*delta)[3]);
 
 /**
  * Buffer sizes that always hold everything `secmo_character_debug_draw`
  * writes. Errors: NULL_POINTER.
  */
-SecmoResult secmo_character_debug_draw_capacity(const struct SecmoCharacter *character,
+SecmoResult secmo_character_debug_draw_capacity(const SecmoCharacter *character,
                                                 size_t *out_lines,
                                                 size_t *out_spheres);
 
@@ -1339,7 +1351,7 @@ SecmoResult secmo_character_debug_draw_capacity(const struct SecmoCharacter *cha
  * with length 0) and reports the counts written. Does not allocate.
  * Errors: NULL_POINTER.
  */
-SecmoResult secmo_character_debug_draw(const struct SecmoCharacter *character,
+SecmoResult secmo_character_debug_draw(const SecmoCharacter *character,
                                        struct SecmoDebugLine *lines,
                                        size_t lines_len,
                                        size_t *out_line_count,

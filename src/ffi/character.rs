@@ -227,6 +227,7 @@ unsafe fn write_info(out_info: *mut SecmoUpdateInfo, info: &crate::character::Up
             max_substeps: info.max_substeps,
             snapped_springs: info.snapped_springs,
             warnings: info.warnings,
+            joint_substeps: info.joint_substeps,
         };
         // SAFETY: `size` is a shipped size ≤ size_of::<SecmoUpdateInfo>(),
         // and the caller's struct holds `size` writable bytes.
@@ -583,6 +584,7 @@ unsafe fn end_item(
     let mut info = *info;
     if chains_ran {
         info.warnings |= character.chain_warnings();
+        info.joint_substeps = character.joint_substeps();
     }
     character.finish_update(output);
     // SAFETY: begin_item's read_frame checked out_info.

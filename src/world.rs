@@ -1,0 +1,587 @@
+//! A world of characters (docs/architecture.md "Worlds"; issue #49): the
+//! world creates and owns its characters, updates all of them (or a list)
+//! in one call or in ranges a job system runs on its threads, and can hold
+//! the chain stage's cost to a CPU budget.
+//!
+//! Today the world runs on the batch machinery of
+//! [`crate::update_batch`]: up to [`crate::BATCH_CHAINS_TOGETHER`]
+//! consecutive items share the chain kernel's lanes, and each character
+//! keeps its own particles. The API does not depend on that: a later layout
+//! (the particles of every chain resident in the world, in lane order)
+//! changes nothing here.
+//!
+//! # The budget
+//!
+//! [`World::set_budget`] takes a number of joint-substeps per update (a
+//! chain of 6 joints at 120 substeps per second and 60 updates per second
+//! costs 12). Without one every character runs at the full rate. With one,
+//! [`World::plan`] chooses each listed character's [`Level`] for this
+//! update by a deterministic rule:
+//!
+//! 1. Each character may move at most one level from the level it had at
+//!    its last planned update. It starts at the most restored level it may
+//!    take (one better than its last, or `Full`).
+//! 2. While the planned joint-substeps of all listed characters exceed
+//!    the budget, passes for `Half`, then `Quarter`, then `Held` walk the
+//!    characters from the least important to the most important (the
+//!    item's `importance`: larger is more important, e.g. closeness to the
+//!    camera; equal importances: the higher slot first) and move each
+//!    character that is below the pass's level, and may reach it, to it,
+//!    stopping as soon as the total fits.
+//!
+//! So everyone is halved before anyone is quartered, and everyone is
+//! quartered before anyone is held; inputs that are the same give the
+//! same levels. `Half` and `Quarter` run the chains' substeps 2 and 4 times
+//! as long (the same time simulated with fewer substeps). `Held` runs no
+//! chain: the chain joints keep the local rotations of the character's
+//! last output; when a held character is released its particles are seeded
+//! on that held pose, at rest, so nothing jumps.
+
+use std::cell::UnsafeCell;
+use std::sync::Arc;
+
+use crate::character::{Character, CharacterOptions, FrameInput, UpdateInfo};
+use crate::error::Error;
+use crate::math::Transform;
+use crate::rig::Rig;
+use crate::solvers::chain_stage;
+
+/// A character's place in a [`World`]: its slot and the slot's generation.
+/// An id of a removed character is refused (the generation moved on), even
+/// after its slot holds another character.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct CharacterId {
+    index: u32,
+    generation: u32,
+}
+
+impl CharacterId {
+    /// The slot (stable while the character lives; reused after removal).
+    #[must_use]
+    pub fn slot(self) -> u32 {
+        self.index
+    }
+}
+
+/// How much of its chain stage a character runs this update (the budget's
+/// degradation levels, in order).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Default)]
+#[repr(u32)]
+pub enum Level {
+    /// Every substep.
+    #[default]
+    Full = 0,
+    /// Substeps twice as long: half the joint-substeps.
+    Half = 1,
+    /// Substeps four times as long: a quarter of the joint-substeps.
+    Quarter = 2,
+    /// No chain stage: the chain joints keep their last local rotations.
+    Held = 3,
+}
+
+impl Level {
+    fn from_index(i: u8) -> Level {
+        match i {
+            0 => Level::Full,
+            1 => Level::Half,
+            2 => Level::Quarter,
+            _ => Level::Held,
+        }
+    }
+}
+
+/// One character's update in a [`World`].
+pub struct WorldItem<'a> {
+    pub id: CharacterId,
+    pub input: FrameInput<'a>,
+    pub output: &'a mut [Transform],
+    /// The character's world transform for this update (else the last one
+    /// given; [`Character::set_world_transform`]).
+    pub world: Option<Transform>,
+    /// How important the character is for the budget: larger is more
+    /// important (closeness to the camera, e.g. `1 / (1 + distance)` or
+    /// `-distance`). Must be finite. Not the chains' LOD importance
+    /// ([`Character::set_importance`]).
+    pub importance: f32,
+    /// Written by [`World::plan`] and the update; `Ok` before.
+    pub result: Result<UpdateInfo, Error>,
+    /// The slot and plan number [`World::plan`] gave this item.
+    planned: Option<(u32, u64)>,
+}
+
+impl<'a> WorldItem<'a> {
+    #[must_use]
+    pub fn new(id: CharacterId, input: FrameInput<'a>, output: &'a mut [Transform]) -> Self {
+        Self {
+            id,
+            input,
+            output,
+            world: None,
+            importance: 0.0,
+            result: Ok(UpdateInfo::default()),
+            planned: None,
+        }
+    }
+
+    /// The level [`World::plan`] chose for this item (`None` before a plan,
+    /// or when the item failed planning).
+    #[must_use]
+    pub fn level(&self, world: &World) -> Option<Level> {
+        let (slot, stamp) = self.planned?;
+        let cell = world.slots.get(slot as usize)?.cell.as_ref()?;
+        // SAFETY: `&World` excludes every update, so nothing writes the slot.
+        let state = unsafe { &*cell.get() };
+        (stamp == world.stamp).then(|| Level::from_index(state.level))
+    }
+}
+
+/// What a slot keeps besides its character.
+struct SlotState {
+    character: Character,
+    /// Level of the last planned update.
+    level: u8,
+    /// Level before that (what the update moves from).
+    previous: u8,
+    /// The plan that last listed this slot (duplicate check).
+    stamp: u64,
+    /// Planned joint-substeps at `Full`, `Half`, `Quarter` this update.
+    cost: [u64; 3],
+    /// The held chain joints' local rotations, one per chain particle.
+    held: Vec<[f32; 4]>,
+}
+
+struct Slot {
+    generation: u32,
+    /// Boxed: the character's address is stable for the C ABI's handle.
+    cell: Option<Box<UnsafeCell<SlotState>>>,
+}
+
+/// Characters created, owned and updated together; see the module
+/// documentation for the budget. All memory a frame needs is allocated by
+/// [`World::add`]; [`World::plan`], [`Plan::update_range`] and
+/// [`World::update`] allocate nothing.
+pub struct World {
+    slots: Vec<Slot>,
+    free: Vec<u32>,
+    live: usize,
+    budget: Option<u64>,
+    /// Plans made so far (each item remembers the one it was planned in).
+    stamp: u64,
+    /// Planning scratch: (importance, slot, item index), capacity = live.
+    order: Vec<(f32, u32, u32)>,
+}
+
+// SAFETY: a character is reached through its slot's UnsafeCell only by
+// `&mut World` methods or by a `Plan`, which holds `&mut World` and hands
+// each range the slots of its own items (unique within a plan, checked by
+// `World::plan`). Characters are Send (they hold Arc<Rig> and Vecs).
+unsafe impl Sync for World {}
+// SAFETY: as above; nothing in a slot is tied to a thread.
+unsafe impl Send for World {}
+
+impl Default for World {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Error text for an id that names no live character of this world.
+const STALE: &str = "character id is stale (removed) or from another world";
+
+impl World {
+    #[must_use]
+    pub fn new() -> World {
+        World {
+            slots: Vec::new(),
+            free: Vec::new(),
+            live: 0,
+            budget: None,
+            stamp: 0,
+            order: Vec::new(),
+        }
+    }
+
+    /// Creates a character of `rig` in the world (a removed character's slot
+    /// is reused, with a new generation). Allocates; do it between updates.
+    pub fn add(&mut self, rig: Arc<Rig>, options: CharacterOptions) -> CharacterId {
+        let particles: usize = rig.chains.iter().map(|c| c.joints.len()).sum();
+        let mut character = Character::new(rig, options);
+        let index = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                self.slots.push(Slot {
+                    generation: 0,
+                    cell: None,
+                });
+                (self.slots.len() - 1) as u32
+            }
+        };
+        character.world_slot = index;
+        let slot = &mut self.slots[index as usize];
+        slot.cell = Some(Box::new(UnsafeCell::new(SlotState {
+            character,
+            level: 0,
+            previous: 0,
+            stamp: 0,
+            cost: [0; 3],
+            held: vec![[0.0, 0.0, 0.0, 1.0]; particles],
+        })));
+        let generation = slot.generation;
+        self.live += 1;
+        self.order
+            .reserve(self.live.saturating_sub(self.order.len()));
+        let slots = self.slots.len();
+        self.free.reserve(slots.saturating_sub(self.free.len()));
+        CharacterId { index, generation }
+    }
+
+    /// Destroys a character. A stale id is refused and changes nothing.
+    pub fn remove(&mut self, id: CharacterId) -> Result<(), Error> {
+        self.state_mut(id)?;
+        let slot = &mut self.slots[id.index as usize];
+        slot.cell = None;
+        slot.generation = slot.generation.wrapping_add(1);
+        self.free.push(id.index);
+        self.live -= 1;
+        Ok(())
+    }
+
+    /// Characters in the world.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// Whether `id` names a live character of this world.
+    #[must_use]
+    pub fn contains(&self, id: CharacterId) -> bool {
+        self.get(id).is_ok()
+    }
+
+    /// The ids of the live characters, in slot order.
+    pub fn ids(&self) -> impl Iterator<Item = CharacterId> + '_ {
+        self.slots.iter().enumerate().filter_map(|(i, s)| {
+            s.cell.as_ref().map(|_| CharacterId {
+                index: i as u32,
+                generation: s.generation,
+            })
+        })
+    }
+
+    fn state_mut(&mut self, id: CharacterId) -> Result<&mut SlotState, Error> {
+        match self.slots.get_mut(id.index as usize) {
+            Some(Slot {
+                generation,
+                cell: Some(cell),
+            }) if *generation == id.generation => Ok(cell.get_mut()),
+            _ => Err(Error::InvalidParameter(STALE)),
+        }
+    }
+
+    /// A character of the world.
+    pub fn get(&self, id: CharacterId) -> Result<&Character, Error> {
+        match self.slots.get(id.index as usize) {
+            Some(Slot {
+                generation,
+                cell: Some(cell),
+            }) if *generation == id.generation => {
+                // SAFETY: `&self` excludes every `&mut` path (updates hold
+                // `&mut World` through their `Plan`).
+                Ok(unsafe { &(*cell.get()).character })
+            }
+            _ => Err(Error::InvalidParameter(STALE)),
+        }
+    }
+
+    /// A character of the world, for every per-character operation
+    /// (teleport, reset, chain parameters, snapshot and restore, LOD
+    /// importance, wind, stage switches, `shift_world`, even a
+    /// per-character update).
+    pub fn get_mut(&mut self, id: CharacterId) -> Result<&mut Character, Error> {
+        self.state_mut(id).map(|s| &mut s.character)
+    }
+
+    /// The character in `slot` whatever its generation (the C ABI's handle
+    /// carries the slot).
+    #[allow(dead_code)]
+    pub(crate) fn slot_character(&mut self, slot: u32) -> Option<(CharacterId, &mut Character)> {
+        let s = self.slots.get_mut(slot as usize)?;
+        let generation = s.generation;
+        s.cell.as_mut().map(|c| {
+            (
+                CharacterId {
+                    index: slot,
+                    generation,
+                },
+                &mut c.get_mut().character,
+            )
+        })
+    }
+
+    /// The budget in joint-substeps per update (`None`: no budget, every
+    /// character at `Full`). A budget of 0 holds every character.
+    pub fn set_budget(&mut self, budget: Option<u64>) {
+        self.budget = budget;
+    }
+
+    #[must_use]
+    pub fn budget(&self) -> Option<u64> {
+        self.budget
+    }
+
+    /// The level a character was planned at last (`Full` before any plan).
+    pub fn level(&self, id: CharacterId) -> Result<Level, Error> {
+        self.get(id)?;
+        let cell = self.slots[id.index as usize].cell.as_ref().expect("live");
+        // SAFETY: as in `get`.
+        Ok(Level::from_index(unsafe { (*cell.get()).level }))
+    }
+
+    /// Plans this update of `items` (once per frame, before their ranges
+    /// run): checks each item's id (a stale or repeated one fails that
+    /// item, in its `result`), then chooses every character's level by the
+    /// budget rule of the module documentation. Does not allocate. Returns
+    /// the [`Plan`] whose [`Plan::update_range`] runs the items.
+    pub fn plan<'w>(&'w mut self, items: &mut [WorldItem<'_>]) -> Plan<'w> {
+        self.stamp = self.stamp.wrapping_add(1);
+        let stamp = self.stamp;
+        self.order.clear();
+        for (i, item) in items.iter_mut().enumerate() {
+            item.planned = None;
+            item.result = Ok(UpdateInfo::default());
+            if !item.importance.is_finite() {
+                item.result = Err(Error::InvalidParameter("item importance is not finite"));
+                continue;
+            }
+            let id = item.id;
+            let state = match self.state_mut(id) {
+                Ok(s) => s,
+                Err(e) => {
+                    item.result = Err(e);
+                    continue;
+                }
+            };
+            if state.stamp == stamp {
+                item.result = Err(Error::InvalidParameter(
+                    "a character is listed twice in one world update",
+                ));
+                continue;
+            }
+            state.stamp = stamp;
+            let dt = item.input.dt;
+            let dt = if dt.is_finite() && dt >= 0.0 { dt } else { 0.0 };
+            for shift in 0..3 {
+                state.cost[shift] = state.character.planned_joint_substeps(dt, shift as u32);
+            }
+            state.previous = state.level;
+            item.planned = Some((id.index, stamp));
+            // `order` has capacity for every live character, each listed
+            // once: no allocation.
+            self.order.push((item.importance, id.index, i as u32));
+        }
+        let budget = self.budget;
+        // Start: one level better than the last (or Full).
+        let mut total = 0u64;
+        for &(_, slot, _) in &self.order {
+            let state = self.slots[slot as usize]
+                .cell
+                .as_mut()
+                .expect("live")
+                .get_mut();
+            state.level = if budget.is_some() {
+                state.previous.saturating_sub(1)
+            } else {
+                0
+            };
+            total += cost_at(state, state.level);
+        }
+        if let Some(budget) = budget {
+            // Least important first; equal importance: the higher slot first.
+            self.order.sort_unstable_by(|a, b| {
+                a.0.partial_cmp(&b.0)
+                    .expect("finite importances")
+                    .then(b.1.cmp(&a.1))
+            });
+            'passes: for target in 1..=Level::Held as u8 {
+                for &(_, slot, _) in &self.order {
+                    if total <= budget {
+                        break 'passes;
+                    }
+                    let state = self.slots[slot as usize]
+                        .cell
+                        .as_mut()
+                        .expect("live")
+                        .get_mut();
+                    if state.level < target && target <= state.previous.saturating_add(1) {
+                        total = total - cost_at(state, state.level) + cost_at(state, target);
+                        state.level = target;
+                    }
+                }
+            }
+        }
+        Plan { world: self }
+    }
+
+    /// Plans and runs `items` (one [`World::plan`], then
+    /// [`Plan::update_range`] over all of them); returns how many failed.
+    pub fn update(&mut self, items: &mut [WorldItem<'_>]) -> usize {
+        let plan = self.plan(items);
+        plan.update_range(items)
+    }
+}
+
+/// Planned joint-substeps of a slot at `level`.
+fn cost_at(state: &SlotState, level: u8) -> u64 {
+    state.cost.get(level as usize).copied().unwrap_or(0)
+}
+
+/// One planned update of a [`World`] (from [`World::plan`]). Its
+/// [`Plan::update_range`] may run on several threads at once, each on its
+/// own range of the planned items (`chunks_mut`): the ranges touch only
+/// their own characters, with no locks and no allocation.
+pub struct Plan<'w> {
+    world: &'w mut World,
+}
+
+// SAFETY: see `World`'s Sync; update_range touches only its items' slots.
+unsafe impl Sync for Plan<'_> {}
+
+impl Plan<'_> {
+    /// The world's character of a planned item.
+    fn state(&self, item: &WorldItem<'_>) -> Option<*mut SlotState> {
+        let (slot, stamp) = item.planned?;
+        if stamp != self.world.stamp {
+            return None;
+        }
+        let cell = self.world.slots.get(slot as usize)?.cell.as_ref()?;
+        Some(cell.get())
+    }
+
+    /// Runs the update of `items`, a range of the items this plan was made
+    /// for (an item of another plan fails with an error), each as
+    /// [`Character::update`] would at its planned level; returns how many
+    /// failed. Up to [`crate::BATCH_CHAINS_TOGETHER`] consecutive items
+    /// share the chain kernel's lanes; a character's output bits do not
+    /// depend on its neighbours.
+    pub fn update_range(&self, items: &mut [WorldItem<'_>]) -> usize {
+        const JOBS: usize = chain_stage::JOBS;
+        let mut failed = 0;
+        for window in items.chunks_mut(JOBS) {
+            let count = window.len();
+            let mut states: [Option<&mut SlotState>; JOBS] = [const { None }; JOBS];
+            // (chain stage runs, dt, teleport, chain joints held)
+            let mut runs = [(false, 0.0f32, false, false); JOBS];
+            for ((item, slot), run) in window.iter_mut().zip(&mut states).zip(&mut runs) {
+                if item.result.is_err() {
+                    continue;
+                }
+                let Some(ptr) = self.state(item) else {
+                    item.result = Err(Error::InvalidParameter(
+                        "item was not planned by this plan (World::plan)",
+                    ));
+                    continue;
+                };
+                // SAFETY: the plan listed this slot for this item alone
+                // (World::plan refuses a repeated character), so no other
+                // range reaches it; the Plan holds `&mut World`.
+                let state = unsafe { &mut *ptr };
+                match begin(state, item) {
+                    Ok((info, r, hold)) => {
+                        item.result = Ok(info);
+                        *run = (r, item.input.dt, item.input.teleport, hold);
+                        *slot = Some(state);
+                    }
+                    Err(e) => item.result = Err(e),
+                }
+            }
+            {
+                let mut jobs: [Option<chain_stage::Job<'_>>; JOBS] = [const { None }; JOBS];
+                for ((state, job), &(run, dt, teleport, _)) in
+                    states.iter_mut().zip(&mut jobs).zip(&runs)
+                {
+                    if let (Some(state), true) = (state.as_deref_mut(), run) {
+                        let shift = u32::from(state.level.min(2));
+                        *job = Some(state.character.chain_job_at(dt, teleport, shift));
+                    }
+                }
+                chain_stage::step_jobs(&mut jobs[..count]);
+            }
+            for ((item, state), &(run, _, _, hold)) in window.iter_mut().zip(&mut states).zip(&runs)
+            {
+                let Some(state) = state.as_deref_mut() else {
+                    if item.result.is_err() {
+                        failed += 1;
+                    }
+                    continue;
+                };
+                let c = &mut state.character;
+                if let Ok(info) = &mut item.result {
+                    if run {
+                        info.warnings |= c.chain_warnings();
+                        info.joint_substeps = c.joint_substeps();
+                    }
+                }
+                c.finish_update(item.output);
+                if hold {
+                    write_held(c.rig(), &state.held, item.output);
+                }
+            }
+        }
+        failed
+    }
+}
+
+/// An item's update up to its chain stage; whether its chain stage runs,
+/// and whether its chain joints are held instead. On error nothing of the
+/// character has changed.
+fn begin(state: &mut SlotState, item: &WorldItem<'_>) -> Result<(UpdateInfo, bool, bool), Error> {
+    let c = &mut state.character;
+    let held = Level::Held as u8;
+    if state.level == held && state.previous != held {
+        // Entering the hold: the chain joints of the last output.
+        let rig = Arc::clone(c.rig());
+        let last = c.last_pose();
+        let mut k = 0;
+        for chain in &rig.chains {
+            for &j in &chain.joints {
+                state.held[k] = last[j as usize].rotation;
+                k += 1;
+            }
+        }
+    }
+    let saved = c.chain_inputs();
+    if let Some(world) = item.world {
+        c.set_world_transform(world)?;
+    }
+    let (info, run) = match c.begin_update(&item.input, item.output.len()) {
+        Ok(r) => r,
+        Err(e) => {
+            c.restore_chain_inputs(saved);
+            return Err(e);
+        }
+    };
+    if !run || state.level == held {
+        return Ok((info, false, run));
+    }
+    if state.previous == held {
+        // Released: the particles start on the held pose, at rest.
+        c.reseed_chains(&state.held);
+    }
+    Ok((info, true, false))
+}
+
+/// The held chain joints' rotations into `output`.
+fn write_held(rig: &Rig, held: &[[f32; 4]], output: &mut [Transform]) {
+    let mut k = 0;
+    for chain in &rig.chains {
+        for &j in &chain.joints {
+            output[j as usize].rotation = held[k];
+            k += 1;
+        }
+    }
+}
