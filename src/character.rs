@@ -1046,6 +1046,7 @@ impl Character {
         teleport: bool,
         recording: bool,
     ) -> Result<(UpdateInfo, bool), Error> {
+        self.chain.inputs.reseed = false;
         self.work_springs.copy_from_slice(&self.springs);
         self.work_correctives.copy_from_slice(&self.correctives);
         let chains_run = self.enabled[Stage::Chains as usize] && !self.rig.chains.is_empty();
@@ -1225,11 +1226,6 @@ impl Character {
         total
     }
 
-    /// The pose of the last update (its output), until the next one begins.
-    pub(crate) fn last_pose(&self) -> &[Transform] {
-        &self.local
-    }
-
     /// After [`Character::begin_update`]: turns the chain joints to
     /// `rotations` (one per chain particle, in the rig's chain order) and
     /// restarts every chain, so that this update's chain stage seeds its
@@ -1245,6 +1241,7 @@ impl Character {
         math::forward_kinematics(&self.rig.parents, &self.local, &mut self.component);
         self.chain.state.clocks.fill(ChainClock::default());
         self.chain.jump_streak = 0;
+        self.chain.inputs.reseed = true;
     }
 
     /// The chain stage's warnings of the update just run.
@@ -1644,6 +1641,7 @@ impl Character {
             wind,
             level_origin: Vec3::from(settings.level_origin),
             rate_shift: 0,
+            reseed: false,
         };
         self.enabled = settings.enabled.map(|e| e == 1);
         self.chain.jump_streak = settings.jump_streak;

@@ -14,28 +14,44 @@
 //!
 //! [`World::set_budget`] takes a number of joint-substeps per update (a
 //! chain of 6 joints at 120 substeps per second and 60 updates per second
-//! costs 12). Without one every character runs at the full rate. With one,
-//! [`World::plan`] chooses each listed character's [`Level`] for this
-//! update by a deterministic rule:
+//! costs 12). Without one every character returns to `Full`, one level
+//! per update. With one, [`World::plan`] chooses each listed character's
+//! [`Level`] for this update by a deterministic rule:
 //!
-//! 1. Each character may move at most one level from the level it had at
-//!    its last planned update. It starts at the most restored level it may
-//!    take (one better than its last, or `Full`).
-//! 2. While the planned joint-substeps of all listed characters exceed
-//!    the budget, passes for `Half`, then `Quarter`, then `Held` walk the
-//!    characters from the least important to the most important (the
-//!    item's `importance`: larger is more important, e.g. closeness to the
+//! 0. A character's cost at a level is the joint-substeps its chain clocks
+//!    would run at that level over the next four updates of this update's
+//!    dt, divided by four (the clocks' own substep loop; settle-phase
+//!    repeats, which run only once the input rests, are not foreseen). A
+//!    held character costs nothing. The budget holds for that average: at
+//!    `Quarter` and 60 updates per second a chain steps every other update.
+//! 1. A character pinned with [`World::pin_level`] keeps its level (its
+//!    cost counts). Every other character may move at most one level from
+//!    the level of its last planned update, and starts at the most
+//!    restored level it may take (one better than its last, or `Full`).
+//! 2. While the total cost of the listed characters exceeds the budget,
+//!    passes for `Half`, then `Quarter`, then `Held` walk the characters
+//!    from the least important to the most important (the item's
+//!    `importance`: larger is more important, e.g. closeness to the
 //!    camera; equal importances: the higher slot first) and move each
 //!    character that is below the pass's level, and may reach it, to it,
 //!    stopping as soon as the total fits.
 //!
-//! So everyone is halved before anyone is quartered, and everyone is
-//! quartered before anyone is held; inputs that are the same give the
-//! same levels. `Half` and `Quarter` run the chains' substeps 2 and 4 times
-//! as long (the same time simulated with fewer substeps). `Held` runs no
-//! chain: the chain joints keep the local rotations of the character's
-//! last output; when a held character is released its particles are seeded
-//! on that held pose, at rest, so nothing jumps.
+//! So, within the one-level step, everyone is halved before anyone is
+//! quartered, and quartered before anyone is held; inputs that are the
+//! same give the same levels.
+//!
+//! `Half` and `Quarter` run the chains' substeps 2 and 4 times as long
+//! (the same time simulated with fewer substeps). `Held` runs no chain:
+//! the chain joints keep the local rotations the character last showed;
+//! when a held character is released its particles are seeded on that
+//! held pose, at rest.
+//!
+//! A level change is blended: on the update of the change the character
+//! also runs its previous level, alone, from a snapshot it then restores
+//! (that update costs both levels; the plan does not count the extra
+//! run, the update's [`UpdateInfo::joint_substeps`] does), shows exactly
+//! what the previous level shows, and turns its chain joints from there
+//! to the new level's over [`BLEND_UPDATES`] updates.
 
 use std::cell::UnsafeCell;
 use std::sync::Arc;
@@ -45,6 +61,7 @@ use crate::error::Error;
 use crate::math::Transform;
 use crate::rig::Rig;
 use crate::solvers::chain_stage;
+use glam::Quat;
 
 /// A character's place in a [`World`]: its slot and the slot's generation.
 /// An id of a removed character is refused (the generation moved on), even
@@ -144,10 +161,25 @@ struct SlotState {
     previous: u8,
     /// The plan that last listed this slot (duplicate check).
     stamp: u64,
-    /// Planned joint-substeps at `Full`, `Half`, `Quarter` this update.
+    /// Planned joint-substeps at `Full`, `Half`, `Quarter` over the next
+    /// four updates of this dt (four times the planned cost per update).
     cost: [u64; 3],
+    /// A level the budget does not move ([`World::pin_level`]).
+    pinned: Option<u8>,
     /// The held chain joints' local rotations, one per chain particle.
     held: Vec<[f32; 4]>,
+    /// The chain joints' rotations the last update showed.
+    shown: Vec<[f32; 4]>,
+    /// No update has shown anything yet.
+    shown_unset: bool,
+    /// On a level change: what the previous level showed.
+    from: Vec<[f32; 4]>,
+    /// The level change's offset per chain joint, and the updates left of
+    /// its blend.
+    offset: Vec<[f32; 4]>,
+    blend_left: u8,
+    /// A snapshot of the character, for the previous level's run.
+    snapshot: Vec<u8>,
 }
 
 struct Slot {
@@ -206,6 +238,7 @@ impl World {
     pub fn add(&mut self, rig: Arc<Rig>, options: CharacterOptions) -> CharacterId {
         let particles: usize = rig.chains.iter().map(|c| c.joints.len()).sum();
         let mut character = Character::new(rig, options);
+        let snapshot = vec![0u8; character.snapshot_size()];
         let index = match self.free.pop() {
             Some(i) => i,
             None => {
@@ -224,7 +257,14 @@ impl World {
             previous: 0,
             stamp: 0,
             cost: [0; 3],
+            pinned: None,
             held: vec![[0.0, 0.0, 0.0, 1.0]; particles],
+            shown: vec![[0.0, 0.0, 0.0, 1.0]; particles],
+            shown_unset: true,
+            from: vec![[0.0, 0.0, 0.0, 1.0]; particles],
+            offset: vec![[0.0, 0.0, 0.0, 1.0]; particles],
+            blend_left: 0,
+            snapshot,
         })));
         let generation = slot.generation;
         self.live += 1;
@@ -334,6 +374,15 @@ impl World {
         self.budget
     }
 
+    /// Pins a character at `level` (`None`: the budget moves it again):
+    /// every plan gives it that level, and its cost still counts against
+    /// the budget. A hero character that must never degrade is pinned at
+    /// `Full`; tools compare a character at two levels this way.
+    pub fn pin_level(&mut self, id: CharacterId, level: Option<Level>) -> Result<(), Error> {
+        self.state_mut(id)?.pinned = level.map(|l| l as u8);
+        Ok(())
+    }
+
     /// The level a character was planned at last (`Full` before any plan).
     pub fn level(&self, id: CharacterId) -> Result<Level, Error> {
         self.get(id)?;
@@ -375,8 +424,14 @@ impl World {
             state.stamp = stamp;
             let dt = item.input.dt;
             let dt = if dt.is_finite() && dt >= 0.0 { dt } else { 0.0 };
+            // The cost of a level: its joint-substeps over the next four
+            // updates of this dt, by the character's chain clocks (a
+            // quarter-rate chain steps every other update at 60 Hz; the
+            // average keeps the plan from flickering with that phase).
             for shift in 0..3 {
-                state.cost[shift] = state.character.planned_joint_substeps(dt, shift as u32);
+                state.cost[shift] = state
+                    .character
+                    .planned_joint_substeps(4.0 * dt, shift as u32);
             }
             state.previous = state.level;
             item.planned = Some((id.index, stamp));
@@ -393,14 +448,15 @@ impl World {
                 .as_mut()
                 .expect("live")
                 .get_mut();
-            state.level = if budget.is_some() {
-                state.previous.saturating_sub(1)
-            } else {
-                0
+            state.level = match (state.pinned, budget) {
+                (Some(level), _) => level,
+                (None, _) => state.previous.saturating_sub(1),
             };
             total += cost_at(state, state.level);
         }
         if let Some(budget) = budget {
+            // In the units of `cost`: four updates.
+            let budget = budget.saturating_mul(4);
             // Least important first; equal importance: the higher slot first.
             self.order.sort_unstable_by(|a, b| {
                 a.0.partial_cmp(&b.0)
@@ -417,7 +473,10 @@ impl World {
                         .as_mut()
                         .expect("live")
                         .get_mut();
-                    if state.level < target && target <= state.previous.saturating_add(1) {
+                    if state.pinned.is_none()
+                        && state.level < target
+                        && target <= state.previous.saturating_add(1)
+                    {
                         total = total - cost_at(state, state.level) + cost_at(state, target);
                         state.level = target;
                     }
@@ -474,8 +533,7 @@ impl Plan<'_> {
         for window in items.chunks_mut(JOBS) {
             let count = window.len();
             let mut states: [Option<&mut SlotState>; JOBS] = [const { None }; JOBS];
-            // (chain stage runs, dt, teleport, chain joints held)
-            let mut runs = [(false, 0.0f32, false, false); JOBS];
+            let mut runs = [Run::default(); JOBS];
             for ((item, slot), run) in window.iter_mut().zip(&mut states).zip(&mut runs) {
                 if item.result.is_err() {
                     continue;
@@ -490,10 +548,9 @@ impl Plan<'_> {
                 // (World::plan refuses a repeated character), so no other
                 // range reaches it; the Plan holds `&mut World`.
                 let state = unsafe { &mut *ptr };
-                match begin(state, item) {
-                    Ok((info, r, hold)) => {
-                        item.result = Ok(info);
-                        *run = (r, item.input.dt, item.input.teleport, hold);
+                match begin_item(state, item) {
+                    Ok(r) => {
+                        *run = r;
                         *slot = Some(state);
                     }
                     Err(e) => item.result = Err(e),
@@ -501,59 +558,117 @@ impl Plan<'_> {
             }
             {
                 let mut jobs: [Option<chain_stage::Job<'_>>; JOBS] = [const { None }; JOBS];
-                for ((state, job), &(run, dt, teleport, _)) in
-                    states.iter_mut().zip(&mut jobs).zip(&runs)
-                {
-                    if let (Some(state), true) = (state.as_deref_mut(), run) {
+                for ((state, job), run) in states.iter_mut().zip(&mut jobs).zip(&runs) {
+                    if let (Some(state), true) = (state.as_deref_mut(), run.chains) {
                         let shift = u32::from(state.level.min(2));
-                        *job = Some(state.character.chain_job_at(dt, teleport, shift));
+                        *job = Some(state.character.chain_job_at(run.dt, run.teleport, shift));
                     }
                 }
                 chain_stage::step_jobs(&mut jobs[..count]);
             }
-            for ((item, state), &(run, _, _, hold)) in window.iter_mut().zip(&mut states).zip(&runs)
-            {
+            for ((item, state), run) in window.iter_mut().zip(&mut states).zip(&runs) {
                 let Some(state) = state.as_deref_mut() else {
                     if item.result.is_err() {
                         failed += 1;
                     }
                     continue;
                 };
-                let c = &mut state.character;
-                if let Ok(info) = &mut item.result {
-                    if run {
-                        info.warnings |= c.chain_warnings();
-                        info.joint_substeps = c.joint_substeps();
-                    }
+                let mut info = run.info;
+                if run.chains {
+                    info.warnings |= state.character.chain_warnings();
+                    info.joint_substeps = info
+                        .joint_substeps
+                        .saturating_add(state.character.joint_substeps());
                 }
-                c.finish_update(item.output);
-                if hold {
-                    write_held(c.rig(), &state.held, item.output);
-                }
+                finish_item(state, item.output, run);
+                item.result = Ok(info);
             }
         }
         failed
     }
 }
 
-/// An item's update up to its chain stage; whether its chain stage runs,
-/// and whether its chain joints are held instead. On error nothing of the
+/// How many updates a level change blends over (the budget, in the module
+/// documentation).
+pub const BLEND_UPDATES: u8 = 8;
+
+/// What an item's update does after its chain stage.
+#[derive(Clone, Copy, Default)]
+struct Run {
+    info: UpdateInfo,
+    /// The chain stage runs in the shared step.
+    chains: bool,
+    dt: f32,
+    teleport: bool,
+    /// The chain joints are held (written after the update).
+    hold: bool,
+    /// The level changed: the offset from the previous level's output is
+    /// taken after the update.
+    transition: bool,
+}
+
+/// An item's update up to its chain stage. On a level change the
+/// previous level runs first, alone, from a snapshot of the character
+/// that is then restored, so that the output starts from what the
+/// previous level shows ([`BLEND_UPDATES`]). On error nothing of the
 /// character has changed.
-fn begin(state: &mut SlotState, item: &WorldItem<'_>) -> Result<(UpdateInfo, bool, bool), Error> {
-    let c = &mut state.character;
+fn begin_item(state: &mut SlotState, item: &mut WorldItem<'_>) -> Result<Run, Error> {
     let held = Level::Held as u8;
     if state.level == held && state.previous != held {
-        // Entering the hold: the chain joints of the last output.
-        let rig = Arc::clone(c.rig());
-        let last = c.last_pose();
-        let mut k = 0;
-        for chain in &rig.chains {
-            for &j in &chain.joints {
-                state.held[k] = last[j as usize].rotation;
-                k += 1;
-            }
-        }
+        // Entering the hold: the chain joints as the last update showed them.
+        state.held.copy_from_slice(&state.shown);
     }
+    let transition = state.level != state.previous && !state.shown_unset;
+    let mut extra = 0;
+    if transition {
+        // The previous level, alone, from a snapshot.
+        state.character.snapshot(&mut state.snapshot)?;
+        let previous = state.previous;
+        let run = begin(
+            &mut state.character,
+            &state.held,
+            item,
+            (previous, previous),
+        )?;
+        if run.chains {
+            let c = &mut state.character;
+            chain_stage::step_jobs(&mut [Some(c.chain_job_at(
+                run.dt,
+                run.teleport,
+                u32::from(previous.min(2)),
+            ))]);
+            extra = c.joint_substeps();
+        }
+        state.character.finish_update(item.output);
+        if run.hold {
+            write_held(state.character.rig(), &state.held, item.output);
+        }
+        // What the previous level shows (its blend, if one is under way).
+        blend(state, item.output);
+        let rig = Arc::clone(state.character.rig());
+        for (from, j) in state.from.iter_mut().zip(chain_joints(&rig)) {
+            *from = item.output[j].rotation;
+        }
+        state
+            .character
+            .restore(&state.snapshot)
+            .expect("a snapshot of this character restores");
+    }
+    let levels = (state.level, state.previous);
+    let mut run = begin(&mut state.character, &state.held, item, levels)?;
+    run.transition = transition;
+    run.info.joint_substeps = run.info.joint_substeps.saturating_add(extra);
+    Ok(run)
+}
+
+/// An item's update at `(level, previous)` up to its chain stage.
+fn begin(
+    c: &mut Character,
+    held: &[[f32; 4]],
+    item: &WorldItem<'_>,
+    (level, previous): (u8, u8),
+) -> Result<Run, Error> {
+    let hold_level = Level::Held as u8;
     let saved = c.chain_inputs();
     if let Some(world) = item.world {
         c.set_world_transform(world)?;
@@ -565,23 +680,75 @@ fn begin(state: &mut SlotState, item: &WorldItem<'_>) -> Result<(UpdateInfo, boo
             return Err(e);
         }
     };
-    if !run || state.level == held {
-        return Ok((info, false, run));
-    }
-    if state.previous == held {
+    let r = Run {
+        info,
+        chains: run && level != hold_level,
+        dt: item.input.dt,
+        teleport: item.input.teleport,
+        hold: run && level == hold_level,
+        transition: false,
+    };
+    if r.chains && previous == hold_level {
         // Released: the particles start on the held pose, at rest.
-        c.reseed_chains(&state.held);
+        c.reseed_chains(held);
     }
-    Ok((info, true, false))
+    Ok(r)
+}
+
+/// An item's update after its chain stage: committed, the held joints
+/// written, the level change's offset taken and the blend applied, what it
+/// shows kept.
+fn finish_item(state: &mut SlotState, output: &mut [Transform], run: &Run) {
+    state.character.finish_update(output);
+    let rig = Arc::clone(state.character.rig());
+    if run.hold {
+        write_held(&rig, &state.held, output);
+    }
+    if run.transition {
+        for ((offset, from), j) in state
+            .offset
+            .iter_mut()
+            .zip(&state.from)
+            .zip(chain_joints(&rig))
+        {
+            let now = Quat::from_array(output[j].rotation);
+            *offset = (Quat::from_array(*from) * now.inverse()).to_array();
+        }
+        state.blend_left = BLEND_UPDATES;
+    }
+    blend(state, output);
+    state.blend_left = state.blend_left.saturating_sub(1);
+    for (shown, j) in state.shown.iter_mut().zip(chain_joints(&rig)) {
+        *shown = output[j].rotation;
+    }
+    state.shown_unset = false;
+}
+
+/// Turns the chain joints of `output` by the level change's offset, in
+/// the share still left of it (all of it on the update of the change,
+/// nothing after [`BLEND_UPDATES`] updates).
+fn blend(state: &SlotState, output: &mut [Transform]) {
+    if state.blend_left == 0 {
+        return;
+    }
+    let w = f32::from(state.blend_left) / f32::from(BLEND_UPDATES);
+    for (offset, j) in state.offset.iter().zip(chain_joints(state.character.rig())) {
+        let turn = Quat::IDENTITY.slerp(Quat::from_array(*offset), w);
+        let r = turn * Quat::from_array(output[j].rotation);
+        output[j].rotation = r.normalize().to_array();
+    }
+}
+
+/// The chain joints of `rig`, in chain order (one per chain particle).
+fn chain_joints(rig: &Rig) -> impl Iterator<Item = usize> + '_ {
+    rig.chains
+        .iter()
+        .flat_map(|c| c.joints.iter().map(|&j| j as usize))
 }
 
 /// The held chain joints' rotations into `output`.
 fn write_held(rig: &Rig, held: &[[f32; 4]], output: &mut [Transform]) {
-    let mut k = 0;
-    for chain in &rig.chains {
-        for &j in &chain.joints {
-            output[j as usize].rotation = held[k];
-            k += 1;
-        }
+    for (h, j) in held.iter().zip(chain_joints(rig)) {
+        output[j].rotation = *h;
     }
 }

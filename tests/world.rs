@@ -349,3 +349,302 @@ fn stale_and_repeated_ids_are_refused_and_change_nothing() {
     let e = items[0].result.as_ref().unwrap_err().to_string();
     assert!(e.contains("importance"), "{e}");
 }
+
+/// The crowd of benches/crowd_workload.rs: 100 characters × 12 hair
+/// strands × 6 joints with head, neck and shoulder colliders, at 60 Hz.
+struct CrowdRun {
+    /// Joint-substeps executed per update (from each item's info).
+    executed: Vec<u64>,
+    /// Per followed character: its level and output at every update.
+    levels: Vec<Vec<secmo::Level>>,
+    outputs: Vec<Vec<Vec<Transform>>>,
+}
+
+const CROWD: usize = 100;
+
+/// Importance of crowd character `k`: ten rings of ten around the
+/// camera, nearer is more important (ties within a ring: slot order).
+fn crowd_importance(k: usize) -> f32 {
+    -((k % 10) as f32)
+}
+
+fn crowd_input(poses: &[Vec<Vec<Transform>>], k: usize, frame: usize) -> FrameInput<'_> {
+    FrameInput {
+        dt: if frame == 0 { 0.0 } else { 1.0 / 60.0 },
+        pose: &poses[k][frame % 120],
+        teleport: false,
+    }
+}
+
+/// Runs the crowd in one world with `budget(frame)`, following `follow`.
+fn run_crowd(
+    rig: &Arc<Rig>,
+    poses: &[Vec<Vec<Transform>>],
+    frames: usize,
+    budget: impl Fn(usize) -> Option<u64>,
+    follow: &[usize],
+) -> CrowdRun {
+    let mut world = World::new();
+    let ids: Vec<CharacterId> = (0..CROWD)
+        .map(|_| world.add(Arc::clone(rig), Default::default()))
+        .collect();
+    let mut outs = vec![rig.reference_pose().to_vec(); CROWD];
+    let mut run = CrowdRun {
+        executed: Vec::new(),
+        levels: vec![Vec::new(); follow.len()],
+        outputs: vec![Vec::new(); follow.len()],
+    };
+    for frame in 0..frames {
+        world.set_budget(budget(frame));
+        let mut items: Vec<WorldItem<'_>> = ids
+            .iter()
+            .zip(&mut outs)
+            .enumerate()
+            .map(|(k, (id, out))| {
+                let mut item = WorldItem::new(*id, crowd_input(poses, k, frame), out);
+                item.importance = crowd_importance(k);
+                item
+            })
+            .collect();
+        let plan = world.plan(&mut items);
+        let failed: usize = items.chunks_mut(17).map(|r| plan.update_range(r)).sum();
+        assert_eq!(failed, 0);
+        run.executed.push(
+            items
+                .iter()
+                .map(|i| u64::from(i.result.as_ref().unwrap().joint_substeps))
+                .sum(),
+        );
+        drop(items);
+        for (f, &k) in follow.iter().enumerate() {
+            run.levels[f].push(world.level(ids[k]).unwrap());
+            run.outputs[f].push(outs[k].clone());
+        }
+    }
+    run
+}
+
+/// Character `k` of the crowd alone in a world of one, pinned at
+/// `levels[f]` for update `f`; its output at every update.
+fn twin(
+    rig: &Arc<Rig>,
+    poses: &[Vec<Vec<Transform>>],
+    k: usize,
+    levels: &[secmo::Level],
+) -> Vec<Vec<Transform>> {
+    let mut world = World::new();
+    let id = world.add(Arc::clone(rig), Default::default());
+    let mut out = rig.reference_pose().to_vec();
+    let mut outs = Vec::new();
+    for (frame, &level) in levels.iter().enumerate() {
+        world.pin_level(id, Some(level)).unwrap();
+        let mut items = [WorldItem::new(id, crowd_input(poses, k, frame), &mut out)];
+        assert_eq!(world.update(&mut items), 0);
+        outs.push(out.clone());
+    }
+    outs
+}
+
+fn largest_angle(a: &[Transform], b: &[Transform]) -> f32 {
+    a.iter()
+        .zip(b)
+        .map(|(x, y)| Quat::from_array(x.rotation).angle_between(Quat::from_array(y.rotation)))
+        .fold(0.0f32, f32::max)
+}
+
+/// Issue #49 item 4 on the crowd: the executed joint-substeps stay within
+/// 5 % of the budget (on average over a second; per update the quarter
+/// rate's every-other-update steps show), the least important characters
+/// degrade first, and a degradation or restoration moves no joint more
+/// than 1° from the same character's output without the transition.
+#[test]
+fn the_budget_holds_on_the_crowd_and_transitions_are_smooth() {
+    let rig = crowd::hair_rig(12, 6, true);
+    let poses: Vec<Vec<Vec<Transform>>> = (0..CROWD).map(|k| crowd::poses(&rig, k)).collect();
+    // Full cost: 100 × 72 joints × 2 substeps.
+    let full = (CROWD * 72 * 2) as u64;
+    // No budget, then 60 %, then 10 % (quarter rate and held), then
+    // none (restored one level per update).
+    let schedule = move |frame: usize| match frame {
+        0..30 => None,
+        30..110 => Some(full * 6 / 10),
+        110..190 => Some(full / 10),
+        _ => None,
+    };
+    // Followed: the three least important (slots 99, 89, 79: ring 9, the
+    // higher slot first), one of ring 5 and the most important.
+    let follow = [99, 89, 79, 55, 0];
+    let run = run_crowd(&rig, &poses, 200, schedule, &follow);
+    println!("executed joint-substeps per update: {:?}", run.executed);
+    assert_eq!(
+        run.executed[20], full,
+        "the crowd runs every substep without a budget"
+    );
+    for (from, to, budget) in [(50, 110, full * 6 / 10), (130, 190, full / 10)] {
+        let window = &run.executed[from..to];
+        let mean = window.iter().sum::<u64>() as f64 / window.len() as f64;
+        let (lo, hi) = (window.iter().min().unwrap(), window.iter().max().unwrap());
+        println!(
+            "budget {budget}: executed {mean:.1} per update on average ({:.2} % off), \
+             {lo} to {hi} per update",
+            100.0 * (mean - budget as f64) / budget as f64
+        );
+        assert!(
+            (mean - budget as f64).abs() <= 0.05 * budget as f64,
+            "budget {budget}: {mean} joint-substeps per update"
+        );
+    }
+    // The least important are degraded first: halved at 60 %, held at
+    // 10 %, where the most important is quartered but never held.
+    assert_eq!(run.levels[0][100], secmo::Level::Half);
+    assert_eq!(run.levels[4][100], secmo::Level::Full);
+    assert_eq!(run.levels[0][180], secmo::Level::Held);
+    assert_eq!(run.levels[4][180], secmo::Level::Quarter);
+    for frame in 0..200 {
+        assert!(run.levels[4][frame] <= run.levels[3][frame]);
+        assert!(run.levels[3][frame] <= run.levels[0][frame]);
+    }
+    // Back to Full once the budget is gone.
+    assert!(run.levels.iter().all(|l| l[199] == secmo::Level::Full));
+
+    // Every transition of the followed characters against a twin that
+    // stays at the previous level: on the update of the change the
+    // character shows what the twin shows (the previous level's output,
+    // from which the blend starts).
+    let blend = usize::from(secmo::world::BLEND_UPDATES);
+    let (mut worst, mut worst_step) = (0.0f32, 0.0f32);
+    let mut transitions = 0;
+    for (f, &k) in follow.iter().enumerate() {
+        let levels = &run.levels[f];
+        for frame in 1..levels.len() - blend {
+            if levels[frame] == levels[frame - 1] {
+                continue;
+            }
+            transitions += 1;
+            let mut pinned = levels[..=frame + blend].to_vec();
+            for level in &mut pinned[frame..] {
+                *level = levels[frame - 1];
+            }
+            let outs = twin(&rig, &poses, k, &pinned);
+            assert_eq!(
+                outs[frame - 1],
+                run.outputs[f][frame - 1],
+                "the twin is the character (same bits) up to update {frame}"
+            );
+            let angle = largest_angle(&outs[frame], &run.outputs[f][frame]);
+            let mut step = 0.0f32;
+            let mut last = angle;
+            for (twin_out, out) in outs.iter().zip(&run.outputs[f]).skip(frame + 1) {
+                let d = largest_angle(twin_out, out);
+                step = step.max(d - last);
+                last = d;
+            }
+            println!(
+                "character {k}, update {frame}: {:?} → {:?}: {:.3}° from the twin, growing \
+                 by at most {:.3}° per update over the blend ({:.3}° after it)",
+                levels[frame - 1],
+                levels[frame],
+                angle.to_degrees(),
+                step.to_degrees(),
+                last.to_degrees()
+            );
+            worst = worst.max(angle);
+            worst_step = worst_step.max(step);
+        }
+    }
+    assert!(transitions >= 10, "{transitions} transitions");
+    assert!(
+        worst.to_degrees() <= 1.0,
+        "a transition moves a joint {}°",
+        worst.to_degrees()
+    );
+    // Over the blend the character leaves the twin as fast as the two
+    // levels' motions part: on this crowd (joints turning up to 23° per
+    // update at Full) that is many degrees per update, which the blend
+    // spreads but cannot remove. Reported, not bounded.
+    println!(
+        "over the blends: at most {:.2}° per update away from the twin",
+        worst_step.to_degrees()
+    );
+}
+
+/// The same inputs give the same levels; the budget rule orders by
+/// importance, ties by slot (the higher slot first).
+#[test]
+fn the_plan_is_deterministic_and_orders_by_importance_then_slot() {
+    let rig = common::shared(common::tail_desc(4, ChainParams::tail(1.0)));
+    let levels = |seed: u32| {
+        let mut world = World::new();
+        let ids: Vec<CharacterId> = (0..40)
+            .map(|_| world.add(Arc::clone(&rig), Default::default()))
+            .collect();
+        let pose = rig.reference_pose().to_vec();
+        let mut outs = vec![pose.clone(); ids.len()];
+        let mut all = Vec::new();
+        for frame in 0..40usize {
+            world.set_budget(Some(40 * 4 * 2 / 3 + (frame as u64 * seed as u64) % 50));
+            let mut items: Vec<WorldItem<'_>> = ids
+                .iter()
+                .zip(&mut outs)
+                .enumerate()
+                .map(|(k, (id, out))| {
+                    let input = FrameInput {
+                        dt: if frame == 0 { 0.0 } else { 1.0 / 60.0 },
+                        pose: &pose,
+                        teleport: false,
+                    };
+                    let mut item = WorldItem::new(*id, input, out);
+                    item.importance = ((k * 7 + frame) % 5) as f32;
+                    item
+                })
+                .collect();
+            assert_eq!(world.update(&mut items), 0);
+            drop(items);
+            all.push(
+                ids.iter()
+                    .map(|id| world.level(*id).unwrap())
+                    .collect::<Vec<_>>(),
+            );
+        }
+        all
+    };
+    let (a, b) = (levels(3), levels(3));
+    assert_eq!(a, b, "same inputs, same levels");
+    assert_ne!(a, levels(11), "the budget changes the levels");
+    // Steady state: a fixed importance order gives levels that never
+    // rise with importance; equal importance, the higher slot degrades first.
+    let mut world = World::new();
+    let ids: Vec<CharacterId> = (0..10)
+        .map(|_| world.add(Arc::clone(&rig), Default::default()))
+        .collect();
+    let pose = rig.reference_pose().to_vec();
+    let mut outs = vec![pose.clone(); ids.len()];
+    // Full: 10 × 4 joints × 2 substeps = 80; 64 halves four of them.
+    world.set_budget(Some(64));
+    for frame in 0..10usize {
+        let mut items: Vec<WorldItem<'_>> = ids
+            .iter()
+            .zip(&mut outs)
+            .enumerate()
+            .map(|(k, (id, out))| {
+                let input = FrameInput {
+                    dt: if frame == 0 { 0.0 } else { 1.0 / 60.0 },
+                    pose: &pose,
+                    teleport: false,
+                };
+                let mut item = WorldItem::new(*id, input, out);
+                item.importance = if k < 5 { 1.0 } else { 0.0 };
+                item
+            })
+            .collect();
+        assert_eq!(world.update(&mut items), 0);
+    }
+    let got: Vec<_> = ids.iter().map(|id| world.level(*id).unwrap()).collect();
+    // Slots 5 to 9 are the least important; of them the higher slots give
+    // way first.
+    use secmo::Level::{Full, Half};
+    assert_eq!(
+        got,
+        [Full, Full, Full, Full, Full, Full, Half, Half, Half, Half]
+    );
+}

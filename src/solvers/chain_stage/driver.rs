@@ -397,7 +397,11 @@ pub(super) fn prepare(
     };
     // This update's rest: the input's pose where it animates the chain
     // (ChainParams::rest_source), the rest arc elsewhere.
-    let input_animates = input_animates(rig, params, local, setup);
+    let input_animates = if stage.inputs.reseed {
+        None
+    } else {
+        input_animates(rig, params, local, setup)
+    };
     let (clock, mut kept, previous_colliders) = split(&mut stage.state, ci, range.clone());
     let first = clock.started == 0;
     // Whether the last update rested on the input's pose.

@@ -141,6 +141,9 @@ pub(crate) struct ChainInputs {
     /// The world's CPU budget (src/world.rs): substeps this update are
     /// `2^rate_shift` times as long (0, the full rate, outside a world).
     pub(crate) rate_shift: u32,
+    /// This update re-seeds the chains on the pose given (a world's held
+    /// character released): that pose is not the input's animation.
+    pub(crate) reseed: bool,
 }
 
 impl ChainInputs {
@@ -298,6 +301,7 @@ impl Stage {
                 wind: Vec3::ZERO,
                 level_origin: Vec3::ZERO,
                 rate_shift: 0,
+                reseed: false,
             },
             kernel: ChainKernel::detect(),
             records: {
