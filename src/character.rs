@@ -264,6 +264,8 @@ pub struct Character {
     component: Vec<Affine3A>,
     /// The [`crate::World`] slot that owns this character, or `u32::MAX`.
     pub(crate) world_slot: u32,
+    /// That slot's generation.
+    pub(crate) world_generation: u32,
 }
 
 /// Largest wind acceleration, metres per second squared (scaled by the
@@ -497,6 +499,7 @@ impl Character {
             local: vec![Transform::IDENTITY; n],
             component: vec![Affine3A::IDENTITY; n],
             world_slot: u32::MAX,
+            world_generation: 0,
             rig,
         }
     }

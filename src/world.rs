@@ -73,6 +73,10 @@ pub struct CharacterId {
 }
 
 impl CharacterId {
+    pub(crate) fn new(index: u32, generation: u32) -> Self {
+        Self { index, generation }
+    }
+
     /// The slot (stable while the character lives; reused after removal).
     #[must_use]
     pub fn slot(self) -> u32 {
@@ -153,14 +157,17 @@ impl<'a> WorldItem<'a> {
 }
 
 /// What a slot keeps besides its character.
-struct SlotState {
+pub(crate) struct SlotState {
     character: Character,
     /// Level of the last planned update.
     level: u8,
     /// Level before that (what the update moves from).
     previous: u8,
-    /// The plan that last listed this slot (duplicate check).
-    stamp: u64,
+    /// The plan that last listed this slot and the entry it listed it at
+    /// (`u32::MAX`: listed twice, not planned).
+    planned_by: Option<(u64, u32)>,
+    /// The plan whose update last ran this slot.
+    ran: u64,
     /// Planned joint-substeps at `Full`, `Half`, `Quarter` over the next
     /// four updates of this dt (four times the planned cost per update).
     cost: [u64; 3],
@@ -184,6 +191,9 @@ struct SlotState {
 
 struct Slot {
     generation: u32,
+    /// The input pose of an in-place C update (the output overwrites the
+    /// caller's buffer before a level change's second run reads it).
+    scratch: UnsafeCell<Vec<Transform>>,
     /// Boxed: the character's address is stable for the C ABI's handle.
     cell: Option<Box<UnsafeCell<SlotState>>>,
 }
@@ -244,18 +254,22 @@ impl World {
             None => {
                 self.slots.push(Slot {
                     generation: 0,
+                    scratch: UnsafeCell::new(Vec::new()),
                     cell: None,
                 });
                 (self.slots.len() - 1) as u32
             }
         };
         character.world_slot = index;
+        character.world_generation = self.slots[index as usize].generation;
         let slot = &mut self.slots[index as usize];
+        *slot.scratch.get_mut() = vec![Transform::IDENTITY; character.rig().bone_count()];
         slot.cell = Some(Box::new(UnsafeCell::new(SlotState {
             character,
             level: 0,
             previous: 0,
-            stamp: 0,
+            planned_by: None,
+            ran: 0,
             cost: [0; 3],
             pinned: None,
             held: vec![[0.0, 0.0, 0.0, 1.0]; particles],
@@ -318,6 +332,7 @@ impl World {
             Some(Slot {
                 generation,
                 cell: Some(cell),
+                ..
             }) if *generation == id.generation => Ok(cell.get_mut()),
             _ => Err(Error::InvalidParameter(STALE)),
         }
@@ -329,6 +344,7 @@ impl World {
             Some(Slot {
                 generation,
                 cell: Some(cell),
+                ..
             }) if *generation == id.generation => {
                 // SAFETY: `&self` excludes every `&mut` path (updates hold
                 // `&mut World` through their `Plan`).
@@ -397,32 +413,104 @@ impl World {
     /// budget rule of the module documentation. Does not allocate. Returns
     /// the [`Plan`] whose [`Plan::update_range`] runs the items.
     pub fn plan<'w>(&'w mut self, items: &mut [WorldItem<'_>]) -> Plan<'w> {
-        self.stamp = self.stamp.wrapping_add(1);
-        let stamp = self.stamp;
-        self.order.clear();
-        for (i, item) in items.iter_mut().enumerate() {
+        for item in items.iter_mut() {
             item.planned = None;
             item.result = Ok(UpdateInfo::default());
+        }
+        let stamp = self.plan_entries(
+            items.len(),
+            |i| {
+                let item = &items[i];
+                Some((item.id, item.importance, item.input.dt, std::ptr::null()))
+            },
+            |_, _| {},
+        );
+        // The second pass writes what the first found (the closures above
+        // may not both borrow `items`).
+        for item in items.iter_mut() {
             if !item.importance.is_finite() {
                 item.result = Err(Error::InvalidParameter("item importance is not finite"));
                 continue;
             }
-            let id = item.id;
+            match self.planned_slot(item.id, stamp) {
+                Ok(slot) => item.planned = Some((slot, stamp)),
+                Err(e) => item.result = Err(e),
+            }
+        }
+        Plan { world: self }
+    }
+
+    /// Whether `id` was planned in plan `stamp` (its slot), or why not.
+    fn planned_slot(&mut self, id: CharacterId, stamp: u64) -> Result<u32, Error> {
+        let state = self.state_mut(id)?;
+        match state.planned_by {
+            Some((s, i)) if s == stamp => {
+                if i == u32::MAX {
+                    Err(Error::InvalidParameter(
+                        "a character is listed twice in one world update",
+                    ))
+                } else {
+                    Ok(id.index)
+                }
+            }
+            _ => Err(Error::InvalidParameter("the item was not planned")),
+        }
+    }
+
+    /// [`World::plan`] over `count` entries, each `(id, importance, dt)` or
+    /// an error; `refuse(i, error)` is told of every entry not planned.
+    /// Returns the plan's number.
+    pub(crate) fn plan_entries(
+        &mut self,
+        count: usize,
+        mut entry: impl FnMut(usize) -> Option<(CharacterId, f32, f32, *const Character)>,
+        mut refuse: impl FnMut(usize, Error),
+    ) -> u64 {
+        self.stamp = self.stamp.wrapping_add(1);
+        let stamp = self.stamp;
+        self.order.clear();
+        for i in 0..count {
+            let Some((id, importance, dt, expected)) = entry(i) else {
+                continue;
+            };
             let state = match self.state_mut(id) {
                 Ok(s) => s,
                 Err(e) => {
-                    item.result = Err(e);
+                    refuse(i, e);
                     continue;
                 }
             };
-            if state.stamp == stamp {
-                item.result = Err(Error::InvalidParameter(
-                    "a character is listed twice in one world update",
-                ));
+            if !expected.is_null() && !std::ptr::eq(&state.character, expected) {
+                refuse(
+                    i,
+                    Error::InvalidParameter("character is not a character of this world"),
+                );
                 continue;
             }
-            state.stamp = stamp;
-            let dt = item.input.dt;
+            if !importance.is_finite() {
+                refuse(i, Error::InvalidParameter("item importance is not finite"));
+                continue;
+            }
+            if let Some((s, first)) = state.planned_by {
+                if s == stamp {
+                    // Listed twice: neither entry runs.
+                    if first != u32::MAX {
+                        refuse(
+                            first as usize,
+                            Error::InvalidParameter(
+                                "a character is listed twice in one world update",
+                            ),
+                        );
+                        state.planned_by = Some((stamp, u32::MAX));
+                    }
+                    refuse(
+                        i,
+                        Error::InvalidParameter("a character is listed twice in one world update"),
+                    );
+                    continue;
+                }
+            }
+            state.planned_by = Some((stamp, i as u32));
             let dt = if dt.is_finite() && dt >= 0.0 { dt } else { 0.0 };
             // The cost of a level: its joint-substeps over the next four
             // updates of this dt, by the character's chain clocks (a
@@ -434,11 +522,16 @@ impl World {
                     .planned_joint_substeps(4.0 * dt, shift as u32);
             }
             state.previous = state.level;
-            item.planned = Some((id.index, stamp));
             // `order` has capacity for every live character, each listed
             // once: no allocation.
-            self.order.push((item.importance, id.index, i as u32));
+            self.order.push((importance, id.index, i as u32));
         }
+        // A character listed twice is not planned at all.
+        self.order.retain(|&(_, slot, _)| {
+            let state = self.slots[slot as usize].cell.as_ref().expect("live");
+            // SAFETY: `&mut self`; no other reference to the slot exists.
+            unsafe { (*state.get()).planned_by != Some((stamp, u32::MAX)) }
+        });
         let budget = self.budget;
         // Start: one level better than the last (or Full).
         let mut total = 0u64;
@@ -483,7 +576,7 @@ impl World {
                 }
             }
         }
-        Plan { world: self }
+        stamp
     }
 
     /// Plans and runs `items` (one [`World::plan`], then
@@ -504,21 +597,105 @@ fn cost_at(state: &SlotState, level: u8) -> u64 {
 /// own range of the planned items (`chunks_mut`): the ranges touch only
 /// their own characters, with no locks and no allocation.
 pub struct Plan<'w> {
-    world: &'w mut World,
+    world: &'w World,
 }
 
 // SAFETY: see `World`'s Sync; update_range touches only its items' slots.
 unsafe impl Sync for Plan<'_> {}
 
+/// One character's update in a window of [`run_window`]: its slot (of a
+/// plan, run at most once), input, output and world transform.
+pub(crate) struct Entry<'a> {
+    state: *mut SlotState,
+    pub(crate) input: FrameInput<'a>,
+    pub(crate) output: &'a mut [Transform],
+    pub(crate) world: Option<Transform>,
+}
+
 impl Plan<'_> {
-    /// The world's character of a planned item.
-    fn state(&self, item: &WorldItem<'_>) -> Option<*mut SlotState> {
-        let (slot, stamp) = item.planned?;
-        if stamp != self.world.stamp {
-            return None;
+    /// A plan over `world` made by [`World::plan_entries`] (the C ABI:
+    /// the caller promises that nothing else uses the world meanwhile).
+    pub(crate) fn of(world: &World) -> Plan<'_> {
+        Plan { world }
+    }
+
+    /// The slot of `character` if the current plan listed it and no range
+    /// has run it yet; marks it run.
+    ///
+    /// # Safety
+    /// No other thread runs the same slot (the plan lists each character
+    /// once, and ranges do not overlap).
+    pub(crate) unsafe fn take_slot(
+        &self,
+        id: CharacterId,
+        expected: *const Character,
+    ) -> Result<*mut SlotState, Error> {
+        let stamp = self.world.stamp;
+        let cell = match self.world.slots.get(id.index as usize) {
+            Some(Slot {
+                generation,
+                cell: Some(cell),
+                ..
+            }) if *generation == id.generation => cell,
+            _ => return Err(Error::InvalidParameter(STALE)),
+        };
+        let ptr = cell.get();
+        // SAFETY: the caller's promise: this thread alone reaches the slot.
+        let state = unsafe { &mut *ptr };
+        if !expected.is_null() && !std::ptr::eq(&state.character, expected) {
+            return Err(Error::InvalidParameter(
+                "character is not a character of this world",
+            ));
         }
-        let cell = self.world.slots.get(slot as usize)?.cell.as_ref()?;
-        Some(cell.get())
+        match state.planned_by {
+            Some((s, i)) if s == stamp && i != u32::MAX => {}
+            _ => {
+                return Err(Error::InvalidParameter(
+                    "the character was not planned by the last plan (World::plan)",
+                ))
+            }
+        }
+        if state.ran == stamp {
+            return Err(Error::InvalidParameter(
+                "the character has already been updated in this plan",
+            ));
+        }
+        state.ran = stamp;
+        Ok(ptr)
+    }
+
+    /// The in-place input scratch of slot `id` (bone count long).
+    ///
+    /// # Safety
+    /// As [`Plan::take_slot`]'s pointer: this thread alone uses the slot.
+    pub(crate) unsafe fn scratch<'s>(&self, id: CharacterId) -> &'s mut [Transform] {
+        let slot = &self.world.slots[id.index as usize];
+        // SAFETY: the caller's.
+        unsafe { &mut *slot.scratch.get() }
+    }
+
+    /// The slot's character (for the C ABI's checks before an entry runs).
+    ///
+    /// # Safety
+    /// As [`Plan::take_slot`]'s pointer.
+    pub(crate) unsafe fn character<'s>(state: *mut SlotState) -> &'s mut Character {
+        // SAFETY: the caller's.
+        unsafe { &mut (*state).character }
+    }
+
+    /// A window entry.
+    pub(crate) fn entry<'a>(
+        state: *mut SlotState,
+        input: FrameInput<'a>,
+        output: &'a mut [Transform],
+        world: Option<Transform>,
+    ) -> Entry<'a> {
+        Entry {
+            state,
+            input,
+            output,
+            world,
+        }
     }
 
     /// Runs the update of `items`, a range of the items this plan was made
@@ -532,59 +709,111 @@ impl Plan<'_> {
         let mut failed = 0;
         for window in items.chunks_mut(JOBS) {
             let count = window.len();
-            let mut states: [Option<&mut SlotState>; JOBS] = [const { None }; JOBS];
-            let mut runs = [Run::default(); JOBS];
-            for ((item, slot), run) in window.iter_mut().zip(&mut states).zip(&mut runs) {
+            let mut entries: [Option<Entry<'_>>; JOBS] = [const { None }; JOBS];
+            let mut results: [Option<Result<UpdateInfo, Error>>; JOBS] = [const { None }; JOBS];
+            for ((item, entry), result) in window.iter_mut().zip(&mut entries).zip(&mut results) {
                 if item.result.is_err() {
                     continue;
                 }
-                let Some(ptr) = self.state(item) else {
-                    item.result = Err(Error::InvalidParameter(
+                let slot = match item.planned {
+                    Some((_, stamp)) if stamp == self.world.stamp => {
+                        // SAFETY: World::plan listed this item's character
+                        // once, and the Plan excludes every other use of
+                        // the world; ranges do not overlap.
+                        unsafe { self.take_slot(item.id, std::ptr::null()) }
+                    }
+                    _ => Err(Error::InvalidParameter(
                         "item was not planned by this plan (World::plan)",
-                    ));
-                    continue;
+                    )),
                 };
-                // SAFETY: the plan listed this slot for this item alone
-                // (World::plan refuses a repeated character), so no other
-                // range reaches it; the Plan holds `&mut World`.
-                let state = unsafe { &mut *ptr };
-                match begin_item(state, item) {
-                    Ok(r) => {
-                        *run = r;
-                        *slot = Some(state);
+                match slot {
+                    Ok(state) => {
+                        *entry = Some(Entry {
+                            state,
+                            input: item.input,
+                            output: &mut *item.output,
+                            world: item.world,
+                        });
                     }
-                    Err(e) => item.result = Err(e),
+                    Err(e) => *result = Some(Err(e)),
                 }
             }
-            {
-                let mut jobs: [Option<chain_stage::Job<'_>>; JOBS] = [const { None }; JOBS];
-                for ((state, job), run) in states.iter_mut().zip(&mut jobs).zip(&runs) {
-                    if let (Some(state), true) = (state.as_deref_mut(), run.chains) {
-                        let shift = u32::from(state.level.min(2));
-                        *job = Some(state.character.chain_job_at(run.dt, run.teleport, shift));
-                    }
+            // SAFETY: every entry's slot was taken above.
+            unsafe { run_window(&mut entries[..count], &mut results[..count]) };
+            for (item, result) in window.iter_mut().zip(results) {
+                if let Some(r) = result {
+                    item.result = r;
                 }
-                chain_stage::step_jobs(&mut jobs[..count]);
-            }
-            for ((item, state), run) in window.iter_mut().zip(&mut states).zip(&runs) {
-                let Some(state) = state.as_deref_mut() else {
-                    if item.result.is_err() {
-                        failed += 1;
-                    }
-                    continue;
-                };
-                let mut info = run.info;
-                if run.chains {
-                    info.warnings |= state.character.chain_warnings();
-                    info.joint_substeps = info
-                        .joint_substeps
-                        .saturating_add(state.character.joint_substeps());
+                if item.result.is_err() {
+                    failed += 1;
                 }
-                finish_item(state, item.output, run);
-                item.result = Ok(info);
             }
         }
         failed
+    }
+}
+
+/// Runs a window of up to [`chain_stage::JOBS`] entries (`None`: none
+/// there), writing each entry's outcome into `results`: each update up to
+/// its chain stage, the chain stages together (sharing the lanes), each
+/// update's end.
+///
+/// # Safety
+/// Every entry's slot comes from [`Plan::take_slot`] on this thread.
+pub(crate) unsafe fn run_window(
+    entries: &mut [Option<Entry<'_>>],
+    results: &mut [Option<Result<UpdateInfo, Error>>],
+) {
+    const JOBS: usize = chain_stage::JOBS;
+    debug_assert!(entries.len() <= JOBS);
+    let count = entries.len();
+    let mut states: [Option<&mut SlotState>; JOBS] = [const { None }; JOBS];
+    let mut runs = [Run::default(); JOBS];
+    for (((entry, slot), run), result) in entries
+        .iter_mut()
+        .zip(&mut states)
+        .zip(&mut runs)
+        .zip(results.iter_mut())
+    {
+        let Some(entry) = entry else { continue };
+        // SAFETY: the caller's promise.
+        let state = unsafe { &mut *entry.state };
+        match begin_item(state, entry) {
+            Ok(r) => {
+                *run = r;
+                *slot = Some(state);
+            }
+            Err(e) => *result = Some(Err(e)),
+        }
+    }
+    {
+        let mut jobs: [Option<chain_stage::Job<'_>>; JOBS] = [const { None }; JOBS];
+        for ((state, job), run) in states.iter_mut().zip(&mut jobs).zip(&runs) {
+            if let (Some(state), true) = (state.as_deref_mut(), run.chains) {
+                let shift = u32::from(state.level.min(2));
+                *job = Some(state.character.chain_job_at(run.dt, run.teleport, shift));
+            }
+        }
+        chain_stage::step_jobs(&mut jobs[..count]);
+    }
+    for (((entry, state), run), result) in entries
+        .iter_mut()
+        .zip(&mut states)
+        .zip(&runs)
+        .zip(results.iter_mut())
+    {
+        let (Some(entry), Some(state)) = (entry, state.as_deref_mut()) else {
+            continue;
+        };
+        let mut info = run.info;
+        if run.chains {
+            info.warnings |= state.character.chain_warnings();
+            info.joint_substeps = info
+                .joint_substeps
+                .saturating_add(state.character.joint_substeps());
+        }
+        finish_item(state, entry.output, run);
+        *result = Some(Ok(info));
     }
 }
 
@@ -612,7 +841,7 @@ struct Run {
 /// that is then restored, so that the output starts from what the
 /// previous level shows ([`BLEND_UPDATES`]). On error nothing of the
 /// character has changed.
-fn begin_item(state: &mut SlotState, item: &mut WorldItem<'_>) -> Result<Run, Error> {
+fn begin_item(state: &mut SlotState, item: &mut Entry<'_>) -> Result<Run, Error> {
     let held = Level::Held as u8;
     if state.level == held && state.previous != held {
         // Entering the hold: the chain joints as the last update showed them.
@@ -665,7 +894,7 @@ fn begin_item(state: &mut SlotState, item: &mut WorldItem<'_>) -> Result<Run, Er
 fn begin(
     c: &mut Character,
     held: &[[f32; 4]],
-    item: &WorldItem<'_>,
+    item: &Entry<'_>,
     (level, previous): (u8, u8),
 ) -> Result<Run, Error> {
     let hold_level = Level::Held as u8;

@@ -2,7 +2,7 @@
 //! and owned by a world, updated in one call or in ranges, give the bits
 //! they give alone, in a world of 1, 37 or 100 and in any lane position;
 //! stale ids are refused; the CPU budget holds on the crowd. Allocations:
-//! tests/alloc.rs. The C ABI: tests/world_c.rs.
+//! tests/alloc.rs. The C ABI at the end; C++: tests/cpp/world.cpp.
 
 mod common;
 
@@ -647,4 +647,263 @@ fn the_plan_is_deterministic_and_orders_by_importance_then_slot() {
         got,
         [Full, Full, Full, Full, Full, Full, Half, Half, Half, Half]
     );
+}
+
+/// The C ABI's world: `secmo_world_plan` and two ranges (one item in
+/// place) give every output and info bit of one `secmo_character_update`
+/// per character; world characters work with the character functions,
+/// `secmo_character_destroy` refuses them; bad items fail alone.
+#[test]
+fn the_c_world_gives_what_one_call_each_gives_and_refuses_bad_items() {
+    use secmo::ffi::*;
+    use std::ffi::CStr;
+    let last_error = || {
+        unsafe { CStr::from_ptr(secmo_last_error_message()) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    unsafe {
+        let live = secmo_live_object_count();
+        let rig = common::c_tail_rig(std::ptr::null());
+        let mut world: *mut SecmoWorld = std::ptr::null_mut();
+        assert_eq!(secmo_world_create(&mut world), SECMO_OK);
+        const N: usize = 10;
+        let mut in_world = [std::ptr::null_mut::<SecmoCharacter>(); N];
+        let mut alone = [std::ptr::null_mut::<SecmoCharacter>(); N];
+        for k in 0..N {
+            assert_eq!(secmo_world_add(world, rig, &mut in_world[k]), SECMO_OK);
+            assert_eq!(
+                secmo_character_create(rig, std::ptr::null(), &mut alone[k]),
+                SECMO_OK
+            );
+            // Per-character functions work on a world's character.
+            let wind = [0.3 * k as f32, 0.0, 0.0];
+            assert_eq!(secmo_character_set_wind(in_world[k], &wind), SECMO_OK);
+            assert_eq!(secmo_character_set_wind(alone[k], &wind), SECMO_OK);
+        }
+        assert_eq!(secmo_live_object_count(), live + 2 + 2 * N);
+        // Refused, not freed: the character still updates below.
+        secmo_character_destroy(in_world[3]);
+        assert!(
+            last_error().contains("belongs to a world"),
+            "{}",
+            last_error()
+        );
+        assert_eq!(secmo_live_object_count(), live + 2 + 2 * N);
+
+        let bones = 6;
+        let reference = secmo::Rig::new(common::tail_desc(4, ChainParams::tail(1.0))).unwrap();
+        let mut swing = 0.0f32;
+        for frame in 0..90 {
+            let poses: Vec<Vec<Transform>> = (0..N)
+                .map(|k| {
+                    let mut p = reference.reference_pose().to_vec();
+                    let t = frame as f32 / 60.0 + 0.3 * k as f32;
+                    p[1].rotation = Quat::from_rotation_y(0.8 * (3.0 * t).sin()).to_array();
+                    p
+                })
+                .collect();
+            let mut inputs: Vec<SecmoFrameInput> =
+                poses.iter().map(|p| common::c_frame_input(p)).collect();
+            for (k, input) in inputs.iter_mut().enumerate() {
+                if frame == 0 {
+                    input.dt = 0.0;
+                }
+                if k == 2 {
+                    input.flags |= SECMO_FRAME_HAS_WORLD;
+                    input.world =
+                        Transform::from_translation(Vec3::new(0.1 * frame as f32, 0.0, 0.0));
+                }
+                if k == 5 && frame == 40 {
+                    input.flags |= SECMO_FRAME_TELEPORT;
+                }
+            }
+            let info = || SecmoUpdateInfo {
+                struct_size: std::mem::size_of::<SecmoUpdateInfo>() as u32,
+                ..Default::default()
+            };
+            let mut expected = vec![vec![Transform::IDENTITY; bones]; N];
+            let mut expected_info = [info(); N];
+            for k in 0..N {
+                assert_eq!(
+                    secmo_character_update(
+                        alone[k],
+                        &inputs[k],
+                        expected[k].as_mut_ptr(),
+                        bones,
+                        &mut expected_info[k]
+                    ),
+                    SECMO_OK
+                );
+            }
+            // Character 7 in place.
+            let mut outs = vec![vec![Transform::IDENTITY; bones]; N];
+            let mut in_place = poses[7].clone();
+            inputs[7].pose = in_place.as_ptr();
+            let mut infos = [info(); N];
+            let mut items: Vec<SecmoWorldItem> = (0..N)
+                .map(|k| SecmoWorldItem {
+                    struct_size: std::mem::size_of::<SecmoWorldItem>() as u32,
+                    result: 12345,
+                    character: in_world[k],
+                    input: &inputs[k],
+                    out_pose: if k == 7 {
+                        in_place.as_mut_ptr()
+                    } else {
+                        outs[k].as_mut_ptr()
+                    },
+                    out_pose_len: bones,
+                    out_info: &mut infos[k],
+                    importance: k as f32,
+                    level: 99,
+                })
+                .collect();
+            assert_eq!(secmo_world_plan(world, items.as_mut_ptr(), N), SECMO_OK);
+            assert!(items
+                .iter()
+                .all(|i| i.result == SECMO_OK && i.level == SECMO_LEVEL_FULL));
+            assert_eq!(
+                secmo_world_update_range(world, items.as_mut_ptr(), 0, 4),
+                SECMO_OK
+            );
+            assert_eq!(
+                secmo_world_update_range(world, items.as_mut_ptr(), 4, N),
+                SECMO_OK
+            );
+            outs[7] = in_place.clone();
+            for k in 0..N {
+                assert_eq!(items[k].result, SECMO_OK);
+                assert_eq!(outs[k], expected[k], "update {frame}, character {k}");
+                assert_eq!(infos[k].joint_substeps, expected_info[k].joint_substeps);
+                assert_eq!(infos[k].warnings, expected_info[k].warnings);
+            }
+            // A second run of a planned range is refused and changes nothing.
+            assert_eq!(
+                secmo_world_update_range(world, items.as_mut_ptr(), 0, 1),
+                SECMO_ERROR_INVALID_ARGUMENT
+            );
+            assert!(
+                last_error().contains("already been updated"),
+                "{}",
+                last_error()
+            );
+            assert_eq!(outs[0], expected[0]);
+            for o in &outs {
+                swing = swing.max(
+                    Quat::from_array(o[5].rotation)
+                        .angle_between(Quat::from_array(reference.reference_pose()[5].rotation)),
+                );
+            }
+        }
+        assert!(swing > 0.1, "the tails swing ({swing} rad)");
+
+        // Bad items fail alone: a wrong struct size, a character of no
+        // world, one listed twice, a NaN importance; the others run.
+        let pose = reference.reference_pose().to_vec();
+        let input = common::c_frame_input(&pose);
+        let mut outs = vec![vec![Transform::IDENTITY; bones]; 6];
+        let item = |c: *mut SecmoCharacter, out: &mut Vec<Transform>| SecmoWorldItem {
+            struct_size: std::mem::size_of::<SecmoWorldItem>() as u32,
+            result: 0,
+            character: c,
+            input: &input,
+            out_pose: out.as_mut_ptr(),
+            out_pose_len: bones,
+            out_info: std::ptr::null_mut(),
+            importance: 0.0,
+            level: 0,
+        };
+        let mut items: Vec<SecmoWorldItem> = outs
+            .iter_mut()
+            .enumerate()
+            .map(|(k, out)| {
+                item(
+                    [
+                        in_world[0],
+                        alone[0],
+                        in_world[1],
+                        in_world[1],
+                        in_world[2],
+                        in_world[4],
+                    ][k],
+                    out,
+                )
+            })
+            .collect();
+        items[0].struct_size = 12;
+        items[4].importance = f32::NAN;
+        let r = secmo_world_update(world, items.as_mut_ptr(), items.len());
+        assert_eq!(r, SECMO_ERROR_STRUCT_SIZE);
+        let results: Vec<u32> = items.iter().map(|i| i.result).collect();
+        assert_eq!(
+            results,
+            [
+                SECMO_ERROR_STRUCT_SIZE,
+                SECMO_ERROR_INVALID_ARGUMENT,
+                SECMO_ERROR_INVALID_ARGUMENT,
+                SECMO_ERROR_INVALID_ARGUMENT,
+                SECMO_ERROR_INVALID_ARGUMENT,
+                SECMO_OK
+            ]
+        );
+        // NULLs and a reversed range.
+        assert_eq!(
+            secmo_world_update(std::ptr::null_mut(), items.as_mut_ptr(), 1),
+            SECMO_ERROR_NULL_POINTER
+        );
+        assert_eq!(
+            secmo_world_update_range(world, items.as_mut_ptr(), 2, 1),
+            SECMO_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(
+            secmo_world_add(world, std::ptr::null(), &mut in_world[0]),
+            SECMO_ERROR_NULL_POINTER
+        );
+        // Remove: a character of no world is refused; a world's is freed.
+        assert_eq!(
+            secmo_world_remove(world, alone[0]),
+            SECMO_ERROR_INVALID_ARGUMENT
+        );
+        assert!(
+            last_error().contains("not a character of this world"),
+            "{}",
+            last_error()
+        );
+        assert_eq!(secmo_world_remove(world, in_world[9]), SECMO_OK);
+        assert_eq!(secmo_live_object_count(), live + 2 + 2 * N - 1);
+        // The budget: held at 0, every item's level says so on the next plans.
+        assert_eq!(secmo_world_set_budget(world, 0), SECMO_OK);
+        for _ in 0..3 {
+            let mut items: Vec<SecmoWorldItem> = outs
+                .iter_mut()
+                .zip(&in_world)
+                .map(|(o, &c)| item(c, o))
+                .collect();
+            assert_eq!(
+                secmo_world_update(world, items.as_mut_ptr(), items.len()),
+                SECMO_OK
+            );
+        }
+        let mut items: Vec<SecmoWorldItem> = outs
+            .iter_mut()
+            .zip(&in_world)
+            .map(|(o, &c)| item(c, o))
+            .collect();
+        assert_eq!(
+            secmo_world_plan(world, items.as_mut_ptr(), items.len()),
+            SECMO_OK
+        );
+        assert!(items.iter().all(|i| i.level == SECMO_LEVEL_HELD));
+        assert_eq!(
+            secmo_world_set_budget(world, SECMO_WORLD_NO_BUDGET),
+            SECMO_OK
+        );
+
+        for c in alone {
+            secmo_character_destroy(c);
+        }
+        secmo_world_destroy(world);
+        secmo_rig_destroy(rig);
+        assert_eq!(secmo_live_object_count(), live);
+    }
 }
