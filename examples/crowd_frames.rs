@@ -16,7 +16,8 @@
 //! then the strands per character (default 12; the crowd keeps 7,200 joints:
 //! 1,200 / strands characters, so the divisor above stays), then `batch`
 //! (default, `update_batch`) or `each` (one `Character::update` per
-//! character: no chains of different characters share lanes), then
+//! character: no chains of different characters share lanes) or `world`
+//! (the crowd in a `secmo::World`: one plan and one range), then
 //! optionally `vrm` (the strands on the VRM preset instead of hair, with a
 //! 2 cm hit radius: [`workload::vrm_rig`]), then optionally `dump PATH`:
 //! write the output poses after the frames to PATH
@@ -66,11 +67,14 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let batch = match args.next().as_deref() {
-        None | Some("batch") => true,
-        Some("each") => false,
+    let mode = match args.next().as_deref() {
+        None | Some("batch") => "batch",
+        Some("each") => "each",
+        Some("world") => "world",
         Some(other) => {
-            eprintln!("crowd_frames: the last argument must be `batch` or `each`, not `{other}`");
+            eprintln!(
+                "crowd_frames: the last argument must be `batch`, `each` or `world`, not `{other}`"
+            );
             std::process::exit(2);
         }
     };
@@ -87,7 +91,7 @@ fn main() {
             },
             other => {
                 eprintln!(
-                    "crowd_frames: after `batch` or `each` come `vrm` and `dump PATH`, not `{other}`"
+                    "crowd_frames: after `batch`, `each` or `world` come `vrm` and `dump PATH`, not `{other}`"
                 );
                 std::process::exit(2);
             }
@@ -98,20 +102,35 @@ fn main() {
     } else {
         workload::hair_rig(strands, 6, colliders)
     };
-    let mut crowd = workload::Crowd::new(&rig, 1200 / strands);
-    crowd.set_kernel(kernel);
+    let count = 1200 / strands;
+    let (mut crowd, mut world) = if mode == "world" {
+        (None, Some(workload::WorldCrowd::new(&rig, count)))
+    } else {
+        (Some(workload::Crowd::new(&rig, count)), None)
+    };
+    if let Some(c) = crowd.as_mut() {
+        c.set_kernel(kernel);
+    }
+    if let Some(w) = world.as_mut() {
+        w.set_kernel(kernel);
+    }
     let start = std::time::Instant::now();
     for _ in 0..frames {
-        if batch {
-            crowd.step(1);
-        } else {
-            crowd.step_each();
+        match (crowd.as_mut(), world.as_mut()) {
+            (Some(c), _) if mode == "batch" => c.step(1),
+            (Some(c), _) => c.step_each(),
+            (_, Some(w)) => w.step(1),
+            _ => unreachable!(),
         }
     }
+    let outputs = match (&crowd, &world) {
+        (Some(c), _) => c.outputs(),
+        (_, Some(w)) => w.outputs(),
+        _ => unreachable!(),
+    };
     let joint_substeps = frames as f64 * 100.0 * 72.0 * 2.0;
     if let Some(path) = dump {
-        let bytes: Vec<u8> = crowd
-            .outputs()
+        let bytes: Vec<u8> = outputs
             .iter()
             .flatten()
             .flat_map(|t| t.translation.iter().chain(&t.rotation).chain(&t.scale))

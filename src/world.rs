@@ -34,7 +34,9 @@
 //!    `importance`: larger is more important, e.g. closeness to the
 //!    camera; equal importances: the higher slot first) and move each
 //!    character that is below the pass's level, and may reach it, to it,
-//!    stopping as soon as the total fits.
+//!    stopping as soon as the total fits. A character whose chains cost
+//!    nothing at `Full` (none, switched off, asleep, or before its first
+//!    update) is not moved.
 //!
 //! So, within the one-level step, everyone is halved before anyone is
 //! quartered, and quartered before anyone is held; inputs that are the
@@ -566,7 +568,10 @@ impl World {
                         .as_mut()
                         .expect("live")
                         .get_mut();
+                    // A character whose chains cost nothing this update (none,
+                    // switched off, asleep, or not started) is left alone.
                     if state.pinned.is_none()
+                        && state.cost[0] > 0
                         && state.level < target
                         && target <= state.previous.saturating_add(1)
                     {

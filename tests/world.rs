@@ -335,12 +335,22 @@ fn stale_and_repeated_ids_are_refused_and_change_nothing() {
         WorldItem::new(b, input, &mut o2),
         WorldItem::new(b, input, &mut o3),
     ];
-    assert_eq!(world.update(&mut items), 2);
+    // A stale id fails; a character listed twice fails both items (which
+    // of the two would be meant is not known) and is not updated.
+    let before = world.get(b).unwrap().particle_positions();
+    assert_eq!(world.update(&mut items), 3);
     let e0 = items[0].result.as_ref().unwrap_err().to_string();
+    let e1 = items[1].result.as_ref().unwrap_err().to_string();
     let e2 = items[2].result.as_ref().unwrap_err().to_string();
     assert!(e0.contains("stale"), "{e0}");
-    assert!(e2.contains("listed twice"), "{e2}");
-    assert!(items[1].result.is_ok());
+    assert!(
+        e1.contains("listed twice") && e2.contains("listed twice"),
+        "{e1} / {e2}"
+    );
+    drop(items);
+    assert_eq!(world.get(b).unwrap().particle_positions(), before);
+    let mut items = [WorldItem::new(b, input, &mut o2)];
+    assert_eq!(world.update(&mut items), 0, "alone it updates");
     // Non-finite importance is refused for that item alone.
     drop(items);
     let mut items = [WorldItem::new(b, input, &mut o1)];
