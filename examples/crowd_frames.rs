@@ -19,7 +19,9 @@
 //! character: no chains of different characters share lanes) or `world`
 //! (the crowd in a `secmo::World`: one plan and one range), then
 //! optionally `vrm` (the strands on the VRM preset instead of hair, with a
-//! 2 cm hit radius: [`workload::vrm_rig`]), then optionally `dump PATH`:
+//! 2 cm hit radius: [`workload::vrm_rig`]), then optionally `budget
+//! PERCENT` (`world` only: a budget of that share of the full cost, which
+//! still counts in the divisor), then optionally `dump PATH`:
 //! write the output poses after the frames to PATH
 //! (every character's transforms as little-endian f32: translation,
 //! rotation, scale) instead of printing the time; tests/aarch64.rs compares
@@ -78,10 +80,17 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let (mut dump, mut vrm) = (None, false);
+    let (mut dump, mut vrm, mut budget) = (None, false, None);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "vrm" => vrm = true,
+            "budget" => match args.next().map(|a| a.parse::<u64>()) {
+                Some(Ok(percent)) => budget = Some(percent),
+                _ => {
+                    eprintln!("crowd_frames: `budget` needs a percentage of the full cost");
+                    std::process::exit(2);
+                }
+            },
             "dump" => match args.next() {
                 Some(path) => dump = Some(path),
                 None => {
@@ -91,7 +100,7 @@ fn main() {
             },
             other => {
                 eprintln!(
-                    "crowd_frames: after `batch`, `each` or `world` come `vrm` and `dump PATH`, not `{other}`"
+                    "crowd_frames: after `batch`, `each` or `world` come `vrm`, `budget PERCENT` and `dump PATH`, not `{other}`"
                 );
                 std::process::exit(2);
             }
@@ -113,6 +122,13 @@ fn main() {
     }
     if let Some(w) = world.as_mut() {
         w.set_kernel(kernel);
+        if let Some(percent) = budget {
+            w.set_budget(Some(100 * 72 * 2 * percent / 100));
+            // The levels settle within three updates.
+            for _ in 0..10 {
+                w.step(1);
+            }
+        }
     }
     let start = std::time::Instant::now();
     for _ in 0..frames {
