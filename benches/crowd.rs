@@ -26,7 +26,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::sync::Arc;
 
 use secmo::{ChainKernel, Rig};
-use workload::{hair_rig, vrm_rig, Crowd};
+use workload::{hair_rig, vrm_rig, Crowd, WorldCrowd};
 
 /// A crowd rig of `chains` strands of `joints` joints, with or without the
 /// colliders (crowd_workload.rs).
@@ -47,6 +47,11 @@ fn bench(c: &mut Criterion) {
             let mut crowd = Crowd::new(&rig, 100);
             group.throughput(Throughput::Elements(100 * 72 * 2));
             group.bench_function(format!("100x12x6_{name}"), |b| b.iter(|| crowd.step(1)));
+            // The same crowd in a World (one plan, one range).
+            let mut world = WorldCrowd::new(&rig, 100);
+            group.bench_function(format!("100x12x6_{name}_world"), |b| {
+                b.iter(|| world.step(1))
+            });
             if scalar_too {
                 crowd.set_kernel(ChainKernel::Scalar);
                 group.bench_function(format!("100x12x6_{name}_scalar_kernel"), |b| {

@@ -98,7 +98,7 @@ fn strand_rig(chains: usize, joints: usize, colliders: bool, params: ChainParams
 }
 
 /// 120 frames of a walking, head-turning body, different per character.
-fn poses(rig: &Rig, character: usize) -> Vec<Vec<Transform>> {
+pub fn poses(rig: &Rig, character: usize) -> Vec<Vec<Transform>> {
     (0..120)
         .map(|i| {
             let t = i as f32 / 60.0 + 0.37 * character as f32;
@@ -201,5 +201,90 @@ impl Crowd {
             c.update(&input, out).expect("a valid update");
         }
         black_box(&self.outs);
+    }
+}
+
+/// The crowd in a [`secmo::World`]: the same characters, poses and frames
+/// as [`Crowd`], updated as one plan and ranges (optionally on a budget).
+pub struct WorldCrowd {
+    world: secmo::World,
+    ids: Vec<secmo::CharacterId>,
+    poses: Vec<Vec<Vec<Transform>>>,
+    outs: Vec<Vec<Transform>>,
+    frame: usize,
+}
+
+impl WorldCrowd {
+    pub fn new(rig: &Arc<Rig>, count: usize) -> Self {
+        let mut world = secmo::World::new();
+        let ids = (0..count)
+            .map(|_| world.add(Arc::clone(rig), Default::default()))
+            .collect();
+        let mut crowd = Self {
+            world,
+            ids,
+            poses: (0..count).map(|k| poses(rig, k)).collect(),
+            outs: vec![rig.reference_pose().to_vec(); count],
+            frame: 0,
+        };
+        for _ in 0..60 {
+            crowd.step(1);
+        }
+        crowd
+    }
+
+    pub fn set_kernel(&mut self, kernel: ChainKernel) {
+        for id in &self.ids {
+            let c = self.world.get_mut(*id).expect("a live character");
+            c.set_chain_kernel(kernel).expect("a kernel this CPU runs");
+        }
+    }
+
+    /// The world's budget in joint-substeps per update.
+    pub fn set_budget(&mut self, budget: Option<u64>) {
+        self.world.set_budget(budget);
+    }
+
+    /// One 60 Hz frame: one plan, then the items in `threads` ranges.
+    pub fn step(&mut self, threads: usize) {
+        self.frame = (self.frame + 1) % 120;
+        let frame = self.frame;
+        let mut items: Vec<secmo::WorldItem<'_>> = self
+            .ids
+            .iter()
+            .zip(&mut self.outs)
+            .zip(&self.poses)
+            .enumerate()
+            .map(|(k, ((id, out), poses))| {
+                let mut item = secmo::WorldItem::new(
+                    *id,
+                    FrameInput {
+                        dt: 1.0 / 60.0,
+                        pose: &poses[frame],
+                        teleport: false,
+                    },
+                    out,
+                );
+                item.importance = -((k % 10) as f32);
+                item
+            })
+            .collect();
+        let plan = self.world.plan(&mut items);
+        if threads <= 1 {
+            assert_eq!(plan.update_range(&mut items), 0);
+        } else {
+            let per = items.len().div_ceil(threads);
+            let plan = &plan;
+            std::thread::scope(|s| {
+                for range in items.chunks_mut(per) {
+                    s.spawn(move || assert_eq!(plan.update_range(range), 0));
+                }
+            });
+        }
+        black_box(&self.outs);
+    }
+
+    pub fn outputs(&self) -> &[Vec<Transform>] {
+        &self.outs
     }
 }

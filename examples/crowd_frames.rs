@@ -16,9 +16,12 @@
 //! then the strands per character (default 12; the crowd keeps 7,200 joints:
 //! 1,200 / strands characters, so the divisor above stays), then `batch`
 //! (default, `update_batch`) or `each` (one `Character::update` per
-//! character: no chains of different characters share lanes), then
+//! character: no chains of different characters share lanes) or `world`
+//! (the crowd in a `secmo::World`: one plan and one range), then
 //! optionally `vrm` (the strands on the VRM preset instead of hair, with a
-//! 2 cm hit radius: [`workload::vrm_rig`]), then optionally `dump PATH`:
+//! 2 cm hit radius: [`workload::vrm_rig`]), then optionally `budget
+//! PERCENT` (`world` only: a budget of that share of the full cost, which
+//! still counts in the divisor), then optionally `dump PATH`:
 //! write the output poses after the frames to PATH
 //! (every character's transforms as little-endian f32: translation,
 //! rotation, scale) instead of printing the time; tests/aarch64.rs compares
@@ -66,18 +69,28 @@ fn main() {
             std::process::exit(2);
         }
     };
-    let batch = match args.next().as_deref() {
-        None | Some("batch") => true,
-        Some("each") => false,
+    let mode = match args.next().as_deref() {
+        None | Some("batch") => "batch",
+        Some("each") => "each",
+        Some("world") => "world",
         Some(other) => {
-            eprintln!("crowd_frames: the last argument must be `batch` or `each`, not `{other}`");
+            eprintln!(
+                "crowd_frames: the last argument must be `batch`, `each` or `world`, not `{other}`"
+            );
             std::process::exit(2);
         }
     };
-    let (mut dump, mut vrm) = (None, false);
+    let (mut dump, mut vrm, mut budget) = (None, false, None);
     while let Some(arg) = args.next() {
         match arg.as_str() {
             "vrm" => vrm = true,
+            "budget" => match args.next().map(|a| a.parse::<u64>()) {
+                Some(Ok(percent)) => budget = Some(percent),
+                _ => {
+                    eprintln!("crowd_frames: `budget` needs a percentage of the full cost");
+                    std::process::exit(2);
+                }
+            },
             "dump" => match args.next() {
                 Some(path) => dump = Some(path),
                 None => {
@@ -87,7 +100,7 @@ fn main() {
             },
             other => {
                 eprintln!(
-                    "crowd_frames: after `batch` or `each` come `vrm` and `dump PATH`, not `{other}`"
+                    "crowd_frames: after `batch`, `each` or `world` come `vrm`, `budget PERCENT` and `dump PATH`, not `{other}`"
                 );
                 std::process::exit(2);
             }
@@ -98,20 +111,42 @@ fn main() {
     } else {
         workload::hair_rig(strands, 6, colliders)
     };
-    let mut crowd = workload::Crowd::new(&rig, 1200 / strands);
-    crowd.set_kernel(kernel);
-    let start = std::time::Instant::now();
-    for _ in 0..frames {
-        if batch {
-            crowd.step(1);
-        } else {
-            crowd.step_each();
+    let count = 1200 / strands;
+    let (mut crowd, mut world) = if mode == "world" {
+        (None, Some(workload::WorldCrowd::new(&rig, count)))
+    } else {
+        (Some(workload::Crowd::new(&rig, count)), None)
+    };
+    if let Some(c) = crowd.as_mut() {
+        c.set_kernel(kernel);
+    }
+    if let Some(w) = world.as_mut() {
+        w.set_kernel(kernel);
+        if let Some(percent) = budget {
+            w.set_budget(Some(100 * 72 * 2 * percent / 100));
+            // The levels settle within three updates.
+            for _ in 0..10 {
+                w.step(1);
+            }
         }
     }
+    let start = std::time::Instant::now();
+    for _ in 0..frames {
+        match (crowd.as_mut(), world.as_mut()) {
+            (Some(c), _) if mode == "batch" => c.step(1),
+            (Some(c), _) => c.step_each(),
+            (_, Some(w)) => w.step(1),
+            _ => unreachable!(),
+        }
+    }
+    let outputs = match (&crowd, &world) {
+        (Some(c), _) => c.outputs(),
+        (_, Some(w)) => w.outputs(),
+        _ => unreachable!(),
+    };
     let joint_substeps = frames as f64 * 100.0 * 72.0 * 2.0;
     if let Some(path) = dump {
-        let bytes: Vec<u8> = crowd
-            .outputs()
+        let bytes: Vec<u8> = outputs
             .iter()
             .flatten()
             .flat_map(|t| t.translation.iter().chain(&t.rotation).chain(&t.scale))

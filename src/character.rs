@@ -75,6 +75,10 @@ pub struct UpdateInfo {
     pub snapped_springs: u32,
     /// Bit set of `WARNING_*`.
     pub warnings: u32,
+    /// Joint-substeps the chain kernels executed: every chain's substeps
+    /// (the settle phase's repeats included, none while asleep) times its
+    /// joints. What a [`crate::World`] budget counts.
+    pub joint_substeps: u32,
 }
 
 /// A line for debug drawing (world space).
@@ -258,6 +262,10 @@ pub struct Character {
     stages: StageScratch,
     local: Vec<Transform>,
     component: Vec<Affine3A>,
+    /// The [`crate::World`] slot that owns this character, or `u32::MAX`.
+    pub(crate) world_slot: u32,
+    /// That slot's generation.
+    pub(crate) world_generation: u32,
 }
 
 /// Largest wind acceleration, metres per second squared (scaled by the
@@ -330,6 +338,7 @@ pub fn update_batch(items: &mut [BatchItem<'_>]) -> usize {
             if let Ok(info) = &mut item.result {
                 if ran {
                     info.warnings |= item.character.chain_warnings();
+                    info.joint_substeps = item.character.joint_substeps();
                 }
                 item.character.finish_update(item.output);
             } else {
@@ -489,6 +498,8 @@ impl Character {
             },
             local: vec![Transform::IDENTITY; n],
             component: vec![Affine3A::IDENTITY; n],
+            world_slot: u32::MAX,
+            world_generation: 0,
             rig,
         }
     }
@@ -1024,6 +1035,7 @@ impl Character {
         if chains_run {
             chain_stage::step_jobs(&mut [Some(self.chain_job(dt, teleport))]);
             info.warnings |= self.chain_warnings();
+            info.joint_substeps = self.joint_substeps();
         }
         self.commit();
         Ok(info)
@@ -1037,6 +1049,7 @@ impl Character {
         teleport: bool,
         recording: bool,
     ) -> Result<(UpdateInfo, bool), Error> {
+        self.chain.inputs.reseed = false;
         self.work_springs.copy_from_slice(&self.springs);
         self.work_correctives.copy_from_slice(&self.correctives);
         let chains_run = self.enabled[Stage::Chains as usize] && !self.rig.chains.is_empty();
@@ -1143,6 +1156,18 @@ impl Character {
     /// A teleport carries the particles instead of resetting them, so the
     /// frame's time still counts.
     pub(crate) fn chain_job(&mut self, dt: f32, teleport: bool) -> chain_stage::Job<'_> {
+        self.chain_job_at(dt, teleport, 0)
+    }
+
+    /// [`Character::chain_job`] whose substeps are `2^rate_shift` times as
+    /// long (the world's budget, src/world.rs).
+    pub(crate) fn chain_job_at(
+        &mut self,
+        dt: f32,
+        teleport: bool,
+        rate_shift: u32,
+    ) -> chain_stage::Job<'_> {
+        self.chain.inputs.rate_shift = rate_shift;
         chain_stage::Job {
             rig: self.rig.chain_rig(),
             stage: &mut self.chain,
@@ -1151,6 +1176,75 @@ impl Character {
             dt: if self.started == 0 { 0.0 } else { dt },
             teleport,
         }
+    }
+
+    /// Joint-substeps the chain stage ran in the update just run.
+    pub(crate) fn joint_substeps(&self) -> u32 {
+        u32::try_from(self.chain.joint_substeps).unwrap_or(u32::MAX)
+    }
+
+    /// Joint-substeps the chain stage would run in an update of `dt` with
+    /// substeps `2^rate_shift` times as long: each awake chain's substeps by
+    /// its clock (the loop of `run_substeps`, its backlog cap and LOD) times
+    /// its joints. Settle repeats are not foreseen (they run only once the
+    /// input rests). Reads the state only.
+    pub(crate) fn planned_joint_substeps(&self, dt: f32, rate_shift: u32) -> u64 {
+        if !self.enabled[Stage::Chains as usize] || self.started == 0 {
+            return 0;
+        }
+        let mut inputs = self.chain.inputs;
+        inputs.rate_shift = rate_shift;
+        let mut total = 0u64;
+        for ((setup, params), clock) in self
+            .rig
+            .chains
+            .iter()
+            .zip(&self.chain.params)
+            .zip(&self.chain.state.clocks)
+        {
+            if clock.started == 0 || inputs.importance < params.lod_skip_below {
+                continue;
+            }
+            if inputs.importance < params.lod_half_below
+                && clock.lod_counter.wrapping_add(1) % 2 == 1
+            {
+                continue;
+            }
+            let h = inputs.step(params);
+            let t1 = clock.time + dt as f64;
+            let mut simulated = clock.simulated;
+            let backlog =
+                crate::solvers::chain::CHAIN_CATCH_UP.min(f64::from(MAX_CHAIN_SUBSTEPS) * h);
+            if t1 - simulated > backlog {
+                simulated = t1 - backlog;
+            }
+            let mut n = 0u64;
+            while simulated + h <= t1 + 1e-9 && n < u64::from(MAX_CHAIN_SUBSTEPS) {
+                simulated += h;
+                n += 1;
+            }
+            let awake = if clock.sleeping == 0 { 1 } else { 0 };
+            total += n * setup.len() as u64 * awake;
+        }
+        total
+    }
+
+    /// After [`Character::begin_update`]: turns the chain joints to
+    /// `rotations` (one per chain particle, in the rig's chain order) and
+    /// restarts every chain, so that this update's chain stage seeds its
+    /// particles on that pose at rest (a world's held character released).
+    pub(crate) fn reseed_chains(&mut self, rotations: &[[f32; 4]]) {
+        let mut k = 0;
+        for setup in &self.rig.chains {
+            for &j in &setup.joints {
+                self.local[j as usize].rotation = rotations[k];
+                k += 1;
+            }
+        }
+        math::forward_kinematics(&self.rig.parents, &self.local, &mut self.component);
+        self.chain.state.clocks.fill(ChainClock::default());
+        self.chain.jump_streak = 0;
+        self.chain.inputs.reseed = true;
     }
 
     /// The chain stage's warnings of the update just run.
@@ -1549,6 +1643,8 @@ impl Character {
             importance: settings.importance,
             wind,
             level_origin: Vec3::from(settings.level_origin),
+            rate_shift: 0,
+            reseed: false,
         };
         self.enabled = settings.enabled.map(|e| e == 1);
         self.chain.jump_streak = settings.jump_streak;

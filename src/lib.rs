@@ -42,6 +42,7 @@ pub mod settings;
 pub mod solvers;
 #[cfg(feature = "settings")]
 pub mod vrm;
+pub mod world;
 
 pub use character::{
     reseal_snapshot, snapshot_limits, update_batch, BatchItem, Character, CharacterOptions,
@@ -67,6 +68,7 @@ pub use solvers::node_constraint::{
     AimAxis, NodeConstraint, NodeConstraintDesc, NodeConstraintKind, RollAxis,
 };
 pub use solvers::spring::{SpringParams, SpringState};
+pub use world::{CharacterId, Level, Plan, World, WorldItem};
 
 /// The crate version, as in Cargo.toml.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

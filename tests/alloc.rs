@@ -513,6 +513,77 @@ fn batches_allocate_nothing_with_every_chain_option() {
     assert!(outs.iter().all(Transform::is_finite));
 }
 
+/// The world's update, in one call and as a plan and two ranges, through
+/// every budget level (full, half, quarter, held and released), allocates
+/// nothing.
+#[test]
+fn world_updates_allocate_nothing_at_every_budget_level() {
+    use glam::Quat;
+    use secmo::{ChainParams, Level, World, WorldItem};
+    let rig = common::shared(common::tail_desc(5, ChainParams::tail(1.0)));
+    let bones = rig.bone_count();
+    let mut world = World::new();
+    let ids: Vec<_> = (0..16)
+        .map(|_| world.add(rig.clone(), Default::default()))
+        .collect();
+    let poses: Vec<Vec<Transform>> = (0..240)
+        .map(|i| {
+            let mut p = rig.reference_pose().to_vec();
+            p[1].rotation = Quat::from_rotation_y(0.8 * (i as f32 / 9.0).sin()).to_array();
+            p
+        })
+        .collect();
+    let mut outs = vec![Transform::IDENTITY; bones * ids.len()];
+    let mut seen = [false; 4];
+    let n = count_allocations(|| {
+        for (i, pose) in poses.iter().enumerate() {
+            // No budget, then none at all (every character held), then a
+            // quarter of the cost, then none again (released).
+            world.set_budget(match i / 60 {
+                0 => None,
+                1 => Some(0),
+                2 => Some(16 * 5 * 2 / 4),
+                _ => None,
+            });
+            let mut items: [Option<WorldItem<'_>>; 16] = Default::default();
+            let mut outs_left: &mut [Transform] = &mut outs;
+            for (k, (slot, id)) in items.iter_mut().zip(&ids).enumerate() {
+                let (out, rest) = std::mem::take(&mut outs_left).split_at_mut(bones);
+                outs_left = rest;
+                let mut item = WorldItem::new(
+                    *id,
+                    FrameInput {
+                        dt: if i == 0 { 0.0 } else { 1.0 / 60.0 },
+                        pose,
+                        teleport: i == 200,
+                    },
+                    out,
+                );
+                item.importance = k as f32;
+                *slot = Some(item);
+            }
+            let mut batch: [WorldItem<'_>; 16] = items.map(Option::unwrap);
+            if i % 2 == 0 {
+                assert_eq!(world.update(&mut batch), 0);
+            } else {
+                let plan = world.plan(&mut batch);
+                let (a, b) = batch.split_at_mut(5);
+                assert_eq!(plan.update_range(a) + plan.update_range(b), 0);
+            }
+            for id in &ids {
+                seen[world.level(*id).unwrap() as usize] = true;
+            }
+        }
+    });
+    assert_eq!(seen, [true; 4], "every level ran");
+    assert_eq!(
+        n, 0,
+        "{n} allocations in 240 world updates of 16 characters"
+    );
+    assert!(outs.iter().all(Transform::is_finite));
+    assert_eq!(world.level(ids[0]).unwrap(), Level::Full);
+}
+
 #[test]
 fn character_state_per_simulated_joint() {
     // Issue #14's workload: 12 hair strands × 6 joints, three colliders.

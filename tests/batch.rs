@@ -365,6 +365,7 @@ fn the_c_batch_shares_lanes_and_gives_what_one_call_each_gives() {
         max_substeps: u32::MAX,
         snapped_springs: u32::MAX,
         warnings: u32::MAX,
+        joint_substeps: u32::MAX,
     };
     let pose_rig = secmo::Rig::new(common::tail_desc(4, ChainParams::tail(1.0))).unwrap();
     let mut swing = 0f32;

@@ -131,6 +131,7 @@ fn every_cpp_program_is_clean_under_asan_and_ubsan() {
         ("concurrency", &["200"][..]),
         ("large_world", &[][..]),
         ("node_frames", &[][..]),
+        ("world", &[][..]),
     ] {
         let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("{name}_asan_cpp"));
         common::compile_cpp_with(
@@ -189,6 +190,15 @@ fn a_batch_item_of_a_temporary_input_does_not_compile() {
     assert!(ok, "{diagnostics}");
 }
 
+/// A world (bindings/cpp/secmo.hpp `World`): one plan and four ranges on
+/// four threads give the bits of one call per character
+/// (tests/cpp/world.cpp).
+fn a_world_on_four_threads_gives_what_one_call_each_gives() {
+    let out = run("world", &[]);
+    print!("{out}");
+    assert!(out.ends_with("ok\n"), "{out}");
+}
+
 /// The Unreal node's per-evaluation logic (tests/cpp/node_frames.cpp): a
 /// character spawned on a platform finds the floor at its level height, and
 /// frames of 0.125 s keep the tail's motion instead of teleporting it.
@@ -211,5 +221,6 @@ fn main() {
         every_cpp_program_is_clean_under_asan_and_ubsan,
         a_batch_item_of_a_temporary_input_does_not_compile,
         the_node_keeps_the_floor_and_the_motion_of_long_frames,
+        a_world_on_four_threads_gives_what_one_call_each_gives,
     ]);
 }

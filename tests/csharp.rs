@@ -498,10 +498,21 @@ fn the_manager_simulates_every_character_in_jobs() {
     assert!(!out.contains("FAILED"), "{out}");
     assert!(out.contains("0 helper positions differ"), "{out}");
     assert!(
-        out.contains("900 secmo_update_batch ranges in 300 frames, 900 run on worker threads"),
+        out.contains(
+            "900 secmo_world_update_range ranges in 300 frames, 900 run on worker threads"
+        ),
         "{out}"
     );
     assert!(out.contains("allocate 0 managed bytes"), "{out}");
+}
+
+/// Issue #49 item 5: SecmoManager owns a world; its budget (importance
+/// from the distance to its viewer) holds and releases.
+fn the_manager_holds_a_budget_in_its_world() {
+    let out = run_component("budget");
+    print!("{out}");
+    assert!(!out.contains("FAILED"), "{out}");
+    assert_eq!(out.matches("ok: ").count(), 3, "{out}");
 }
 
 fn disabling_and_enabling_leaves_no_bend() {
@@ -654,6 +665,7 @@ fn main() {
         the_packages_own_tests_run_under_mono[tools::mono],
         the_unity_settings_asset_carries_node_constraints[tools::mono],
         the_manager_simulates_every_character_in_jobs[tools::mono],
+        the_manager_holds_a_budget_in_its_world[tools::mono],
         disabling_and_enabling_leaves_no_bend[tools::mono],
         every_animator_update_and_culling_mode_feeds_the_animation[tools::mono],
         a_teleport_streak_is_logged_once_per_streak[tools::mono],

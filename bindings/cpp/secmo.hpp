@@ -302,6 +302,74 @@ inline Status update_batch(SecmoBatchItem* items, std::size_t first, std::size_t
     return Status(secmo_update_batch(items, first, end));
 }
 
+/// A world (docs/c-api.md, "Worlds"): it creates and owns its characters
+/// and updates many of them at once, optionally within a CPU budget. Its
+/// characters are plain `SecmoCharacter*`, owned by the world: every
+/// `secmo_character_*` function works on them, but not
+/// `secmo_character_destroy` (use `remove`), so they are not wrapped in
+/// the owning `Character`.
+class World : public detail::Handle<SecmoWorld, secmo_world_destroy> {
+public:
+    using Handle::Handle;
+
+    static Result<World> create() noexcept {
+        SecmoWorld* raw = nullptr;
+        const Status s(secmo_world_create(&raw));
+        if (!s) return s;
+        return World(raw);
+    }
+
+    /// A new character of `rig` in this world (valid until `remove` or the
+    /// world's end). Allocates: call between updates.
+    Result<SecmoCharacter*> add(const Rig& rig) noexcept {
+        SecmoCharacter* raw = nullptr;
+        const Status s(secmo_world_add(get(), rig.get(), &raw));
+        if (!s) return s;
+        return raw;
+    }
+
+    Status remove(SecmoCharacter* character) noexcept { return Status(secmo_world_remove(get(), character)); }
+
+    /// Joint-substeps per update, or SECMO_WORLD_NO_BUDGET.
+    Status set_budget(std::uint64_t budget) noexcept { return Status(secmo_world_set_budget(get(), budget)); }
+
+    /// Once per frame, before the ranges: checks the items and chooses
+    /// every character's level (written into each item's `level`).
+    Status plan(SecmoWorldItem* items, std::size_t count) noexcept {
+        return Status(secmo_world_plan(get(), items, count));
+    }
+
+    /// The planned items `[first, end)`; non-overlapping ranges may run on
+    /// different threads at once (nothing else may use the world meanwhile).
+    Status update_range(SecmoWorldItem* items, std::size_t first, std::size_t end) noexcept {
+        return Status(secmo_world_update_range(get(), items, first, end));
+    }
+
+    /// `plan` and one range over all items.
+    Status update(SecmoWorldItem* items, std::size_t count) noexcept {
+        return Status(secmo_world_update(get(), items, count));
+    }
+};
+
+/// A world item for `character` (of a World): like `batch_item`, it keeps
+/// the address of `input`, which must stay alive until the update returns.
+/// `importance`: larger is more important to the budget.
+inline SecmoWorldItem world_item(SecmoCharacter* character, const SecmoFrameInput& input, Span<SecmoTransform> out,
+                                 float importance = 0.0f) noexcept {
+    SecmoWorldItem item{};
+    item.struct_size = sizeof item;
+    item.character = character;
+    item.input = &input;
+    item.out_pose = out.data();
+    item.out_pose_len = out.size();
+    item.importance = importance;
+    return item;
+}
+
+/// A temporary input would be gone before the update reads it.
+SecmoWorldItem world_item(SecmoCharacter* character, const SecmoFrameInput&& input, Span<SecmoTransform> out,
+                          float importance = 0.0f) = delete;
+
 // ---------------------------------------------------------------------------
 // TRS math (column vectors; quaternions x, y, z, w), no shear.
 

@@ -52,9 +52,26 @@ pub unsafe extern "C" fn secmo_character_create(
     })
 }
 
-/// Destroys a character. NULL is ignored.
+/// Destroys a character. NULL is ignored. A character of a world
+/// (`secmo_world_add`) is not freed: the call sets the last error
+/// (`secmo_last_error_message`) and leaves it to `secmo_world_remove`.
 #[no_mangle]
 pub unsafe extern "C" fn secmo_character_destroy(character: *mut SecmoCharacter) {
+    if !character.is_null() {
+        // SAFETY: the caller passes NULL or a live character.
+        let slot = unsafe { (*character).character.world_slot };
+        if slot != u32::MAX {
+            // Refused: guard records the message for secmo_last_error_message.
+            guard("secmo_character_destroy", || {
+                Err(FfiError::new(
+                    SECMO_ERROR_INVALID_ARGUMENT,
+                    "the character belongs to a world: remove it with secmo_world_remove \
+                     (it was not freed)",
+                ))
+            });
+            return;
+        }
+    }
     // SAFETY: the caller passes NULL or a character from
     // secmo_character_create, once.
     guard_value((), || unsafe { free_handle(character) })
@@ -154,7 +171,7 @@ pub(crate) fn record_sink<'a>(
 
 /// Reads and checks an update's frame input and `out_info`'s struct size;
 /// nothing changes yet.
-unsafe fn read_frame(
+pub(crate) unsafe fn read_frame(
     character: &Character,
     input: *const SecmoFrameInput,
     out_info: *mut SecmoUpdateInfo,
@@ -202,7 +219,7 @@ unsafe fn read_frame(
 
 /// Applies a checked frame's world and importance; returns what they
 /// replaced, to restore when the update fails.
-fn apply_frame(
+pub(crate) fn apply_frame(
     character: &mut Character,
     frame: &SecmoFrameInput,
 ) -> Result<crate::solvers::chain_stage::ChainInputs, FfiError> {
@@ -218,7 +235,10 @@ fn apply_frame(
 
 /// Writes an update's info into `out_info` (NULL: nothing), whose struct
 /// size [`read_frame`] checked.
-unsafe fn write_info(out_info: *mut SecmoUpdateInfo, info: &crate::character::UpdateInfo) {
+pub(crate) unsafe fn write_info(
+    out_info: *mut SecmoUpdateInfo,
+    info: &crate::character::UpdateInfo,
+) {
     if !out_info.is_null() {
         // SAFETY: checked by read_frame: non-null, writable, struct_size shipped.
         let size = unsafe { (out_info as *const u32).read_unaligned() } as usize;
@@ -227,6 +247,7 @@ unsafe fn write_info(out_info: *mut SecmoUpdateInfo, info: &crate::character::Up
             max_substeps: info.max_substeps,
             snapped_springs: info.snapped_springs,
             warnings: info.warnings,
+            joint_substeps: info.joint_substeps,
         };
         // SAFETY: `size` is a shipped size ≤ size_of::<SecmoUpdateInfo>(),
         // and the caller's struct holds `size` writable bytes.
@@ -347,7 +368,7 @@ pub(crate) unsafe fn update_pose(
 /// Checks an update's pose buffers against the rig and each other before
 /// any slice of them exists; returns whether the update is in place (one
 /// buffer). Both are then safe to view as slices.
-unsafe fn check_pose_buffers(
+pub(crate) unsafe fn check_pose_buffers(
     character: &Character,
     frame: &SecmoFrameInput,
     out_pose: *mut Transform,
@@ -583,6 +604,7 @@ unsafe fn end_item(
     let mut info = *info;
     if chains_ran {
         info.warnings |= character.chain_warnings();
+        info.joint_substeps = character.joint_substeps();
     }
     character.finish_update(output);
     // SAFETY: begin_item's read_frame checked out_info.

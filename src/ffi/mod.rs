@@ -46,12 +46,14 @@ mod character;
 mod ptr;
 mod rig;
 mod types;
+mod world;
 
 pub use character::*;
 pub(crate) use ptr::*;
 pub use result::*;
 pub use rig::*;
 pub use types::*;
+pub use world::*;
 
 #[cfg(test)]
 mod tests;

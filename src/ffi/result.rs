@@ -159,6 +159,16 @@ pub(crate) unsafe fn free_handle<T>(ptr: *mut T) {
     }
 }
 
+/// Counts objects made without [`new_handle`] (a world's characters).
+pub(crate) fn live_objects_add(n: usize) {
+    LIVE_OBJECTS.fetch_add(n, Ordering::SeqCst);
+}
+
+/// Uncounts objects freed without [`free_handle`].
+pub(crate) fn live_objects_sub(n: usize) {
+    LIVE_OBJECTS.fetch_sub(n, Ordering::SeqCst);
+}
+
 /// Infallible-by-signature functions still must not unwind into C.
 pub(crate) fn guard_value<T>(fallback: T, body: impl FnOnce() -> T) -> T {
     catch_unwind(AssertUnwindSafe(body)).unwrap_or(fallback)
@@ -198,7 +208,8 @@ pub extern "C" fn secmo_last_error_message() -> *const c_char {
     })
 }
 
-/// Number of rigs and characters currently alive (created and not destroyed).
+/// Number of rigs, worlds and characters (a world's included) currently
+/// alive (created and not destroyed).
 /// For leak checks in tests and wrappers.
 #[no_mangle]
 pub extern "C" fn secmo_live_object_count() -> usize {

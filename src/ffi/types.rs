@@ -385,7 +385,7 @@ pub struct SecmoFrameInput {
 #[derive(Clone, Copy, Debug, Default)]
 pub struct SecmoUpdateInfo {
     /// `sizeof(SecmoUpdateInfo)`; set by the caller. Shipped sizes: 16
-    /// (ABI 1); any other is refused.
+    /// (ABI 1) and 20 (ABI 1.4, `joint_substeps`); any other is refused.
     pub struct_size: u32,
     /// Largest number of substeps any spring executed.
     pub max_substeps: u32,
@@ -393,6 +393,11 @@ pub struct SecmoUpdateInfo {
     pub snapped_springs: u32,
     /// Bit set of `SECMO_WARNING_*` raised during this update.
     pub warnings: u32,
+    /// Joint-substeps the chain kernels executed: every chain's substeps
+    /// (settle repeats included, none asleep) times its joints; what a
+    /// world's budget counts. Added in ABI 1.4 (a 16-byte struct gets
+    /// the fields before it).
+    pub joint_substeps: u32,
 }
 
 /// One character's update in `secmo_update_batch`: the arguments of
@@ -449,7 +454,7 @@ pub struct SecmoStageRecords {
 
 const _: () = assert!(core::mem::size_of::<SecmoSpringDesc>() == 52);
 const _: () = assert!(core::mem::size_of::<SecmoCharacterDesc>() == 8);
-const _: () = assert!(core::mem::size_of::<SecmoUpdateInfo>() == 16);
+const _: () = assert!(core::mem::size_of::<SecmoUpdateInfo>() == 20);
 const _: () = assert!(core::mem::size_of::<SecmoColliderDesc>() == 40);
 // Holds pointers: 80 bytes on 64-bit targets, 64 on 32-bit ones.
 const _: () = assert!(
@@ -480,6 +485,7 @@ pub struct SecmoRig {
 }
 
 /// Opaque per-instance state. One thread at a time.
+#[repr(transparent)]
 pub struct SecmoCharacter {
     pub(crate) character: Character,
 }
@@ -503,9 +509,16 @@ shipped_once!(
     SecmoChainDesc,
     SecmoCharacterDesc,
     SecmoFrameInput,
-    SecmoUpdateInfo,
     SecmoStageRecords,
 );
+
+// ABI 1 ended at `warnings`; 1.4 added `joint_substeps`.
+impl Versioned for SecmoUpdateInfo {
+    const SHIPPED: &'static [usize] = &[
+        core::mem::offset_of!(SecmoUpdateInfo, joint_substeps),
+        core::mem::size_of::<SecmoUpdateInfo>(),
+    ];
+}
 
 // ABI 1 ended at `vrm_gravity_power`; 1.1 added `settle_speedup`, 1.2
 // `teleport_restart`, 1.3 `rest_source` and

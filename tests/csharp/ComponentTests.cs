@@ -395,7 +395,7 @@ static class ComponentTests
         Check(differing == 0 && moved > 0.001 && manager.CharacterCount == bodies,
             $"manager: {bodies} characters over {frames} frames: {differing} helper positions differ from each character alone (spring offset up to {moved * 1000:F2} mm)");
         Check(calls == 3 * frames && onWorkers == 3 * frames && Unity.Jobs.JobSim.TransformJobsAfterParallelFor == frames,
-            $"manager: {calls} secmo_update_batch ranges in {frames} frames, {onWorkers} run on worker threads; "
+            $"manager: {calls} secmo_world_update_range ranges in {frames} frames, {onWorkers} run on worker threads; "
             + $"{Unity.Jobs.JobSim.TransformJobsAfterParallelFor} write-back jobs scheduled after the simulation job");
 
         long before = GC.GetAllocatedBytesForCurrentThread();
@@ -411,6 +411,56 @@ static class ComponentTests
         Check(!batch[1].Component.enabled && manager.CharacterCount == bodies - 1 && Debug.Errors - errors == 1 && (after.x != still.x || after.z != still.z),
             $"manager: a destroyed bone disables its character ({Debug.Errors - errors} error), {manager.CharacterCount} characters go on");
         manager.enabled = false;
+        return failures == 0 ? 0 : 1;
+    }
+
+    /// SecmoManager's world and budget: 12 tailed characters in a row away
+    /// from the viewer run all their joint-substeps without a budget; with
+    /// three quarters of that as the budget the farther ones run fewer and
+    /// the total fits it; without it again every character is back at full
+    /// rate; disabling the manager moves the characters out of its world
+    /// and they go on alone without an error.
+    static int Budget()
+    {
+        failures = 0;
+        const int bodies = 12;
+        var player = new Player();
+        var batch = new Body[bodies];
+        for (int k = 0; k < bodies; k++)
+        {
+            batch[k] = Make(AddTail, player, TailHelperSettings);
+            batch[k].Root.localPosition = new Vector3(2f * k, 0f, 0f);
+        }
+        var manager = player.Add(new SecmoManager { name = "manager" });
+        manager.viewer = new Transform { name = "camera" };
+        int f = 0;
+        Action run = () =>
+        {
+            for (int k = 0; k < bodies; k++) batch[k].PelvisPose = PelvisOf(k, f);
+            player.Frame(1f / 60f);
+            f++;
+        };
+        for (int i = 0; i < 30; i++) run();
+        long full = manager.JointSubsteps;
+        int budget = (int)(full * 3 / 4);
+        manager.jointSubstepBudget = budget;
+        for (int i = 0; i < 30; i++) run();
+        long under = manager.JointSubsteps;
+        int degraded = manager.Degraded;
+        Check(full == bodies * 3 * 2 && under <= budget && under >= 0.95 * budget && degraded > 0 && degraded < bodies,
+            $"budget: {bodies} characters run {full} joint-substeps a frame; with a budget of {budget}, {under} ({degraded} degraded)");
+        manager.jointSubstepBudget = 0;
+        for (int i = 0; i < 10; i++) run();
+        Check(manager.Degraded == 0 && manager.JointSubsteps == full,
+            $"budget: without it {manager.Degraded} degraded, {manager.JointSubsteps} joint-substeps a frame");
+        var before = batch[3].Helper.localPosition;
+        manager.enabled = false;
+        for (int i = 0; i < 10; i++) run();
+        int errors = 0;
+        foreach (var b in batch) if (b.Component.LastError != null) errors++;
+        var after = batch[3].Helper.localPosition;
+        Check(errors == 0 && (after.x != before.x || after.z != before.z),
+            $"budget: the characters left the manager's world and go on alone ({errors} errors)");
         return failures == 0 ? 0 : 1;
     }
 
@@ -696,6 +746,7 @@ static class ComponentTests
             case "controls": return Controls();
             case "constraint": return Constraint();
             case "manager": return Manager();
+            case "budget": return Budget();
             case "disable": return Disable();
             case "order": return OrderModes();
             case "streak": return Streak();

@@ -43,7 +43,8 @@ static class SecmoTests
         new KeyValuePair<Type, string[]>(typeof(SecmoBatchItem), new[] { "character", "out_pose_len", "out_info" }),
         new KeyValuePair<Type, string[]>(typeof(SecmoCharacterDesc), new[] { "substep_target" }),
         new KeyValuePair<Type, string[]>(typeof(SecmoFrameInput), new[] { "dt", "pose", "pose_len", "world", "importance" }),
-        new KeyValuePair<Type, string[]>(typeof(SecmoUpdateInfo), new[] { "warnings" }),
+        new KeyValuePair<Type, string[]>(typeof(SecmoUpdateInfo), new[] { "warnings", "joint_substeps" }),
+        new KeyValuePair<Type, string[]>(typeof(SecmoWorldItem), new[] { "character", "out_pose_len", "out_info", "importance", "level" }),
         new KeyValuePair<Type, string[]>(typeof(SecmoSpringRecord), new[] { "target", "snapped", "ring" }),
         new KeyValuePair<Type, string[]>(typeof(SecmoCorrectiveRecord), new[] { "state_scale", "local" }),
         new KeyValuePair<Type, string[]>(typeof(SecmoStageRecords), new[] { "source", "springs", "spring_count", "correctives", "probe_distance_count" }),
@@ -235,6 +236,27 @@ static class SecmoTests
         GC.WaitForPendingFinalizers();
         GC.Collect();
         Check((long)SecmoNative.secmo_live_object_count() == baseline, "finalized");
+        // A world: its characters count; the world is freed once it and
+        // every character handle are released, in any order; a character
+        // moved into and out of it keeps its motion.
+        var wrig = MakeRig();
+        Check(World.TryCreate(out var world, out _, out _), "world created");
+        Check(world.TryAdd(wrig, out var a, out _, out _) && world.TryAdd(wrig, out var b, out _, out _), "world characters added");
+        Check((long)SecmoNative.secmo_live_object_count() == baseline + 4, "world counted");
+        SecmoNative.secmo_character_destroy(a.Handle.DangerousGetHandle()); // refused: not freed
+        Check((long)SecmoNative.secmo_live_object_count() == baseline + 4 && SecmoNative.LastError().Contains("world"), "destroy refused");
+        var alone = Character.Create(wrig);
+        Check(alone.TryMoveTo(world, wrig, out var moved, out _) && moved.Handle.InWorld, "moved in");
+        alone.Dispose();
+        Check(moved.TryMoveTo(null, wrig, out var back, out _) && !back.Handle.InWorld, "moved out");
+        moved.Dispose();
+        world.Dispose(); // the native world lives on until a and b are released
+        Check((long)SecmoNative.secmo_live_object_count() == baseline + 5, "world kept by its characters");
+        a.Dispose();
+        b.Dispose();
+        back.Dispose();
+        wrig.Dispose();
+        Check((long)SecmoNative.secmo_live_object_count() == baseline, "world freed");
         Console.WriteLine("ok");
         return 0;
     }

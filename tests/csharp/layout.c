@@ -29,7 +29,9 @@ int main(void) {
     S(SecmoCharacterDesc); F(SecmoCharacterDesc, substep_target);
     S(SecmoFrameInput); F(SecmoFrameInput, dt); F(SecmoFrameInput, pose); F(SecmoFrameInput, pose_len);
     F(SecmoFrameInput, world); F(SecmoFrameInput, importance);
-    S(SecmoUpdateInfo); F(SecmoUpdateInfo, warnings);
+    S(SecmoUpdateInfo); F(SecmoUpdateInfo, warnings); F(SecmoUpdateInfo, joint_substeps);
+    S(SecmoWorldItem); F(SecmoWorldItem, character); F(SecmoWorldItem, out_pose_len); F(SecmoWorldItem, out_info);
+    F(SecmoWorldItem, importance); F(SecmoWorldItem, level);
     S(SecmoSpringRecord); F(SecmoSpringRecord, target); F(SecmoSpringRecord, snapped); F(SecmoSpringRecord, ring);
     S(SecmoCorrectiveRecord); F(SecmoCorrectiveRecord, state_scale); F(SecmoCorrectiveRecord, local);
     S(SecmoStageRecords); F(SecmoStageRecords, source); F(SecmoStageRecords, springs); F(SecmoStageRecords, spring_count);

@@ -236,6 +236,7 @@ pub(super) fn begin(job: &mut Job<'_>) -> Update {
     for r in &mut stage.records {
         r.clear();
     }
+    stage.joint_substeps = 0;
     let up = rig.up;
     Update {
         range: state_range,
@@ -396,7 +397,11 @@ pub(super) fn prepare(
     };
     // This update's rest: the input's pose where it animates the chain
     // (ChainParams::rest_source), the rest arc elsewhere.
-    let input_animates = input_animates(rig, params, local, setup);
+    let input_animates = if stage.inputs.reseed {
+        None
+    } else {
+        input_animates(rig, params, local, setup)
+    };
     let (clock, mut kept, previous_colliders) = split(&mut stage.state, ci, range.clone());
     let first = clock.started == 0;
     // Whether the last update rested on the input's pose.
@@ -515,7 +520,7 @@ pub(super) fn prepare(
         // 30 Hz input, the chain fell three substeps ahead of the same
         // motion at 120 Hz (5.7 % of its length on the teleport_gravity
         // parity fixture).
-        let h = CHAIN_STEP * params.time_factor as f64;
+        let h = stage.inputs.step(params);
         while clock.simulated + h + h <= clock.time + 1e-9 {
             clock.simulated += h;
         }
@@ -605,7 +610,7 @@ pub(super) fn prepare(
     // show (holding local rotations instead welds the chain to the body
     // for a frame and pops when updates resume).
     let hold = stage.inputs.importance < params.lod_half_below && clock.lod_counter % 2 == 1;
-    let h = CHAIN_STEP * params.time_factor as f64;
+    let h = stage.inputs.step(params);
     let (t0, t1) = (clock.last_update, clock.time);
     if !hold {
         // A long pause costs at most 5 s of input time and at most

@@ -138,6 +138,19 @@ pub(crate) struct ChainInputs {
     /// deltas). The floor (`ChainParams::floor_height`, a level height)
     /// is that much lower in the caller's frame.
     pub(crate) level_origin: Vec3,
+    /// The world's CPU budget (src/world.rs): substeps this update are
+    /// `2^rate_shift` times as long (0, the full rate, outside a world).
+    pub(crate) rate_shift: u32,
+    /// This update re-seeds the chains on the pose given (a world's held
+    /// character released): that pose is not the input's animation.
+    pub(crate) reseed: bool,
+}
+
+impl ChainInputs {
+    /// A chain's substep length this update, seconds.
+    pub(crate) fn step(&self, params: &ChainParams) -> f64 {
+        CHAIN_STEP * params.time_factor as f64 * f64::from(1u32 << self.rate_shift.min(4))
+    }
 }
 
 /// How far (metres, at the character's scale) the first chain frame may
@@ -244,6 +257,9 @@ pub(crate) struct Stage {
     pub(crate) auto_jumped: bool,
     /// Updates in a row on which [`Stage::auto_jumped`] was set (state).
     pub(crate) jump_streak: u32,
+    /// Joint-substeps the kernels ran in the last update (each chain's
+    /// substeps, settle repeats included, times its joints).
+    pub(crate) joint_substeps: u64,
 }
 
 impl Stage {
@@ -284,6 +300,8 @@ impl Stage {
                 importance: 1.0,
                 wind: Vec3::ZERO,
                 level_origin: Vec3::ZERO,
+                rate_shift: 0,
+                reseed: false,
             },
             kernel: ChainKernel::detect(),
             records: {
@@ -301,6 +319,7 @@ impl Stage {
             },
             auto_jumped: false,
             jump_streak: 0,
+            joint_substeps: 0,
         }
     }
 

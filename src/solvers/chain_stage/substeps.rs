@@ -411,6 +411,8 @@ pub(super) fn run_substeps(
                 };
                 let m = members[l];
                 let (job, update) = job_of(jobs, updates, m);
+                job.stage.joint_substeps +=
+                    u64::from(repeats[l]) * job.rig.chains[m.ci].len() as u64;
                 at[l] = interpolate(&job.rig, job.stage, update, m.ci, p, (end, f));
                 let range = job.rig.chains[m.ci].particles();
                 let ChainState {

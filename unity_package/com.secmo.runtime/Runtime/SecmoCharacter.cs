@@ -175,7 +175,7 @@ namespace Secmo.Unity
                 }
             }
             if (!Rig.TryFromSettings(names, parents, reference, 1f, SecmoNative.UpAxisY, settingsText, out rig, out _, out string error)
-                || !Character.TryCreate(rig, out character, out _, out error))
+                || !SecmoManager.TryCreateCharacter(rig, out character, out error))
             {
                 Fail(error);
                 rig?.Dispose();
@@ -363,6 +363,27 @@ namespace Secmo.Unity
             *info = new SecmoUpdateInfo { struct_size = (uint)sizeof(SecmoUpdateInfo) };
             item.out_info = (IntPtr)info;
         }
+
+        /// <summary>
+        /// Moves the native character into `world` (null: out of any world)
+        /// through a snapshot, so that its motion goes on exactly
+        /// (SecmoManager). False, with LastError, if it could not.
+        /// </summary>
+        internal bool MoveTo(World world)
+        {
+            if (character == null || character.Handle.InWorld == (world != null)) return true;
+            if (!character.TryMoveTo(world, rig, out Character moved, out string error))
+            {
+                Fail(error);
+                return false;
+            }
+            character.Dispose();
+            character = moved;
+            return true;
+        }
+
+        /// <summary>The native character's handle (SecmoManager's world items).</summary>
+        internal IntPtr NativeCharacter => character.Handle.DangerousGetHandle();
 
         /// <summary>The bones secmo reads and writes, parents first (for SecmoManager).</summary>
         internal Transform[] Bones => bones;

@@ -13,10 +13,15 @@
 //     the WriteJob left on it last frame (the Animator did not write it)
 //     gets last frame's animated pose back; then every bone's local pose is
 //     copied into one NativeArray;
+//   the manager owns one secmo world (docs/c-api.md, "Worlds"): characters
+//     are created in it (those enabled before the manager move in, through
+//     a snapshot, and move out again when it is disabled); after the
+//     inputs, one secmo_world_plan on the main thread chooses every
+//     character's level for the optional CPU budget (jointSubstepBudget;
+//     importance from the distance to `viewer`: nearer is more important);
 //   UpdateJob (IJobParallelFor, after ReadJob): each index runs
-//     secmo_update_batch over one range of RangeSize characters, on the
-//     worker threads (docs/c-api.md, "Batches": non-overlapping ranges may
-//     run at the same time);
+//     secmo_world_update_range over one range of RangeSize characters, on
+//     the worker threads (non-overlapping ranges may run at the same time);
 //   WriteJob (IJobParallelForTransform, after UpdateJob): the results back
 //     on the transforms, with each character's weight;
 //   main thread, after Complete: failed updates and teleport streaks logged.
@@ -43,7 +48,15 @@ namespace Secmo.Unity
         /// </summary>
         public const int RangeSize = 8;
 
+        [Tooltip("CPU budget of the chains in joint-substeps per frame (a 6-joint chain at 120 substeps/s and 60 fps costs 12); 0: none. Over it the characters farthest from `viewer` run fewer substeps, then hold (docs/c-api.md, \"Worlds\").")]
+        public int jointSubstepBudget;
+
+        [Tooltip("The budget's point of view (usually the camera): nearer characters are more important. None: all equal (the earliest enabled first).")]
+        public Transform viewer;
+
         static readonly List<SecmoCharacter> characters = new List<SecmoCharacter>();
+        World world;                            // owns the characters while the manager is enabled
+        NativeArray<SecmoWorldItem> worldItems; // character -> its world item
         static SecmoManager active;
         static bool changed = true;
 
@@ -68,8 +81,24 @@ namespace Secmo.Unity
         /// <summary>The characters the last LateUpdate ran.</summary>
         public int CharacterCount { get; private set; }
 
-        /// <summary>secmo_update_batch calls (UpdateJob ranges) made by the last LateUpdate: one per RangeSize characters.</summary>
+        /// <summary>secmo_world_update_range calls (UpdateJob ranges) made by the last LateUpdate: one per RangeSize characters.</summary>
         public int NativeCalls { get; private set; }
+
+        /// <summary>Joint-substeps the chains ran in the last LateUpdate (what the budget counts).</summary>
+        public long JointSubsteps { get; private set; }
+
+        /// <summary>Characters the last LateUpdate ran below full rate (the budget's levels half, quarter or held).</summary>
+        public int Degraded { get; private set; }
+
+        /// <summary>
+        /// A new native character of `rig`: in the active manager's world, or
+        /// standalone without one (SecmoCharacter.OnEnable).
+        /// </summary>
+        internal static bool TryCreateCharacter(Rig rig, out Character character, out string error)
+        {
+            if (active != null && active.world != null) return active.world.TryAdd(rig, out character, out _, out error);
+            return Character.TryCreate(rig, out character, out _, out error);
+        }
 
         internal static void Register(SecmoCharacter character)
         {
@@ -101,6 +130,7 @@ namespace Secmo.Unity
             }
             active = this;
             changed = true;
+            if (!World.TryCreate(out world, out _, out string error)) Debug.LogError("secmo: " + error, this);
         }
 
         void OnDisable()
@@ -108,6 +138,11 @@ namespace Secmo.Unity
             if (active != this) return;
             for (int c = 0; c < built.Count; c++) HandBack(c);
             Release();
+            // The characters leave the world (their motion goes on exactly)
+            // before it goes.
+            foreach (var character in characters) character.MoveTo(null);
+            world?.Dispose();
+            world = null;
             active = null;
             changed = true;
         }
@@ -137,6 +172,7 @@ namespace Secmo.Unity
             if (inputs.IsCreated) inputs.Dispose();
             if (infos.IsCreated) infos.Dispose();
             if (weights.IsCreated) weights.Dispose();
+            if (worldItems.IsCreated) worldItems.Dispose();
             built.Clear();
         }
 
@@ -148,6 +184,8 @@ namespace Secmo.Unity
             for (int c = 0; c < built.Count; c++) HandBack(c);
             Release();
             changed = false;
+            // Characters enabled before the manager move into its world.
+            foreach (var character in characters) character.MoveTo(world);
             built.AddRange(characters);
             int k = built.Count;
             offsets = new int[k + 1];
@@ -167,6 +205,7 @@ namespace Secmo.Unity
             inputs = new NativeArray<SecmoFrameInput>(k, Allocator.Persistent);
             infos = new NativeArray<SecmoUpdateInfo>(k, Allocator.Persistent);
             weights = new NativeArray<float>(k, Allocator.Persistent);
+            worldItems = new NativeArray<SecmoWorldItem>(k, Allocator.Persistent);
             for (int c = 0; c < k; c++)
             {
                 var bones = built[c].Bones;
@@ -182,7 +221,9 @@ namespace Secmo.Unity
         unsafe void LateUpdate()
         {
             NativeCalls = 0;
-            if (active != this) return;
+            JointSubsteps = 0;
+            Degraded = 0;
+            if (active != this || world == null) return;
             // A character whose driven transform was destroyed disables itself
             // (and leaves the list) here, before anything is read.
             for (int i = characters.Count - 1; i >= 0; i--) characters[i].CheckBones();
@@ -197,47 +238,74 @@ namespace Secmo.Unity
             var info = (SecmoUpdateInfo*)infos.GetUnsafePtr();
             var from = (SecmoTransform*)animated.GetUnsafePtr();
             var to = (SecmoTransform*)result.GetUnsafePtr();
+            var witem = (SecmoWorldItem*)worldItems.GetUnsafePtr();
+            bool hasViewer = viewer != null;
+            var eye = hasViewer ? viewer.position : default(Vector3);
             for (int c = 0; c < k; c++)
             {
                 built[c].PrepareInput(input + c, from + offsets[c], to + offsets[c], info + c, ref item[c]);
                 weights[c] = built[c].weight;
+                float importance = 1f;
+                if (hasViewer)
+                {
+                    var at = built[c].Bones[0].position;
+                    float dx = at.x - eye.x, dy = at.y - eye.y, dz = at.z - eye.z;
+                    importance = 1f / (1f + (float)Math.Sqrt(dx * dx + dy * dy + dz * dz));
+                }
+                witem[c] = new SecmoWorldItem
+                {
+                    struct_size = (uint)sizeof(SecmoWorldItem),
+                    character = item[c].character,
+                    input = item[c].input,
+                    out_pose = item[c].out_pose,
+                    out_pose_len = item[c].out_pose_len,
+                    out_info = item[c].out_info,
+                    importance = importance,
+                };
             }
+            world.SetBudget(jointSubstepBudget > 0 ? (ulong)jointSubstepBudget : SecmoNative.WorldNoBudget);
+            // Once per frame, on the main thread, before the ranges.
+            world.Plan(witem, k);
             int ranges = (k + RangeSize - 1) / RangeSize;
             var read = new ReadJob { animated = animated, wrote = wrote, written = written }.Schedule(access);
-            var update = new UpdateJob { items = items, count = k }.Schedule(ranges, 1, read);
-            new WriteJob { animated = animated, result = result, owner = owner, weights = weights, items = items, wrote = wrote, written = written }
+            var update = new UpdateJob { world = world.Handle.DangerousGetHandle(), items = worldItems, count = k }.Schedule(ranges, 1, read);
+            new WriteJob { animated = animated, result = result, owner = owner, weights = weights, items = worldItems, wrote = wrote, written = written }
                 .Schedule(access, update).Complete();
             NativeCalls = ranges;
             for (int c = 0; c < k; c++)
             {
-                if (item[c].result != (uint)SecmoStatus.Ok)
+                if (witem[c].result != (uint)SecmoStatus.Ok)
                 {
                     // The message is the worker thread's. A failed update
-                    // changes nothing, so running the item again here fails
-                    // the same way and leaves the message on this thread
-                    // (error path only).
-                    SecmoNative.secmo_update_batch(item, (UIntPtr)c, (UIntPtr)(c + 1));
+                    // changes nothing, so planning and running the item
+                    // again here fails the same way and leaves the message
+                    // on this thread (error path only).
+                    world.Plan(witem + c, 1);
+                    world.UpdateRange(witem + c, 0, 1);
                     built[c].Failed();
                 }
                 else
                 {
                     built[c].NoteWarnings(info[c].warnings);
+                    JointSubsteps += info[c].joint_substeps;
+                    if (witem[c].level != SecmoNative.LevelFull) Degraded++;
                 }
             }
         }
 
-        /// <summary>Index r: secmo_update_batch over characters [r·RangeSize, min((r+1)·RangeSize, count)).</summary>
+        /// <summary>Index r: secmo_world_update_range over characters [r·RangeSize, min((r+1)·RangeSize, count)).</summary>
         unsafe struct UpdateJob : IJobParallelFor
         {
+            public IntPtr world; // the manager's world, alive while the job runs
             // Index r writes the results of items [first, end), not items[r].
-            [NativeDisableParallelForRestriction] public NativeArray<SecmoBatchItem> items;
+            [NativeDisableParallelForRestriction] public NativeArray<SecmoWorldItem> items;
             public int count;
 
             public void Execute(int range)
             {
                 int first = range * RangeSize;
                 int end = Math.Min(first + RangeSize, count);
-                SecmoNative.secmo_update_batch((SecmoBatchItem*)items.GetUnsafePtr(), (UIntPtr)first, (UIntPtr)end);
+                SecmoNative.secmo_world_update_range(world, (SecmoWorldItem*)items.GetUnsafePtr(), (UIntPtr)first, (UIntPtr)end);
             }
         }
 
@@ -287,7 +355,7 @@ namespace Secmo.Unity
             [ReadOnly] public NativeArray<SecmoTransform> animated, result;
             [ReadOnly] public NativeArray<int> owner;
             [ReadOnly] public NativeArray<float> weights;
-            [ReadOnly] public NativeArray<SecmoBatchItem> items;
+            [ReadOnly] public NativeArray<SecmoWorldItem> items;
             public NativeArray<SecmoTransform> wrote;
             public NativeArray<byte> written;
 

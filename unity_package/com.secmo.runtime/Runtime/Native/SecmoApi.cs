@@ -29,14 +29,105 @@ namespace Secmo
 
     public sealed class CharacterHandle : SafeHandle
     {
+        // The world that owns the character (released with secmo_world_remove), or null.
+        readonly WorldHandle world;
         public CharacterHandle() : base(IntPtr.Zero, true) { }
         internal CharacterHandle(IntPtr raw) : base(IntPtr.Zero, true) { SetHandle(raw); }
+        internal CharacterHandle(IntPtr raw, WorldHandle world) : base(IntPtr.Zero, true)
+        {
+            SetHandle(raw);
+            this.world = world;
+            bool added = false;
+            world.DangerousAddRef(ref added); // the world outlives its characters' handles
+        }
+        public override bool IsInvalid => handle == IntPtr.Zero;
+        /// <summary>Whether a world owns the character.</summary>
+        public bool InWorld => world != null;
+        protected override bool ReleaseHandle()
+        {
+            if (world != null)
+            {
+                SecmoNative.secmo_world_remove(world.DangerousGetHandle(), handle);
+                world.DangerousRelease();
+            }
+            else
+            {
+                SecmoNative.secmo_character_destroy(handle);
+            }
+            return true;
+        }
+    }
+
+    public sealed class WorldHandle : SafeHandle
+    {
+        public WorldHandle() : base(IntPtr.Zero, true) { }
+        internal WorldHandle(IntPtr raw) : base(IntPtr.Zero, true) { SetHandle(raw); }
         public override bool IsInvalid => handle == IntPtr.Zero;
         protected override bool ReleaseHandle()
         {
-            SecmoNative.secmo_character_destroy(handle);
+            SecmoNative.secmo_world_destroy(handle);
             return true;
         }
+    }
+
+    /// <summary>
+    /// A world (docs/c-api.md, "Worlds"): creates and owns characters and
+    /// updates them with one plan and ranges, optionally within a CPU budget.
+    /// Its characters are Characters; disposing one removes it from the
+    /// world. The native world is freed once it and all its characters are
+    /// disposed.
+    /// </summary>
+    public sealed class World : IDisposable
+    {
+        public WorldHandle Handle { get; }
+
+        private World(WorldHandle handle) { Handle = handle; }
+
+        public static bool TryCreate(out World world, out SecmoStatus status, out string error)
+        {
+            world = null;
+            error = null;
+            status = (SecmoStatus)SecmoNative.secmo_world_create(out IntPtr raw);
+            if (status != SecmoStatus.Ok)
+            {
+                error = SecmoNative.LastError();
+                return false;
+            }
+            world = new World(new WorldHandle(raw));
+            return true;
+        }
+
+        /// <summary>A new character of `rig` in this world. Allocates.</summary>
+        public bool TryAdd(Rig rig, out Character character, out SecmoStatus status, out string error)
+        {
+            character = null;
+            error = null;
+            status = (SecmoStatus)SecmoNative.secmo_world_add(Handle.DangerousGetHandle(), rig.Handle.DangerousGetHandle(), out IntPtr raw);
+            if (status != SecmoStatus.Ok)
+            {
+                error = SecmoNative.LastError();
+                return false;
+            }
+            character = Character.Wrap(new CharacterHandle(raw, Handle));
+            return true;
+        }
+
+        /// <summary>Joint-substeps per update, or SecmoNative.WorldNoBudget.</summary>
+        public SecmoStatus SetBudget(ulong budget) => (SecmoStatus)SecmoNative.secmo_world_set_budget(Handle.DangerousGetHandle(), budget);
+
+        /// <summary>Once per frame, before the ranges (main thread).</summary>
+        public unsafe SecmoStatus Plan(SecmoWorldItem* items, int count) =>
+            (SecmoStatus)SecmoNative.secmo_world_plan(Handle.DangerousGetHandle(), items, (UIntPtr)count);
+
+        /// <summary>Planned items [first, end); disjoint ranges may run on different threads.</summary>
+        public unsafe SecmoStatus UpdateRange(SecmoWorldItem* items, int first, int end) =>
+            (SecmoStatus)SecmoNative.secmo_world_update_range(Handle.DangerousGetHandle(), items, (UIntPtr)first, (UIntPtr)end);
+
+        /// <summary>Plan and one range over all items.</summary>
+        public unsafe SecmoStatus Update(SecmoWorldItem* items, int count) =>
+            (SecmoStatus)SecmoNative.secmo_world_update(Handle.DangerousGetHandle(), items, (UIntPtr)count);
+
+        public void Dispose() => Handle.Dispose();
     }
 
     /// <summary>Rig settings from a VRM's spring bones (docs/vrm-mapping.md).</summary>
@@ -264,6 +355,37 @@ namespace Secmo
         public CharacterHandle Handle { get; }
 
         private Character(CharacterHandle handle) { Handle = handle; }
+
+        internal static Character Wrap(CharacterHandle handle) => new Character(handle);
+
+        /// <summary>
+        /// This character's state in a new character of `rig` in `world`
+        /// (null: a standalone one), through a snapshot: the motion goes on
+        /// exactly. The caller disposes this one. Allocates.
+        /// </summary>
+        public unsafe bool TryMoveTo(World world, Rig rig, out Character moved, out string error)
+        {
+            moved = null;
+            error = null;
+            SecmoNative.secmo_character_snapshot_size(Handle.DangerousGetHandle(), out UIntPtr size);
+            var buffer = new byte[(int)size];
+            Character created;
+            SecmoStatus status;
+            bool ok = world != null ? world.TryAdd(rig, out created, out status, out error) : TryCreate(rig, out created, out status, out error);
+            if (!ok) return false;
+            fixed (byte* b = buffer)
+            {
+                if (SecmoNative.secmo_character_snapshot(Handle.DangerousGetHandle(), b, size, out UIntPtr written) != 0
+                    || SecmoNative.secmo_character_restore(created.Handle.DangerousGetHandle(), b, written) != 0)
+                {
+                    error = SecmoNative.LastError();
+                    created.Dispose();
+                    return false;
+                }
+            }
+            moved = created;
+            return true;
+        }
 
         public static unsafe bool TryCreate(Rig rig, out Character character, out SecmoStatus status, out string error)
         {

@@ -169,6 +169,22 @@ namespace Secmo
     public struct SecmoUpdateInfo
     {
         public uint struct_size, max_substeps, snapped_springs, warnings;
+        /// <summary>Joint-substeps the chain kernels executed (ABI 1.4).</summary>
+        public uint joint_substeps;
+    }
+
+    /// <summary>One character's update in a world (secmo_world_plan / _update_range).</summary>
+    [StructLayout(LayoutKind.Sequential)]
+    public struct SecmoWorldItem
+    {
+        public uint struct_size, result;
+        public IntPtr character, input, out_pose;
+        public UIntPtr out_pose_len;
+        public IntPtr out_info;
+        /// <summary>Budget importance: larger is more important.</summary>
+        public float importance;
+        /// <summary>Written by secmo_world_plan: SecmoNative.Level*.</summary>
+        public uint level;
     }
 
     [StructLayout(LayoutKind.Sequential)]
@@ -296,6 +312,19 @@ namespace Secmo
         [DllImport(Library)] public static extern uint secmo_character_snapshot_size(IntPtr character, out UIntPtr size);
         [DllImport(Library)] public static extern uint secmo_character_snapshot(IntPtr character, byte* buffer, UIntPtr len, out UIntPtr written);
         [DllImport(Library)] public static extern uint secmo_character_restore(IntPtr character, byte* buffer, UIntPtr len);
+        [DllImport(Library)] public static extern uint secmo_world_create(out IntPtr outWorld);
+        [DllImport(Library)] public static extern void secmo_world_destroy(IntPtr world);
+        [DllImport(Library)] public static extern uint secmo_world_add(IntPtr world, IntPtr rig, out IntPtr outCharacter);
+        [DllImport(Library)] public static extern uint secmo_world_remove(IntPtr world, IntPtr character);
+        [DllImport(Library)] public static extern uint secmo_world_set_budget(IntPtr world, ulong budget);
+        [DllImport(Library)] public static extern uint secmo_world_plan(IntPtr world, SecmoWorldItem* items, UIntPtr count);
+        [DllImport(Library)] public static extern uint secmo_world_update_range(IntPtr world, SecmoWorldItem* items, UIntPtr first, UIntPtr end);
+        [DllImport(Library)] public static extern uint secmo_world_update(IntPtr world, SecmoWorldItem* items, UIntPtr count);
+
+        /// <summary>secmo_world_set_budget: no budget.</summary>
+        public const ulong WorldNoBudget = ulong.MaxValue;
+        /// <summary>SecmoWorldItem.level values.</summary>
+        public const uint LevelFull = 0, LevelHalf = 1, LevelQuarter = 2, LevelHeld = 3;
 
         /// <summary>
         /// This process's platform as `cargo xtask unity-plugins` names it

@@ -198,6 +198,32 @@
 #define SECMO_AXIS_NEGATIVE_Z 5
 
 /**
+ * `secmo_world_set_budget`: no budget (every character at full rate).
+ */
+#define SECMO_WORLD_NO_BUDGET UINT64_MAX
+
+/**
+ * `SecmoWorldItem.level`: every substep.
+ */
+#define SECMO_LEVEL_FULL 0
+
+/**
+ * `SecmoWorldItem.level`: substeps twice as long.
+ */
+#define SECMO_LEVEL_HALF 1
+
+/**
+ * `SecmoWorldItem.level`: substeps four times as long.
+ */
+#define SECMO_LEVEL_QUARTER 2
+
+/**
+ * `SecmoWorldItem.level`: no chain stage; chain joints keep their last
+ * shown rotations.
+ */
+#define SECMO_LEVEL_HELD 3
+
+/**
  * The version this library reads and writes.
  */
 #define SETTINGS_VERSION 1
@@ -209,19 +235,32 @@
 #define SECMO_MAX_HISTORY 16
 
 /**
+ * How many updates a level change blends over (the budget, in the module
+ * documentation).
+ */
+#define BLEND_UPDATES 8
+
+/**
  * `aimAxis` of VRMC_node_constraint.
  */
 typedef struct AimAxis AimAxis;
 
 /**
- * Opaque per-instance state. One thread at a time.
+ * Per-character state and scratch.
  */
-typedef struct SecmoCharacter SecmoCharacter;
+typedef struct Character Character;
 
 /**
  * Opaque, reference-counted, immutable rig.
  */
 typedef struct SecmoRig SecmoRig;
+
+/**
+ * Opaque world: owns its characters. One thread at a time, except
+ * `secmo_world_update_range` on disjoint ranges after one
+ * `secmo_world_plan` (docs/c-api.md "Worlds").
+ */
+typedef struct SecmoWorld SecmoWorld;
 
 /**
  * Every fallible function returns one of the `SECMO_*` codes below.
@@ -241,6 +280,11 @@ typedef struct SecmoCharacterDesc {
    */
   uint32_t substep_target;
 } SecmoCharacterDesc;
+
+/**
+ * Opaque per-instance state. One thread at a time.
+ */
+typedef struct Character SecmoCharacter;
 
 /**
  * A local bone transform as engines store it: translation, unit quaternion
@@ -293,7 +337,7 @@ typedef struct SecmoFrameInput {
 typedef struct SecmoUpdateInfo {
   /**
    * `sizeof(SecmoUpdateInfo)`; set by the caller. Shipped sizes: 16
-   * (ABI 1); any other is refused.
+   * (ABI 1) and 20 (ABI 1.4, `joint_substeps`); any other is refused.
    */
   uint32_t struct_size;
   /**
@@ -308,6 +352,13 @@ typedef struct SecmoUpdateInfo {
    * Bit set of `SECMO_WARNING_*` raised during this update.
    */
   uint32_t warnings;
+  /**
+   * Joint-substeps the chain kernels executed: every chain's substeps
+   * (settle repeats included, none asleep) times its joints; what a
+   * world's budget counts. Added in ABI 1.4 (a 16-byte struct gets
+   * the fields before it).
+   */
+  uint32_t joint_substeps;
 } SecmoUpdateInfo;
 
 /**
@@ -328,7 +379,7 @@ typedef struct SecmoBatchItem {
   /**
    * A character appears at most once per batch.
    */
-  struct SecmoCharacter *character;
+  SecmoCharacter *character;
   const struct SecmoFrameInput *input;
   struct SecmoTransform *out_pose;
   size_t out_pose_len;
@@ -1057,6 +1108,47 @@ typedef struct SecmoRigDesc {
 } SecmoRigDesc;
 
 /**
+ * One character's update in a world: the arguments of
+ * `secmo_character_update`, the budget importance, and what the world
+ * writes back.
+ */
+typedef struct SecmoWorldItem {
+  /**
+   * `sizeof(SecmoWorldItem)`. Shipped sizes: 56 on 64-bit targets (ABI
+   * 1.4; it holds pointers, so 32-bit targets use their own `sizeof`);
+   * any other is refused for that item.
+   */
+  uint32_t struct_size;
+  /**
+   * Written by `secmo_world_plan` (its failures) and
+   * `secmo_world_update_range`: this item's `SecmoResult`.
+   */
+  uint32_t result;
+  /**
+   * A character of this world (from `secmo_world_add`), at most once per
+   * plan.
+   */
+  SecmoCharacter *character;
+  const struct SecmoFrameInput *input;
+  struct SecmoTransform *out_pose;
+  size_t out_pose_len;
+  /**
+   * Optional (NULL).
+   */
+  struct SecmoUpdateInfo *out_info;
+  /**
+   * How important the character is for the budget: larger is more
+   * important (e.g. `1 / (1 + distance to the camera)`). Finite.
+   */
+  float importance;
+  /**
+   * Written by `secmo_world_plan`: the level (`SECMO_LEVEL_*`) this
+   * update runs the character at.
+   */
+  uint32_t level;
+} SecmoWorldItem;
+
+/**
  * Success.
  */
 #define SECMO_OK 0
@@ -1147,7 +1239,8 @@ uint32_t secmo_abi_version(void);
 const char *secmo_last_error_message(void);
 
 /**
- * Number of rigs and characters currently alive (created and not destroyed).
+ * Number of rigs, worlds and characters (a world's included) currently
+ * alive (created and not destroyed).
  * For leak checks in tests and wrappers.
  */
 size_t secmo_live_object_count(void);
@@ -1160,12 +1253,14 @@ size_t secmo_live_object_count(void);
  */
 SecmoResult secmo_character_create(const struct SecmoRig *rig,
                                    const struct SecmoCharacterDesc *desc,
-                                   struct SecmoCharacter **out_character);
+                                   SecmoCharacter **out_character);
 
 /**
- * Destroys a character. NULL is ignored.
+ * Destroys a character. NULL is ignored. A character of a world
+ * (`secmo_world_add`) is not freed: the call sets the last error
+ * (`secmo_last_error_message`) and leaves it to `secmo_world_remove`.
  */
-void secmo_character_destroy(struct SecmoCharacter *character);
+void secmo_character_destroy(SecmoCharacter *character);
 
 /**
  * Runs one update. `out_pose` receives `out_pose_len` (= bone count) final
@@ -1175,7 +1270,7 @@ void secmo_character_destroy(struct SecmoCharacter *character);
  * Errors: NULL_POINTER, STRUCT_SIZE, BUFFER_LENGTH, INVALID_DT,
  * NON_FINITE_POSE, DEGENERATE_POSE, NON_FINITE_RESULT, INVALID_ARGUMENT.
  */
-SecmoResult secmo_character_update(struct SecmoCharacter *character,
+SecmoResult secmo_character_update(SecmoCharacter *character,
                                    const struct SecmoFrameInput *input,
                                    struct SecmoTransform *out_pose,
                                    size_t out_pose_len,
@@ -1206,7 +1301,7 @@ SecmoResult secmo_update_batch(struct SecmoBatchItem *items, size_t first, size_
  * whose count does not match the rig, and INVALID_ARGUMENT for a record
  * buffer that overlaps another one or a pose buffer.
  */
-SecmoResult secmo_character_update_recorded(struct SecmoCharacter *character,
+SecmoResult secmo_character_update_recorded(SecmoCharacter *character,
                                             const struct SecmoFrameInput *input,
                                             struct SecmoTransform *out_pose,
                                             size_t out_pose_len,
@@ -1218,7 +1313,7 @@ SecmoResult secmo_character_update_recorded(struct SecmoCharacter *character,
  * state: a stage that is off passes its input through and does not advance.
  * Errors: NULL_POINTER, INVALID_ARGUMENT.
  */
-SecmoResult secmo_character_set_stage_enabled(struct SecmoCharacter *character,
+SecmoResult secmo_character_set_stage_enabled(SecmoCharacter *character,
                                               uint32_t stage,
                                               uint32_t enabled);
 
@@ -1226,13 +1321,13 @@ SecmoResult secmo_character_set_stage_enabled(struct SecmoCharacter *character,
  * Teleport: the next update seeds all solver state at its targets, with dt
  * treated as 0. Errors: NULL_POINTER.
  */
-SecmoResult secmo_character_reset(struct SecmoCharacter *character);
+SecmoResult secmo_character_reset(SecmoCharacter *character);
 
 /**
  * Switches how substep targets are chosen, keeping all state (docs/algorithms.md §2).
  * Errors: NULL_POINTER, INVALID_ARGUMENT.
  */
-SecmoResult secmo_character_set_substep_target(struct SecmoCharacter *character,
+SecmoResult secmo_character_set_substep_target(SecmoCharacter *character,
                                                uint32_t substep_target_value);
 
 /**
@@ -1241,7 +1336,7 @@ SecmoResult secmo_character_set_substep_target(struct SecmoCharacter *character,
  * the rig's spring count; `*out_count` receives that count.
  * Errors: NULL_POINTER, BUFFER_LENGTH.
  */
-SecmoResult secmo_character_spring_records(const struct SecmoCharacter *character,
+SecmoResult secmo_character_spring_records(const SecmoCharacter *character,
                                            struct SecmoSpringRecord *out_records,
                                            size_t out_records_len,
                                            size_t *out_count);
@@ -1249,14 +1344,14 @@ SecmoResult secmo_character_spring_records(const struct SecmoCharacter *characte
 /**
  * Bytes needed by `secmo_character_snapshot`. Errors: NULL_POINTER.
  */
-SecmoResult secmo_character_snapshot_size(const struct SecmoCharacter *character, size_t *out_size);
+SecmoResult secmo_character_snapshot_size(const SecmoCharacter *character, size_t *out_size);
 
 /**
  * Writes the complete solver state (versioned, tied to the rig) into
  * `buffer`; `*out_written` receives the byte count. Does not allocate.
  * Errors: NULL_POINTER, BUFFER_LENGTH.
  */
-SecmoResult secmo_character_snapshot(const struct SecmoCharacter *character,
+SecmoResult secmo_character_snapshot(const SecmoCharacter *character,
                                      uint8_t *buffer,
                                      size_t buffer_len,
                                      size_t *out_written);
@@ -1267,7 +1362,7 @@ SecmoResult secmo_character_snapshot(const struct SecmoCharacter *character,
  * checked completely first; on error the state is unchanged. Does not allocate.
  * Errors: NULL_POINTER, SNAPSHOT.
  */
-SecmoResult secmo_character_restore(struct SecmoCharacter *character,
+SecmoResult secmo_character_restore(SecmoCharacter *character,
                                     const uint8_t *buffer,
                                     size_t buffer_len);
 
@@ -1295,7 +1390,7 @@ SecmoResult secmo_chain_params_vrm(float units_per_meter, struct SecmoChainParam
  * velocities (no reset). Does not allocate.
  * Errors: NULL_POINTER, STRUCT_SIZE, INVALID_ARGUMENT.
  */
-SecmoResult secmo_character_set_chain_params(struct SecmoCharacter *character,
+SecmoResult secmo_character_set_chain_params(SecmoCharacter *character,
                                              uint32_t chain,
                                              const struct SecmoChainParams *params);
 
@@ -1303,7 +1398,7 @@ SecmoResult secmo_character_set_chain_params(struct SecmoCharacter *character,
  * Copies chain `chain`'s current parameters into `*out_params`.
  * Errors: NULL_POINTER, INVALID_ARGUMENT.
  */
-SecmoResult secmo_character_chain_params(const struct SecmoCharacter *character,
+SecmoResult secmo_character_chain_params(const SecmoCharacter *character,
                                          uint32_t chain,
                                          struct SecmoChainParams *out_params);
 
@@ -1311,7 +1406,7 @@ SecmoResult secmo_character_chain_params(const struct SecmoCharacter *character,
  * Wind and other external acceleration on the chains, world units/s²,
  * scaled by each chain's `wind_factor`. Errors: NULL_POINTER, INVALID_ARGUMENT.
  */
-SecmoResult secmo_character_set_wind(struct SecmoCharacter *character, const float (*wind)[3]);
+SecmoResult secmo_character_set_wind(SecmoCharacter *character, const float (*wind)[3]);
 
 /**
  * Moves every world-space position the character keeps by `delta` (world
@@ -1322,13 +1417,13 @@ SecmoResult secmo_character_set_wind(struct SecmoCharacter *character, const flo
  * Errors: NULL_POINTER, INVALID_ARGUMENT (not finite, or a position would
  * leave the state range).
  */
-SecmoResult secmo_character_shift_world(struct SecmoCharacter *character, const float (*delta)[3]);
+SecmoResult secmo_character_shift_world(SecmoCharacter *character, const float (*delta)[3]);
 
 /**
  * Buffer sizes that always hold everything `secmo_character_debug_draw`
  * writes. Errors: NULL_POINTER.
  */
-SecmoResult secmo_character_debug_draw_capacity(const struct SecmoCharacter *character,
+SecmoResult secmo_character_debug_draw_capacity(const SecmoCharacter *character,
                                                 size_t *out_lines,
                                                 size_t *out_spheres);
 
@@ -1339,7 +1434,7 @@ SecmoResult secmo_character_debug_draw_capacity(const struct SecmoCharacter *cha
  * with length 0) and reports the counts written. Does not allocate.
  * Errors: NULL_POINTER.
  */
-SecmoResult secmo_character_debug_draw(const struct SecmoCharacter *character,
+SecmoResult secmo_character_debug_draw(const SecmoCharacter *character,
                                        struct SecmoDebugLine *lines,
                                        size_t lines_len,
                                        size_t *out_line_count,
@@ -1533,6 +1628,85 @@ SecmoResult secmo_rig_reference_pose(const struct SecmoRig *rig,
                                      struct SecmoTransform *out_pose,
                                      size_t out_pose_len);
 
+/**
+ * Creates an empty world. Release with `secmo_world_destroy`.
+ * Errors: NULL_POINTER.
+ */
+SecmoResult secmo_world_create(struct SecmoWorld **out_world);
+
+/**
+ * Destroys a world and every character in it (their pointers become
+ * invalid). NULL is ignored.
+ */
+void secmo_world_destroy(struct SecmoWorld *world);
+
+/**
+ * Creates a character of `rig` in `world` (default options). The pointer
+ * works with every `secmo_character_*` function and stays valid until
+ * `secmo_world_remove` or `secmo_world_destroy`; `secmo_character_destroy`
+ * refuses it. Allocates: call it between updates.
+ * Errors: NULL_POINTER.
+ */
+SecmoResult secmo_world_add(struct SecmoWorld *world,
+                            const struct SecmoRig *rig,
+                            SecmoCharacter **out_character);
+
+/**
+ * Destroys a character of `world`; its pointer becomes invalid. On error
+ * (a character of no world or of another one) nothing changes.
+ * Errors: NULL_POINTER, INVALID_ARGUMENT.
+ */
+SecmoResult secmo_world_remove(struct SecmoWorld *world, SecmoCharacter *character);
+
+/**
+ * Sets the CPU budget in joint-substeps per update
+ * (`SECMO_WORLD_NO_BUDGET`: none). The next `secmo_world_plan` applies
+ * it by the rule of docs/c-api.md "Worlds". Errors: NULL_POINTER.
+ */
+SecmoResult secmo_world_set_budget(struct SecmoWorld *world, uint64_t budget);
+
+/**
+ * Plans an update of `items[0..count)` (once per frame, before their
+ * ranges): checks each item's `struct_size`, character (a character of
+ * this world, listed once: a character listed twice fails both items),
+ * input and importance, and chooses every listed character's level by
+ * the budget rule (docs/c-api.md "Worlds"), written into each item's
+ * `level`. A failing item gets its code in `result` and is not run by
+ * the ranges. Does not allocate. Returns `SECMO_OK` when every item was
+ * planned, else the first failing item's code.
+ * Errors: NULL_POINTER (world, items), and per item: STRUCT_SIZE,
+ * NULL_POINTER, INVALID_ARGUMENT.
+ */
+SecmoResult secmo_world_plan(struct SecmoWorld *world, struct SecmoWorldItem *items, size_t count);
+
+/**
+ * Runs the planned items `items[first..end)` of the last
+ * `secmo_world_plan` over the same array, each as
+ * `secmo_character_update` would at its planned level, and writes each
+ * item's `result` (an item the plan refused keeps its code). Up to 8
+ * consecutive items share the chain kernel's lanes. Ranges that do not
+ * overlap may run on different threads at the same time, with nothing
+ * else using the world meanwhile; no locks, no allocation. Returns
+ * `SECMO_OK` when every item succeeded, else the first failing item's code.
+ * Errors: NULL_POINTER (world, items), INVALID_ARGUMENT (first > end),
+ * and per item: INVALID_ARGUMENT (not planned, or run already in this
+ * plan) and every error of `secmo_character_update`.
+ */
+SecmoResult secmo_world_update_range(struct SecmoWorld *world,
+                                     struct SecmoWorldItem *items,
+                                     size_t first,
+                                     size_t end);
+
+/**
+ * Plans `items[0..count)` and runs them all: `secmo_world_plan`, then
+ * `secmo_world_update_range(world, items, 0, count)`. Returns `SECMO_OK`
+ * when every item succeeded, else the first failing item's code.
+ * Errors: those of the two.
+ */
+SecmoResult secmo_world_update(struct SecmoWorld *world,
+                               struct SecmoWorldItem *items,
+                               size_t count);
+
 #ifdef __cplusplus
 }  // extern "C"
 #endif  // __cplusplus
@@ -1546,7 +1720,7 @@ SecmoResult secmo_rig_reference_pose(const struct SecmoRig *rig,
 static_assert(sizeof(SecmoTransform) == 40, "SecmoTransform layout");
 static_assert(sizeof(SecmoSpringDesc) == 52, "SecmoSpringDesc layout");
 static_assert(sizeof(SecmoCharacterDesc) == 8, "SecmoCharacterDesc layout");
-static_assert(sizeof(SecmoUpdateInfo) == 16, "SecmoUpdateInfo layout");
+static_assert(sizeof(SecmoUpdateInfo) == 20, "SecmoUpdateInfo layout");
 static_assert(sizeof(SecmoRotationConstraintDesc) == 12, "SecmoRotationConstraintDesc layout");
 static_assert(sizeof(SecmoProbeDesc) == 68, "SecmoProbeDesc layout");
 static_assert(sizeof(SecmoCorrectiveDesc) == 32, "SecmoCorrectiveDesc layout");
@@ -1562,7 +1736,7 @@ static_assert(sizeof(SecmoSpringRecord) == 276, "SecmoSpringRecord layout");
 typedef char secmo_layout_check_transform[(sizeof(SecmoTransform) == 40) ? 1 : -1];
 typedef char secmo_layout_check_spring_desc[(sizeof(SecmoSpringDesc) == 52) ? 1 : -1];
 typedef char secmo_layout_check_character_desc[(sizeof(SecmoCharacterDesc) == 8) ? 1 : -1];
-typedef char secmo_layout_check_update_info[(sizeof(SecmoUpdateInfo) == 16) ? 1 : -1];
+typedef char secmo_layout_check_update_info[(sizeof(SecmoUpdateInfo) == 20) ? 1 : -1];
 typedef char secmo_layout_check_constraint_desc[(sizeof(SecmoRotationConstraintDesc) == 12) ? 1 : -1];
 typedef char secmo_layout_check_probe_desc[(sizeof(SecmoProbeDesc) == 68) ? 1 : -1];
 typedef char secmo_layout_check_corrective_desc[(sizeof(SecmoCorrectiveDesc) == 32) ? 1 : -1];
