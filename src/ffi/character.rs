@@ -176,19 +176,7 @@ pub(crate) unsafe fn read_frame(
     input: *const SecmoFrameInput,
     out_info: *mut SecmoUpdateInfo,
 ) -> Result<SecmoFrameInput, FfiError> {
-    let frame = read_versioned(
-        input,
-        SecmoFrameInput {
-            struct_size: 0,
-            flags: 0,
-            dt: 0.0,
-            pose: std::ptr::null(),
-            pose_len: 0,
-            world: Transform::IDENTITY,
-            importance: 1.0,
-        },
-        "input",
-    )?;
+    let frame = read_versioned(input, SecmoFrameInput::UNSET, "input")?;
     // World and importance are validated before anything changes, and
     // applied only when the update itself succeeds.
     if frame.flags & SECMO_FRAME_HAS_WORLD != 0 {
@@ -454,18 +442,7 @@ pub unsafe extern "C" fn secmo_update_batch(
     first: usize,
     end: usize,
 ) -> SecmoResult {
-    let checked = guard("secmo_update_batch", || {
-        if first > end {
-            return Err(FfiError::new(
-                SECMO_ERROR_INVALID_ARGUMENT,
-                format!("first ({first}) is after end ({end})"),
-            ));
-        }
-        if end > 0 {
-            non_null_mut(items, "items")?;
-        }
-        Ok(())
-    });
+    let checked = guard("secmo_update_batch", || check_range(items, first, end));
     if checked != SECMO_OK || first == end {
         return checked;
     }

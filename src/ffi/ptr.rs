@@ -23,6 +23,22 @@ pub(crate) fn non_null_mut<'a, T>(ptr: *mut T, what: &str) -> Result<&'a mut T, 
         .ok_or_else(|| FfiError::new(SECMO_ERROR_NULL_POINTER, format!("{what} is NULL")))
 }
 
+/// A range `[first, end)` of an item array: in order, and the array
+/// non-null when the range reaches past 0 (`secmo_update_batch`,
+/// `secmo_world_update_range`).
+pub(crate) fn check_range<T>(items: *mut T, first: usize, end: usize) -> Result<(), FfiError> {
+    if first > end {
+        return Err(FfiError::new(
+            SECMO_ERROR_INVALID_ARGUMENT,
+            format!("first ({first}) is after end ({end})"),
+        ));
+    }
+    if end > 0 {
+        non_null_mut(items, "items")?;
+    }
+    Ok(())
+}
+
 /// What `from_raw_parts` needs beyond the caller's promise: a non-null,
 /// aligned pointer and at most `isize::MAX` bytes. Checked before any slice
 /// exists.

@@ -76,12 +76,7 @@ fn descriptors_grow_by_struct_size() {
     // pointer: refused.
     let mut frame = SecmoFrameInput {
         struct_size: 12,
-        flags: 0,
-        dt: 0.0,
-        pose: std::ptr::null(),
-        pose_len: 0,
-        world: Transform::IDENTITY,
-        importance: 1.0,
+        ..SecmoFrameInput::UNSET
     };
     let e = read_versioned(&frame, frame, "input");
     assert_eq!(e.err().unwrap().code, SECMO_ERROR_STRUCT_SIZE);

@@ -380,6 +380,21 @@ pub struct SecmoFrameInput {
     pub importance: f32,
 }
 
+impl SecmoFrameInput {
+    /// What a caller's struct is read over (`read_versioned`): the fields
+    /// a shorter, older struct does not have keep these (no flags, the
+    /// identity world, importance 1).
+    pub(crate) const UNSET: SecmoFrameInput = SecmoFrameInput {
+        struct_size: 0,
+        flags: 0,
+        dt: 0.0,
+        pose: std::ptr::null(),
+        pose_len: 0,
+        world: Transform::IDENTITY,
+        importance: 1.0,
+    };
+}
+
 /// Summary of one update (optional output).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]

@@ -240,19 +240,7 @@ pub unsafe extern "C" fn secmo_world_plan(
                         (c.world_slot, c.world_generation)
                     };
                     let id = CharacterId::new(slot, generation);
-                    let input = read_versioned(
-                        item.input,
-                        SecmoFrameInput {
-                            struct_size: 0,
-                            flags: 0,
-                            dt: 0.0,
-                            pose: std::ptr::null(),
-                            pose_len: 0,
-                            world: Transform::IDENTITY,
-                            importance: 1.0,
-                        },
-                        "input",
-                    )?;
+                    let input = read_versioned(item.input, SecmoFrameInput::UNSET, "input")?;
                     let expected = item.character as *const Character;
                     Ok((id, item.importance, input.dt, expected))
                 })();
@@ -313,16 +301,7 @@ pub unsafe extern "C" fn secmo_world_update_range(
     const NAME: &str = "secmo_world_update_range";
     let checked = guard(NAME, || {
         non_null(world as *const SecmoWorld, "world")?;
-        if first > end {
-            return Err(FfiError::new(
-                SECMO_ERROR_INVALID_ARGUMENT,
-                format!("first ({first}) is after end ({end})"),
-            ));
-        }
-        if end > 0 {
-            non_null_mut(items, "items")?;
-        }
-        Ok(())
+        check_range(items, first, end)
     });
     if checked != SECMO_OK || first == end {
         return checked;

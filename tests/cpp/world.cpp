@@ -10,46 +10,17 @@
 #include <thread>
 #include <vector>
 
+#include "crowd_rig.h"
 #include "secmo.hpp"
 
 namespace {
-constexpr int kBones = 7;  // root, hips, hip helper, 4 tail joints
+using crowd_rig::kBones;
+using crowd_rig::make_pose;
 constexpr int kCharacters = 48;
 constexpr int kThreads = 4;
 constexpr int kFrames = 240;
 
-SecmoTransform identity() { return SecmoTransform{{0, 0, 0}, {0, 0, 0, 1}, {1, 1, 1}}; }
 
-void make_pose(const SecmoTransform* reference, int character, int frame, SecmoTransform* pose) {
-    const float t = static_cast<float>(frame) / 60.0f + 0.1f * static_cast<float>(character);
-    std::memcpy(pose, reference, sizeof(SecmoTransform) * kBones);
-    const float yaw = 0.7f * std::sin(3.0f * t);
-    pose[1].rotation[1] = std::sin(0.5f * yaw);
-    pose[1].rotation[3] = std::cos(0.5f * yaw);
-    pose[1].translation[1] = 1.0f + 0.03f * std::sin(9.0f * t);
-}
-
-secmo::Rig make_rig(const SecmoTransform* reference) {
-    static const int32_t parents[kBones] = {-1, 0, 1, 1, 3, 4, 5};
-    static const uint32_t joints[4] = {3, 4, 5, 6};
-    SecmoSpringDesc spring{};
-    (void)secmo_spring_desc_hip(2, 1.0f, &spring);
-    SecmoChainDesc chain{};
-    chain.struct_size = sizeof chain;
-    chain.anchor = 1;
-    chain.joints = joints;
-    chain.joint_count = 4;
-    chain.preset = SECMO_CHAIN_TAIL;
-    SecmoRigDesc desc = secmo::rig_desc();
-    desc.bone_count = kBones;
-    desc.parents = parents;
-    desc.reference_pose = reference;
-    desc.springs = &spring;
-    desc.spring_count = 1;
-    desc.chains = &chain;
-    desc.chain_count = 1;
-    return secmo::Rig::create(desc).take();
-}
 
 int fail(const char* what) {
     std::fprintf(stderr, "%s: %s\n", what, secmo_last_error_message());
@@ -60,17 +31,9 @@ int fail(const char* what) {
 int main() {
     const std::size_t live_before = secmo_live_object_count();
     SecmoTransform reference[kBones];
-    for (auto& b : reference) b = identity();
-    reference[1].translation[1] = 1.0f;
-    reference[2].translation[0] = 0.1f;
-    reference[3].translation[1] = -0.05f;
-    reference[3].translation[2] = -0.1f;
-    for (int b = 4; b < kBones; ++b) {
-        reference[b].translation[1] = -0.05f;
-        reference[b].translation[2] = -0.15f;
-    }
+    crowd_rig::reference(reference);
     {
-        secmo::Rig rig = make_rig(reference);
+        secmo::Rig rig = crowd_rig::make(reference);
         if (!rig) return fail("rig");
         secmo::World world = secmo::World::create().take();
         if (!world) return fail("world");
