@@ -835,6 +835,60 @@ fn a_caller_built_against_the_140_byte_chain_params_gets_carry() {
     }
 }
 
+/// The input at `t`: the tail keyed at 24 Hz (linear between keys),
+/// swinging 115° end to end at 1.5 Hz, on hips that turn and travel.
+fn keyed_swing(rig: &Rig, t: f32) -> Vec<Transform> {
+    let mut pose = rig.reference_pose().to_vec();
+    let key = |k: f32| 2.0 * (k / 24.0 * std::f32::consts::TAU * 1.5).sin();
+    let (k0, fr) = ((t * 24.0).floor(), (t * 24.0).fract());
+    let a = key(k0) * (1.0 - fr) + key(k0 + 1.0) * fr;
+    for joint in &mut pose[FIRST_TAIL..] {
+        joint.rotation =
+            (Quat::from_rotation_x(a * 0.5) * Quat::from_array(joint.rotation)).to_array();
+    }
+    pose[HIPS].rotation = Quat::from_rotation_y(0.3 * (t * 3.0).sin()).to_array();
+    pose[0].translation = [0.5 * (t * 2.0).sin(), 0.0, 0.0];
+    pose
+}
+
+/// Issue #48: around the animation the body's motion the springs act on is
+/// graded along the chain (`animation_inertia · s³` at link k of n, s =
+/// (k + 1) / n): the tail's base rides the body and its keys, its tip keeps
+/// the whole share and swings off them (docs/chains.md "Around the
+/// animation").
+#[test]
+fn around_the_animation_the_base_rides_the_body_and_the_tip_swings() {
+    let params = ChainParams {
+        rest_source: ChainParams::REST_ANIMATED,
+        ..ChainParams::tail(1.0)
+    };
+    assert_eq!(params.animation_inertia, 0.3);
+    let rig = rig(tail_desc(4, params));
+    let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
+    let mut off = vec![0f32; rig.reference_pose().len()];
+    let dt = 1.0 / 60.0;
+    for f in 0..240 {
+        let pose = keyed_swing(&rig, f as f32 * dt);
+        let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
+        for j in FIRST_TAIL..pose.len() {
+            let turn = Quat::from_array(out[j].rotation)
+                .angle_between(Quat::from_array(pose[j].rotation))
+                .to_degrees();
+            off[j] = off[j].max(turn);
+        }
+    }
+    let (base, tip) = (off[FIRST_TAIL], off[FIRST_TAIL + 3]);
+    println!(
+        "largest turn off the keys, base to tip: {:?}°",
+        &off[FIRST_TAIL..]
+    );
+    assert!(tip > 2.0, "the tip swings off its keys: {tip}°");
+    assert!(
+        base < 0.25 * tip,
+        "the base rides the body: {base}° against the tip's {tip}°"
+    );
+}
+
 /// Issue #48: around the animation with `animation_inertia` 0 the chain
 /// rides its keys, so its output is the input's pose at any update length,
 /// also one that is not a whole number of 120 Hz substeps (a game's
@@ -854,19 +908,7 @@ fn a_chain_on_its_keys_shows_them_at_any_update_length() {
         let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
         let mut worst = 0f32;
         for f in 0..(4.0 / dt) as usize {
-            let t = f as f32 * dt;
-            let mut pose = rig.reference_pose().to_vec();
-            // The tail keyed at 24 Hz (linear between keys), swinging 115°
-            // end to end at 1.5 Hz, on hips that turn and travel.
-            let key = |k: f32| 2.0 * (k / 24.0 * std::f32::consts::TAU * 1.5).sin();
-            let (k0, fr) = ((t * 24.0).floor(), (t * 24.0).fract());
-            let a = key(k0) * (1.0 - fr) + key(k0 + 1.0) * fr;
-            for joint in &mut pose[FIRST_TAIL..] {
-                joint.rotation =
-                    (Quat::from_rotation_x(a * 0.5) * Quat::from_array(joint.rotation)).to_array();
-            }
-            pose[HIPS].rotation = Quat::from_rotation_y(0.3 * (t * 3.0).sin()).to_array();
-            pose[0].translation = [0.5 * (t * 2.0).sin(), 0.0, 0.0];
+            let pose = keyed_swing(&rig, f as f32 * dt);
             let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
             for j in FIRST_TAIL..pose.len() {
                 let off = Quat::from_array(out[j].rotation)

@@ -48,7 +48,9 @@ fn the_sample_settings_build_a_rig_that_moves_tail_and_ponytail() {
     let mut character = Character::new(Arc::clone(&rig), Default::default());
     let mut pose = reference.clone();
     let mut out = reference.clone();
-    let tail = rig.find_bone("tail_3").unwrap();
+    let tail: Vec<usize> = (1..=5)
+        .map(|k| rig.find_bone(&format!("tail_{k}")).unwrap())
+        .collect();
     let pony = rig.find_bone("ponytail_3").unwrap();
     let (mut tail_swing, mut pony_swing) = (0.0f32, 0.0f32);
     let frames = (clip.duration * 60.0) as usize;
@@ -66,14 +68,24 @@ fn the_sample_settings_build_a_rig_that_moves_tail_and_ponytail() {
             )
             .unwrap();
         let turn = |b: usize| out[b].rotation().angle_between(pose[b].rotation());
-        tail_swing = tail_swing.max(turn(tail));
+        tail_swing = tail.iter().fold(tail_swing, |m, &b| m.max(turn(b)));
         pony_swing = pony_swing.max(turn(pony));
         assert!(out.iter().all(Transform::is_finite));
     }
     println!(
-        "{frames} frames: tail_3 swings up to {:.1}°, ponytail_3 {:.1}°",
+        "{frames} frames: the tail's joints turn up to {:.1}° off their keys, ponytail_3 {:.1}° off its pose",
         tail_swing.to_degrees(),
         pony_swing.to_degrees()
     );
-    assert!(tail_swing.to_degrees() > 2.0 && pony_swing.to_degrees() > 2.0);
+    // The clip keys the tail, so the tail simulates around its keys
+    // (docs/chains.md "Around the animation"): it leaves them (a chain that
+    // is not simulated gives them back within float rounding) and keeps
+    // near them (issue #48's carriage bar is 10°). The ponytail hangs on its
+    // rest arc and swings with the head.
+    assert!(
+        (0.5..10.0).contains(&tail_swing.to_degrees()),
+        "tail {:.2}°",
+        tail_swing.to_degrees()
+    );
+    assert!(pony_swing.to_degrees() > 2.0);
 }

@@ -209,15 +209,17 @@ pub struct ChainParams {
     #[cfg_attr(feature = "settings", serde(with = "serde_rest_source"))]
     pub rest_source: u32,
     /// Around the animation ([`ChainParams::rest_source`]): the share of
-    /// the body's motion the springs act on, 0..1 [tail and hair 0.3]. At
-    /// every substep the links ride `1 − animation_inertia` of their
-    /// frame's motion since the last substep (the anchor's turn about the
-    /// chain root and the root's travel) and keep the rest as inertia, as
-    /// a simulation space's particles keep `inertia` of its motion: 0 holds
-    /// the chain on the animation, 1 gives it the whole body's motion (a
-    /// loose tail whipping at every turn of the hips). No effect on the
-    /// rest arc. Added in ABI 1.3 with `rest_source`. docs/chains.md
-    /// "Around the animation".
+    /// the body's motion the springs act on at the chain's tip, 0..1 [tail
+    /// and hair 0.3]. At every substep link k of n keeps
+    /// `animation_inertia · s³` (s = (k + 1) / n) of its frame's motion
+    /// since the last substep (the anchor's turn about the chain root and
+    /// the root's travel) as inertia and rides the rest, as a simulation
+    /// space's particles keep `inertia` of its motion: the root rides the
+    /// body and the tip keeps the whole share. 0 holds the chain on the
+    /// animation, 1 gives the tip the whole body's motion (a loose tail
+    /// whipping at every turn of the hips). No effect on the rest arc.
+    /// Added in ABI 1.3 with `rest_source`. docs/chains.md "Around the
+    /// animation".
     pub animation_inertia: f32,
 }
 
@@ -584,8 +586,9 @@ mod serde_rest_source {
 pub(crate) const ANIMATED_HOLD: f32 = 0.5;
 
 /// The tail and hair presets' [`ChainParams::animation_inertia`]: three
-/// tenths of the body's motion added to the animation (docs/chains.md "Around the
-/// animation" has the measurements behind it).
+/// tenths of the body's motion added to the animation at the tip, less
+/// toward the root (docs/chains.md "Around the animation" has the
+/// measurements behind it).
 const ANIMATION_INERTIA: f32 = 0.3;
 
 /// The presets' [`ChainParams::settle_speedup`].

@@ -755,9 +755,9 @@ impl RestTarget<'_> {
 /// animation on this update and the last (`p.carries`) the links turn with
 /// their rest, velocities too (`anchor`, `root`: the chain's frame at this
 /// substep): the animation's own motion is carried, as a simulation space
-/// carries its bone's. They also ride `1 − animation_inertia` of the
-/// chain frame's motion since the last substep (`p.frame_at`), so the
-/// springs act on `animation_inertia` of the body's motion around it.
+/// carries its bone's. They also ride the chain frame's motion since the
+/// last substep (`p.frame_at`) but for `animation_inertia`, graded along
+/// the chain, which the springs act on around it.
 pub(super) fn rest_at(
     (rig, stage, update): (&ChainRig<'_>, &mut Stage, &Update),
     pose: (&[Transform], &[Affine3A]),
@@ -798,13 +798,19 @@ pub(super) fn rest_at(
     // the springs).
     let (last_anchor, last_root) = p.frame_at;
     p.frame_at = (anchor, root);
-    let follow = 1.0 - params[ci].animation_inertia;
+    let inertia = params[ci].animation_inertia;
     if carries
-        && follow > 0.0
+        && inertia < 1.0
         && (last_anchor.to_array() != anchor.to_array() || last_root.to_array() != root.to_array())
     {
         let turn = anchor * last_anchor.conjugate();
+        let n = setup.len() as f32;
         for k in 0..setup.len() {
+            // Graded along the chain: link k keeps `inertia · s³` of the
+            // body's motion, s = (k + 1) / n, so the root rides the body
+            // and only the tip keeps all of `animation_inertia`.
+            let along = (k + 1) as f32 / n;
+            let follow = 1.0 - inertia * along * along * along;
             let q = position[k];
             position[k] = q.lerp(root + turn * (q - last_root), follow);
             velocity[k] = velocity[k].lerp(turn * velocity[k], follow);
