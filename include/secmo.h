@@ -717,7 +717,7 @@ typedef struct SecmoChainParams {
   /**
    * Around the animation ([`ChainParams::rest_source`]): the share of
    * the body's motion the springs act on at the chain's tip, 0..1 [tail
-   * and hair 0.3]. At every substep link k of n keeps
+   * and hair 0.2]. At every substep link k of n keeps
    * `animation_inertia · s³` (s = (k + 1) / n) of its frame's motion
    * since the last substep (the anchor's turn about the chain root and
    * the root's travel) as inertia and rides the rest, as a simulation

@@ -862,7 +862,7 @@ fn around_the_animation_the_base_rides_the_body_and_the_tip_swings() {
         rest_source: ChainParams::REST_ANIMATED,
         ..ChainParams::tail(1.0)
     };
-    assert_eq!(params.animation_inertia, 0.3);
+    assert_eq!(params.animation_inertia, 0.2);
     let rig = rig(tail_desc(4, params));
     let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
     let mut off = vec![0f32; rig.reference_pose().len()];

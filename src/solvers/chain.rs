@@ -210,7 +210,7 @@ pub struct ChainParams {
     pub rest_source: u32,
     /// Around the animation ([`ChainParams::rest_source`]): the share of
     /// the body's motion the springs act on at the chain's tip, 0..1 [tail
-    /// and hair 0.3]. At every substep link k of n keeps
+    /// and hair 0.2]. At every substep link k of n keeps
     /// `animation_inertia · s³` (s = (k + 1) / n) of its frame's motion
     /// since the last substep (the anchor's turn about the chain root and
     /// the root's travel) as inertia and rides the rest, as a simulation
@@ -585,11 +585,11 @@ mod serde_rest_source {
 /// animated it ([`ChainClock::animated_left`]).
 pub(crate) const ANIMATED_HOLD: f32 = 0.5;
 
-/// The tail and hair presets' [`ChainParams::animation_inertia`]: three
+/// The tail and hair presets' [`ChainParams::animation_inertia`]: two
 /// tenths of the body's motion added to the animation at the tip, less
 /// toward the root (docs/chains.md "Around the animation" has the
 /// measurements behind it).
-const ANIMATION_INERTIA: f32 = 0.3;
+const ANIMATION_INERTIA: f32 = 0.2;
 
 /// The presets' [`ChainParams::settle_speedup`].
 const SETTLE_SPEEDUP: f32 = 8.0;

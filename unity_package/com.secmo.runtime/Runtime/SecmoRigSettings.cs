@@ -136,7 +136,7 @@ namespace Secmo.Unity
         public bool teleportRestart;
         [Tooltip("Tail and hair: each substep's rest. Auto: the animation's pose where the animation moves the chain, the rest arc (carry, gravity) where it does not; Bind: always the rest arc; Animated: always the animation's pose (auto).")]
         public SecmoRestSource restSource;
-        [Tooltip("Around the animation: the share of the body's motion the springs act on; 0 holds the chain on the animation, 1 adds all of it (tail and hair 0.3).")]
+        [Tooltip("Around the animation: the share of the body's motion the springs act on; 0 holds the chain on the animation, 1 adds all of it at the tip, less toward the root (tail and hair 0.2).")]
         [Range(0f, 1f)] public float animationInertia;
     }
 

@@ -182,9 +182,9 @@ struct SECMORUNTIME_API FSecmoChainParams
 	/** Tail and hair: each substep's rest. Auto: the animation's pose where the animation moves the chain, the rest arc (carry, gravity) where it does not; Bind: always the rest arc; Animated: always the animation's pose (auto). */
 	UPROPERTY(EditAnywhere, Category = "Chain")
 	ESecmoRestSource RestSource = ESecmoRestSource::Auto;
-	/** Tail and hair, around the animation: the share of the body's motion the springs act on; 0 holds the chain on the animation, 1 adds all of it (0.3). */
+	/** Tail and hair, around the animation: the share of the body's motion the springs act on at the tip, less toward the root; 0 holds the chain on the animation, 1 adds all of it (0.2). */
 	UPROPERTY(EditAnywhere, Category = "Chain", meta = (ClampMin = "0", ClampMax = "1"))
-	float AnimationInertia = 0.3f;
+	float AnimationInertia = 0.2f;
 };
 
 USTRUCT(BlueprintType)
