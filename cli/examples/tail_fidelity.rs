@@ -8,7 +8,8 @@
 //! of issue #48: the runtime's at 60 Hz, then the bake's stretch p99 and
 //! torn share against the clip's own (docs/algorithms.md §10) and the
 //! deepest skinned tail vertex in a body capsule, as a share of its radius
-//! (`secmo report`'s measures).
+//! (`secmo report`'s measures). `--inertia X` sets the runtime's
+//! `animation_inertia`; `--bake` measures the preset as it is.
 
 use secmo::ChainParams;
 use secmo_cli::carriage::{runtime_fidelity, Acceptance, Fidelity};
