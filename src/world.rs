@@ -48,12 +48,28 @@
 //! when a held character is released its particles are seeded on that
 //! held pose, at rest.
 //!
-//! A level change is blended: on the update of the change the character
-//! also runs its previous level, alone, from a snapshot it then restores
-//! (that update costs both levels; the plan does not count the extra
-//! run, the update's [`UpdateInfo::joint_substeps`] does), shows exactly
-//! what the previous level shows, and turns its chain joints from there
-//! to the new level's over [`BLEND_UPDATES`] updates.
+//! A level change is blended. From a running level, on the update of the
+//! change the character also runs its previous level, alone, from a
+//! snapshot it then restores (that update costs both levels; the plan
+//! does not count the extra run, the update's
+//! [`UpdateInfo::joint_substeps`] does), shows exactly what the previous
+//! level shows, and turns its chain joints from there to the new level's
+//! over [`BLEND_UPDATES`] updates; entering `Held`, it holds exactly that.
+//! Released from `Held`, it starts from the held pose and blends from it.
+//!
+//! The snapshot, what the previous level showed and (for an in-place C
+//! update) a copy of the input pose live in an arena the world shares
+//! among its characters, an [`ARENA_SHARE`]th of what they would need
+//! together (at least what the largest needs). After the levels are
+//! chosen, the plan gives the changes that run the previous level their
+//! room: degradations first, least important first, then restorations,
+//! most important first. A change that does not fit keeps the level it
+//! had for this update and is planned again on the next. So on an update
+//! at most about an [`ARENA_SHARE`]th of the characters pay for a second
+//! run, and a crowd of like characters takes at most [`ARENA_SHARE`]
+//! updates per level step; a world keeps per character only one rotation
+//! per chain joint besides the character (the held pose or the blend's
+//! offset: a held character never blends).
 
 use std::cell::UnsafeCell;
 use std::sync::Arc;
@@ -175,27 +191,135 @@ pub(crate) struct SlotState {
     cost: [u64; 3],
     /// A level the budget does not move ([`World::pin_level`]).
     pinned: Option<u8>,
-    /// The held chain joints' local rotations, one per chain particle.
-    held: Vec<[f32; 4]>,
-    /// The chain joints' rotations the last update showed.
-    shown: Vec<[f32; 4]>,
+    /// One rotation per chain particle: while the character is held, the
+    /// held chain joints' local rotations; while a level change blends,
+    /// its offset per chain joint (a held character never blends).
+    keep: Vec<[f32; 4]>,
     /// No update has shown anything yet.
     shown_unset: bool,
-    /// On a level change: what the previous level showed.
-    from: Vec<[f32; 4]>,
-    /// The level change's offset per chain joint, and the updates left of
-    /// its blend.
-    offset: Vec<[f32; 4]>,
+    /// The updates left of a level change's blend.
     blend_left: u8,
-    /// A snapshot of the character, for the previous level's run.
-    snapshot: Vec<u8>,
+    /// What a level change that runs the previous level takes of the
+    /// world's [`Arena`]: snapshot bytes, chain rotations, pose.
+    need: [usize; 3],
+    /// Where this update's level change has its room in the arena, if the
+    /// last plan gave it one (offsets, in the arena's three units).
+    lease: Option<[usize; 3]>,
+}
+
+/// How many characters' level-change room a world keeps: an
+/// [`ARENA_SHARE`]th of what its characters would need together, and at
+/// least what its largest one needs. The plan admits, most important
+/// first, the level changes that fit; the others wait for a later update.
+pub const ARENA_SHARE: usize = 8;
+
+/// Room for the level changes of one update that run the previous level
+/// (the module documentation): a snapshot of the character, what the
+/// previous level showed, and the input pose of an in-place C update (the
+/// output overwrites the caller's buffer before the second run reads it).
+/// Shared by the world's characters; the plan hands out disjoint parts.
+struct Arena {
+    bytes: Vec<u8>,
+    rotations: Vec<[f32; 4]>,
+    poses: Vec<Transform>,
+    /// The sum of the live characters' needs, and the largest need seen.
+    needed: [usize; 3],
+    largest: [usize; 3],
+    /// The three buffers' addresses, taken whenever they grow (only
+    /// [`World::add`], under `&mut World`); ranges write their leased parts
+    /// through them.
+    base: (*mut u8, *mut [f32; 4], *mut Transform),
+}
+
+impl Arena {
+    fn new() -> Self {
+        let mut a = Arena {
+            bytes: Vec::new(),
+            rotations: Vec::new(),
+            poses: Vec::new(),
+            needed: [0; 3],
+            largest: [0; 3],
+            base: (
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+            ),
+        };
+        a.rebase();
+        a
+    }
+
+    fn rebase(&mut self) {
+        self.base = (
+            self.bytes.as_mut_ptr(),
+            self.rotations.as_mut_ptr(),
+            self.poses.as_mut_ptr(),
+        );
+    }
+
+    /// A character that needs `need` joins: the room grows to an
+    /// [`ARENA_SHARE`]th of all needs, at least the largest.
+    fn join(&mut self, need: [usize; 3]) {
+        for ((sum, largest), n) in self.needed.iter_mut().zip(&mut self.largest).zip(need) {
+            *sum += n;
+            *largest = (*largest).max(n);
+        }
+        let room = |k: usize| self.largest[k].max(self.needed[k].div_ceil(ARENA_SHARE));
+        let (b, r, p) = (room(0), room(1), room(2));
+        // Exactly the room (no doubling: it is held for the world's life).
+        if b > self.bytes.len() {
+            self.bytes.reserve_exact(b - self.bytes.len());
+            self.bytes.resize(b, 0);
+        }
+        if r > self.rotations.len() {
+            self.rotations.reserve_exact(r - self.rotations.len());
+            self.rotations.resize(r, [0.0, 0.0, 0.0, 1.0]);
+        }
+        if p > self.poses.len() {
+            self.poses.reserve_exact(p - self.poses.len());
+            self.poses.resize(p, Transform::IDENTITY);
+        }
+        self.rebase();
+    }
+
+    /// A character leaves (the room does not shrink).
+    fn leave(&mut self, need: [usize; 3]) {
+        for (sum, n) in self.needed.iter_mut().zip(need) {
+            *sum -= n;
+        }
+    }
+
+    fn room(&self) -> [usize; 3] {
+        [self.bytes.len(), self.rotations.len(), self.poses.len()]
+    }
+}
+
+/// A slot's part of the [`Arena`] for one update.
+#[derive(Clone, Copy)]
+pub(crate) struct Lease {
+    bytes: (*mut u8, usize),
+    rotations: (*mut [f32; 4], usize),
+    poses: (*mut Transform, usize),
+}
+
+impl Lease {
+    /// # Safety
+    /// The lease is this thread's alone (the plan gave it to one slot, run
+    /// by one range) and the arena lives.
+    unsafe fn parts<'s>(self) -> (&'s mut [u8], &'s mut [[f32; 4]], &'s mut [Transform]) {
+        // SAFETY: the caller's; the parts are disjoint and in the arena.
+        unsafe {
+            (
+                std::slice::from_raw_parts_mut(self.bytes.0, self.bytes.1),
+                std::slice::from_raw_parts_mut(self.rotations.0, self.rotations.1),
+                std::slice::from_raw_parts_mut(self.poses.0, self.poses.1),
+            )
+        }
+    }
 }
 
 struct Slot {
     generation: u32,
-    /// The input pose of an in-place C update (the output overwrites the
-    /// caller's buffer before a level change's second run reads it).
-    scratch: UnsafeCell<Vec<Transform>>,
     /// Boxed: the character's address is stable for the C ABI's handle.
     cell: Option<Box<UnsafeCell<SlotState>>>,
 }
@@ -213,6 +337,7 @@ pub struct World {
     stamp: u64,
     /// Planning scratch: (importance, slot, item index), capacity = live.
     order: Vec<(f32, u32, u32)>,
+    arena: Arena,
 }
 
 // SAFETY: a character is reached through its slot's UnsafeCell only by
@@ -242,6 +367,7 @@ impl World {
             budget: None,
             stamp: 0,
             order: Vec::new(),
+            arena: Arena::new(),
         }
     }
 
@@ -250,13 +376,17 @@ impl World {
     pub fn add(&mut self, rig: Arc<Rig>, options: CharacterOptions) -> CharacterId {
         let particles: usize = rig.chains.iter().map(|c| c.joints.len()).sum();
         let mut character = Character::new(rig, options);
-        let snapshot = vec![0u8; character.snapshot_size()];
+        let need = [
+            character.snapshot_size(),
+            particles,
+            character.rig().bone_count(),
+        ];
+        self.arena.join(need);
         let index = match self.free.pop() {
             Some(i) => i,
             None => {
                 self.slots.push(Slot {
                     generation: 0,
-                    scratch: UnsafeCell::new(Vec::new()),
                     cell: None,
                 });
                 (self.slots.len() - 1) as u32
@@ -265,7 +395,6 @@ impl World {
         character.world_slot = index;
         character.world_generation = self.slots[index as usize].generation;
         let slot = &mut self.slots[index as usize];
-        *slot.scratch.get_mut() = vec![Transform::IDENTITY; character.rig().bone_count()];
         slot.cell = Some(Box::new(UnsafeCell::new(SlotState {
             character,
             level: 0,
@@ -274,13 +403,11 @@ impl World {
             ran: 0,
             cost: [0; 3],
             pinned: None,
-            held: vec![[0.0, 0.0, 0.0, 1.0]; particles],
-            shown: vec![[0.0, 0.0, 0.0, 1.0]; particles],
+            keep: vec![[0.0, 0.0, 0.0, 1.0]; particles],
             shown_unset: true,
-            from: vec![[0.0, 0.0, 0.0, 1.0]; particles],
-            offset: vec![[0.0, 0.0, 0.0, 1.0]; particles],
             blend_left: 0,
-            snapshot,
+            need,
+            lease: None,
         })));
         let generation = slot.generation;
         self.live += 1;
@@ -293,7 +420,8 @@ impl World {
 
     /// Destroys a character. A stale id is refused and changes nothing.
     pub fn remove(&mut self, id: CharacterId) -> Result<(), Error> {
-        self.state_mut(id)?;
+        let need = self.state_mut(id)?.need;
+        self.arena.leave(need);
         let slot = &mut self.slots[id.index as usize];
         slot.cell = None;
         slot.generation = slot.generation.wrapping_add(1);
@@ -524,6 +652,7 @@ impl World {
                     .planned_joint_substeps(4.0 * dt, shift as u32);
             }
             state.previous = state.level;
+            state.lease = None;
             // `order` has capacity for every live character, each listed
             // once: no allocation.
             self.order.push((importance, id.index, i as u32));
@@ -549,15 +678,15 @@ impl World {
             };
             total += cost_at(state, state.level);
         }
+        // Least important first; equal importance: the higher slot first.
+        self.order.sort_unstable_by(|a, b| {
+            a.0.partial_cmp(&b.0)
+                .expect("finite importances")
+                .then(b.1.cmp(&a.1))
+        });
         if let Some(budget) = budget {
             // In the units of `cost`: four updates.
             let budget = budget.saturating_mul(4);
-            // Least important first; equal importance: the higher slot first.
-            self.order.sort_unstable_by(|a, b| {
-                a.0.partial_cmp(&b.0)
-                    .expect("finite importances")
-                    .then(b.1.cmp(&a.1))
-            });
             'passes: for target in 1..=Level::Held as u8 {
                 for &(_, slot, _) in &self.order {
                     if total <= budget {
@@ -579,6 +708,40 @@ impl World {
                         state.level = target;
                     }
                 }
+            }
+        }
+        // The level changes that run the previous level get their room in
+        // the arena: degradations first, least important first, then
+        // restorations, most important first (so that a more important
+        // character is never left at a worse level for want of room); one
+        // that does not fit keeps its level this update.
+        let held = Level::Held as u8;
+        let room = self.arena.room();
+        let mut used = [0usize; 3];
+        let n = self.order.len();
+        for pass in 0..2 * n {
+            let (_, slot, _) = self.order[if pass < n { pass } else { 2 * n - 1 - pass }];
+            let state = self.slots[slot as usize]
+                .cell
+                .as_mut()
+                .expect("live")
+                .get_mut();
+            let degrades = state.level > state.previous;
+            if state.level == state.previous
+                || state.shown_unset
+                || state.previous == held
+                || degrades != (pass < n)
+            {
+                continue;
+            }
+            let need = state.need;
+            if (0..3).all(|k| used[k] + need[k] <= room[k]) {
+                state.lease = Some(used);
+                for k in 0..3 {
+                    used[k] += need[k];
+                }
+            } else {
+                state.level = state.previous;
             }
         }
         stamp
@@ -612,9 +775,14 @@ unsafe impl Sync for Plan<'_> {}
 /// plan, run at most once), input, output and world transform.
 pub(crate) struct Entry<'a> {
     state: *mut SlotState,
+    /// The input; its pose is `output` itself (read before the output is
+    /// written) when `in_place`.
     pub(crate) input: FrameInput<'a>,
     pub(crate) output: &'a mut [Transform],
+    pub(crate) in_place: bool,
     pub(crate) world: Option<Transform>,
+    /// The slot's part of the arena for a level change this update.
+    lease: Option<Lease>,
 }
 
 impl Plan<'_> {
@@ -669,14 +837,20 @@ impl Plan<'_> {
         Ok(ptr)
     }
 
-    /// The in-place input scratch of slot `id` (bone count long).
-    ///
-    /// # Safety
-    /// As [`Plan::take_slot`]'s pointer: this thread alone uses the slot.
-    pub(crate) unsafe fn scratch<'s>(&self, id: CharacterId) -> &'s mut [Transform] {
-        let slot = &self.world.slots[id.index as usize];
-        // SAFETY: the caller's.
-        unsafe { &mut *slot.scratch.get() }
+    /// The arena part the plan leased to `state` for this update.
+    fn lease(&self, state: *mut SlotState) -> Option<Lease> {
+        // SAFETY: only the lease (written by the plan) is read.
+        let (offsets, need) = unsafe { ((*state).lease?, (*state).need) };
+        let base = self.world.arena.base;
+        // SAFETY: the plan kept every lease inside the arena, which does
+        // not shrink.
+        unsafe {
+            Some(Lease {
+                bytes: (base.0.add(offsets[0]), need[0]),
+                rotations: (base.1.add(offsets[1]), need[1]),
+                poses: (base.2.add(offsets[2]), need[2]),
+            })
+        }
     }
 
     /// The slot's character (for the C ABI's checks before an entry runs).
@@ -688,18 +862,22 @@ impl Plan<'_> {
         unsafe { &mut (*state).character }
     }
 
-    /// A window entry.
+    /// A window entry (`in_place`: the input pose is `output`; `input`'s
+    /// pose is not read).
     pub(crate) fn entry<'a>(
+        &self,
         state: *mut SlotState,
         input: FrameInput<'a>,
-        output: &'a mut [Transform],
+        (output, in_place): (&'a mut [Transform], bool),
         world: Option<Transform>,
     ) -> Entry<'a> {
         Entry {
             state,
             input,
             output,
+            in_place,
             world,
+            lease: self.lease(state),
         }
     }
 
@@ -733,12 +911,12 @@ impl Plan<'_> {
                 };
                 match slot {
                     Ok(state) => {
-                        *entry = Some(Entry {
+                        *entry = Some(self.entry(
                             state,
-                            input: item.input,
-                            output: &mut *item.output,
-                            world: item.world,
-                        });
+                            item.input,
+                            (&mut *item.output, false),
+                            item.world,
+                        ));
                     }
                     Err(e) => *result = Some(Err(e)),
                 }
@@ -836,31 +1014,52 @@ struct Run {
     teleport: bool,
     /// The chain joints are held (written after the update).
     hold: bool,
-    /// The level changed: the offset from the previous level's output is
-    /// taken after the update.
-    transition: bool,
+    /// On a level change: what the previous level shows.
+    from: Shown,
 }
 
-/// An item's update up to its chain stage. On a level change the
-/// previous level runs first, alone, from a snapshot of the character
-/// that is then restored, so that the output starts from what the
-/// previous level shows ([`BLEND_UPDATES`]). On error nothing of the
-/// character has changed.
+/// What the previous level shows on a level change.
+#[derive(Clone, Copy, Default)]
+enum Shown {
+    /// No level change (or the first update: nothing shown yet).
+    #[default]
+    None,
+    /// The held pose in `keep`: the previous level is `Held`.
+    Keep,
+    /// Its run's chain rotations, in the slot's arena lease.
+    Run(*const [f32; 4], usize),
+}
+
+/// An item's update up to its chain stage. On a level change from a
+/// running level the previous level runs first, alone, from a snapshot of
+/// the character that is then restored (both in the slot's arena lease),
+/// so that the output starts from what the previous level shows
+/// ([`BLEND_UPDATES`]); from `Held` that is the held pose. On error
+/// nothing of the character has changed.
 fn begin_item(state: &mut SlotState, item: &mut Entry<'_>) -> Result<Run, Error> {
     let held = Level::Held as u8;
-    if state.level == held && state.previous != held {
-        // Entering the hold: the chain joints as the last update showed them.
-        state.held.copy_from_slice(&state.shown);
-    }
-    let transition = state.level != state.previous && !state.shown_unset;
+    let change = state.level != state.previous && !state.shown_unset;
     let mut extra = 0;
-    if transition {
+    let mut from = Shown::None;
+    if change && state.previous == held {
+        from = Shown::Keep;
+    } else if let (true, Some(lease)) = (change, item.lease) {
+        // SAFETY: the plan leased this part to this slot alone, which this
+        // thread runs.
+        let (bytes, rotations, poses) = unsafe { lease.parts() };
+        if item.in_place {
+            // The input is read twice and the first run's output
+            // overwrites it: the second run reads this copy.
+            poses.copy_from_slice(item.output);
+            item.input.pose = poses;
+            item.in_place = false;
+        }
         // The previous level, alone, from a snapshot.
-        state.character.snapshot(&mut state.snapshot)?;
+        state.character.snapshot(bytes)?;
         let previous = state.previous;
         let run = begin(
             &mut state.character,
-            &state.held,
+            &state.keep,
             item,
             (previous, previous),
         )?;
@@ -874,23 +1073,21 @@ fn begin_item(state: &mut SlotState, item: &mut Entry<'_>) -> Result<Run, Error>
             extra = c.joint_substeps();
         }
         state.character.finish_update(item.output);
-        if run.hold {
-            write_held(state.character.rig(), &state.held, item.output);
-        }
         // What the previous level shows (its blend, if one is under way).
         blend(state, item.output);
         let rig = Arc::clone(state.character.rig());
-        for (from, j) in state.from.iter_mut().zip(chain_joints(&rig)) {
-            *from = item.output[j].rotation;
+        for (r, j) in rotations.iter_mut().zip(chain_joints(&rig)) {
+            *r = item.output[j].rotation;
         }
         state
             .character
-            .restore(&state.snapshot)
+            .restore(bytes)
             .expect("a snapshot of this character restores");
+        from = Shown::Run(rotations.as_ptr(), rotations.len());
     }
     let levels = (state.level, state.previous);
-    let mut run = begin(&mut state.character, &state.held, item, levels)?;
-    run.transition = transition;
+    let mut run = begin(&mut state.character, &state.keep, item, levels)?;
+    run.from = from;
     run.info.joint_substeps = run.info.joint_substeps.saturating_add(extra);
     Ok(run)
 }
@@ -898,7 +1095,7 @@ fn begin_item(state: &mut SlotState, item: &mut Entry<'_>) -> Result<Run, Error>
 /// An item's update at `(level, previous)` up to its chain stage.
 fn begin(
     c: &mut Character,
-    held: &[[f32; 4]],
+    keep: &[[f32; 4]],
     item: &Entry<'_>,
     (level, previous): (u8, u8),
 ) -> Result<Run, Error> {
@@ -907,7 +1104,15 @@ fn begin(
     if let Some(world) = item.world {
         c.set_world_transform(world)?;
     }
-    let (info, run) = match c.begin_update(&item.input, item.output.len()) {
+    let input = if item.in_place {
+        FrameInput {
+            pose: &*item.output,
+            ..item.input
+        }
+    } else {
+        item.input
+    };
+    let (info, run) = match c.begin_update(&input, item.output.len()) {
         Ok(r) => r,
         Err(e) => {
             c.restore_chain_inputs(saved);
@@ -920,40 +1125,67 @@ fn begin(
         dt: item.input.dt,
         teleport: item.input.teleport,
         hold: run && level == hold_level,
-        transition: false,
+        from: Shown::None,
     };
     if r.chains && previous == hold_level {
         // Released: the particles start on the held pose, at rest.
-        c.reseed_chains(held);
+        c.reseed_chains(keep);
     }
     Ok(r)
 }
 
-/// An item's update after its chain stage: committed, the held joints
-/// written, the level change's offset taken and the blend applied, what it
-/// shows kept.
+/// An item's update after its chain stage: committed; entering the hold,
+/// the held pose taken (what the previous level shows: no blend); held,
+/// the held joints written; on a level change to a running level the
+/// offset from what the previous level shows taken, and the blend applied.
 fn finish_item(state: &mut SlotState, output: &mut [Transform], run: &Run) {
     state.character.finish_update(output);
     let rig = Arc::clone(state.character.rig());
-    if run.hold {
-        write_held(&rig, &state.held, output);
-    }
-    if run.transition {
-        for ((offset, from), j) in state
-            .offset
-            .iter_mut()
-            .zip(&state.from)
-            .zip(chain_joints(&rig))
-        {
-            let now = Quat::from_array(output[j].rotation);
-            *offset = (Quat::from_array(*from) * now.inverse()).to_array();
+    let held = Level::Held as u8;
+    if state.level == held {
+        if state.previous != held {
+            match run.from {
+                // SAFETY: the lease's rotations, written by begin_item.
+                Shown::Run(p, n) => state
+                    .keep
+                    .copy_from_slice(unsafe { std::slice::from_raw_parts(p, n) }),
+                _ => {
+                    // Nothing shown before (or no room for the previous
+                    // level's run): hold what this update shows.
+                    blend(state, output);
+                    for (k, j) in state.keep.iter_mut().zip(chain_joints(&rig)) {
+                        *k = output[j].rotation;
+                    }
+                }
+            }
+            state.blend_left = 0;
         }
-        state.blend_left = BLEND_UPDATES;
-    }
-    blend(state, output);
-    state.blend_left = state.blend_left.saturating_sub(1);
-    for (shown, j) in state.shown.iter_mut().zip(chain_joints(&rig)) {
-        *shown = output[j].rotation;
+        if run.hold {
+            write_held(&rig, &state.keep, output);
+        }
+    } else {
+        let offset = |from: [f32; 4], now: [f32; 4]| {
+            (Quat::from_array(from) * Quat::from_array(now).inverse()).to_array()
+        };
+        match run.from {
+            Shown::None => {}
+            Shown::Keep => {
+                for (k, j) in state.keep.iter_mut().zip(chain_joints(&rig)) {
+                    *k = offset(*k, output[j].rotation);
+                }
+                state.blend_left = BLEND_UPDATES;
+            }
+            Shown::Run(p, n) => {
+                // SAFETY: the lease's rotations, written by begin_item.
+                let from = unsafe { std::slice::from_raw_parts(p, n) };
+                for ((k, f), j) in state.keep.iter_mut().zip(from).zip(chain_joints(&rig)) {
+                    *k = offset(*f, output[j].rotation);
+                }
+                state.blend_left = BLEND_UPDATES;
+            }
+        }
+        blend(state, output);
+        state.blend_left = state.blend_left.saturating_sub(1);
     }
     state.shown_unset = false;
 }
@@ -966,7 +1198,7 @@ fn blend(state: &SlotState, output: &mut [Transform]) {
         return;
     }
     let w = f32::from(state.blend_left) / f32::from(BLEND_UPDATES);
-    for (offset, j) in state.offset.iter().zip(chain_joints(state.character.rig())) {
+    for (offset, j) in state.keep.iter().zip(chain_joints(state.character.rig())) {
         let turn = Quat::IDENTITY.slerp(Quat::from_array(*offset), w);
         let r = turn * Quat::from_array(output[j].rotation);
         output[j].rotation = r.normalize().to_array();

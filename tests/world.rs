@@ -467,6 +467,9 @@ fn largest_angle(a: &[Transform], b: &[Transform]) -> f32 {
 /// rate's every-other-update steps show), the least important characters
 /// degrade first, and a degradation or restoration moves no joint more
 /// than 1° from the same character's output without the transition.
+/// Updates the budget test runs: 190 with a budget, then the return.
+const FRAMES_CROWD: usize = 230;
+
 #[test]
 fn the_budget_holds_on_the_crowd_and_transitions_are_smooth() {
     let rig = crowd::hair_rig(12, 6, true);
@@ -484,7 +487,7 @@ fn the_budget_holds_on_the_crowd_and_transitions_are_smooth() {
     // Followed: the three least important (slots 99, 89, 79: ring 9, the
     // higher slot first), one of ring 5 and the most important.
     let follow = [99, 89, 79, 55, 0];
-    let run = run_crowd(&rig, &poses, 200, schedule, &follow);
+    let run = run_crowd(&rig, &poses, FRAMES_CROWD, schedule, &follow);
     println!("executed joint-substeps per update: {:?}", run.executed);
     assert_eq!(
         run.executed[20], full,
@@ -510,12 +513,16 @@ fn the_budget_holds_on_the_crowd_and_transitions_are_smooth() {
     assert_eq!(run.levels[4][100], secmo::Level::Full);
     assert_eq!(run.levels[0][180], secmo::Level::Held);
     assert_eq!(run.levels[4][180], secmo::Level::Quarter);
-    for frame in 0..200 {
+    for frame in 0..FRAMES_CROWD {
         assert!(run.levels[4][frame] <= run.levels[3][frame]);
         assert!(run.levels[3][frame] <= run.levels[0][frame]);
     }
-    // Back to Full once the budget is gone.
-    assert!(run.levels.iter().all(|l| l[199] == secmo::Level::Full));
+    // Back to Full once the budget is gone: one level per update, each
+    // level step of the 100 like characters in at most ARENA_SHARE updates
+    // (the arena's room), so within 3 × ARENA_SHARE updates of 190.
+    let back = 190 + 3 * secmo::world::ARENA_SHARE;
+    assert!(back < FRAMES_CROWD);
+    assert!(run.levels.iter().all(|l| l[back] == secmo::Level::Full));
 
     // Every transition of the followed characters against a twin that
     // stays at the previous level: on the update of the change the
@@ -881,9 +888,12 @@ fn the_c_world_gives_what_one_call_each_gives_and_refuses_bad_items() {
         );
         assert_eq!(secmo_world_remove(world, in_world[9]), SECMO_OK);
         assert_eq!(secmo_live_object_count(), live + 2 + 2 * N - 1);
-        // The budget: held at 0, every item's level says so on the next plans.
+        // The budget: held at 0, every item's level says so on the next
+        // plans. A level moves one step per update, and the arena admits
+        // at least an ARENA_SHARE-th of these like characters' changes
+        // per update: three steps take at most 3 × ARENA_SHARE updates.
         assert_eq!(secmo_world_set_budget(world, 0), SECMO_OK);
-        for _ in 0..3 {
+        for _ in 0..3 * secmo::world::ARENA_SHARE {
             let mut items: Vec<SecmoWorldItem> = outs
                 .iter_mut()
                 .zip(&in_world)
@@ -915,5 +925,109 @@ fn the_c_world_gives_what_one_call_each_gives_and_refuses_bad_items() {
         secmo_world_destroy(world);
         secmo_rig_destroy(rig);
         assert_eq!(secmo_live_object_count(), live);
+    }
+}
+
+/// An in-place C world update through level changes: the update of a
+/// change runs the previous level and then the new one, both reading the
+/// input that the first run's output overwrites in the caller's buffer
+/// (the world copies it into its level-change arena first). Two worlds,
+/// one updated in place, one with separate buffers, under the same
+/// budget schedule (held, released, halved, back), give the same bits.
+#[test]
+fn in_place_c_updates_through_level_changes_give_the_bits_of_separate_buffers() {
+    use secmo::ffi::*;
+    unsafe {
+        let rig = common::c_tail_rig(std::ptr::null());
+        let reference = secmo::Rig::new(common::tail_desc(4, ChainParams::tail(1.0))).unwrap();
+        let bones = reference.bone_count();
+        const N: usize = 3;
+        let mut worlds = [std::ptr::null_mut::<SecmoWorld>(); 2];
+        let mut chars = [[std::ptr::null_mut::<SecmoCharacter>(); N]; 2];
+        for (w, c) in worlds.iter_mut().zip(&mut chars) {
+            assert_eq!(secmo_world_create(w), SECMO_OK);
+            for ch in c.iter_mut() {
+                assert_eq!(secmo_world_add(*w, rig, ch), SECMO_OK);
+            }
+        }
+        let mut levels_seen = [false; 4];
+        let mut changes = 0;
+        let mut last = [SECMO_LEVEL_FULL; N];
+        for frame in 0..160 {
+            let budget = match frame {
+                20..50 => 0,
+                70..100 => 12,
+                _ => SECMO_WORLD_NO_BUDGET,
+            };
+            let poses: Vec<Vec<Transform>> = (0..N)
+                .map(|k| {
+                    let mut p = reference.reference_pose().to_vec();
+                    let t = frame as f32 / 60.0 + 0.4 * k as f32;
+                    p[1].rotation = Quat::from_rotation_y(0.9 * (3.0 * t).sin()).to_array();
+                    p
+                })
+                .collect();
+            let mut results: Vec<Vec<Vec<Transform>>> = Vec::new();
+            for (w, in_place) in [(0, true), (1, false)] {
+                assert_eq!(secmo_world_set_budget(worlds[w], budget), SECMO_OK);
+                let mut bufs: Vec<Vec<Transform>> = poses.clone();
+                let mut outs = vec![vec![Transform::IDENTITY; bones]; N];
+                let mut inputs: Vec<SecmoFrameInput> =
+                    poses.iter().map(|p| common::c_frame_input(p)).collect();
+                for (k, input) in inputs.iter_mut().enumerate() {
+                    if frame == 0 {
+                        input.dt = 0.0;
+                    }
+                    if in_place {
+                        input.pose = bufs[k].as_ptr();
+                    }
+                }
+                let mut infos = [SecmoUpdateInfo {
+                    struct_size: std::mem::size_of::<SecmoUpdateInfo>() as u32,
+                    ..Default::default()
+                }; N];
+                let mut items: Vec<SecmoWorldItem> = (0..N)
+                    .map(|k| SecmoWorldItem {
+                        struct_size: std::mem::size_of::<SecmoWorldItem>() as u32,
+                        result: 0,
+                        character: chars[w][k],
+                        input: &inputs[k],
+                        out_pose: if in_place {
+                            bufs[k].as_mut_ptr()
+                        } else {
+                            outs[k].as_mut_ptr()
+                        },
+                        out_pose_len: bones,
+                        out_info: &mut infos[k],
+                        importance: k as f32,
+                        level: 99,
+                    })
+                    .collect();
+                assert_eq!(
+                    secmo_world_update(worlds[w], items.as_mut_ptr(), N),
+                    SECMO_OK
+                );
+                if w == 0 {
+                    for (k, item) in items.iter().enumerate() {
+                        levels_seen[item.level as usize] = true;
+                        if item.level != last[k] {
+                            changes += 1;
+                            last[k] = item.level;
+                        }
+                    }
+                }
+                results.push(if in_place { bufs } else { outs });
+            }
+            assert_eq!(results[0], results[1], "update {frame}");
+        }
+        assert!(levels_seen.iter().all(|&s| s), "{levels_seen:?}");
+        assert!(changes >= 3 * N, "{changes} level changes");
+        for (w, c) in worlds.iter().zip(&chars) {
+            for &ch in c {
+                assert_eq!(secmo_world_remove(*w, ch), SECMO_OK);
+            }
+            secmo_world_destroy(*w);
+        }
+        secmo_rig_destroy(rig);
     }
 }

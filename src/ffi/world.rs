@@ -419,26 +419,23 @@ unsafe fn begin_entry<'a>(
     let in_place =
         unsafe { check_pose_buffers(character, &frame, item.out_pose, item.out_pose_len)? };
     let teleport = frame.flags & SECMO_FRAME_TELEPORT != 0;
+    // In place, the input pose is the output buffer, read before it is
+    // written (a level change that reads it twice copies it first).
     let pose: &[Transform] = if in_place {
-        // The output overwrites the caller's buffer; a level change reads
-        // the input twice.
-        // SAFETY: the slot is this range's.
-        let scratch = unsafe { plan.scratch(id) };
-        scratch.copy_from_slice(slice(frame.pose, frame.pose_len, "input->pose")?);
-        scratch
+        &[]
     } else {
         slice(frame.pose, frame.pose_len, "input->pose")?
     };
     *saved = Some(apply_frame(character, &frame)?);
     let output = slice_mut(item.out_pose, item.out_pose_len, "out_pose")?;
-    Ok(Plan::entry(
+    Ok(plan.entry(
         state,
         FrameInput {
             dt: frame.dt,
             pose,
             teleport,
         },
-        output,
+        (output, in_place),
         None,
     ))
 }
