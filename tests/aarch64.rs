@@ -190,6 +190,9 @@ fn cross_cargo(subcommand: &str) -> Command {
         // The host build's flags are not the cross build's.
         // tests/sweeps.rs is what checks the NEON lane kernel.
         .env(tools::LONG, "1")
+        // No debug info: the cross build is most of this test's time (CI's
+        // budget), and nothing here is debugged under qemu.
+        .env("CARGO_PROFILE_RELEASE_DEBUG", "0")
         .env_remove("RUSTFLAGS")
         .env_remove("CARGO_ENCODED_RUSTFLAGS")
         .env_remove("CARGO_BUILD_TARGET");

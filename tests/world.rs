@@ -666,6 +666,28 @@ fn the_plan_is_deterministic_and_orders_by_importance_then_slot() {
     );
 }
 
+/// A C world item (level and result to be written).
+fn c_item(
+    character: *mut secmo::ffi::SecmoCharacter,
+    input: *const secmo::ffi::SecmoFrameInput,
+    out_pose: *mut Transform,
+    out_pose_len: usize,
+    out_info: *mut secmo::ffi::SecmoUpdateInfo,
+    importance: f32,
+) -> secmo::ffi::SecmoWorldItem {
+    secmo::ffi::SecmoWorldItem {
+        struct_size: std::mem::size_of::<secmo::ffi::SecmoWorldItem>() as u32,
+        result: 0,
+        character,
+        input,
+        out_pose,
+        out_pose_len,
+        out_info,
+        importance,
+        level: 99,
+    }
+}
+
 /// The C ABI's world: `secmo_world_plan` and two ranges (one item in
 /// place) give every output and info bit of one `secmo_character_update`
 /// per character; world characters work with the character functions,
@@ -760,19 +782,19 @@ fn the_c_world_gives_what_one_call_each_gives_and_refuses_bad_items() {
             let mut infos = [info(); N];
             let mut items: Vec<SecmoWorldItem> = (0..N)
                 .map(|k| SecmoWorldItem {
-                    struct_size: std::mem::size_of::<SecmoWorldItem>() as u32,
                     result: 12345,
-                    character: in_world[k],
-                    input: &inputs[k],
-                    out_pose: if k == 7 {
-                        in_place.as_mut_ptr()
-                    } else {
-                        outs[k].as_mut_ptr()
-                    },
-                    out_pose_len: bones,
-                    out_info: &mut infos[k],
-                    importance: k as f32,
-                    level: 99,
+                    ..c_item(
+                        in_world[k],
+                        &inputs[k],
+                        if k == 7 {
+                            in_place.as_mut_ptr()
+                        } else {
+                            outs[k].as_mut_ptr()
+                        },
+                        bones,
+                        &mut infos[k],
+                        k as f32,
+                    )
                 })
                 .collect();
             assert_eq!(secmo_world_plan(world, items.as_mut_ptr(), N), SECMO_OK);
@@ -987,20 +1009,19 @@ fn in_place_c_updates_through_level_changes_give_the_bits_of_separate_buffers() 
                     ..Default::default()
                 }; N];
                 let mut items: Vec<SecmoWorldItem> = (0..N)
-                    .map(|k| SecmoWorldItem {
-                        struct_size: std::mem::size_of::<SecmoWorldItem>() as u32,
-                        result: 0,
-                        character: chars[w][k],
-                        input: &inputs[k],
-                        out_pose: if in_place {
-                            bufs[k].as_mut_ptr()
-                        } else {
-                            outs[k].as_mut_ptr()
-                        },
-                        out_pose_len: bones,
-                        out_info: &mut infos[k],
-                        importance: k as f32,
-                        level: 99,
+                    .map(|k| {
+                        c_item(
+                            chars[w][k],
+                            &inputs[k],
+                            if in_place {
+                                bufs[k].as_mut_ptr()
+                            } else {
+                                outs[k].as_mut_ptr()
+                            },
+                            bones,
+                            &mut infos[k],
+                            k as f32,
+                        )
                     })
                     .collect();
                 assert_eq!(
