@@ -1164,9 +1164,8 @@ fn finish_item(state: &mut SlotState, output: &mut [Transform], run: &Run) {
             write_held(&rig, &state.keep, output);
         }
     } else {
-        let offset = |from: [f32; 4], now: [f32; 4]| {
-            (Quat::from_array(from) * Quat::from_array(now).inverse()).to_array()
-        };
+        let offset =
+            |from: [f32; 4], now: [f32; 4]| (unit(from) * unit(now).conjugate()).to_array();
         match run.from {
             Shown::None => {}
             Shown::Keep => {
@@ -1200,9 +1199,17 @@ fn blend(state: &SlotState, output: &mut [Transform]) {
     let w = f32::from(state.blend_left) / f32::from(BLEND_UPDATES);
     for (offset, j) in state.keep.iter().zip(chain_joints(state.character.rig())) {
         let turn = Quat::IDENTITY.slerp(Quat::from_array(*offset), w);
-        let r = turn * Quat::from_array(output[j].rotation);
+        let r = turn * unit(output[j].rotation);
         output[j].rotation = r.normalize().to_array();
     }
+}
+
+/// A chain joint's output rotation as a unit quaternion: a joint the chain
+/// passes through keeps the input's, of any length the input check
+/// accepts (`math::usable_rotation`: squared length up to `f32::MAX`, so
+/// normalizing it cannot overflow, where a product with it could).
+fn unit(q: [f32; 4]) -> Quat {
+    Quat::from_array(q).normalize()
 }
 
 /// The chain joints of `rig`, in chain order (one per chain particle).

@@ -1052,3 +1052,105 @@ fn in_place_c_updates_through_level_changes_give_the_bits_of_separate_buffers() 
         secmo_rig_destroy(rig);
     }
 }
+
+/// `secmo_world_update` with an item whose character is NULL: that item
+/// fails with NULL_POINTER (the call returns it) and every other item
+/// still runs (found by fuzz/fuzz_targets/world.rs: the others were marked
+/// OK and not updated).
+#[test]
+fn a_null_item_fails_alone_in_a_c_world_update() {
+    use secmo::ffi::*;
+    unsafe {
+        let rig = common::c_tail_rig(std::ptr::null());
+        let reference = secmo::Rig::new(common::tail_desc(4, ChainParams::tail(1.0))).unwrap();
+        let bones = reference.bone_count();
+        let mut world: *mut SecmoWorld = std::ptr::null_mut();
+        assert_eq!(secmo_world_create(&mut world), SECMO_OK);
+        let mut ch = std::ptr::null_mut();
+        assert_eq!(secmo_world_add(world, rig, &mut ch), SECMO_OK);
+        let mut alone = std::ptr::null_mut();
+        assert_eq!(
+            secmo_character_create(rig, std::ptr::null(), &mut alone),
+            SECMO_OK
+        );
+        for frame in 0..3 {
+            let mut pose = reference.reference_pose().to_vec();
+            pose[1].rotation = Quat::from_rotation_y(0.3 * frame as f32).to_array();
+            let mut input = common::c_frame_input(&pose);
+            input.dt = if frame == 0 { 0.0 } else { 1.0 / 60.0 };
+            let mut expected = vec![Transform::IDENTITY; bones];
+            assert_eq!(
+                secmo_character_update(
+                    alone,
+                    &input,
+                    expected.as_mut_ptr(),
+                    bones,
+                    std::ptr::null_mut()
+                ),
+                SECMO_OK
+            );
+            let mut out = vec![Transform::IDENTITY; bones];
+            let mut spare = vec![Transform::IDENTITY; bones];
+            let null = std::ptr::null_mut();
+            let mut items = [
+                c_item(null, &input, spare.as_mut_ptr(), bones, null.cast(), 1.0),
+                c_item(ch, &input, out.as_mut_ptr(), bones, null.cast(), 0.0),
+            ];
+            assert_eq!(
+                secmo_world_update(world, items.as_mut_ptr(), 2),
+                SECMO_ERROR_NULL_POINTER
+            );
+            assert_eq!(items[0].result, SECMO_ERROR_NULL_POINTER);
+            assert_eq!(items[1].result, SECMO_OK);
+            assert_eq!(out, expected, "update {frame}: the valid item ran");
+        }
+        assert_eq!(secmo_world_remove(world, ch), SECMO_OK);
+        secmo_world_destroy(world);
+        secmo_character_destroy(alone);
+        secmo_rig_destroy(rig);
+    }
+}
+
+/// A level change while a chain joint is passed through (a scale the chain
+/// cannot simulate) with an input rotation far from unit length (any the
+/// input check accepts): the blend normalizes before it multiplies, and
+/// the output stays finite (found by fuzz/fuzz_targets/world.rs: the
+/// blend's offset of two such rotations was not a unit quaternion and its
+/// slerp gave NaN).
+#[test]
+fn a_level_change_over_a_passed_through_joint_stays_finite() {
+    let rig = common::shared(common::tail_desc(4, ChainParams::tail(1.0)));
+    let mut world = World::new();
+    let id = world.add(Arc::clone(&rig), Default::default());
+    let mut pose = rig.reference_pose().to_vec();
+    pose[3].scale = [-3.97, -130.0, 27.8];
+    let mut out = pose.clone();
+    for (frame, level) in [secmo::Level::Full, secmo::Level::Half, secmo::Level::Full]
+        .into_iter()
+        .enumerate()
+    {
+        if frame > 0 {
+            pose[3].rotation = [2.0888075e18 * frame as f32, 6.4375, 2.625, 2.625];
+            pose[3].translation = [-1.8e38, -11.5, 0.6];
+        }
+        world.pin_level(id, Some(level)).unwrap();
+        let input = FrameInput {
+            dt: if frame == 0 { 0.0 } else { 0.17 },
+            pose: &pose,
+            teleport: false,
+        };
+        let mut items = [WorldItem::new(id, input, &mut out)];
+        // A moving world frame of scale 23.5.
+        items[0].world = Some(Transform {
+            translation: [6.4 * frame as f32, 16.1, 22.5],
+            rotation: [0.5, 0.5, 0.5, 0.5],
+            scale: [23.5; 3],
+        });
+        assert_eq!(world.update(&mut items), 0, "update {frame}");
+        assert!(
+            out.iter().all(Transform::is_finite),
+            "update {frame}: {:?}",
+            out[3]
+        );
+    }
+}

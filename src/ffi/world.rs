@@ -452,7 +452,9 @@ pub unsafe extern "C" fn secmo_world_update(
 ) -> SecmoResult {
     // SAFETY: the caller's pointers follow this function's contract.
     let planned = unsafe { secmo_world_plan(world, items, count) };
-    if planned == SECMO_ERROR_NULL_POINTER {
+    if world.is_null() || (count > 0 && items.is_null()) {
+        // Nothing was planned (an item's NULL character is that item's
+        // failure only: the others still run).
         return planned;
     }
     // SAFETY: as above.
