@@ -16,7 +16,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{c_rig, last_error, snapshot, Cursor};
+use common::{bits, c_rig, last_error, snapshot, Cursor};
 use libfuzzer_sys::fuzz_target;
 use secmo::ffi::*;
 use secmo::Transform;
@@ -142,18 +142,6 @@ fuzz_target!(|data: &[u8]| {
                         outs[k].iter().all(Transform::is_finite),
                         "Ok with a non-finite output"
                     );
-                    let bits = |p: &[Transform]| -> Vec<u32> {
-                        p.iter()
-                            .flat_map(|t| {
-                                t.translation
-                                    .iter()
-                                    .chain(&t.rotation)
-                                    .chain(&t.scale)
-                                    .map(|v| v.to_bits())
-                                    .collect::<Vec<_>>()
-                            })
-                            .collect()
-                    };
                     assert!(
                         bits(&outs[k]) == bits(&twin_outs[k]),
                         "character {k}: the batch's output differs from one call alone"

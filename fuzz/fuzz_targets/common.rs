@@ -254,3 +254,16 @@ pub fn snapshot(ch: *const SecmoCharacter) -> Vec<u8> {
     assert_eq!(r, SECMO_OK, "a character's own snapshot: {}", last_error());
     buf
 }
+
+/// A pose's floats as bits (outputs compared bit for bit).
+pub fn bits(p: &[Transform]) -> Vec<u32> {
+    p.iter()
+        .flat_map(|t| {
+            t.translation
+                .iter()
+                .chain(&t.rotation)
+                .chain(&t.scale)
+                .map(|v| v.to_bits())
+        })
+        .collect()
+}

@@ -18,7 +18,7 @@ mod common;
 
 use std::sync::Arc;
 
-use common::{c_rig, snapshot, Cursor};
+use common::{bits, c_rig, snapshot, Cursor};
 use libfuzzer_sys::fuzz_target;
 use secmo::ffi::*;
 use secmo::Transform;
@@ -30,19 +30,6 @@ const MAX_LIVE: usize = 4;
 struct Pair {
     ch: [*mut SecmoCharacter; 2],
     pose: Vec<Transform>,
-}
-
-fn bits(p: &[Transform]) -> Vec<u32> {
-    p.iter()
-        .flat_map(|t| {
-            t.translation
-                .iter()
-                .chain(&t.rotation)
-                .chain(&t.scale)
-                .map(|v| v.to_bits())
-                .collect::<Vec<_>>()
-        })
-        .collect()
 }
 
 fuzz_target!(|data: &[u8]| {
