@@ -78,12 +78,12 @@ fuzz_target!(|data: &[u8]| {
                     glam::Quat::from_array([c.f32(), c.f32(), c.f32(), c.f32()]),
                     glam::Vec3::splat(1.0 + c.f32().abs()),
                 );
-                let pose_len = if c.u8() % 16 == 0 {
+                let pose_len = if c.u8().is_multiple_of(16) {
                     c.u32() as usize
                 } else {
                     n
                 };
-                let struct_size = if c.u8() % 32 == 0 {
+                let struct_size = if c.u8().is_multiple_of(32) {
                     c.u32()
                 } else {
                     std::mem::size_of::<SecmoFrameInput>() as u32
@@ -184,7 +184,7 @@ fuzz_target!(|data: &[u8]| {
                         let mut snap = before[k].clone();
                         let at = cc.u32() as usize % snap.len();
                         snap[at] ^= cc.u8() | 1;
-                        if cc.u8() % 2 == 0 {
+                        if cc.u8().is_multiple_of(2) {
                             let _ = secmo::reseal_snapshot(&mut snap);
                         }
                         unsafe { secmo_character_restore(ch, snap.as_ptr(), snap.len()) }

@@ -64,7 +64,7 @@ pub fn rig_desc() -> RigDesc {
         let parent = if i == 0 { 1 } else { 5 + i };
         bones.push(BoneDesc::new(
             format!("tail_{i}"),
-            parent as i32,
+            parent,
             Transform::new(
                 Vec3::new(0.0, -0.05, -0.15),
                 Quat::from_rotation_x(0.1),
