@@ -598,6 +598,7 @@ impl World {
     ) -> u64 {
         self.stamp = self.stamp.wrapping_add(1);
         let stamp = self.stamp;
+        let budgeted = self.budget.is_some();
         self.order.clear();
         for i in 0..count {
             let Some((id, importance, dt, expected)) = entry(i) else {
@@ -646,10 +647,13 @@ impl World {
             // updates of this dt, by the character's chain clocks (a
             // quarter-rate chain steps every other update at 60 Hz; the
             // average keeps the plan from flickering with that phase).
-            for shift in 0..3 {
-                state.cost[shift] = state
-                    .character
-                    .planned_joint_substeps(4.0 * dt, shift as u32);
+            // Only a budget reads it.
+            if budgeted {
+                for shift in 0..3 {
+                    state.cost[shift] = state
+                        .character
+                        .planned_joint_substeps(4.0 * dt, shift as u32);
+                }
             }
             state.previous = state.level;
             state.lease = None;
