@@ -333,6 +333,22 @@ impl Baker {
         }
     }
 
+    /// The time a bake of `clip` runs over: the clip's duration, and for a
+    /// cycle exported without its closing key one key interval more (its
+    /// last interval, back into its first pose). Keys are spread evenly
+    /// over it, so two bakes share key times when their key counts over it
+    /// do (`report::study_rates`).
+    #[must_use]
+    pub fn span(&self, clip: &Clip, options: &BakeOptions) -> f32 {
+        let wrap = clip.wrap(self.rig.reference_pose());
+        let looped = options.looping.unwrap_or_else(|| wrap.is_cycle());
+        if looped && wrap.lacks_closing_key() {
+            clip.duration + clip.key_interval()
+        } else {
+            clip.duration
+        }
+    }
+
     /// Bakes `clip` (warm-up passes first when `warm_up`).
     pub fn bake(
         &self,
@@ -352,6 +368,7 @@ impl Baker {
         } else {
             source
         };
+        debug_assert_eq!(clip.duration, self.span(source, options));
         let frames = ((clip.duration * options.rate).round() as usize).max(1);
         let dt = clip.duration / frames as f32;
         let rig = Arc::clone(&self.rig);
@@ -360,11 +377,35 @@ impl Baker {
         let mut out = bind.clone();
         let mut character = Character::new(Arc::clone(&rig), CharacterOptions::default());
         // The runtime's input: the clip sampled from its own keys (joint
-        // space) on a grid no coarser than the 120 Hz substep, whatever the
-        // output rate, and at every key written; the keys are read from
-        // that one trajectory, so bakes at 30, 60 and 120 Hz agree
-        // (docs/chains.md "Frame rate").
+        // space) on a grid no coarser than the 120 Hz substep, the same
+        // whatever the output rate. A key between two grid times is an
+        // observation, not an input: from a snapshot at the grid time
+        // before it, one update to the key's time gives the key, and the
+        // snapshot is restored before the grid goes on. So the simulation
+        // is the same at every output rate, and bakes at 30, 60 and 120 Hz
+        // give the same bits at common times (docs/chains.md "Frame rate").
         let steps = input_steps(clip.duration, frames);
+        // For each step, the grid step before it (the update's start).
+        let from: Vec<usize> = {
+            let mut last = 0;
+            steps
+                .iter()
+                .enumerate()
+                .map(|(i, s)| {
+                    let f = last;
+                    if s.2 {
+                        last = i;
+                    }
+                    f
+                })
+                .collect()
+        };
+        // A key off the grid: the state at the grid time before it, to
+        // restore before the next update.
+        let mut branch = Branch {
+            state: vec![0; character.snapshot_size()],
+            pending: false,
+        };
         // `frame`: the key the update leads to (named in an error).
         let update = |c: &mut Character,
                       (time, frame): (f32, usize),
@@ -428,12 +469,24 @@ impl Baker {
                        pose: &mut Vec<Transform>,
                        out: &mut [Transform],
                        hold: bool,
-                       micros: &mut Vec<f32>|
+                       (micros, branch): (&mut Vec<f32>, &mut Branch)|
          -> anyhow::Result<()> {
+            if branch.pending {
+                branch.pending = false;
+                c.restore(&branch.state)
+                    .map_err(|e| anyhow::anyhow!("restoring the state of the grid: {e}"))?;
+            }
             for i in key_step[frame - 1] + 1..=key_step[frame] {
                 let start = std::time::Instant::now();
+                if !steps[i].2 {
+                    // Off the grid: only a key's own update (the last).
+                    debug_assert_eq!(i, key_step[frame]);
+                    c.snapshot(&mut branch.state)
+                        .map_err(|e| anyhow::anyhow!("keeping the state of the grid: {e}"))?;
+                    branch.pending = true;
+                }
                 let time = if hold { 0.0 } else { at(i) };
-                update(c, (time, frame), pose, out, steps[i].0 - steps[i - 1].0)?;
+                update(c, (time, frame), pose, out, steps[i].0 - steps[from[i]].0)?;
                 micros.push(start.elapsed().as_secs_f32() * 1e6);
             }
             Ok(())
@@ -475,7 +528,7 @@ impl Baker {
                         &mut pose,
                         &mut out,
                         !looped,
-                        &mut discard,
+                        (&mut discard, &mut branch),
                     )?;
                     progress.done(1);
                 }
@@ -528,7 +581,7 @@ impl Baker {
                 &mut pose,
                 &mut out,
                 false,
-                &mut micros,
+                (&mut micros, &mut branch),
             )?;
             progress.done(1);
             record(&pose, &out, &mut rotations);
@@ -542,7 +595,7 @@ impl Baker {
             &mut pose,
             &mut out,
             false,
-            &mut micros,
+            (&mut micros, &mut branch),
         )?;
         progress.done(1);
         let (closing_error, closing_offset) = if looped {
@@ -618,11 +671,19 @@ impl Baker {
     }
 }
 
+/// A bake's state at the grid time before a key off the grid
+/// ([`Baker::bake`]).
+struct Branch {
+    state: Vec<u8>,
+    pending: bool,
+}
+
 /// The input updates of a bake of a clip `duration` long written as
 /// `frames` key intervals: the times (from 0 to `duration`) of a grid no
 /// coarser than the 120 Hz substep, the same at every output rate, merged
-/// with the keys' own times; each with the key it writes, if any.
-fn input_steps(duration: f32, frames: usize) -> Vec<(f32, Option<usize>)> {
+/// with the keys' own times; each with the key it writes, if any, and
+/// whether it is a time of the grid.
+fn input_steps(duration: f32, frames: usize) -> Vec<(f32, Option<usize>, bool)> {
     // Whole steps of the grid: 120 Hz or finer (a clip a hair longer than
     // a whole number of 120 Hz steps is not given one more).
     let grid = ((f64::from(duration) * 120.0 - 1e-2).ceil() as usize).max(1);
@@ -635,13 +696,13 @@ fn input_steps(duration: f32, frames: usize) -> Vec<(f32, Option<usize>)> {
         let (gi, fk) = ((i * frames) as u64, (k * grid) as u64);
         let step = if k > frames || (i <= grid && gi < fk) {
             i += 1;
-            (at(i - 1, grid), None)
+            (at(i - 1, grid), None, true)
         } else if i <= grid && gi == fk {
             (i, k) = (i + 1, k + 1);
-            (at(i - 1, grid), Some(k - 1))
+            (at(i - 1, grid), Some(k - 1), true)
         } else {
             k += 1;
-            (at(k - 1, frames), Some(k - 1))
+            (at(k - 1, frames), Some(k - 1), false)
         };
         steps.push(step);
     }

@@ -48,7 +48,7 @@ const MISSES: &[(&str, &str, &str)] = &[
     ("ShibaInu", "Idle_HitReact_Right", "swing, stretch"),
     ("ShibaInu", "Jump_ToIdle", "stretch"),
     ("Stag", "Attack_Headbutt", "swing, stretch"),
-    ("Stag", "Attack_Kick", "stretch, torn, rate"),
+    ("Stag", "Attack_Kick", "stretch, torn"),
     ("Stag", "Gallop", "stretch"),
     ("Stag", "Gallop_Jump", "stretch, torn"),
     ("Stag", "Jump_toIdle", "stretch, torn"),
