@@ -321,7 +321,7 @@ impl Baker {
     /// corrects the plan when it knows its own count).
     #[must_use]
     pub fn work(&self, clip: &Clip, options: &BakeOptions, warm_up: bool) -> u64 {
-        let frames = ((clip.duration * options.rate).round() as usize).max(1);
+        let frames = key_times(clip.duration, self.span(clip, options), options.rate).len() - 1;
         (frames * (1 + Self::warm_up_guess(options, warm_up))) as u64
     }
 
@@ -335,9 +335,8 @@ impl Baker {
 
     /// The time a bake of `clip` runs over: the clip's duration, and for a
     /// cycle exported without its closing key one key interval more (its
-    /// last interval, back into its first pose). Keys are spread evenly
-    /// over it, so two bakes share key times when their key counts over it
-    /// do (`report::study_rates`).
+    /// last interval, back into its first pose). The keys written are
+    /// spread evenly over the clip's own duration and end on its end.
     #[must_use]
     pub fn span(&self, clip: &Clip, options: &BakeOptions) -> f32 {
         let wrap = clip.wrap(self.rig.reference_pose());
@@ -369,8 +368,12 @@ impl Baker {
             source
         };
         debug_assert_eq!(clip.duration, self.span(source, options));
-        let frames = ((clip.duration * options.rate).round() as usize).max(1);
-        let dt = clip.duration / frames as f32;
+        // The keys: spread evenly over the source clip, `round(rate ×
+        // its duration)` intervals, so that its last key is the clip's
+        // end; a cycle closed above has one more, at the closed clip's end
+        // (its seam, back to the first key, not written).
+        let key_times = key_times(source.duration, clip.duration, options.rate);
+        let frames = key_times.len() - 1;
         let rig = Arc::clone(&self.rig);
         let bind: Vec<Transform> = rig.reference_pose().to_vec();
         let mut pose = bind.clone();
@@ -384,7 +387,7 @@ impl Baker {
         // snapshot is restored before the grid goes on. So the simulation
         // is the same at every output rate, and bakes at 30, 60 and 120 Hz
         // give the same bits at common times (docs/chains.md "Frame rate").
-        let steps = input_steps(clip.duration, frames);
+        let steps = input_steps(clip.duration, &key_times);
         // For each step, the grid step before it (the update's start).
         let from: Vec<usize> = {
             let mut last = 0;
@@ -574,7 +577,7 @@ impl Baker {
         };
         record_helpers(&out, &mut helpers);
         times.push(0.0);
-        for frame in 1..frames {
+        for (frame, &time) in key_times.iter().enumerate().take(frames).skip(1) {
             advance(
                 &mut character,
                 frame,
@@ -586,7 +589,7 @@ impl Baker {
             progress.done(1);
             record(&pose, &out, &mut rotations);
             record_helpers(&out, &mut helpers);
-            times.push(frame as f32 * dt);
+            times.push(time as f32);
         }
         // One more key: a loop's seam back to frame 0, a one-shot's end.
         advance(
@@ -678,31 +681,49 @@ struct Branch {
     pending: bool,
 }
 
-/// The input updates of a bake of a clip `duration` long written as
-/// `frames` key intervals: the times (from 0 to `duration`) of a grid no
+/// The key times of a bake at `rate` of a clip `source` seconds long
+/// that runs over `span` seconds (more than `source` for a cycle closed
+/// by one key interval, [`Baker::span`]): `round(rate × source)`
+/// intervals evenly over the source clip, ending on its end, then the
+/// span's end if it is later. A key time is `source × k / n` in `f64`,
+/// so two rates whose key counts are multiples give their shared keys the
+/// same bits.
+fn key_times(source: f32, span: f32, rate: f32) -> Vec<f64> {
+    let n = ((source * rate).round() as usize).max(1);
+    let mut times: Vec<f64> = (0..=n)
+        .map(|k| f64::from(source) * k as f64 / n as f64)
+        .collect();
+    if span > source {
+        times.push(f64::from(span));
+    }
+    times
+}
+
+/// The input updates of a bake of a clip `duration` long (its span) with
+/// keys at `keys` (from 0 to `duration`, rising): the times of a grid no
 /// coarser than the 120 Hz substep, the same at every output rate, merged
 /// with the keys' own times; each with the key it writes, if any, and
 /// whether it is a time of the grid.
-fn input_steps(duration: f32, frames: usize) -> Vec<(f32, Option<usize>, bool)> {
+fn input_steps(duration: f32, keys: &[f64]) -> Vec<(f32, Option<usize>, bool)> {
     // Whole steps of the grid: 120 Hz or finer (a clip a hair longer than
     // a whole number of 120 Hz steps is not given one more).
     let grid = ((f64::from(duration) * 120.0 - 1e-2).ceil() as usize).max(1);
+    let frames = keys.len() - 1;
     let (mut i, mut k) = (0usize, 0usize);
     let mut steps = Vec::with_capacity(grid + frames + 2);
-    // Merged in exact order: i / grid against k / frames. A key on a grid
-    // point takes the grid's time, to the bit, whatever the output rate.
-    let at = |num: usize, den: usize| (f64::from(duration) * num as f64 / den as f64) as f32;
+    // Merged in order. A key at a grid time (equal `f64`s: the same
+    // fraction of the same duration) is that grid step's.
+    let at = |i: usize| f64::from(duration) * i as f64 / grid as f64;
     while i <= grid || k <= frames {
-        let (gi, fk) = ((i * frames) as u64, (k * grid) as u64);
-        let step = if k > frames || (i <= grid && gi < fk) {
+        let step = if k > frames || (i <= grid && at(i) < keys[k]) {
             i += 1;
-            (at(i - 1, grid), None, true)
-        } else if i <= grid && gi == fk {
+            (at(i - 1) as f32, None, true)
+        } else if i <= grid && at(i) == keys[k] {
             (i, k) = (i + 1, k + 1);
-            (at(i - 1, grid), Some(k - 1), true)
+            (at(i - 1) as f32, Some(k - 1), true)
         } else {
             k += 1;
-            (at(k - 1, frames), Some(k - 1), false)
+            (keys[k - 1] as f32, Some(k - 1), false)
         };
         steps.push(step);
     }

@@ -147,7 +147,9 @@ struct ClipArgs {
     /// assuming a character about 1.7 m across; the assumption is printed].
     #[arg(long, value_name = "U", value_parser = range(1e-3, 1e5))]
     units_per_meter: Option<f32>,
-    /// Sample rate of the input and of the baked keys, Hz, in [1, 1000].
+    /// Rate of the baked keys, Hz, in [1, 1000]. The input is the clip's
+    /// own keys on a 120 Hz grid at every rate, so keys at two rates agree
+    /// where their times meet.
     #[arg(long, value_name = "HZ", default_value_t = 60.0, value_parser = range(1.0, 1000.0))]
     rate: f32,
 }

@@ -175,12 +175,12 @@ pub fn tip_gaps(
         .collect()
 }
 
-/// The input rates of the 30/60/120 Hz study for a bake that runs over
-/// `duration` seconds ([`Baker::span`]: a cycle without its closing key
-/// runs one key interval past its end): the 30 Hz run's key count
-/// n = round(30 × duration), and n, 2n and 4n keys over it, so that every
-/// key of the 30 Hz run is a key of the 60 and 120 Hz runs and the runs
-/// are compared where each has a key.
+/// The input rates of the 30/60/120 Hz study for a clip of `duration`
+/// seconds: the 30 Hz run's key count n = round(30 × duration), and n, 2n
+/// and 4n keys over the clip (a bake spreads its keys evenly over the
+/// clip, ending on its end), so that every key of the 30 Hz run is a key
+/// of the 60 and 120 Hz runs and the runs are compared where each has a
+/// key.
 /// (A bake takes round(rate × duration) keys: at exactly 30 and 120 Hz the
 /// Fox's 24 Hz clips give runs whose keys coincide only at the ends, 0.71 s
 /// Walk has 21 and 85 intervals. Slerping the 120 Hz run between its keys
@@ -346,7 +346,7 @@ fn skin_pose(mesh: &SkinnedMesh, rig: &secmo::Rig, pose: &[secmo::Transform]) ->
 #[must_use]
 pub fn work(baker: &Baker, clip: &Clip, options: &BakeOptions) -> u64 {
     let at = |rate: f32| BakeOptions { rate, ..*options };
-    let study = study_rates(baker.span(clip, options));
+    let study = study_rates(clip.duration);
     let mut work = baker.work(clip, options, true);
     for rate in study {
         if rate != options.rate {
@@ -489,7 +489,7 @@ pub fn measure(baker: &Baker, clip: &Clip, options: &BakeOptions) -> anyhow::Res
             baker.bake(clip, &BakeOptions { rate, ..*options }, true)
         }
     };
-    let study = study_rates(baker.span(clip, options));
+    let study = study_rates(clip.duration);
     let bakes = [at(study[0])?, at(study[1])?, at(study[2])?];
     let rate_difference = [
         bake_difference(&bakes[0], &bakes[1]),

@@ -185,17 +185,22 @@ fn a_cycle_without_its_closing_key_is_baked_as_a_loop_that_wraps_like_the_artist
     assert!(wrap.is_cycle() && wrap.lacks_closing_key(), "{wrap:?}");
     let baked = baker.bake(&open, &BakeOptions::default(), true).unwrap();
     assert!(baked.looped);
-    assert!(
-        *baked.times.last().unwrap() <= open.duration + 1e-4,
-        "keys stop at the clip's end: {:?}",
-        baked.times.last()
+    // Keys stop at the clip's end, and reach it: the tail's track is as
+    // long as the body's (a player would hold a shorter one's last key).
+    assert_eq!(
+        *baked.times.last().unwrap(),
+        open.duration,
+        "keys end on the clip's end"
     );
+    let dt = baked.times[1] - baked.times[0];
+    for w in baked.times.windows(2) {
+        assert!((w[1] - w[0] - dt).abs() < 1e-5, "evenly spaced: {w:?}");
+    }
     // The warm-up closed the loop through the extra interval.
     assert!(baked.closing_error < 1e-3, "{}", baked.closing_error);
     // The wrap (last key to first) spans the clip's missing interval, and
     // moves the tail no more than the baked motion does elsewhere over as
     // long: it is a step of the motion, not a snap.
-    let dt = baked.times[1] - baked.times[0];
     let span = open.duration + open.key_interval() - baked.times.last().unwrap();
     let window = ((span / dt).round() as usize).max(1);
     for track in &baked.rotations {

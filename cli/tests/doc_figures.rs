@@ -148,7 +148,7 @@ fn figures() -> String {
             stretch(&r.body, false),
         )
         .unwrap();
-        let study = study_rates(baker.span(clip, &options));
+        let study = study_rates(clip.duration);
         writeln!(
             rates,
             "| {} | {:.1} / {:.1} / {:.1} Hz | {:.1e} / {:.1e} rad | {:.1e} / {:.1e} rad |",

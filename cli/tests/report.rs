@@ -114,9 +114,8 @@ fn godette_hair_under_the_head_turn_reports_stretch_and_settles() {
 /// The rates plot compares the 30 and 60 Hz runs with the 120 Hz run at
 /// every key of the slower run. On the Fox's 24 Hz clips, runs at exactly
 /// 30 and 120 Hz share only their ends (two points, one flat line), so the
-/// study runs n, 2n and 4n keys over the bake's span (n = 30 Hz × the
-/// span, `Baker::span`); on a 30 Hz one-shot those are exactly 30, 60 and
-/// 120 Hz.
+/// study runs n, 2n and 4n keys over the clip (n = 30 Hz × its length);
+/// on a 30 Hz clip those are exactly 30, 60 and 120 Hz.
 #[test]
 fn rates_plot_compares_every_key_of_24_and_30_hz_clips() {
     use secmo_cli::report::{study_rates, tip_gaps};
@@ -145,7 +144,7 @@ fn rates_plot_compares_every_key_of_24_and_30_hz_clips() {
         (&fox, &clips[1], 24.0),
         (&demo, &demo_clip, 30.0),
     ] {
-        let rates = study_rates(baker.span(clip, &BakeOptions::default()));
+        let rates = study_rates(clip.duration);
         if key_hz == 30.0 {
             assert_eq!(rates, [30.0, 60.0, 120.0], "{}", clip.name);
         }
