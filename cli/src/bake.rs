@@ -925,4 +925,69 @@ mod tests {
             "same rotation"
         );
     }
+
+    /// The input grid does not depend on the output rate, every key is
+    /// written once and in order, and keys at the same time at two rates
+    /// have the same bits (so the branches that read them start from the
+    /// same grid state).
+    #[test]
+    fn the_input_grid_is_the_same_at_every_rate() {
+        // A 24 Hz clip's length, a 1/30 s one, a cycle closed by one 24 Hz
+        // key interval, an odd one; at 30, 60 and 120 Hz and at 25 and 47.
+        for (source, span) in [
+            (17.0 / 24.0, 17.0 / 24.0),
+            (1.5, 1.5),
+            (13.0 / 24.0, 14.0 / 24.0),
+            (0.6131, 0.6131),
+        ] {
+            let (source, span): (f32, f32) = (source, span);
+            let grid_of = |rate: f32| {
+                let keys = key_times(source, span, rate);
+                let steps = input_steps(span, &keys);
+                let mut written = Vec::new();
+                for (i, s) in steps.iter().enumerate() {
+                    if let Some(k) = s.1 {
+                        written.push(k);
+                        assert_eq!(s.0, keys[k] as f32, "{source} {rate}: key {k}'s time");
+                    }
+                    if i > 0 {
+                        assert!(s.0 >= steps[i - 1].0, "{source} {rate}: in order");
+                    }
+                }
+                assert_eq!(written, (0..keys.len()).collect::<Vec<_>>());
+                let last = steps.last().unwrap();
+                assert!(last.2 && last.1 == Some(keys.len() - 1) && last.0 == span);
+                // The source clip's last key is its end.
+                assert!(keys.iter().any(|&t| t as f32 == source));
+                let grid: Vec<u32> = steps
+                    .iter()
+                    .filter(|s| s.2)
+                    .map(|s| s.0.to_bits())
+                    .collect();
+                (grid, keys)
+            };
+            let (grid30, _) = grid_of(30.0);
+            for rate in [60.0, 120.0, 25.0, 47.0] {
+                assert_eq!(grid_of(rate).0, grid30, "{source} s: the grid at {rate} Hz");
+            }
+            // n, 2n and 4n keys over the clip (report::study_rates): every
+            // key of the first is a key of the others, to the bit.
+            let n = (source * 30.0).round();
+            let keys: Vec<Vec<f64>> = [1.0, 2.0, 4.0]
+                .iter()
+                .map(|m| grid_of(m * n / source).1)
+                .collect();
+            let own = keys[0].len() - 1 - usize::from(span > source);
+            assert_eq!(own, n as usize);
+            for (m, faster) in [(2, &keys[1]), (4, &keys[2])] {
+                for k in 0..=own {
+                    assert_eq!(
+                        keys[0][k].to_bits(),
+                        faster[m * k].to_bits(),
+                        "{source} s, key {k}"
+                    );
+                }
+            }
+        }
+    }
 }
