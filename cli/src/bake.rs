@@ -333,18 +333,22 @@ impl Baker {
         }
     }
 
+    /// How `clip` wraps, and whether it is baked as a loop (`--loop` and
+    /// `--once` decide, else the motion).
+    fn looping(&self, clip: &Clip, options: &BakeOptions) -> (crate::import::Wrap, bool) {
+        let wrap = clip.wrap(self.rig.reference_pose());
+        let looped = options.looping.unwrap_or_else(|| wrap.is_cycle());
+        (wrap, looped)
+    }
+
     /// The time a bake of `clip` runs over: the clip's duration, and for a
     /// cycle exported without its closing key one key interval more (its
     /// last interval, back into its first pose). The keys written are
     /// spread evenly over the clip's own duration and end on its end.
-    #[must_use]
-    pub fn span(&self, clip: &Clip, options: &BakeOptions) -> f32 {
-        let wrap = clip.wrap(self.rig.reference_pose());
-        let looped = options.looping.unwrap_or_else(|| wrap.is_cycle());
-        if looped && wrap.lacks_closing_key() {
-            clip.duration + clip.key_interval()
-        } else {
-            clip.duration
+    fn span(&self, clip: &Clip, options: &BakeOptions) -> f32 {
+        match self.looping(clip, options) {
+            (wrap, true) if wrap.lacks_closing_key() => clip.duration + clip.key_interval(),
+            _ => clip.duration,
         }
     }
 
@@ -355,8 +359,7 @@ impl Baker {
         options: &BakeOptions,
         warm_up: bool,
     ) -> anyhow::Result<BakedClip> {
-        let wrap = clip.wrap(self.rig.reference_pose());
-        let looped = options.looping.unwrap_or_else(|| wrap.is_cycle());
+        let (wrap, looped) = self.looping(clip, options);
         // A cycle exported without its closing key plays its last interval
         // back into its first pose; the keys written stop at its own end.
         let source = clip;
@@ -367,7 +370,6 @@ impl Baker {
         } else {
             source
         };
-        debug_assert_eq!(clip.duration, self.span(source, options));
         // The keys: spread evenly over the source clip, `round(rate ×
         // its duration)` intervals, so that its last key is the clip's
         // end; a cycle closed above has one more, at the closed clip's end
@@ -683,7 +685,7 @@ struct Branch {
 
 /// The key times of a bake at `rate` of a clip `source` seconds long
 /// that runs over `span` seconds (more than `source` for a cycle closed
-/// by one key interval, [`Baker::span`]): `round(rate × source)`
+/// by one key interval): `round(rate × source)`
 /// intervals evenly over the source clip, ending on its end, then the
 /// span's end if it is later. A key time is `source × k / n` in `f64`,
 /// so two rates whose key counts are multiples give their shared keys the
