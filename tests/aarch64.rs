@@ -65,8 +65,8 @@ fn the_library_and_its_rust_tests_pass_on_aarch64() {
         .args(TESTS.iter().flat_map(|t| ["--test", t]))
         .output()
         .expect("cargo runs");
-    let mut results = results_of("integration tests", &out);
-    assert_eq!(results.len(), TESTS.len(), "{}", stdout_of(&out));
+    let (mut results, stdout) = results_of("integration tests", &out);
+    assert_eq!(results.len(), TESTS.len(), "{stdout}");
     // The library's unit tests unoptimised: optimised, that one test
     // binary took four of the cross build's seven minutes (LLVM on the
     // lane kernel instantiated at four widths), CI's budget; unoptimised
@@ -76,10 +76,10 @@ fn the_library_and_its_rust_tests_pass_on_aarch64() {
         .args(["--", "--skip", SLOW_UNIT_TEST, "--exact"])
         .output()
         .expect("cargo runs");
-    results.extend(results_of("unit tests", &unit));
+    let (unit_results, unit_stdout) = results_of("unit tests", &unit);
+    results.extend(unit_results);
     assert_eq!(results.len(), TESTS.len() + 1);
     let passed: u32 = results.iter().map(|r| r.0).sum();
-    let (stdout, unit_stdout) = (stdout_of(&out), stdout_of(&unit));
     assert!(
         passed >= 230,
         "only {passed} tests ran on aarch64:\n{stdout}\n{unit_stdout}"
@@ -106,15 +106,11 @@ fn the_library_and_its_rust_tests_pass_on_aarch64() {
     }
 }
 
-fn stdout_of(out: &std::process::Output) -> String {
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// (passed, failed, ignored) of each test binary a cross `cargo test` ran;
-/// panics with the build's output when it failed or a test failed or was
-/// ignored.
-fn results_of(what: &str, out: &std::process::Output) -> Vec<(u32, u32, u32)> {
-    let stdout = stdout_of(out);
+/// (passed, failed, ignored) of each test binary a cross `cargo test` ran,
+/// and its output; panics with the build's output when it failed or a test
+/// failed or was ignored.
+fn results_of(what: &str, out: &std::process::Output) -> (Vec<(u32, u32, u32)>, String) {
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(
         out.status.success(),
         "aarch64 {what} failed ({}):\n{stdout}\n{}",
@@ -135,7 +131,7 @@ fn results_of(what: &str, out: &std::process::Output) -> Vec<(u32, u32, u32)> {
         })
         .collect();
     assert!(results.iter().all(|r| r.1 == 0 && r.2 == 0), "{stdout}");
-    results
+    (results, stdout)
 }
 
 fn the_hair_crowd_gives_the_same_poses_on_aarch64_to_float_noise() {
@@ -189,7 +185,7 @@ fn the_hair_crowd_gives_the_same_poses_on_aarch64_to_float_noise() {
     assert!(worst.is_finite() && worst <= 1e-4, "{worst}");
 }
 
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum Profile {
     Release,
     /// The test profile with the library at opt-level 0 (Cargo.toml
