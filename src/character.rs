@@ -5,13 +5,13 @@
 use std::sync::Arc;
 
 use bytemuck::{Pod, Zeroable};
-use glam::{Affine3A, Quat, Vec3};
+use glam::{Quat, Vec3};
 
 use crate::clock;
 use crate::error::Error;
 use crate::limits::unset;
 pub use crate::limits::{snapshot_limits, MAX_CHAIN_SUBSTEPS, MIN_VELOCITY_DT};
-use crate::math::{self, Transform, MAX_SCALE, MIN_SCALE};
+use crate::math::{self, Frame, Transform, MAX_SCALE, MIN_SCALE};
 use crate::rig::Rig;
 use crate::solvers::chain::{ChainClock, ChainParams};
 use crate::solvers::chain_stage;
@@ -261,7 +261,8 @@ pub struct Character {
     work_distances: Vec<f32>,
     stages: StageScratch,
     local: Vec<Transform>,
-    component: Vec<Affine3A>,
+    /// Component matrices, packed ([`math::Frame`]: 48 bytes a bone).
+    component: Vec<Frame>,
     /// The [`crate::World`] slot that owns this character, or `u32::MAX`.
     pub(crate) world_slot: u32,
     /// That slot's generation.
@@ -497,7 +498,7 @@ impl Character {
                     .map(|bones| vec![Transform::IDENTITY; bones.len()]),
             },
             local: vec![Transform::IDENTITY; n],
-            component: vec![Affine3A::IDENTITY; n],
+            component: vec![Frame::IDENTITY; n],
             world_slot: u32::MAX,
             world_generation: 0,
             rig,
@@ -714,7 +715,10 @@ impl Character {
             ));
         }
         self.chain.set_rest_arc(setup, &params, chain);
-        self.chain.params[chain] = params;
+        // The same parameters again change nothing and copy nothing.
+        if bytemuck::bytes_of(&params) != bytemuck::bytes_of(&self.chain.params[chain]) {
+            self.chain.params_mut()[chain] = params;
+        }
         // New parameters are a change of input: the chain wakes and runs at
         // normal speed again (ChainParams::settle_speedup).
         let clock = &mut self.chain.state.clocks[chain];
@@ -762,7 +766,7 @@ impl Character {
 
     /// 1 where a link touched a collider or the floor in the last substep.
     #[must_use]
-    pub fn contacts(&self) -> &[u32] {
+    pub fn contacts(&self) -> &[u8] {
         &self.chain.contacts
     }
 
@@ -1199,7 +1203,7 @@ impl Character {
             .rig
             .chains
             .iter()
-            .zip(&self.chain.params)
+            .zip(self.chain.params.iter())
             .zip(&self.chain.state.clocks)
         {
             if clock.started == 0 || inputs.importance < params.lod_skip_below {
@@ -1261,6 +1265,18 @@ impl Character {
     pub(crate) fn finish_update(&mut self, output: &mut [Transform]) {
         self.commit();
         output.copy_from_slice(&self.local);
+    }
+
+    /// [`Character::finish_update`] without an output: the result stays in
+    /// [`Character::pose`] (a world's extra run of a level change, which
+    /// reads only the chain joints).
+    pub(crate) fn finish_update_in_place(&mut self) {
+        self.commit();
+    }
+
+    /// The local pose the last update finished with.
+    pub(crate) fn pose(&self) -> &[Transform] {
+        &self.local
     }
 
     /// Whether the corrective stage runs (it is on and the rig has some).
@@ -1651,13 +1667,20 @@ impl Character {
         self.options.substep_target = substep_target;
         if n_clocks > 0 {
             let stage = &mut self.chain;
+            // The character's parameters are copied only where the
+            // snapshot's differ (an unchanged character keeps sharing the
+            // rig's list).
+            let bytes = core::mem::size_of_val(&stage.params[..]);
+            let saved = &buffer[params_at..params_at + bytes];
+            if saved != bytemuck::cast_slice::<ChainParams, u8>(&stage.params) {
+                bytemuck::cast_slice_mut(stage.params_mut()).copy_from_slice(saved);
+            }
             let w = &mut stage.state;
-            let mut at = params_at;
+            let mut at = params_at + bytes;
             let mut read = |dst: &mut [u8]| {
                 dst.copy_from_slice(&buffer[at..at + dst.len()]);
                 at += dst.len();
             };
-            read(bytemuck::cast_slice_mut(&mut stage.params));
             read(bytemuck::cast_slice_mut(&mut w.clocks));
             read(bytemuck::cast_slice_mut(&mut w.position));
             read(bytemuck::cast_slice_mut(&mut w.velocity));

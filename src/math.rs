@@ -322,9 +322,72 @@ pub fn is_similarity(m: &glam::Mat3A) -> bool {
         && x.cross(y).dot(z) > 0.0
 }
 
+/// A component-space matrix as a character keeps one per bone: an
+/// [`Affine3A`]'s twelve floats without the padding of its 16-byte columns
+/// (48 bytes instead of 64). [`Frame::load`] gives back the stored bits.
+#[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(C)]
+pub struct Frame([f32; 12]);
+
+impl Frame {
+    pub const IDENTITY: Frame = Frame([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
+
+    /// The translation column.
+    #[inline(always)]
+    #[must_use]
+    pub fn translation(&self) -> glam::Vec3 {
+        glam::Vec3::new(self.0[9], self.0[10], self.0[11])
+    }
+}
+
+/// What forward kinematics writes a bone's component matrix into: an
+/// [`Affine3A`] or a packed [`Frame`].
+pub trait ComponentMatrix: Copy {
+    fn load(&self) -> Affine3A;
+    fn store(m: &Affine3A) -> Self;
+}
+
+impl ComponentMatrix for Affine3A {
+    #[inline(always)]
+    fn load(&self) -> Affine3A {
+        *self
+    }
+    #[inline(always)]
+    fn store(m: &Affine3A) -> Self {
+        *m
+    }
+}
+
+impl ComponentMatrix for Frame {
+    #[inline(always)]
+    fn load(&self) -> Affine3A {
+        let f = &self.0;
+        Affine3A::from_cols(
+            glam::Vec3A::new(f[0], f[1], f[2]),
+            glam::Vec3A::new(f[3], f[4], f[5]),
+            glam::Vec3A::new(f[6], f[7], f[8]),
+            glam::Vec3A::new(f[9], f[10], f[11]),
+        )
+    }
+    #[inline(always)]
+    fn store(m: &Affine3A) -> Self {
+        let (x, y, z, t) = (
+            m.matrix3.x_axis,
+            m.matrix3.y_axis,
+            m.matrix3.z_axis,
+            m.translation,
+        );
+        Frame([x.x, x.y, x.z, y.x, y.y, y.z, z.x, z.y, z.z, t.x, t.y, t.z])
+    }
+}
+
 /// Forward kinematics over a parents-first ordered skeleton (docs/algorithms.md §1):
 /// `C_root = L_root`, `C_i = C_parent(i) · L_i`.
-pub fn forward_kinematics(parents: &[i32], local: &[Transform], component: &mut [Affine3A]) {
+pub fn forward_kinematics<M: ComponentMatrix>(
+    parents: &[i32],
+    local: &[Transform],
+    component: &mut [M],
+) {
     debug_assert_eq!(parents.len(), local.len());
     debug_assert_eq!(parents.len(), component.len());
     for i in 0..parents.len() {
@@ -334,25 +397,25 @@ pub fn forward_kinematics(parents: &[i32], local: &[Transform], component: &mut 
 
 /// One bone of [`forward_kinematics`], its parent's matrix already current.
 #[inline]
-fn forward_kinematics_bone(
+fn forward_kinematics_bone<M: ComponentMatrix>(
     parents: &[i32],
     local: &[Transform],
-    component: &mut [Affine3A],
+    component: &mut [M],
     i: usize,
 ) {
     let l = local[i].to_affine();
-    component[i] = match parents[i] {
-        p if p >= 0 => component[p as usize] * l,
+    component[i] = M::store(&match parents[i] {
+        p if p >= 0 => component[p as usize].load() * l,
         _ => l,
-    };
+    });
 }
 
 /// [`forward_kinematics`] over the bones `bones` only (parents first; every
 /// listed bone's parent is listed too, or is a root).
-pub fn forward_kinematics_of(
+pub fn forward_kinematics_of<M: ComponentMatrix>(
     parents: &[i32],
     local: &[Transform],
-    component: &mut [Affine3A],
+    component: &mut [M],
     bones: &[u32],
 ) {
     for &b in bones {
@@ -363,9 +426,9 @@ pub fn forward_kinematics_of(
 /// Component matrix of `parent` or identity for a root.
 #[inline]
 #[must_use]
-pub fn parent_matrix(component: &[Affine3A], parent: i32) -> Affine3A {
+pub fn parent_matrix<M: ComponentMatrix>(component: &[M], parent: i32) -> Affine3A {
     if parent >= 0 {
-        component[parent as usize]
+        component[parent as usize].load()
     } else {
         Affine3A::IDENTITY
     }
@@ -413,6 +476,35 @@ pub fn limit_length(v: Vec3, max_length: f32) -> Vec3 {
 mod tests {
     use super::*;
     use core::f32::consts::FRAC_PI_2;
+
+    #[test]
+    fn a_packed_frame_gives_back_the_bits_it_stored_and_the_same_kinematics() {
+        let parents = [-1, 0, 1, 1, 3];
+        let local: Vec<Transform> = (0..5)
+            .map(|i| {
+                let f = i as f32;
+                Transform::new(
+                    Vec3::new(0.1 * f, 1.0 - 0.3 * f, 0.7 * f),
+                    Quat::from_euler(glam::EulerRot::XYZ, 0.3 * f, -0.2 * f, 1.1 + f),
+                    Vec3::new(1.0 + 0.1 * f, 1.0, 1.0 - 0.05 * f),
+                )
+            })
+            .collect();
+        let mut wide = vec![Affine3A::IDENTITY; 5];
+        let mut packed = vec![Frame::IDENTITY; 5];
+        forward_kinematics(&parents, &local, &mut wide);
+        forward_kinematics(&parents, &local, &mut packed);
+        for (w, p) in wide.iter().zip(&packed) {
+            assert_eq!(
+                w.to_cols_array().map(f32::to_bits),
+                p.load().to_cols_array().map(f32::to_bits)
+            );
+            assert_eq!(Frame::store(&p.load()), *p);
+            assert_eq!(p.translation(), Vec3::from(w.translation));
+        }
+        assert_eq!(Frame::IDENTITY.load(), Affine3A::IDENTITY);
+        assert_eq!(core::mem::size_of::<Frame>(), 48);
+    }
 
     #[test]
     fn aim_without_decomposition_is_as_exact_as_the_decomposed_writeback() {

@@ -8,7 +8,7 @@ use glam::{Affine3A, Mat4, Vec3};
 pub use crate::limits::MAX_BONES;
 use crate::math::{self, Transform, MAX_SCALE, MIN_SCALE};
 pub use crate::rig_error::RigError;
-use crate::solvers::chain::{ChainDesc, ChainSetup, LimitSetup, LimitShape};
+use crate::solvers::chain::{ChainDesc, ChainParams, ChainSetup, LimitSetup, LimitShape};
 use crate::solvers::chain_stage::{ChainPlan, ChainRig, NO_SLOT};
 use crate::solvers::collide::Collider;
 use crate::solvers::constraint::{self, RotationConstraint};
@@ -210,6 +210,11 @@ pub struct Rig {
     pub(crate) chains: Vec<ChainSetup>,
     /// The chain stage's schedule, built once from the chains.
     pub(crate) chain_plan: ChainPlan,
+    /// Every chain's parameters as created, in chain order: a character
+    /// shares this list until it changes one of them
+    /// (`Character::set_chain_params`), so characters of one rig keep one
+    /// copy.
+    pub(crate) chain_params: std::sync::Arc<Vec<ChainParams>>,
     pub(crate) particle_count: usize,
     /// One past the last descendant of each bone: bones are parents first,
     /// so every descendant of `b` lies in `b + 1..subtree_end[b]` and FK
@@ -283,6 +288,7 @@ impl Rig {
             first_probe,
             probe_count,
             colliders: desc.colliders,
+            chain_params: std::sync::Arc::new(chains.iter().map(|c| c.params).collect()),
             chains,
             chain_plan,
             particle_count,
@@ -321,6 +327,7 @@ impl Rig {
             chains: &self.chains,
             colliders: &self.colliders,
             plan: &self.chain_plan,
+            params: &self.chain_params,
             particle_count: self.particle_count,
             units_per_meter: self.units_per_meter,
             up: up_vector(self.up_axis),

@@ -57,8 +57,9 @@
 //! over [`BLEND_UPDATES`] updates; entering `Held`, it holds exactly that.
 //! Released from `Held`, it starts from the held pose and blends from it.
 //!
-//! The snapshot, what the previous level showed and (for an in-place C
-//! update) a copy of the input pose live in an arena the world shares
+//! The snapshot and what the previous level showed (its chain joints'
+//! rotations; that run writes no output, so an in-place C update's input
+//! is still there for the second run) live in an arena the world shares
 //! among its characters, an [`ARENA_SHARE`]th of what they would need
 //! together (at least what the largest needs). After the levels are
 //! chosen, the plan gives the changes that run the previous level their
@@ -200,18 +201,18 @@ pub(crate) struct SlotState {
     /// The updates left of a level change's blend.
     blend_left: u8,
     /// What a level change that runs the previous level takes of the
-    /// world's [`Arena`]: snapshot bytes, chain rotations, pose.
-    need: [usize; 3],
+    /// world's [`Arena`]: snapshot bytes, chain rotations.
+    need: [usize; 2],
     /// Where this update's level change has its room in the arena, if the
-    /// last plan gave it one (offsets, in the arena's three units).
-    lease: Option<[usize; 3]>,
+    /// last plan gave it one (offsets, in the arena's two units).
+    lease: Option<[usize; 2]>,
 }
 
 /// How many characters' level-change room a world keeps: an
 /// [`ARENA_SHARE`]th of what its characters would need together, and at
 /// least what its largest one needs. The plan admits, most important
 /// first, the level changes that fit; the others wait for a later update.
-pub const ARENA_SHARE: usize = 8;
+pub const ARENA_SHARE: usize = 16;
 
 /// Room for the level changes of one update that run the previous level
 /// (the module documentation): a snapshot of the character, what the
@@ -221,14 +222,13 @@ pub const ARENA_SHARE: usize = 8;
 struct Arena {
     bytes: Vec<u8>,
     rotations: Vec<[f32; 4]>,
-    poses: Vec<Transform>,
     /// The sum of the live characters' needs, and the largest need seen.
-    needed: [usize; 3],
-    largest: [usize; 3],
+    needed: [usize; 2],
+    largest: [usize; 2],
     /// The three buffers' addresses, taken whenever they grow (only
     /// [`World::add`], under `&mut World`); ranges write their leased parts
     /// through them.
-    base: (*mut u8, *mut [f32; 4], *mut Transform),
+    base: (*mut u8, *mut [f32; 4]),
 }
 
 impl Arena {
@@ -236,36 +236,27 @@ impl Arena {
         let mut a = Arena {
             bytes: Vec::new(),
             rotations: Vec::new(),
-            poses: Vec::new(),
-            needed: [0; 3],
-            largest: [0; 3],
-            base: (
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-            ),
+            needed: [0; 2],
+            largest: [0; 2],
+            base: (std::ptr::null_mut(), std::ptr::null_mut()),
         };
         a.rebase();
         a
     }
 
     fn rebase(&mut self) {
-        self.base = (
-            self.bytes.as_mut_ptr(),
-            self.rotations.as_mut_ptr(),
-            self.poses.as_mut_ptr(),
-        );
+        self.base = (self.bytes.as_mut_ptr(), self.rotations.as_mut_ptr());
     }
 
     /// A character that needs `need` joins: the room grows to an
     /// [`ARENA_SHARE`]th of all needs, at least the largest.
-    fn join(&mut self, need: [usize; 3]) {
+    fn join(&mut self, need: [usize; 2]) {
         for ((sum, largest), n) in self.needed.iter_mut().zip(&mut self.largest).zip(need) {
             *sum += n;
             *largest = (*largest).max(n);
         }
         let room = |k: usize| self.largest[k].max(self.needed[k].div_ceil(ARENA_SHARE));
-        let (b, r, p) = (room(0), room(1), room(2));
+        let (b, r) = (room(0), room(1));
         // Exactly the room (no doubling: it is held for the world's life).
         if b > self.bytes.len() {
             self.bytes.reserve_exact(b - self.bytes.len());
@@ -275,22 +266,18 @@ impl Arena {
             self.rotations.reserve_exact(r - self.rotations.len());
             self.rotations.resize(r, [0.0, 0.0, 0.0, 1.0]);
         }
-        if p > self.poses.len() {
-            self.poses.reserve_exact(p - self.poses.len());
-            self.poses.resize(p, Transform::IDENTITY);
-        }
         self.rebase();
     }
 
     /// A character leaves (the room does not shrink).
-    fn leave(&mut self, need: [usize; 3]) {
+    fn leave(&mut self, need: [usize; 2]) {
         for (sum, n) in self.needed.iter_mut().zip(need) {
             *sum -= n;
         }
     }
 
-    fn room(&self) -> [usize; 3] {
-        [self.bytes.len(), self.rotations.len(), self.poses.len()]
+    fn room(&self) -> [usize; 2] {
+        [self.bytes.len(), self.rotations.len()]
     }
 }
 
@@ -299,20 +286,18 @@ impl Arena {
 pub(crate) struct Lease {
     bytes: (*mut u8, usize),
     rotations: (*mut [f32; 4], usize),
-    poses: (*mut Transform, usize),
 }
 
 impl Lease {
     /// # Safety
     /// The lease is this thread's alone (the plan gave it to one slot, run
     /// by one range) and the arena lives.
-    unsafe fn parts<'s>(self) -> (&'s mut [u8], &'s mut [[f32; 4]], &'s mut [Transform]) {
+    unsafe fn parts<'s>(self) -> (&'s mut [u8], &'s mut [[f32; 4]]) {
         // SAFETY: the caller's; the parts are disjoint and in the arena.
         unsafe {
             (
                 std::slice::from_raw_parts_mut(self.bytes.0, self.bytes.1),
                 std::slice::from_raw_parts_mut(self.rotations.0, self.rotations.1),
-                std::slice::from_raw_parts_mut(self.poses.0, self.poses.1),
             )
         }
     }
@@ -376,11 +361,7 @@ impl World {
     pub fn add(&mut self, rig: Arc<Rig>, options: CharacterOptions) -> CharacterId {
         let particles: usize = rig.chains.iter().map(|c| c.joints.len()).sum();
         let mut character = Character::new(rig, options);
-        let need = [
-            character.snapshot_size(),
-            particles,
-            character.rig().bone_count(),
-        ];
+        let need = [character.snapshot_size(), particles];
         self.arena.join(need);
         let index = match self.free.pop() {
             Some(i) => i,
@@ -721,7 +702,7 @@ impl World {
         // that does not fit keeps its level this update.
         let held = Level::Held as u8;
         let room = self.arena.room();
-        let mut used = [0usize; 3];
+        let mut used = [0usize; 2];
         let n = self.order.len();
         for pass in 0..2 * n {
             let (_, slot, _) = self.order[if pass < n { pass } else { 2 * n - 1 - pass }];
@@ -739,9 +720,9 @@ impl World {
                 continue;
             }
             let need = state.need;
-            if (0..3).all(|k| used[k] + need[k] <= room[k]) {
+            if (0..2).all(|k| used[k] + need[k] <= room[k]) {
                 state.lease = Some(used);
-                for k in 0..3 {
+                for k in 0..2 {
                     used[k] += need[k];
                 }
             } else {
@@ -852,7 +833,6 @@ impl Plan<'_> {
             Some(Lease {
                 bytes: (base.0.add(offsets[0]), need[0]),
                 rotations: (base.1.add(offsets[1]), need[1]),
-                poses: (base.2.add(offsets[2]), need[2]),
             })
         }
     }
@@ -1050,14 +1030,10 @@ fn begin_item(state: &mut SlotState, item: &mut Entry<'_>) -> Result<Run, Error>
     } else if let (true, Some(lease)) = (change, item.lease) {
         // SAFETY: the plan leased this part to this slot alone, which this
         // thread runs.
-        let (bytes, rotations, poses) = unsafe { lease.parts() };
-        if item.in_place {
-            // The input is read twice and the first run's output
-            // overwrites it: the second run reads this copy.
-            poses.copy_from_slice(item.output);
-            item.input.pose = poses;
-            item.in_place = false;
-        }
+        let (bytes, rotations) = unsafe { lease.parts() };
+        // The previous level's run writes no output (an in-place input
+        // stays for the second run): its chain joints' rotations go to
+        // `rotations`.
         // The previous level, alone, from a snapshot.
         state.character.snapshot(bytes)?;
         let previous = state.previous;
@@ -1076,12 +1052,20 @@ fn begin_item(state: &mut SlotState, item: &mut Entry<'_>) -> Result<Run, Error>
             ))]);
             extra = c.joint_substeps();
         }
-        state.character.finish_update(item.output);
+        state.character.finish_update_in_place();
         // What the previous level shows (its blend, if one is under way).
-        blend(state, item.output);
         let rig = Arc::clone(state.character.rig());
-        for (r, j) in rotations.iter_mut().zip(chain_joints(&rig)) {
-            *r = item.output[j].rotation;
+        let pose = state.character.pose();
+        let w = blend_weight(state);
+        for ((r, j), offset) in rotations
+            .iter_mut()
+            .zip(chain_joints(&rig))
+            .zip(&state.keep)
+        {
+            *r = match w {
+                Some(w) => blended(*offset, w, pose[j].rotation),
+                None => pose[j].rotation,
+            };
         }
         state
             .character
@@ -1197,15 +1181,23 @@ fn finish_item(state: &mut SlotState, output: &mut [Transform], run: &Run) {
 /// the share still left of it (all of it on the update of the change,
 /// nothing after [`BLEND_UPDATES`] updates).
 fn blend(state: &SlotState, output: &mut [Transform]) {
-    if state.blend_left == 0 {
+    let Some(w) = blend_weight(state) else {
         return;
-    }
-    let w = f32::from(state.blend_left) / f32::from(BLEND_UPDATES);
+    };
     for (offset, j) in state.keep.iter().zip(chain_joints(state.character.rig())) {
-        let turn = Quat::IDENTITY.slerp(Quat::from_array(*offset), w);
-        let r = turn * unit(output[j].rotation);
-        output[j].rotation = r.normalize().to_array();
+        output[j].rotation = blended(*offset, w, output[j].rotation);
     }
+}
+
+/// The share of the blend's offsets still applied, while one is under way.
+fn blend_weight(state: &SlotState) -> Option<f32> {
+    (state.blend_left > 0).then(|| f32::from(state.blend_left) / f32::from(BLEND_UPDATES))
+}
+
+/// A chain joint's `rotation` turned by the share `w` of its blend `offset`.
+fn blended(offset: [f32; 4], w: f32, rotation: [f32; 4]) -> [f32; 4] {
+    let turn = Quat::IDENTITY.slerp(Quat::from_array(offset), w);
+    (turn * unit(rotation)).normalize().to_array()
 }
 
 /// A chain joint's output rotation as a unit quaternion: a joint the chain

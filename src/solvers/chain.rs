@@ -1311,7 +1311,7 @@ pub struct Particles<'a> {
     pub bend_scratch: &'a mut [Quat],
     /// Written: each link's rest target and contact flag (debug drawing).
     pub rest_targets: &'a mut [Vec3],
-    pub contacts: &'a mut [u32],
+    pub contacts: &'a mut [u8],
 }
 
 /// What the bend step of one chain reads at one substep (docs/algorithms.md §7).

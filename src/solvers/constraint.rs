@@ -10,7 +10,7 @@
 
 use glam::{Affine3A, Mat3A, Quat, Vec3};
 
-use crate::math::{self, Transform};
+use crate::math::{self, ComponentMatrix, Transform};
 use crate::solvers::node_constraint::NodeConstraint;
 use crate::solvers::node_constraint::NodeConstraintKind;
 use crate::solvers::{refresh_component, subtree, Pose};
@@ -140,9 +140,9 @@ pub(crate) fn step(setup: &Setup<'_>, pose: Pose<'_>) -> bool {
         let parent = math::parent_matrix(component, setup.parents[bone]);
         let sheared = c.apply(
             &parent,
-            &component[bone],
+            &component[bone].load(),
             (
-                &component[c.target as usize],
+                &component[c.target as usize].load(),
                 local[c.target as usize].scale(),
             ),
             &mut local[bone],
@@ -161,15 +161,15 @@ pub(crate) fn step(setup: &Setup<'_>, pose: Pose<'_>) -> bool {
         let destination = c.destination as usize;
         let aim = matches!(c.kind, NodeConstraintKind::Aim(_)).then(|| {
             let parent = match setup.parents[destination] {
-                p if p >= 0 => math::decompose(&component[p as usize], Vec3::ONE)
+                p if p >= 0 => math::decompose(&component[p as usize].load(), Vec3::ONE)
                     .transform
                     .rotation(),
                 _ => Quat::IDENTITY,
             };
             (
                 parent,
-                Vec3::from(component[c.source as usize].translation),
-                Vec3::from(component[destination].translation),
+                component[c.source as usize].translation(),
+                component[destination].translation(),
             )
         });
         let source = local[c.source as usize].rotation().normalize();

@@ -306,10 +306,10 @@ pub(crate) fn step(
     let Pose { local, component } = pose;
     for (k, c) in setup.correctives.iter().enumerate() {
         let first = setup.first_probe[k] as usize;
-        let here = Vec3::from(component[c.driven as usize].translation);
+        let here = component[c.driven as usize].translation();
         let distances = &mut stage.distances[first..first + c.probes.len()];
         for (d, probe) in distances.iter_mut().zip(&c.probes) {
-            *d = (Vec3::from(component[probe.bone as usize].translation) - here).length();
+            *d = (component[probe.bone as usize].translation() - here).length();
         }
     }
     for (k, c) in setup.correctives.iter().enumerate() {

@@ -873,7 +873,7 @@ pub(crate) struct Arrays<'a> {
     pub(crate) velocity: &'a mut [Vec3],
     pub(crate) bend: &'a mut [Quat],
     pub(crate) rest_targets: &'a mut [Vec3],
-    pub(crate) contacts: &'a mut [u32],
+    pub(crate) contacts: &'a mut [u8],
 }
 
 impl<'a> Arrays<'a> {
@@ -1392,7 +1392,7 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
             a.position[i] = p.get(l);
             a.velocity[i] = v.get(l);
             a.rest_targets[i] = target.get(l);
-            a.contacts[i] = u32::from(contact.get(l));
+            a.contacts[i] = u8::from(contact.get(l));
         }
         head = p;
         head_start = start;
@@ -1609,7 +1609,7 @@ fn substep_vrm<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
             a.position[i] = next.get(l);
             a.velocity[i] = new_velocity.get(l);
             a.rest_targets[i] = rest_target.get(l);
-            a.contacts[i] = u32::from(contact.get(l));
+            a.contacts[i] = u8::from(contact.get(l));
         }
         head = vsel(moving, next, head);
         if any_friction {
@@ -1777,7 +1777,7 @@ mod tests {
             let mut position = start(first);
             let mut velocity = vec![Vec3::ZERO; 3];
             let (mut bend, mut scratch) = (vec![Quat::IDENTITY; 3], vec![Quat::IDENTITY; 3]);
-            let (mut targets, mut contacts) = (vec![Vec3::ZERO; 3], vec![0u32; 3]);
+            let (mut targets, mut contacts) = (vec![Vec3::ZERO; 3], vec![0u8; 3]);
             for _ in 0..3 {
                 substep_chain(
                     setup,
@@ -1805,7 +1805,7 @@ mod tests {
                     vec![Vec3::ZERO; 3],
                     vec![Quat::IDENTITY; 3],
                     vec![Vec3::ZERO; 3],
-                    vec![0u32; 3],
+                    vec![0u8; 3],
                 )
             })
             .collect();
@@ -2044,7 +2044,7 @@ mod tests {
 
     /// One chain's state between substeps: position, velocity, bend, rest
     /// targets, contacts.
-    type State = (Vec<Vec3>, Vec<Vec3>, Vec<Quat>, Vec<Vec3>, Vec<u32>);
+    type State = (Vec<Vec3>, Vec<Vec3>, Vec<Quat>, Vec<Vec3>, Vec<u8>);
 
     /// `states` stepped `substeps` times, `width` chains at a time (in the
     /// order `order`), through the kernel `N` wide.
@@ -2218,7 +2218,7 @@ mod tests {
                     velocity,
                     vec![Quat::IDENTITY; n],
                     vec![Vec3::ZERO; n],
-                    vec![0u32; n],
+                    vec![0u8; n],
                 ));
                 params.push(p);
                 setups.push(setup);

@@ -13,15 +13,13 @@ pub mod spring;
 pub(crate) mod state_range;
 pub(crate) mod writeback;
 
-use glam::Affine3A;
-
-use crate::math::{self, Transform};
+use crate::math::{self, ComponentMatrix, Frame, Transform};
 
 /// The pose a stage reads and writes: the local transforms and their
 /// component matrices (current for every bone the stage reads).
 pub(crate) struct Pose<'a> {
     pub(crate) local: &'a mut [Transform],
-    pub(crate) component: &'a mut [Affine3A],
+    pub(crate) component: &'a mut [Frame],
 }
 
 /// Recomputes the component matrices of `from..to` from their parents
@@ -29,12 +27,12 @@ pub(crate) struct Pose<'a> {
 pub(crate) fn refresh_component(
     parents: &[i32],
     local: &[Transform],
-    component: &mut [Affine3A],
+    component: &mut [Frame],
     (from, to): (usize, usize),
 ) {
     for i in from..to {
         let parent = math::parent_matrix(component, parents[i]);
-        component[i] = parent * local[i].to_affine();
+        component[i] = Frame::store(&(parent * local[i].to_affine()));
     }
 }
 

@@ -10,7 +10,7 @@ use glam::Vec3;
 
 use crate::clock;
 use crate::error::Error;
-use crate::math::{self, limit_length};
+use crate::math::{self, limit_length, ComponentMatrix, Frame};
 use crate::solvers::Pose;
 
 /// What happened to one spring in the last update (docs/algorithms.md §2/§3 diagnostics).
@@ -456,7 +456,7 @@ pub(crate) fn step(
             info.max_substeps = info.max_substeps.max(step.substeps);
             info.snapped += step.snapped as u32;
         }
-        component[bone] = c;
+        component[bone] = Frame::store(&c);
     }
     Ok(info)
 }

@@ -95,11 +95,11 @@ int main() {
         if (swing < 0.01f) return fail("the tails do not swing");
 
         // A budget of 0: every character held within three level steps, each
-        // in at most 8 updates (the world's level-change arena admits an
-        // eighth of these like characters' changes per update,
+        // in at most 16 updates (the world's level-change arena admits a
+        // sixteenth of these like characters' changes per update,
         // docs/c-api.md "Worlds").
         if (!world.set_budget(0)) return fail("budget");
-        for (int f = 0; f < 3 * 8 + 1; ++f) {
+        for (int f = 0; f < 3 * 16 + 1; ++f) {
             if (!world.update(items.data(), items.size())) return fail("budgeted update");
         }
         for (const auto& item : items)

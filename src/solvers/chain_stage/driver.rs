@@ -97,7 +97,7 @@ pub(crate) struct Job<'a> {
     pub(crate) rig: ChainRig<'a>,
     pub(crate) stage: &'a mut Stage,
     pub(crate) local: &'a mut [Transform],
-    pub(crate) component: &'a mut [Affine3A],
+    pub(crate) component: &'a mut [Frame],
     pub(crate) dt: f32,
     pub(crate) teleport: bool,
 }
@@ -214,7 +214,7 @@ pub(super) fn begin(job: &mut Job<'_>) -> Update {
     let origin = stage.state.origin;
     let world = Affine3A::from_translation(-origin) * character_world;
     for (k, c) in rig.colliders.iter().enumerate() {
-        let m = world * component[c.bone as usize];
+        let m = world * component[c.bone as usize].load();
         stage.current_colliders[k] = math::decompose(&m, Vec3::ONE).transform;
     }
     // New frames (and any restore or reset since the last update).
@@ -335,9 +335,9 @@ pub(super) fn run_block(
 }
 
 /// A bone's world frame (the character's world for −1), scale divided out.
-pub(super) fn frame_of(component: &[Affine3A], world: &Affine3A, bone: i32) -> Transform {
+pub(super) fn frame_of(component: &[Frame], world: &Affine3A, bone: i32) -> Transform {
     let m = if bone >= 0 {
-        *world * component[bone as usize]
+        *world * component[bone as usize].load()
     } else {
         *world
     };
@@ -351,7 +351,7 @@ pub(super) fn prepare(
     rig: &ChainRig<'_>,
     stage: &mut Stage,
     update: &Update,
-    (local, component): (&[Transform], &[Affine3A]),
+    (local, component): (&[Transform], &[Frame]),
     ci: usize,
 ) -> Option<Prepared> {
     let setup = &rig.chains[ci];
@@ -386,10 +386,10 @@ pub(super) fn prepare(
     let now = Now {
         anchor: frame_now(setup.anchor_slot).rotation(),
         parent: frame_now(setup.parent_slot),
-        root: Vec3::from((world * component[setup.joints[0] as usize]).translation),
+        root: Vec3::from((world * component[setup.joints[0] as usize].load()).translation),
         root_local: local[setup.joints[0] as usize].translation,
         space: if params.simulation_space >= 0 {
-            let m = world * component[params.simulation_space as usize];
+            let m = world * component[params.simulation_space as usize].load();
             math::decompose(&m, Vec3::ONE).transform
         } else {
             Transform::IDENTITY
@@ -696,7 +696,7 @@ const ANIMATED_HALF_SINE: f32 = 5e-4;
 /// rotation now), or the rest arc.
 pub(super) struct RestTarget<'a> {
     pub(super) animated: bool,
-    pub(super) pose: (&'a [Transform], &'a [Affine3A]),
+    pub(super) pose: (&'a [Transform], &'a [Frame]),
     pub(super) world: &'a Affine3A,
     pub(super) anchor: Quat,
 }
@@ -715,7 +715,7 @@ impl RestTarget<'_> {
         // The same products as `animated_tips`.
         let (local, component) = self.pose;
         let to_anchor = self.anchor.conjugate();
-        let mut joint = component[setup.joints[0] as usize];
+        let mut joint = component[setup.joints[0] as usize].load();
         let mut head = self.world.transform_point3(joint.translation.into());
         for k in 0..n {
             let tip = if k + 1 < n {
@@ -760,7 +760,7 @@ impl RestTarget<'_> {
 /// the chain, which the springs act on around it.
 pub(super) fn rest_at(
     (rig, stage, update): (&ChainRig<'_>, &mut Stage, &Update),
-    pose: (&[Transform], &[Affine3A]),
+    pose: (&[Transform], &[Frame]),
     ci: usize,
     p: &mut Prepared,
     (f, anchor, root): (f32, Quat, Vec3),
@@ -870,7 +870,7 @@ pub(super) fn remember(clock: &mut ChainClock, now: &Now) {
 pub(super) fn seed(
     clock: &mut ChainClock,
     kept: Kept<'_>,
-    pose: (&[Transform], &[Affine3A]),
+    pose: (&[Transform], &[Frame]),
     world: &Affine3A,
     setup: &ChainSetup,
     now: &Now,

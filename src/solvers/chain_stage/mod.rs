@@ -15,7 +15,7 @@
 use glam::{Affine3A, Quat, Vec3};
 
 use crate::limits::{unset, MAX_CHAIN_SUBSTEPS, MIN_VELOCITY_DT};
-use crate::math::{self, Transform};
+use crate::math::{self, ComponentMatrix, Frame, Transform};
 use crate::solvers::chain::{
     self, ChainClock, ChainParams, ChainSetup, SubstepFrame, CHAIN_CATCH_UP, CHAIN_STEP,
 };

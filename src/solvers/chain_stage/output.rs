@@ -11,7 +11,7 @@ pub(super) fn finish(
     rig: &ChainRig<'_>,
     stage: &mut Stage,
     update: &Update,
-    (local, component): (&[Transform], &[Affine3A]),
+    (local, component): (&[Transform], &[Frame]),
     ci: usize,
     p: &Prepared,
 ) -> Option<f32> {
@@ -204,13 +204,13 @@ pub(super) fn write_member(
 /// bone there), composed down from the matrices its writeback wrote.
 pub(super) fn compose_below(
     rig: &ChainRig<'_>,
-    (local, component): (&[Transform], &mut [Affine3A]),
+    (local, component): (&[Transform], &mut [Frame]),
     ci: usize,
 ) {
     for &slot in &rig.plan.chain_frames_below[ci] {
         for w in rig.plan.chain_frame_paths[slot as usize].windows(2) {
             let (parent, bone) = (w[0] as usize, w[1] as usize);
-            component[bone] = component[parent] * local[bone].to_affine();
+            component[bone] = Frame::store(&(component[parent].load() * local[bone].to_affine()));
         }
     }
 }
@@ -249,7 +249,7 @@ impl writeback::Joints for LaneJoints<'_, '_> {
         let job = self.jobs[j].as_mut().expect("a lane's job");
         let b = setup.joints[k] as usize;
         job.local[b].rotation = rotation;
-        job.component[b] = component;
+        job.component[b] = Frame::store(&component);
     }
 }
 
@@ -261,7 +261,7 @@ pub(super) fn write_joints(
     rig: &ChainRig<'_>,
     stage: &Stage,
     update: &Update,
-    (local, component): (&mut [Transform], &mut [Affine3A]),
+    (local, component): (&mut [Transform], &mut [Frame]),
     ci: usize,
     ahead: f32,
 ) {
@@ -319,7 +319,7 @@ pub(super) fn write_joints(
         }
         // `parent · local`, its translation (the head) already known.
         let r = glam::Mat3A::from_quat(local[b].rotation().normalize());
-        component[b] = Affine3A {
+        component[b] = Frame::store(&Affine3A {
             matrix3: parent.matrix3
                 * glam::Mat3A::from_cols(
                     r.x_axis * scale.x,
@@ -327,7 +327,7 @@ pub(super) fn write_joints(
                     r.z_axis * scale.z,
                 ),
             translation: head.into(),
-        };
+        });
     }
 }
 
@@ -431,13 +431,13 @@ pub(super) fn in_range_or_park(
 /// leaves the joints after the root to the writeback, [`ChainPlan::fk_before_chains`]);
 /// the same products FK forms.
 pub(crate) fn animated_tips(
-    (local, component): (&[Transform], &[Affine3A]),
+    (local, component): (&[Transform], &[Frame]),
     world: &Affine3A,
     setup: &ChainSetup,
     out: &mut [Vec3],
 ) {
     let n = setup.len();
-    let mut joint = component[setup.joints[0] as usize];
+    let mut joint = component[setup.joints[0] as usize].load();
     for k in 0..n {
         out[k] = if k + 1 < n {
             joint *= local[setup.joints[k + 1] as usize].to_affine();

@@ -70,6 +70,9 @@ pub(crate) struct ChainRig<'a> {
     pub(crate) chains: &'a [ChainSetup],
     pub(crate) colliders: &'a [Collider],
     pub(crate) plan: &'a ChainPlan,
+    /// The chains' parameters as created, shared with the characters that
+    /// have not changed them.
+    pub(crate) params: &'a std::sync::Arc<Vec<ChainParams>>,
     pub(crate) particle_count: usize,
     pub(crate) units_per_meter: f32,
     /// The rig's up direction.

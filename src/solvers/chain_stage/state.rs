@@ -195,12 +195,12 @@ impl ChainState {
 pub(super) fn recentre(
     rig: &ChainRig<'_>,
     stage: &mut Stage,
-    (component, world): (&[Affine3A], &Affine3A),
+    (component, world): (&[Frame], &Affine3A),
     units: f32,
     range: &StateRange,
 ) {
     let there = match rig.plan.chain_frames.first() {
-        Some(&b) if b >= 0 => world.transform_point3(component[b as usize].translation.into()),
+        Some(&b) if b >= 0 => world.transform_point3(component[b as usize].translation()),
         _ => Vec3::from(world.translation),
     };
     if !range.place(there) {
@@ -225,8 +225,10 @@ pub(crate) struct Stage {
     /// The state, changed in place by [`step_jobs`], which cannot fail (the
     /// character checks everything else before the stage runs).
     pub(crate) state: ChainState,
-    /// Per-character parameters (`Character::set_chain_params`).
-    pub(crate) params: Vec<ChainParams>,
+    /// Per-character parameters (`Character::set_chain_params`): the rig's
+    /// list, shared, until one changes; then the character's own copy
+    /// ([`Stage::params_mut`]).
+    pub(crate) params: std::sync::Arc<Vec<ChainParams>>,
     /// Anchor-frame rest directions per particle at the last substep (what
     /// the kernels read): the rest arc for the current parameters, or
     /// where the input's pose had turned it ([`ChainParams::rest_source`]).
@@ -234,7 +236,7 @@ pub(crate) struct Stage {
     pub(crate) rest: Vec<Vec3>,
     /// Last substep's rest targets and contact flags, for debug drawing.
     pub(crate) rest_targets: Vec<Vec3>,
-    pub(crate) contacts: Vec<u32>,
+    pub(crate) contacts: Vec<u8>,
     /// New bends of one chain's links until the substep is done.
     pub(crate) bend_scratch: Vec<Quat>,
     pub(crate) placed: Vec<PlacedCollider>,
@@ -263,12 +265,20 @@ pub(crate) struct Stage {
 }
 
 impl Stage {
+    /// The parameters to change: the character's own copy, made from the
+    /// shared list the first time (the only allocation a parameter change
+    /// makes, once per character).
+    pub(crate) fn params_mut(&mut self) -> &mut [ChainParams] {
+        let own: &mut Vec<ChainParams> = std::sync::Arc::make_mut(&mut self.params);
+        own
+    }
+
     pub(crate) fn new(rig: &ChainRig<'_>) -> Self {
         let (particles, chains, colliders) =
             (rig.particle_count, rig.chains.len(), rig.colliders.len());
         Self {
             state: ChainState::new(particles, chains, colliders),
-            params: rig.chains.iter().map(|c| c.params).collect(),
+            params: rig.params.clone(),
             rest: {
                 let mut rest = vec![Vec3::ZERO; particles];
                 for c in rig.chains {
