@@ -790,9 +790,12 @@ const LOADED: usize = 8;
 /// links (the colliders do not move during a substep): `vector` and
 /// `scalar` as [`load_colliders`] gives them for every lane.
 struct Loaded<const N: usize> {
-    capsules: [Capsules<N>; LOADED],
+    /// The first `loaded` are written; the rest were never needed (no
+    /// lane has that many colliders), so they are not zeroed either.
+    capsules: [core::mem::MaybeUninit<Capsules<N>>; LOADED],
     vector: [M<N>; LOADED],
     scalar: [M<N>; LOADED],
+    loaded: usize,
 }
 
 /// The most colliders a lane has.
@@ -810,13 +813,14 @@ impl<const N: usize> Loaded<N> {
     fn new(lanes: &[Lane<'_>], count: usize) -> Loaded<N> {
         let all = M([u32::MAX; N]);
         let mut loaded = Loaded {
-            capsules: [Capsules::zero(); LOADED],
+            capsules: [const { core::mem::MaybeUninit::uninit() }; LOADED],
             vector: [M::none(); LOADED],
             scalar: [M::none(); LOADED],
+            loaded: count.min(LOADED),
         };
-        for j in 0..count.min(LOADED) {
+        for j in 0..loaded.loaded {
             let (c, vector, scalar) = load_colliders(lanes, j, all);
-            loaded.capsules[j] = c;
+            loaded.capsules[j].write(c);
             loaded.vector[j] = vector;
             loaded.scalar[j] = scalar;
         }
@@ -834,9 +838,10 @@ impl<const N: usize> Loaded<N> {
         mask: M<N>,
         spare: &'s mut Option<Capsules<N>>,
     ) -> (&'s Capsules<N>, M<N>, M<N>) {
-        if j < LOADED {
+        if j < self.loaded {
             (
-                &self.capsules[j],
+                // SAFETY: `new` wrote the first `loaded` entries.
+                unsafe { self.capsules[j].assume_init_ref() },
                 self.vector[j].and(mask),
                 self.scalar[j].and(mask),
             )
@@ -1128,8 +1133,8 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
         anchor.set(l, lane.frame.anchor.to_array());
     }
     let count = most_colliders(lanes);
-    // None without colliders (no lane then tests one).
-    let loaded = (count > 0).then(|| Loaded::<N>::new(lanes, count));
+    // Nothing loaded without colliders (no lane then tests one).
+    let loaded = Loaded::<N>::new(lanes, count);
     // A collider past the loaded ones, per link.
     let mut spare = None;
     for i in 0..n_max {
@@ -1262,10 +1267,7 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
             for _ in 0..2 {
                 let mut pushed = M::none();
                 for j in 0..count {
-                    let (c, vector, scalar) = loaded
-                        .as_ref()
-                        .expect("colliders are loaded")
-                        .get(lanes, j, pass, &mut spare);
+                    let (c, vector, scalar) = loaded.get(lanes, j, pass, &mut spare);
                     let (mut hit, mut correction, mut normal, redo) =
                         resolve(head, p, radius, c, vector);
                     let odd = scalar.or(redo);
@@ -1331,10 +1333,7 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
                     let held_dir = (held - head).normalize_or(dir);
                     let held = head + held_dir * length;
                     for j in 0..count {
-                        let (c, vector, scalar) = loaded
-                            .as_ref()
-                            .expect("colliders are loaded")
-                            .get(lanes, j, holding, &mut spare);
+                        let (c, vector, scalar) = loaded.get(lanes, j, holding, &mut spare);
                         let (hit, push, _, redo) = resolve(head, held, radius, c, vector);
                         // Lanes the vector test cannot answer take the
                         // scalar function, as in the passes above.
@@ -1461,8 +1460,8 @@ fn substep_vrm<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     let n_max = lanes.iter().map(|l| l.setup.len()).max().unwrap_or(0);
     let scale = scales::<N>(lanes);
     let count = most_colliders(lanes);
-    // None without colliders (no lane then tests one).
-    let loaded = (count > 0).then(|| Loaded::<N>::new(lanes, count));
+    // Nothing loaded without colliders (no lane then tests one).
+    let loaded = Loaded::<N>::new(lanes, count);
     // A collider past the loaded ones, per link.
     let mut spare = None;
     // Static friction once the input rests ([`chain::vrm_hold`]): none while
@@ -1518,10 +1517,7 @@ fn substep_vrm<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
         let mut contact = M::none();
         let mut push_sum = V3::zero();
         for j in 0..count {
-            let (c, vector, scalar) = loaded
-                .as_ref()
-                .expect("colliders are loaded")
-                .get(lanes, j, moving, &mut spare);
+            let (c, vector, scalar) = loaded.get(lanes, j, moving, &mut spare);
             let (mut hit, mut push) = push_point(next, radius, c);
             hit = hit.and(vector);
             if scalar.any() {
