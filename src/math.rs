@@ -330,6 +330,7 @@ pub fn is_similarity(m: &glam::Mat3A) -> bool {
 pub struct Frame([f32; 12]);
 
 impl Frame {
+    /// The identity matrix.
     pub const IDENTITY: Frame = Frame([1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]);
 
     /// The translation column.
@@ -343,7 +344,9 @@ impl Frame {
 /// What forward kinematics writes a bone's component matrix into: an
 /// [`Affine3A`] or a packed [`Frame`].
 pub trait ComponentMatrix: Copy {
+    /// The matrix, as an `Affine3A` to compute with.
     fn load(&self) -> Affine3A;
+    /// `m` kept in this form (the same floats).
     fn store(m: &Affine3A) -> Self;
 }
 
