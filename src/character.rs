@@ -1267,13 +1267,6 @@ impl Character {
         output.copy_from_slice(&self.local);
     }
 
-    /// [`Character::finish_update`] without an output: the result stays in
-    /// [`Character::pose`] (a world's extra run of a level change, which
-    /// reads only the chain joints).
-    pub(crate) fn finish_update_in_place(&mut self) {
-        self.commit();
-    }
-
     /// The local pose the last update finished with.
     pub(crate) fn pose(&self) -> &[Transform] {
         &self.local
@@ -1286,8 +1279,9 @@ impl Character {
 
     /// Commits a successful update by swapping scratch and state: the next
     /// update copies the state into scratch again, and a stage that ran
-    /// rewrote every record.
-    fn commit(&mut self) {
+    /// rewrote every record. Without an output the result stays in
+    /// [`Character::pose`] (a world's extra run of a level change).
+    pub(crate) fn commit(&mut self) {
         let correctives_ran = self.correctives_run();
         std::mem::swap(&mut self.springs, &mut self.work_springs);
         std::mem::swap(&mut self.correctives, &mut self.work_correctives);

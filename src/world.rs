@@ -215,9 +215,8 @@ pub(crate) struct SlotState {
 pub const ARENA_SHARE: usize = 16;
 
 /// Room for the level changes of one update that run the previous level
-/// (the module documentation): a snapshot of the character, what the
-/// previous level showed, and the input pose of an in-place C update (the
-/// output overwrites the caller's buffer before the second run reads it).
+/// (the module documentation): a snapshot of the character and what the
+/// previous level showed (its chain joints' rotations).
 /// Shared by the world's characters; the plan hands out disjoint parts.
 struct Arena {
     bytes: Vec<u8>,
@@ -225,7 +224,7 @@ struct Arena {
     /// The sum of the live characters' needs, and the largest need seen.
     needed: [usize; 2],
     largest: [usize; 2],
-    /// The three buffers' addresses, taken whenever they grow (only
+    /// The two buffers' addresses, taken whenever they grow (only
     /// [`World::add`], under `&mut World`); ranges write their leased parts
     /// through them.
     base: (*mut u8, *mut [f32; 4]),
@@ -1052,7 +1051,8 @@ fn begin_item(state: &mut SlotState, item: &mut Entry<'_>) -> Result<Run, Error>
             ))]);
             extra = c.joint_substeps();
         }
-        state.character.finish_update_in_place();
+        // Committed without an output: the result stays in its pose.
+        state.character.commit();
         // What the previous level shows (its blend, if one is under way).
         let rig = Arc::clone(state.character.rig());
         let pose = state.character.pose();
