@@ -519,7 +519,8 @@ typedef struct SecmoChainParams {
    * `sizeof(SecmoChainParams)` (C ABI versioning; the presets set it and
    * Rust code never needs to touch it). Shipped sizes: 136 (ABI 1), 140
    * (ABI 1.1, `settle_speedup`), 144 (ABI 1.2, `teleport_restart`), 152 (ABI 1.3,
-   * `rest_source`, `animation_inertia`); any other is refused.
+   * `rest_source`, `animation_inertia`), 156 (ABI 1.5, `key_margin`);
+   * any other is refused.
    */
   uint32_t struct_size;
   /**
@@ -729,6 +730,22 @@ typedef struct SecmoChainParams {
    * animation".
    */
   float animation_inertia;
+  /**
+   * Around the animation ([`ChainParams::rest_source`]): how far past
+   * the input's pose a joint's output may turn away from its reference
+   * pose, about each axis of the joint's reference frame, in radians,
+   * ≥ 0 [tail and hair 0]. At 0 no joint turns farther from its
+   * reference (bind) pose than the input turns it, about any axis, so
+   * the skin painted for the clip stretches no more than the clip
+   * stretches it; the springs' lag and follow-through show where they
+   * turn the joint back toward its reference pose or within the input's
+   * own turn. π or more: no guard. The VRM integrator and the rest arc ignore
+   * it. Settings: `key_margin_degrees`. Added in ABI 1.5 (a smaller
+   * struct gets the preset's value, 0, or the chain's current one in
+   * `secmo_character_set_chain_params`). docs/chains.md "The skin
+   * guard", docs/algorithms.md §7.
+   */
+  float key_margin;
 } SecmoChainParams;
 /**
  * [`ChainParams::integrator`] for the docs/algorithms.md §7 spring.
@@ -1729,7 +1746,7 @@ static_assert(sizeof(SecmoCorrectiveDesc) == 32, "SecmoCorrectiveDesc layout");
 static_assert(sizeof(SecmoBtobBones) == 32, "SecmoBtobBones layout");
 static_assert(sizeof(SecmoCorrectiveRecord) == 104, "SecmoCorrectiveRecord layout");
 static_assert(sizeof(SecmoColliderDesc) == 40, "SecmoColliderDesc layout");
-static_assert(sizeof(SecmoChainParams) == 152, "SecmoChainParams layout");
+static_assert(sizeof(SecmoChainParams) == 156, "SecmoChainParams layout");
 static_assert(sizeof(SecmoFrameInput) == 80, "SecmoFrameInput layout");
 static_assert(sizeof(SecmoDebugLine) == 28, "SecmoDebugLine layout");
 static_assert(sizeof(SecmoDebugSphere) == 20, "SecmoDebugSphere layout");
@@ -1745,7 +1762,7 @@ typedef char secmo_layout_check_corrective_desc[(sizeof(SecmoCorrectiveDesc) == 
 typedef char secmo_layout_check_btob_bones[(sizeof(SecmoBtobBones) == 32) ? 1 : -1];
 typedef char secmo_layout_check_corrective_record[(sizeof(SecmoCorrectiveRecord) == 104) ? 1 : -1];
 typedef char secmo_layout_check_collider_desc[(sizeof(SecmoColliderDesc) == 40) ? 1 : -1];
-typedef char secmo_layout_check_chain_params[(sizeof(SecmoChainParams) == 152) ? 1 : -1];
+typedef char secmo_layout_check_chain_params[(sizeof(SecmoChainParams) == 156) ? 1 : -1];
 typedef char secmo_layout_check_frame_input[(sizeof(SecmoFrameInput) == 80) ? 1 : -1];
 typedef char secmo_layout_check_debug_line[(sizeof(SecmoDebugLine) == 28) ? 1 : -1];
 typedef char secmo_layout_check_debug_sphere[(sizeof(SecmoDebugSphere) == 20) ? 1 : -1];

@@ -668,7 +668,7 @@ fn character_state_per_simulated_joint() {
         "{in_world} B per simulated joint in a world"
     );
     // A parameter change copies the rig's parameters into the character
-    // once (152 B a chain); the same parameters again copy nothing.
+    // once (156 B a chain); the same parameters again copy nothing.
     let mut c = character.expect("created");
     let same = *c.chain_params(0).expect("a chain");
     assert_eq!(count_bytes(|| c.set_chain_params(0, same).unwrap()), 0);

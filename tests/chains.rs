@@ -855,11 +855,13 @@ fn keyed_swing(rig: &Rig, t: f32) -> Vec<Transform> {
 /// graded along the chain (`animation_inertia · s³` at link k of n, s =
 /// (k + 1) / n): the tail's base rides the body and its keys, its tip keeps
 /// the whole share and swings off them (docs/chains.md "Around the
-/// animation").
+/// animation"). Without the skin guard (`key_margin` π), which would hold
+/// the swing within the keys' turn.
 #[test]
 fn around_the_animation_the_base_rides_the_body_and_the_tip_swings() {
     let params = ChainParams {
         rest_source: ChainParams::REST_ANIMATED,
+        key_margin: std::f32::consts::PI,
         ..ChainParams::tail(1.0)
     };
     assert_eq!(params.animation_inertia, 0.2);
@@ -917,5 +919,162 @@ fn a_chain_on_its_keys_shows_them_at_any_update_length() {
             }
         }
         assert!(worst < 0.1, "dt {dt}: {worst}° off the keys");
+    }
+}
+
+/// `B⁻¹ · q` with w ≥ 0: a local rotation seen from the reference one.
+fn from_reference(reference: [f32; 4], q: [f32; 4]) -> Quat {
+    let d = Quat::from_array(reference).normalize().conjugate() * Quat::from_array(q);
+    if d.w < 0.0 {
+        -d
+    } else {
+        d
+    }
+}
+
+/// The tail of [`keyed_swing`] run at 60 Hz for 4 s with `key_margin`:
+/// the largest excess of a joint's output over the box its keys span about
+/// the reference pose (per component of `B⁻¹ · q`, in sines of half
+/// turns), and the largest turn of a joint off its keys, degrees.
+fn guarded_swing(key_margin: f32) -> (f32, f32) {
+    let params = ChainParams {
+        rest_source: ChainParams::REST_ANIMATED,
+        key_margin,
+        ..ChainParams::tail(1.0)
+    };
+    let rig = rig(tail_desc(4, params));
+    let reference = rig.reference_pose().to_vec();
+    let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
+    let (mut excess, mut off) = (0f32, 0f32);
+    let dt = 1.0 / 60.0;
+    for f in 0..240 {
+        let pose = keyed_swing(&rig, f as f32 * dt);
+        let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
+        for j in FIRST_TAIL..pose.len() {
+            let k = from_reference(reference[j].rotation, pose[j].rotation);
+            let q = from_reference(reference[j].rotation, out[j].rotation);
+            for (ki, qi) in [(k.x, q.x), (k.y, q.y), (k.z, q.z)] {
+                excess = excess.max(qi - ki.max(0.0)).max(ki.min(0.0) - qi);
+            }
+            off = off.max(
+                Quat::from_array(out[j].rotation)
+                    .angle_between(Quat::from_array(pose[j].rotation))
+                    .to_degrees(),
+            );
+        }
+    }
+    (excess, off)
+}
+
+/// Issue #48 (stretch and tears no worse than the clip's): around the
+/// animation the tail and hair presets' skin guard (`key_margin` 0) keeps
+/// every joint's output within the turn its keys make from the reference
+/// pose, about each axis, while the springs still move the chain off its
+/// keys inside it; without the guard (`key_margin` π) the same chain
+/// swings past its keys (docs/chains.md "The skin guard").
+#[test]
+fn the_skin_guard_keeps_each_joint_within_its_keys_turn() {
+    assert_eq!(ChainParams::tail(1.0).key_margin, 0.0);
+    assert_eq!(ChainParams::hair(1.0).key_margin, 0.0);
+    let (excess, guarded_off) = guarded_swing(0.0);
+    println!("guarded: {excess:e} past the keys' box, up to {guarded_off:.2}° off the keys");
+    assert!(excess <= 1e-6, "{excess} past the keys' box");
+    let (excess, off) = guarded_swing(std::f32::consts::PI);
+    println!("unguarded: {excess:e} past the keys' box, up to {off:.2}° off the keys");
+    assert!(
+        excess > 0.01,
+        "without the guard the tail swings past its keys: {excess}"
+    );
+    // The keys turn the tail about one axis; the hips' yaw would sway it
+    // about the others, which the guard holds at the keys' (none). What is
+    // left is the lag inside the keys' turn.
+    assert!(
+        guarded_off > 0.1 && guarded_off < 0.5 * off,
+        "guarded {guarded_off}° off the keys, unguarded {off}°"
+    );
+    // A margin of 5° lets each component go sin(2.5°) past the keys' box.
+    let (excess, _) = guarded_swing(5f32.to_radians());
+    assert!(excess <= (2.5f32).to_radians().sin() + 1e-6, "{excess}");
+}
+
+/// `key_margin` is an angle ≥ 0 (π or more: no guard); anything else is
+/// refused and the chain keeps its parameters.
+#[test]
+fn a_negative_or_non_finite_key_margin_is_refused() {
+    let rig = rig(tail_desc(4, ChainParams::tail(1.0)));
+    let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
+    let before = *c.chain_params(0).unwrap();
+    for bad in [-0.1, f32::NAN, f32::INFINITY] {
+        let err = c
+            .set_chain_params(
+                0,
+                ChainParams {
+                    key_margin: bad,
+                    ..before
+                },
+            )
+            .unwrap_err();
+        assert!(err.to_string().contains("key_margin"), "{err}");
+        assert_eq!(c.chain_params(0), Some(&before));
+    }
+    let wide = ChainParams {
+        key_margin: 4.0,
+        ..before
+    };
+    c.set_chain_params(0, wide).unwrap();
+    assert_eq!(c.chain_params(0), Some(&wide));
+}
+
+/// ABI 1.3's `SecmoChainParams` (152 bytes) ends before `key_margin`:
+/// such a caller gets the preset's guard, and
+/// `secmo_character_set_chain_params` with it keeps the chain's margin.
+#[test]
+fn a_caller_built_against_the_152_byte_chain_params_gets_the_guard() {
+    use secmo::ffi::*;
+    let old = ChainParams {
+        struct_size: std::mem::offset_of!(ChainParams, key_margin) as u32,
+        frequency_root: 0.8,
+        // Never read at this size (out of range, so reading it would fail).
+        key_margin: -1.0,
+        ..ChainParams::tail(1.0)
+    };
+    let rig = common::c_tail_rig(&old);
+    let mut character = std::ptr::null_mut();
+    let mut read = ChainParams::hair(1.0);
+    // SAFETY: valid descriptors and out-pointers; handles destroyed below.
+    unsafe {
+        assert_eq!(
+            secmo_character_create(rig, std::ptr::null(), &mut character),
+            SECMO_OK
+        );
+        assert_eq!(
+            secmo_character_chain_params(character, 0, &mut read),
+            SECMO_OK
+        );
+        assert_eq!(read.frequency_root, 0.8, "the caller's fields are read");
+        assert_eq!(read.key_margin, 0.0);
+        let wide = ChainParams {
+            struct_size: std::mem::size_of::<ChainParams>() as u32,
+            key_margin: 0.5,
+            ..read
+        };
+        assert_eq!(
+            secmo_character_set_chain_params(character, 0, &wide),
+            SECMO_OK
+        );
+        assert_eq!(
+            secmo_character_set_chain_params(character, 0, &old),
+            SECMO_OK
+        );
+        assert_eq!(
+            secmo_character_chain_params(character, 0, &mut read),
+            SECMO_OK
+        );
+        assert_eq!(
+            read.key_margin, 0.5,
+            "the old size keeps the chain's margin"
+        );
+        secmo_character_destroy(character);
+        secmo_rig_destroy(rig);
     }
 }

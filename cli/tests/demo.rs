@@ -259,7 +259,13 @@ fn check_character(character: &std::path::Path, baked: &std::path::Path) {
             "{}: lag up to {lag:.4} m, travel {travel:.4} m, 30 vs 120 Hz {apart:.2e} m, settling {:?}",
             t.chain, t.settling
         );
-        assert!(lag > 0.01, "{}: secmo follows the target exactly", t.chain);
+        // The keyed tail lags inside its keys' turn (the skin guard):
+        // 0.8 cm on 42 cm of travel; the ponytail, on its rest arc, 14 cm.
+        assert!(
+            lag > 0.01 * travel,
+            "{}: secmo follows the target exactly ({lag} m)",
+            t.chain
+        );
         assert!(
             apart < 0.01 * travel,
             "{}: {apart} vs travel {travel}",

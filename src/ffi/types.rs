@@ -537,13 +537,14 @@ impl Versioned for SecmoUpdateInfo {
 
 // ABI 1 ended at `vrm_gravity_power`; 1.1 added `settle_speedup`, 1.2
 // `teleport_restart`, 1.3 `rest_source` and
-// `animation_inertia` (an older caller gets the preset's
+// `animation_inertia`, 1.5 `key_margin` (an older caller gets the preset's
 // values, or the chain's current ones).
 impl Versioned for ChainParams {
     const SHIPPED: &'static [usize] = &[
         core::mem::offset_of!(ChainParams, settle_speedup),
         core::mem::offset_of!(ChainParams, teleport_restart),
         core::mem::offset_of!(ChainParams, rest_source),
+        core::mem::offset_of!(ChainParams, key_margin),
         core::mem::size_of::<ChainParams>(),
     ];
 }
@@ -551,7 +552,8 @@ const _: () = assert!(
     core::mem::offset_of!(ChainParams, settle_speedup) == 136
         && core::mem::offset_of!(ChainParams, teleport_restart) == 140
         && core::mem::offset_of!(ChainParams, rest_source) == 144
-        && core::mem::size_of::<ChainParams>() == 152
+        && core::mem::offset_of!(ChainParams, key_margin) == 152
+        && core::mem::size_of::<ChainParams>() == 156
 );
 
 // The first ABI 1 header ended at `chain_count`: a caller built against it

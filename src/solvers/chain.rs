@@ -63,7 +63,8 @@ pub struct ChainParams {
     /// `sizeof(SecmoChainParams)` (C ABI versioning; the presets set it and
     /// Rust code never needs to touch it). Shipped sizes: 136 (ABI 1), 140
     /// (ABI 1.1, `settle_speedup`), 144 (ABI 1.2, `teleport_restart`), 152 (ABI 1.3,
-    /// `rest_source`, `animation_inertia`); any other is refused.
+    /// `rest_source`, `animation_inertia`), 156 (ABI 1.5, `key_margin`);
+    /// any other is refused.
     #[cfg_attr(feature = "settings", serde(skip, default = "ChainParams::size"))]
     pub struct_size: u32,
     /// `SECMO_INTEGRATOR_SPRING` (0, tails),
@@ -221,6 +222,24 @@ pub struct ChainParams {
     /// Added in ABI 1.3 with `rest_source`. docs/chains.md "Around the
     /// animation".
     pub animation_inertia: f32,
+    /// Around the animation ([`ChainParams::rest_source`]): how far past
+    /// the input's pose a joint's output may turn away from its reference
+    /// pose, about each axis of the joint's reference frame, in radians,
+    /// ≥ 0 [tail and hair 0]. At 0 no joint turns farther from its
+    /// reference (bind) pose than the input turns it, about any axis, so
+    /// the skin painted for the clip stretches no more than the clip
+    /// stretches it; the springs' lag and follow-through show where they
+    /// turn the joint back toward its reference pose or within the input's
+    /// own turn. π or more: no guard. The VRM integrator and the rest arc ignore
+    /// it. Settings: `key_margin_degrees`. Added in ABI 1.5 (a smaller
+    /// struct gets the preset's value, 0, or the chain's current one in
+    /// `secmo_character_set_chain_params`). docs/chains.md "The skin
+    /// guard", docs/algorithms.md §7.
+    #[cfg_attr(
+        feature = "settings",
+        serde(rename = "key_margin_degrees", with = "serde_degrees")
+    )]
+    pub key_margin: f32,
 }
 
 impl ChainParams {
@@ -292,6 +311,7 @@ impl ChainParams {
             teleport_restart: Self::TELEPORT_CARRY,
             rest_source: Self::REST_AUTO,
             animation_inertia: ANIMATION_INERTIA,
+            key_margin: 0.0,
         }
     }
 
@@ -455,6 +475,9 @@ impl ChainParams {
         }
         if !(0.0..=1.0).contains(&self.animation_inertia) {
             return Err("animation_inertia must be within 0..1");
+        }
+        if !(self.key_margin >= 0.0 && self.key_margin.is_finite()) {
+            return Err("key_margin must be a finite angle >= 0 (pi or more: no guard)");
         }
         let integrator_numbers = [
             self.frequency_root,

@@ -107,7 +107,8 @@ pub(super) fn finish(
 /// chain's root parent is a rotation times a uniform scale and the joints
 /// are uniformly scaled, every joint's parent is one: such a chain at full
 /// weight goes through the lanes' writeback ([`writeback`], several chains
-/// at once, no matrix decomposed); any other through [`write_joints`].
+/// at once, no matrix decomposed); any other, and a chain under the skin
+/// guard ([`guarded`]), through [`write_joints`].
 pub(super) fn write_back(
     jobs: &mut [Option<Job<'_>>],
     updates: &[Option<Update>; JOBS],
@@ -132,7 +133,8 @@ pub(super) fn write_back(
         let parent = math::parent_matrix(job.component, rig.parents[setup.joints[0] as usize]);
         // Every joint but the last.
         let upper = &setup.joints[..setup.joints.len().saturating_sub(1)];
-        let qualifies = params.weight >= 1.0
+        let qualifies = !guarded(job.stage, m.ci)
+            && params.weight >= 1.0
             && setup.weights.iter().all(|&w| w >= 1.0)
             && math::is_similarity(&parent.matrix3)
             && upper
@@ -274,6 +276,7 @@ pub(super) fn write_joints(
         &stage.state.previous[range],
     );
     let mut similar = false;
+    let guard = guarded(stage, ci).then(|| (params.key_margin * 0.5).sin());
     for (k, &joint) in setup.joints.iter().enumerate() {
         let b = joint as usize;
         let parent = math::parent_matrix(component, rig.parents[b]);
@@ -306,11 +309,14 @@ pub(super) fn write_joints(
             math::aim_local(&parent, &joint_local, &joint_local.to_affine(), child, to)
         };
         if let Some(solved) = solved {
-            let blended = if w >= 1.0 {
+            let mut blended = if w >= 1.0 {
                 solved
             } else {
                 rotation.slerp(solved, w)
             };
+            if let Some(margin) = guard {
+                blended = skin_guard(rig.reference[b].rotation(), rotation, blended, margin);
+            }
             // Never a non-finite output (the stage cannot fail): the
             // joint keeps its animated rotation instead.
             if blended.is_finite() {
@@ -328,6 +334,59 @@ pub(super) fn write_joints(
                 ),
             translation: head.into(),
         });
+    }
+}
+
+/// Whether chain `ci`'s output goes through the skin guard
+/// ([`ChainParams::key_margin`]): it rests on the input's pose
+/// ([`ChainParams::rest_source`]; never under the VRM integrator) and its
+/// margin is below a half turn. Every joint of such a chain is guarded,
+/// those the input leaves at their reference pose too: they stay there, as
+/// the clip keeps them.
+pub(super) fn guarded(stage: &Stage, ci: usize) -> bool {
+    stage.state.clocks[ci].animated_left > 0 && stage.params[ci].key_margin < core::f32::consts::PI
+}
+
+/// The skin guard (docs/algorithms.md §7 "The skin guard"): `rotation`, a
+/// joint's output local rotation, held within the box that the input's
+/// local rotation `key` spans about the reference rotation `reference`,
+/// axis by axis of the reference frame. With `q = reference⁻¹ · rotation`
+/// and `k = reference⁻¹ · key` (each with w ≥ 0), every component of q's
+/// vector part (the sine of half the turn times the axis) is clamped to
+/// the interval from 0 to k's component, widened by `margin` on each side
+/// (`margin`: the sine of half [`ChainParams::key_margin`]), and w
+/// recomputed: about no axis does the joint turn farther from its
+/// reference than the input, nor to the other side of it. A rotation
+/// within the box comes back unchanged, bit for bit. Products, a clamp and
+/// square roots only: the same bits on every path that calls it.
+pub(crate) fn skin_guard(reference: Quat, key: Quat, rotation: Quat, margin: f32) -> Quat {
+    let inverse = reference.normalize().conjugate();
+    let half = |q: Quat| {
+        let q = inverse * q;
+        if q.w < 0.0 {
+            -q
+        } else {
+            q
+        }
+    };
+    let (k, q) = (half(key), half(rotation));
+    let kv = Vec3::new(k.x, k.y, k.z);
+    let v = Vec3::new(q.x, q.y, q.z);
+    let held = v.clamp(
+        kv.min(Vec3::ZERO) - Vec3::splat(margin),
+        kv.max(Vec3::ZERO) + Vec3::splat(margin),
+    );
+    if held == v {
+        return rotation;
+    }
+    let w = (1.0 - held.length_squared()).max(0.0).sqrt();
+    let out = (reference.normalize() * Quat::from_xyzw(held.x, held.y, held.z, w)).normalize();
+    // On the input's hemisphere, so that keys baked from it interpolate
+    // the short way.
+    if out.dot(rotation) < 0.0 {
+        -out
+    } else {
+        out
     }
 }
 
@@ -445,5 +504,48 @@ pub(crate) fn animated_tips(
         } else {
             world.transform_point3(joint.transform_point3(setup.end_offset))
         };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn vector(q: Quat) -> Vec3 {
+        let q = if q.w < 0.0 { -q } else { q };
+        Vec3::new(q.x, q.y, q.z)
+    }
+
+    #[test]
+    fn the_skin_guard_holds_each_axis_between_the_reference_and_the_key() {
+        let reference = Quat::from_rotation_z(0.4) * Quat::from_rotation_x(-0.2);
+        let key = reference * Quat::from_rotation_x(0.6) * Quat::from_rotation_y(-0.3);
+        let k = vector(reference.conjugate() * key);
+        // Inside the box: the same bits back.
+        let inside = reference * Quat::from_rotation_x(0.3) * Quat::from_rotation_y(-0.1);
+        assert_eq!(skin_guard(reference, key, inside, 0.0), inside);
+        assert_eq!(skin_guard(reference, key, -inside, 0.0), -inside);
+        // Past the key about x, across the reference about y, off about z.
+        let outside = reference * Quat::from_euler(glam::EulerRot::XYZ, 0.9, 0.2, 0.3);
+        let held = skin_guard(reference, key, outside, 0.0);
+        let h = vector(reference.conjugate() * held);
+        assert!((h.x - k.x).abs() < 1e-6, "{h} against {k}");
+        assert!(h.y.abs() < 1e-6 && h.z.abs() < 1e-6, "{h}");
+        assert!((held.length() - 1.0).abs() < 1e-6);
+        // On the input's hemisphere.
+        assert!(skin_guard(reference, key, -outside, 0.0).dot(-outside) > 0.0);
+        // A margin widens each side by its half-angle sine.
+        let m = 0.05f32;
+        let h = vector(reference.conjugate() * skin_guard(reference, key, outside, m));
+        let o = vector(reference.conjugate() * outside);
+        assert!((h.x - (k.x + m)).abs() < 1e-6, "{h}");
+        assert!(
+            o.y < m && (h.y - o.y).abs() < 1e-6,
+            "within the margin: {h} {o}"
+        );
+        assert!(o.z > m && (h.z - m).abs() < 1e-6, "{h} {o}");
+        // A key at the reference holds the joint there.
+        let at_reference = skin_guard(reference, reference, outside, 0.0);
+        assert!(at_reference.angle_between(reference) < 1e-3);
     }
 }

@@ -138,6 +138,8 @@ namespace Secmo.Unity
         public SecmoRestSource restSource;
         [Tooltip("Around the animation: the share of the body's motion the springs act on; 0 holds the chain on the animation, 1 adds all of it at the tip, less toward the root (tail and hair 0.2).")]
         [Range(0f, 1f)] public float animationInertia;
+        [Tooltip("Around the animation: how far past the animation a joint may turn away from its bind pose about any axis, degrees; 0 never bends the skin farther than the clip does, 180 turns the guard off (tail and hair 0).")]
+        [Range(0f, 180f)] public float keyMarginDegrees;
     }
 
     [Serializable]

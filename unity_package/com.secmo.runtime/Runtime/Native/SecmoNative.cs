@@ -98,6 +98,7 @@ namespace Secmo
         public uint teleport_restart;
         public uint rest_source;
         public float animation_inertia;
+        public float key_margin;
     }
 
     [StructLayout(LayoutKind.Sequential)]

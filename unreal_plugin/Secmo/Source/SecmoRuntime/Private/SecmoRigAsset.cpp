@@ -54,6 +54,7 @@ const TFloatKey<FSecmoChainParams> ChainFloats[] = {
 	{TEXT("vrm_gravity_power"), &FSecmoChainParams::VrmGravityPower},
 	{TEXT("settle_speedup"), &FSecmoChainParams::SettleSpeedup},
 	{TEXT("animation_inertia"), &FSecmoChainParams::AnimationInertia},
+	{TEXT("key_margin_degrees"), &FSecmoChainParams::KeyMarginDegrees},
 };
 const TBoolKey<FSecmoChainParams> ChainBools[] = {
 	{TEXT("forward_plane"), &FSecmoChainParams::bForwardPlane},

@@ -185,6 +185,9 @@ struct SECMORUNTIME_API FSecmoChainParams
 	/** Tail and hair, around the animation: the share of the body's motion the springs act on at the tip, less toward the root; 0 holds the chain on the animation, 1 adds all of it (0.2). */
 	UPROPERTY(EditAnywhere, Category = "Chain", meta = (ClampMin = "0", ClampMax = "1"))
 	float AnimationInertia = 0.2f;
+	/** Tail and hair, around the animation: how far past the animation a joint may turn away from its bind pose about any axis, degrees; 0 never bends the skin farther than the clip does, 180 turns the guard off (0). */
+	UPROPERTY(EditAnywhere, Category = "Chain", meta = (ClampMin = "0", ClampMax = "180"))
+	float KeyMarginDegrees = 0.0f;
 };
 
 USTRUCT(BlueprintType)
