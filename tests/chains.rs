@@ -787,20 +787,9 @@ fn a_caller_built_against_the_140_byte_chain_params_gets_carry() {
         teleport_restart: 7,
         ..ChainParams::tail(1.0)
     };
-    let rig = common::c_tail_rig(&old);
-    let mut character = std::ptr::null_mut();
-    let mut read = ChainParams::hair(1.0);
-    // SAFETY: valid descriptors and out-pointers; handles destroyed below.
+    let (rig, character, mut read) = common::c_old_caller(&old);
+    // SAFETY: valid handles and out-pointers; handles destroyed below.
     unsafe {
-        assert_eq!(
-            secmo_character_create(rig, std::ptr::null(), &mut character),
-            SECMO_OK
-        );
-        assert_eq!(
-            secmo_character_chain_params(character, 0, &mut read),
-            SECMO_OK
-        );
-        assert_eq!(read.frequency_root, 0.8, "the caller's fields are read");
         assert_eq!(read.teleport_restart, SECMO_TELEPORT_CARRY);
         let mut restart = ChainParams {
             struct_size: std::mem::size_of::<ChainParams>() as u32,
@@ -1038,20 +1027,9 @@ fn a_caller_built_against_the_152_byte_chain_params_gets_the_guard() {
         key_margin: -1.0,
         ..ChainParams::tail(1.0)
     };
-    let rig = common::c_tail_rig(&old);
-    let mut character = std::ptr::null_mut();
-    let mut read = ChainParams::hair(1.0);
-    // SAFETY: valid descriptors and out-pointers; handles destroyed below.
+    let (rig, character, mut read) = common::c_old_caller(&old);
+    // SAFETY: valid handles and out-pointers; handles destroyed below.
     unsafe {
-        assert_eq!(
-            secmo_character_create(rig, std::ptr::null(), &mut character),
-            SECMO_OK
-        );
-        assert_eq!(
-            secmo_character_chain_params(character, 0, &mut read),
-            SECMO_OK
-        );
-        assert_eq!(read.frequency_root, 0.8, "the caller's fields are read");
         assert_eq!(read.key_margin, 0.0);
         let wide = ChainParams {
             struct_size: std::mem::size_of::<ChainParams>() as u32,

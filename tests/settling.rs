@@ -225,20 +225,9 @@ fn a_caller_built_against_the_136_byte_chain_params_gets_the_preset_settle_speed
         settle_speedup: 1e9,
         ..ChainParams::tail(1.0)
     };
-    let rig = common::c_tail_rig(&old);
-    let mut character = std::ptr::null_mut();
-    let mut read = ChainParams::hair(1.0);
-    // SAFETY: valid descriptors and out-pointers; handles destroyed below.
+    let (rig, character, mut read) = common::c_old_caller(&old);
+    // SAFETY: valid handles and out-pointers; handles destroyed below.
     unsafe {
-        assert_eq!(
-            secmo_character_create(rig, std::ptr::null(), &mut character),
-            SECMO_OK
-        );
-        assert_eq!(
-            secmo_character_chain_params(character, 0, &mut read),
-            SECMO_OK
-        );
-        assert_eq!(read.frequency_root, 0.8, "the caller's fields are read");
         assert_eq!(read.settle_speedup, ChainParams::tail(1.0).settle_speedup);
         // set_chain_params with the old size keeps the chain's current value;
         // the new size sets it.

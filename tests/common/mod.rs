@@ -470,6 +470,40 @@ pub fn c_tail_rig(params: *const secmo::ChainParams) -> *mut secmo::ffi::SecmoRi
     rig
 }
 
+/// A caller built against an older, smaller `SecmoChainParams` (`old`,
+/// its `struct_size` a shipped size): a rig of it ([`c_tail_rig`]), a
+/// character of that rig, and the chain's parameters as the library reads
+/// them back, checked to hold the caller's `frequency_root`. Destroy both
+/// handles.
+pub fn c_old_caller(
+    old: &secmo::ChainParams,
+) -> (
+    *mut secmo::ffi::SecmoRig,
+    *mut secmo::ffi::SecmoCharacter,
+    secmo::ChainParams,
+) {
+    use secmo::ffi::*;
+    let rig = c_tail_rig(old);
+    let mut character = std::ptr::null_mut();
+    let mut read = ChainParams::hair(1.0);
+    // SAFETY: a valid rig and out-pointers.
+    unsafe {
+        assert_eq!(
+            secmo_character_create(rig, std::ptr::null(), &mut character),
+            SECMO_OK
+        );
+        assert_eq!(
+            secmo_character_chain_params(character, 0, &mut read),
+            SECMO_OK
+        );
+    }
+    assert_eq!(
+        read.frequency_root, old.frequency_root,
+        "the caller's fields are read"
+    );
+    (rig, character, read)
+}
+
 /// Uniform numbers from a seed (a 64-bit LCG), for the random strands of
 /// tests/settling.rs and tests/contact.rs.
 pub struct Numbers(pub u64);
