@@ -360,7 +360,8 @@ pub(super) fn guarded(stage: &Stage, ci: usize) -> bool {
 /// within the box comes back unchanged, bit for bit. Products, a clamp and
 /// square roots only: the same bits on every path that calls it.
 pub(crate) fn skin_guard(reference: Quat, key: Quat, rotation: Quat, margin: f32) -> Quat {
-    let inverse = reference.normalize().conjugate();
+    let reference = reference.normalize();
+    let inverse = reference.conjugate();
     let half = |q: Quat| {
         let q = inverse * q;
         if q.w < 0.0 {
@@ -380,7 +381,7 @@ pub(crate) fn skin_guard(reference: Quat, key: Quat, rotation: Quat, margin: f32
         return rotation;
     }
     let w = (1.0 - held.length_squared()).max(0.0).sqrt();
-    let out = (reference.normalize() * Quat::from_xyzw(held.x, held.y, held.z, w)).normalize();
+    let out = (reference * Quat::from_xyzw(held.x, held.y, held.z, w)).normalize();
     // On the input's hemisphere, so that keys baked from it interpolate
     // the short way.
     if out.dot(rotation) < 0.0 {
