@@ -290,9 +290,10 @@ pub struct Acceptance {
     pub stretch: (f32, f32),
     /// Torn share of the tail's edge samples, percent: the bake's and the clip's.
     pub torn: (f32, f32),
-    /// The deepest a skinned tail vertex of the bake goes into a body
-    /// capsule, as a share of that capsule's radius (0 without capsules).
-    pub skin_depth: f32,
+    /// The deepest a skinned tail vertex goes into a body capsule, as a
+    /// share of that capsule's radius (0 without capsules): the bake's and
+    /// the clip's.
+    pub skin_depth: (f32, f32),
     /// Largest tail rotation difference between the bakes at the report's
     /// three rates (about 30, 60 and 120 Hz, whole keys per clip), degrees.
     pub rate: f32,
@@ -338,7 +339,9 @@ impl Acceptance {
             fidelity,
             stretch: (ours.p99, artist.p99),
             torn: (ours.torn_percent, artist.torn_percent),
-            skin_depth: report.skin_penetration.map_or(0.0, |[_, s]| s.share),
+            skin_depth: report
+                .skin_penetration
+                .map_or((0.0, 0.0), |[artist, ours]| (ours.share, artist.share)),
             rate: report.rate_difference[0]
                 .max(report.rate_difference[1])
                 .to_degrees(),
@@ -370,7 +373,7 @@ impl Acceptance {
         if self.torn.0 > self.torn.1 {
             out.push("torn");
         }
-        if self.skin_depth > 0.1 {
+        if self.skin_depth.0 > 0.1 {
             out.push("body");
         }
         if self.rate > 0.5 {
@@ -393,7 +396,7 @@ impl Acceptance {
 
     /// The table's header ([`Acceptance::row`]).
     pub const HEADER: &'static str = "| animal | clip | carriage off | swing | largest step (artist's) \
-        | at the limit | stretch p99 (artist's) | torn (artist's) | skin into a capsule \
+        | at the limit | stretch p99 (artist's) | torn (artist's) | skin into a capsule (artist's) \
         | 30/60/120 Hz | loop wrap (artist's) | misses |\n|---|---|---|---|---|---|---|---|---|---|---|---|\n";
 
     /// One markdown row.
@@ -402,7 +405,7 @@ impl Acceptance {
         let f = &self.fidelity;
         let misses = self.misses();
         format!(
-            "| {animal} | {clip} | {:.1}° | {} | {:.1}° ({:.1}°) | {:.0} % | {:.4} ({:.4}) | {:.2} % ({:.2} %) | {:.0} % | {:.2}° | {} | {} |\n",
+            "| {animal} | {clip} | {:.1}° | {} | {:.1}° ({:.1}°) | {:.0} % | {:.4} ({:.4}) | {:.2} % ({:.2} %) | {:.0} % ({:.0} %) | {:.2}° | {} | {} |\n",
             f.carriage_error,
             if f.artist_swing_share > 0.01 {
                 format!("{:.0} %", 100.0 * f.swing_ratio)
@@ -416,7 +419,8 @@ impl Acceptance {
             self.stretch.1,
             self.torn.0,
             self.torn.1,
-            100.0 * self.skin_depth,
+            100.0 * self.skin_depth.0,
+            100.0 * self.skin_depth.1,
             self.rate,
             self.wrap
                 .map_or_else(|| "one-shot".to_owned(), |(o, a)| format!("{o:.1}° ({a:.1}°)")),
