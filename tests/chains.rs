@@ -787,7 +787,7 @@ fn a_caller_built_against_the_140_byte_chain_params_gets_carry() {
         teleport_restart: 7,
         ..ChainParams::tail(1.0)
     };
-    let (rig, character, mut read) = common::c_old_caller(&old);
+    let (rig, character, read) = common::c_old_caller(&old);
     // SAFETY: valid handles and out-pointers; handles destroyed below.
     unsafe {
         assert_eq!(read.teleport_restart, SECMO_TELEPORT_CARRY);
@@ -796,18 +796,8 @@ fn a_caller_built_against_the_140_byte_chain_params_gets_carry() {
             teleport_restart: SECMO_TELEPORT_RESTART,
             ..read
         };
-        assert_eq!(
-            secmo_character_set_chain_params(character, 0, &restart),
-            SECMO_OK
-        );
-        assert_eq!(
-            secmo_character_set_chain_params(character, 0, &old),
-            SECMO_OK
-        );
-        assert_eq!(
-            secmo_character_chain_params(character, 0, &mut read),
-            SECMO_OK
-        );
+        common::c_set_and_read(character, &restart);
+        let read = common::c_set_and_read(character, &old);
         assert_eq!(
             read.teleport_restart, SECMO_TELEPORT_RESTART,
             "the old size keeps the chain's current choice"
@@ -1027,7 +1017,7 @@ fn a_caller_built_against_the_152_byte_chain_params_gets_the_guard() {
         key_margin: -1.0,
         ..ChainParams::tail(1.0)
     };
-    let (rig, character, mut read) = common::c_old_caller(&old);
+    let (rig, character, read) = common::c_old_caller(&old);
     // SAFETY: valid handles and out-pointers; handles destroyed below.
     unsafe {
         assert_eq!(read.key_margin, 0.0);
@@ -1036,18 +1026,8 @@ fn a_caller_built_against_the_152_byte_chain_params_gets_the_guard() {
             key_margin: 0.5,
             ..read
         };
-        assert_eq!(
-            secmo_character_set_chain_params(character, 0, &wide),
-            SECMO_OK
-        );
-        assert_eq!(
-            secmo_character_set_chain_params(character, 0, &old),
-            SECMO_OK
-        );
-        assert_eq!(
-            secmo_character_chain_params(character, 0, &mut read),
-            SECMO_OK
-        );
+        common::c_set_and_read(character, &wide);
+        let read = common::c_set_and_read(character, &old);
         assert_eq!(
             read.key_margin, 0.5,
             "the old size keeps the chain's margin"

@@ -225,7 +225,7 @@ fn a_caller_built_against_the_136_byte_chain_params_gets_the_preset_settle_speed
         settle_speedup: 1e9,
         ..ChainParams::tail(1.0)
     };
-    let (rig, character, mut read) = common::c_old_caller(&old);
+    let (rig, character, read) = common::c_old_caller(&old);
     // SAFETY: valid handles and out-pointers; handles destroyed below.
     unsafe {
         assert_eq!(read.settle_speedup, ChainParams::tail(1.0).settle_speedup);
@@ -235,24 +235,10 @@ fn a_caller_built_against_the_136_byte_chain_params_gets_the_preset_settle_speed
             settle_speedup: 1.0,
             ..read
         };
-        assert_eq!(
-            secmo_character_set_chain_params(character, 0, &old),
-            SECMO_OK
-        );
-        assert_eq!(
-            secmo_character_chain_params(character, 0, &mut read),
-            SECMO_OK
-        );
+        let read = common::c_set_and_read(character, &old);
         assert_eq!(read.settle_speedup, ChainParams::tail(1.0).settle_speedup);
         off.struct_size = std::mem::size_of::<ChainParams>() as u32;
-        assert_eq!(
-            secmo_character_set_chain_params(character, 0, &off),
-            SECMO_OK
-        );
-        assert_eq!(
-            secmo_character_chain_params(character, 0, &mut read),
-            SECMO_OK
-        );
+        let read = common::c_set_and_read(character, &off);
         assert_eq!(read.settle_speedup, 1.0);
         // Out of range with the new size: refused, naming the field.
         off.settle_speedup = 0.5;

@@ -504,6 +504,32 @@ pub fn c_old_caller(
     (rig, character, read)
 }
 
+/// Sets chain 0's parameters of `character` through the C ABI with
+/// `params` (whatever its `struct_size`), expects `SECMO_OK`, and reads
+/// them back at today's size.
+///
+/// # Safety
+/// `character` is a live handle.
+pub unsafe fn c_set_and_read(
+    character: *mut secmo::ffi::SecmoCharacter,
+    params: &secmo::ChainParams,
+) -> secmo::ChainParams {
+    use secmo::ffi::*;
+    let mut read = ChainParams::hair(1.0);
+    // SAFETY: the caller's live handle and valid pointers.
+    unsafe {
+        assert_eq!(
+            secmo_character_set_chain_params(character, 0, params),
+            SECMO_OK
+        );
+        assert_eq!(
+            secmo_character_chain_params(character, 0, &mut read),
+            SECMO_OK
+        );
+    }
+    read
+}
+
 /// Uniform numbers from a seed (a 64-bit LCG), for the random strands of
 /// tests/settling.rs and tests/contact.rs.
 pub struct Numbers(pub u64);
