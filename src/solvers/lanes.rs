@@ -809,22 +809,28 @@ fn most_colliders(lanes: &[Lane<'_>]) -> usize {
 }
 
 impl<const N: usize> Loaded<N> {
+    /// Nothing loaded yet: [`Loaded::load`] fills it in place (built and
+    /// returned whole, the 2.5 KB struct was copied once per kernel call).
     #[inline(always)]
-    fn new(lanes: &[Lane<'_>], count: usize) -> Loaded<N> {
-        let all = M([u32::MAX; N]);
-        let mut loaded = Loaded {
+    fn empty() -> Loaded<N> {
+        Loaded {
             capsules: [const { core::mem::MaybeUninit::uninit() }; LOADED],
             vector: [M::none(); LOADED],
             scalar: [M::none(); LOADED],
-            loaded: count.min(LOADED),
-        };
-        for j in 0..loaded.loaded {
-            let (c, vector, scalar) = load_colliders(lanes, j, all);
-            loaded.capsules[j].write(c);
-            loaded.vector[j] = vector;
-            loaded.scalar[j] = scalar;
+            loaded: 0,
         }
-        loaded
+    }
+
+    #[inline(always)]
+    fn load(&mut self, lanes: &[Lane<'_>], count: usize) {
+        let all = M([u32::MAX; N]);
+        self.loaded = count.min(LOADED);
+        for j in 0..self.loaded {
+            let (c, vector, scalar) = load_colliders(lanes, j, all);
+            self.capsules[j].write(c);
+            self.vector[j] = vector;
+            self.scalar[j] = scalar;
+        }
     }
 
     /// [`load_colliders`]`(lanes, j, mask)` for the lanes it tests: lanes
@@ -840,7 +846,7 @@ impl<const N: usize> Loaded<N> {
     ) -> (&'s Capsules<N>, M<N>, M<N>) {
         if j < self.loaded {
             (
-                // SAFETY: `new` wrote the first `loaded` entries.
+                // SAFETY: `load` wrote the first `loaded` entries.
                 unsafe { self.capsules[j].assume_init_ref() },
                 self.vector[j].and(mask),
                 self.scalar[j].and(mask),
@@ -1134,7 +1140,8 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
     }
     let count = most_colliders(lanes);
     // Nothing loaded without colliders (no lane then tests one).
-    let loaded = Loaded::<N>::new(lanes, count);
+    let mut loaded = Loaded::<N>::empty();
+    loaded.load(lanes, count);
     // A collider past the loaded ones, per link.
     let mut spare = None;
     for i in 0..n_max {
@@ -1461,7 +1468,8 @@ fn substep_vrm<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     let scale = scales::<N>(lanes);
     let count = most_colliders(lanes);
     // Nothing loaded without colliders (no lane then tests one).
-    let loaded = Loaded::<N>::new(lanes, count);
+    let mut loaded = Loaded::<N>::empty();
+    loaded.load(lanes, count);
     // A collider past the loaded ones, per link.
     let mut spare = None;
     // Static friction once the input rests ([`chain::vrm_hold`]): none while
