@@ -7,7 +7,9 @@ use common::{shared as rig, step, tail_desc, FIRST_TAIL, TAIL_HIPS as HIPS};
 use std::sync::Arc;
 
 use glam::{Quat, Vec3};
-use secmo::{ChainParams, Character, CharacterOptions, Rig, Transform};
+use secmo::{
+    ChainParams, Character, CharacterOptions, Collider, ColliderShape, Rig, RigDesc, Transform,
+};
 
 /// Hips turning about the vertical (yaw, radians) and moving.
 fn hip_pose(rig: &Rig, yaw: f32, offset: Vec3) -> Vec<Transform> {
@@ -974,6 +976,115 @@ fn the_skin_guard_keeps_each_joint_within_its_keys_turn() {
     // A margin of 5° lets each component go sin(2.5°) past the keys' box.
     let (excess, _) = guarded_swing(5f32.to_radians());
     assert!(excess <= (2.5f32).to_radians().sin() + 1e-6, "{excess}");
+}
+
+/// [`tail_desc`]'s 4-joint tail colliding with a sphere of `radius` m on
+/// the hips at `centre` (hips frame); `collides` false: the sphere is in
+/// the rig but the chain does not collide with it.
+fn tail_by_a_sphere(params: ChainParams, centre: Vec3, radius: f32, collides: bool) -> RigDesc {
+    let mut desc = tail_desc(4, params);
+    desc.colliders = vec![Collider {
+        bone: HIPS as u32,
+        shape: ColliderShape::Sphere,
+        a: centre,
+        b: centre,
+        radius,
+    }];
+    if collides {
+        desc.chains[0].colliders = vec![0];
+    }
+    desc
+}
+
+/// How far the deepest link of the tail in `pose` (local), with the tail
+/// preset's 2 cm link radius, reaches into the sphere of [`tail_by_a_sphere`],
+/// as a share of the sphere's radius (0: clear).
+fn sphere_depth(rig: &Rig, pose: &[Transform], centre: Vec3, radius: f32) -> f32 {
+    let world = component(rig, pose);
+    let c = world[HIPS].transform_point3(centre);
+    let mut deepest = 0f32;
+    for k in FIRST_TAIL..pose.len() - 1 {
+        let (a, b) = (
+            Vec3::from(world[k].translation),
+            Vec3::from(world[k + 1].translation),
+        );
+        let t = ((c - a).dot(b - a) / (b - a).length_squared()).clamp(0.0, 1.0);
+        let d = c.distance(a + (b - a) * t);
+        deepest = deepest.max((radius + 0.02 - d) / radius);
+    }
+    deepest
+}
+
+/// Issue #48 (the body): around the animation a collider yields to the
+/// keys. A tail whose keys swing it through a sphere on the hips, riding
+/// its keys (`animation_inertia` 0), shows its keys, as it does with no
+/// collider (`a_chain_on_its_keys_shows_them_at_any_update_length`); the
+/// sphere used to push the links off them, and the skin guard then held
+/// them part way, off the keys and still inside: a wolf's run clip whose
+/// tail brushes its hind paws stretched its skin past the clip's
+/// (docs/chains.md "Around the animation").
+#[test]
+fn around_the_animation_a_collider_yields_to_the_keys() {
+    let params = ChainParams {
+        animation_inertia: 0.0,
+        rest_source: ChainParams::REST_ANIMATED,
+        ..ChainParams::tail(1.0)
+    };
+    // Through the rest pose's second and third links.
+    let (centre, radius) = (Vec3::new(0.0, -0.16, -0.38), 0.1);
+    let rig = rig(tail_by_a_sphere(params, centre, radius, true));
+    let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
+    let (mut off, mut keys_in) = (0f32, 0f32);
+    let dt = 1.0 / 60.0;
+    for f in 0..240 {
+        let pose = keyed_swing(&rig, f as f32 * dt);
+        let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
+        keys_in = keys_in.max(sphere_depth(&rig, &pose, centre, radius));
+        for j in FIRST_TAIL..pose.len() {
+            let turn =
+                Quat::from_array(out[j].rotation).angle_between(Quat::from_array(pose[j].rotation));
+            off = off.max(turn.to_degrees());
+        }
+    }
+    println!("keys up to {keys_in:.2} of the radius in; output up to {off:.3}° off them");
+    assert!(keys_in > 0.5, "the keys go into the sphere: {keys_in}");
+    assert!(off < 0.1, "{off}° off the keys");
+}
+
+/// Issue #48 (the body): a collider yields only as far as the keys go. A
+/// tail trailing its hips sideways (`animation_inertia` 1, no skin guard)
+/// reaches into a sphere beside it that its keys never touch; with the
+/// sphere in its colliders it is held out.
+#[test]
+fn around_the_animation_a_collider_still_holds_a_tail_off_its_keys() {
+    let params = ChainParams {
+        animation_inertia: 1.0,
+        key_margin: std::f32::consts::PI,
+        rest_source: ChainParams::REST_ANIMATED,
+        ..ChainParams::tail(1.0)
+    };
+    // Beside the third joint: 3 cm clear of the keys, which stay in the
+    // hips' YZ plane.
+    let (centre, radius) = (Vec3::new(0.13, -0.19, -0.476), 0.08);
+    let deepest = |collides: bool| {
+        let rig = rig(tail_by_a_sphere(params, centre, radius, collides));
+        let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
+        let (mut keys_in, mut out_in) = (0f32, 0f32);
+        let dt = 1.0 / 60.0;
+        for f in 0..240 {
+            let pose = keyed_swing(&rig, f as f32 * dt);
+            let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
+            keys_in = keys_in.max(sphere_depth(&rig, &pose, centre, radius));
+            out_in = out_in.max(sphere_depth(&rig, &out, centre, radius));
+        }
+        (keys_in, out_in)
+    };
+    let (keys_in, free) = deepest(false);
+    let (_, held) = deepest(true);
+    println!("keys {keys_in}, without the sphere {free:.3} of its radius in, with it {held:.4}");
+    assert_eq!(keys_in, 0.0, "the keys stay clear");
+    assert!(free > 0.3, "the trailing tail reaches in: {free}");
+    assert!(held < 0.05, "the sphere holds it out: {held}");
 }
 
 /// `key_margin` is an angle ≥ 0 (π or more: no guard); anything else is

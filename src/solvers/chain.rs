@@ -1285,12 +1285,15 @@ pub struct SubstepFrame<'a> {
     /// ([`ChainParams::rest_source`]), whose pose decides which side of
     /// the body the chain is on.
     pub forward_plane: bool,
-    /// Around the animation ([`ChainParams::rest_source`]): the floor
-    /// yields to the keys. A link whose rest puts its end lower than the
-    /// floor's clearance is held no higher than that rest (a tail the
-    /// animation lays on the ground, or dips toward it in a crouch, is not
-    /// pushed off it); on the rest arc the floor holds as set.
-    pub floor_yields: bool,
+    /// Around the animation ([`ChainParams::rest_source`]): the floor and
+    /// the colliders yield to the keys. A link whose rest puts its end
+    /// lower than the floor's clearance is held no higher than that rest (a
+    /// tail the animation lays on the ground, or dips toward it in a
+    /// crouch, is not pushed off it), and a collider pushes a link no
+    /// deeper out than its rest lies in it ([`collide::depth`]: a tail the
+    /// animation brushes past a leg is not pushed off its keys, one that
+    /// swings past them is). On the rest arc both hold as set.
+    pub yields_to_keys: bool,
 }
 
 /// Per-substep factors that depend only on the step and the parameters.

@@ -298,6 +298,36 @@ pub fn resolve(
     }
 }
 
+/// How deep the link `head → tip` of radius `link_radius` lies in `c`, by
+/// [`resolve`]'s measure of each shape (0 when clear): for a sphere or
+/// capsule the radii less the distance between the link and the axis; for
+/// a plane how far the tip's radius reaches below it; for an inside shape
+/// how far the tip's radius reaches past the surface. Around the animation
+/// a collider yields to the keys by this much (docs/algorithms.md §7,
+/// "Colliders yield to the keys").
+#[must_use]
+pub fn depth(head: Vec3, tip: Vec3, link_radius: f32, c: &PlacedCollider) -> f32 {
+    let depth = match c.shape {
+        ColliderShape::Sphere | ColliderShape::Capsule => {
+            let (u, v) = closest_segment_params(head, tip, c.a, c.b);
+            let on_link = head + (tip - head) * u;
+            let on_axis = c.a + (c.b - c.a) * v;
+            c.radius + link_radius - (on_link - on_axis).length()
+        }
+        ColliderShape::Plane => link_radius - (tip - c.a).dot(c.b),
+        ColliderShape::InsideSphere | ColliderShape::InsideCapsule => {
+            let axis_point = if c.shape == ColliderShape::InsideSphere {
+                c.a
+            } else {
+                let (_, v) = closest_segment_params(tip, tip, c.a, c.b);
+                c.a + (c.b - c.a) * v
+            };
+            (tip - axis_point).length() - (c.radius - link_radius).max(0.0)
+        }
+    };
+    depth.max(0.0)
+}
+
 /// Keeps one point of radius `radius` out of (or inside) a collider, as
 /// VRMC_springBone tests a joint's tail (three-vrm's `calculateCollision`):
 /// returns the push that moves the point onto the surface, `None` when it

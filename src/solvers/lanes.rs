@@ -863,6 +863,57 @@ fn placed<'a>(lane: &'a Lane<'_>, j: usize) -> &'a PlacedCollider {
     &lane.frame.colliders[lane.setup.colliders[j] as usize]
 }
 
+/// The link radius collider `j` sees in each lane (docs/algorithms.md §7,
+/// "Colliders yield to the keys"): in the lanes of `yielding` (around the
+/// animation) the link's `radius` less how deep the keys put the link
+/// (`key_head → key_tip`, the rest links laid end to end from the root) in
+/// the collider ([`collide::depth`]), so that the collider pushes the link
+/// out no farther than the keys go; `radius` elsewhere. Vector
+/// shapes take the depth in lanes, the others lane by lane.
+///
+/// Out of line: only chains around the animation with colliders call it,
+/// and inlined it cost the lane kernel's other chains registers (35
+/// instructions per joint-substep on the hair crowd, which never calls
+/// it). Compiled for the baseline, its operations are the same IEEE ones
+/// on every path.
+#[inline(never)]
+fn yielded_radius<const N: usize>(
+    lanes: &[Lane<'_>],
+    j: usize,
+    (key_head, key_tip): (V3<N>, V3<N>),
+    radius: F<N>,
+    c: &Capsules<N>,
+    (vector, scalar): (M<N>, M<N>),
+    yielding: M<N>,
+) -> F<N> {
+    if !yielding.any() {
+        return radius;
+    }
+    let zero = F::splat(0.0);
+    let mut depth = zero;
+    let in_vector = yielding.and(vector);
+    if in_vector.any() {
+        // collide::depth's sphere and capsule branch.
+        let (u, v) = link_params(key_head, key_tip, c.a, c.b, in_vector);
+        let on_link = key_head + (key_tip - key_head) * u;
+        let on_axis = c.a + (c.b - c.a) * v;
+        let d = (on_link - on_axis).length();
+        depth = sel(in_vector, (c.radius + radius - d).max(zero), zero);
+    }
+    let in_scalar = yielding.and(scalar);
+    if in_scalar.any() {
+        for (l, lane) in lanes.iter().enumerate().filter(|&(l, _)| in_scalar.get(l)) {
+            depth.0[l] = collide::depth(
+                key_head.get(l),
+                key_tip.get(l),
+                radius.0[l],
+                placed(lane, j),
+            );
+        }
+    }
+    radius - depth
+}
+
 // ---------------------------------------------------------------------------
 // The kernel.
 
@@ -1027,7 +1078,7 @@ struct Constants<const N: usize> {
     back: V3<N>,
     floor_on: M<N>,
     floor: F<N>,
-    floor_yields: M<N>,
+    yields_to_keys: M<N>,
     any_orthonormal_up: V3<N>,
     has_colliders: M<N>,
     /// Static friction ([`SubstepFrame::friction`]), and whether a lane has
@@ -1049,7 +1100,7 @@ fn constants<const N: usize>(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Const
         back: V3::zero(),
         floor_on: M::none(),
         floor: F::splat(0.0),
-        floor_yields: M::none(),
+        yields_to_keys: M::none(),
         any_orthonormal_up: V3::zero(),
         has_colliders: M::none(),
         friction: F::splat(0.0),
@@ -1073,7 +1124,7 @@ fn constants<const N: usize>(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Const
             }
         }
         k.floor_on.set(l, params.floor_enabled != 0);
-        k.floor_yields.set(l, frame.floor_yields);
+        k.yields_to_keys.set(l, frame.yields_to_keys);
         k.floor.0[l] =
             params.floor_height + params.floor_clearance * frame.scale - frame.floor_shift;
         // Read only under the floor.
@@ -1132,6 +1183,10 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
     // before this substep, never partly updated ones).
     let mut pending = [Quat::IDENTITY; N];
     let mut head = k.root;
+    // Where the keys put each link's head at this substep: the rest links
+    // laid end to end from the root (the colliders yield to them).
+    let mut key_head = k.root;
+    let any_yields = k.yields_to_keys.any();
     // Where each link's head was at the start of the substep (friction).
     let mut head_start = head;
     let mut anchor = Q::zero();
@@ -1171,6 +1226,11 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
         let zero_length = length.le(F::splat(1e-6));
         let moving = live.and(zero_length.not());
         let target = head + rest_world * length;
+        let key_tip = if any_yields {
+            key_head + rest_world * length
+        } else {
+            key_head
+        };
         let start = p;
 
         // Integrate toward the rest target.
@@ -1239,10 +1299,10 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
         // Floor contact (docs/algorithms.md §7).
         let mut contact = M::none();
         // Around the animation the floor yields to a rest below it
-        // (SubstepFrame::floor_yields).
+        // (SubstepFrame::yields_to_keys).
         let rest_height = target.dot(k.up);
         let floor = sel(
-            k.floor_yields.and(rest_height.lt(k.floor)),
+            k.yields_to_keys.and(rest_height.lt(k.floor)),
             rest_height,
             k.floor,
         );
@@ -1268,6 +1328,10 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
         // Colliders along the whole link (docs/algorithms.md §8).
         let colliding = moving.and(k.has_colliders);
         if colliding.any() {
+            // Around the animation each collider yields to the keys
+            // (`yielded_radius`); elsewhere every link has its radius.
+            let yielding = colliding.and(k.yields_to_keys);
+            let (any_yielding, keyed) = (yielding.any(), (key_head, key_tip));
             let mut pass = colliding;
             let mut touched = M::none();
             let mut push_sum = V3::zero();
@@ -1275,6 +1339,18 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
                 let mut pushed = M::none();
                 for j in 0..count {
                     let (c, vector, scalar) = loaded.get(lanes, j, pass, &mut spare);
+                    let radius = match any_yielding {
+                        true => yielded_radius(
+                            lanes,
+                            j,
+                            keyed,
+                            radius,
+                            c,
+                            (vector, scalar),
+                            yielding.and(pass),
+                        ),
+                        false => radius,
+                    };
                     let (mut hit, mut correction, mut normal, redo) =
                         resolve(head, p, radius, c, vector);
                     let odd = scalar.or(redo);
@@ -1341,6 +1417,18 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
                     let held = head + held_dir * length;
                     for j in 0..count {
                         let (c, vector, scalar) = loaded.get(lanes, j, holding, &mut spare);
+                        let radius = match any_yielding {
+                            true => yielded_radius(
+                                lanes,
+                                j,
+                                keyed,
+                                radius,
+                                c,
+                                (vector, scalar),
+                                yielding.and(holding),
+                            ),
+                            false => radius,
+                        };
                         let (hit, push, _, redo) = resolve(head, held, radius, c, vector);
                         // Lanes the vector test cannot answer take the
                         // scalar function, as in the passes above.
@@ -1401,6 +1489,7 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
             a.contacts[i] = u8::from(contact.get(l));
         }
         head = p;
+        key_head = key_tip;
         head_start = start;
     }
     for (l, a) in arrays.iter_mut().enumerate() {
@@ -1764,7 +1853,7 @@ mod tests {
             decay: StepDecay::new(&params, h, 3),
             friction: 0.0,
             forward_plane: params.forward_plane != 0,
-            floor_yields: false,
+            yields_to_keys: false,
         };
         let start = |first: Vec3| {
             vec![
@@ -2209,7 +2298,7 @@ mod tests {
                     decay: StepDecay::new(&p, h, setup.len()),
                     friction: if c % 4 == 3 { 0.5 } else { 0.0 },
                     forward_plane: p.forward_plane != 0,
-                    floor_yields: c % 2 == 0,
+                    yields_to_keys: c % 2 == 0,
                 });
                 let n = setup.len();
                 let position: Vec<Vec3> = (0..n)

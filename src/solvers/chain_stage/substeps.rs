@@ -255,7 +255,7 @@ pub(super) fn substep_frame<'a>(
         decay: p.decay,
         friction: p.friction,
         forward_plane: params.forward_plane != 0 && !p.animated,
-        floor_yields: p.animated,
+        yields_to_keys: p.animated,
     }
 }
 
