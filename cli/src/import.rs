@@ -2063,25 +2063,59 @@ impl Imported {
             ),
             // Out of scale in every unit (a cartoon animal exported 4 m
             // long, a T-rex 31 m long): the character is taken to be the
+            // size of the animal its names say (crate::species), else the
             // assumed size.
-            None => {
-                let units_per_meter = size / ASSUMED_SIZE_M;
-                (
-                    units_per_meter,
-                    format!(
-                        "units: {units_per_meter:.3} per metre (scaled), {size:.3} units = \
-                         {ASSUMED_SIZE_M:.2} m: no unit (m, cm, mm) puts the character's size between \
-                         {lo} and {hi} m, so it is taken to be about {ASSUMED_SIZE_M} m; pass \
-                         --units-per-meter to override"
-                    ),
-                )
-            }
+            None => match self.animal() {
+                Some((animal, metres)) => {
+                    let units_per_meter = size / metres;
+                    let a = if animal.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                        "an"
+                    } else {
+                        "a"
+                    };
+                    (
+                        units_per_meter,
+                        format!(
+                            "units: {units_per_meter:.3} per metre (scaled), {size:.3} units = \
+                             {metres:.2} m: no unit (m, cm, mm) puts the character's size between \
+                             {lo} and {hi} m, and its names say {a} {animal}, about {metres} m long; \
+                             pass --units-per-meter to override"
+                        ),
+                    )
+                }
+                None => {
+                    let units_per_meter = size / ASSUMED_SIZE_M;
+                    (
+                        units_per_meter,
+                        format!(
+                            "units: {units_per_meter:.3} per metre (scaled), {size:.3} units = \
+                             {ASSUMED_SIZE_M:.2} m: no unit (m, cm, mm) puts the character's size \
+                             between {lo} and {hi} m, so it is taken to be about {ASSUMED_SIZE_M} m; \
+                             pass --units-per-meter to override"
+                        ),
+                    )
+                }
+            },
         };
         Some(InferredUnits {
             units_per_meter,
             size,
             note,
         })
+    }
+
+    /// The animal the file's names say the character is, and its typical
+    /// size in metres ([`crate::species::known_size`]): the file's name
+    /// first, then its meshes', its nodes' and its clips'.
+    #[must_use]
+    pub fn animal(&self) -> Option<(&'static str, f32)> {
+        let stem = self.path.file_stem().and_then(|s| s.to_str());
+        crate::species::known_size(
+            stem.into_iter()
+                .chain(self.meshes.iter().map(|m| m.name.as_str()))
+                .chain(self.skeleton.bones.iter().map(|b| b.name.as_str()))
+                .chain(self.clips.iter().map(|c| c.name.as_str())),
+        )
     }
 
     /// The units per metre to use: `given`, else inferred, else glTF's

@@ -16,4 +16,5 @@ pub mod procedural;
 pub mod progress;
 pub mod report;
 pub mod rotation;
+pub mod species;
 pub mod vrm_settings;

@@ -1,6 +1,8 @@
 //! `secmo bake` (issue #5, docs/algorithms.md §11): the Fox's tail driven by secmo, baked
 //! into keyframes, re-imported and played without secmo.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 use gltf::animation::Property;
@@ -169,44 +171,6 @@ fn blend_slerps_from_the_authored_tail_toward_secmo() {
     assert!(half.closing_error < 1e-4, "{}", half.closing_error);
 }
 
-/// `file` as a centimetre export of itself would be: every length (the
-/// bones' rest translations and inverse binds' translations, the meshes'
-/// positions, the clips' translation keys) `k` times as long.
-fn in_other_units(imported: &secmo_cli::import::Imported, k: f32) -> secmo_cli::import::Imported {
-    let mut out = imported.clone();
-    for b in &mut out.skeleton.bones {
-        for t in &mut b.reference.translation {
-            *t *= k;
-        }
-        if let Some(m) = &mut b.inverse_bind {
-            m.w_axis = (m.w_axis.truncate() * k).extend(m.w_axis.w);
-        }
-    }
-    for mesh in &mut out.meshes {
-        for p in &mut mesh.positions {
-            *p *= k;
-        }
-        for m in &mut mesh.inverse_bind {
-            m.translation *= k;
-        }
-    }
-    for c in &mut out.rigid_corners {
-        *c *= k;
-    }
-    for clip in &mut out.clips {
-        for channel in &mut clip.channels {
-            if channel.property == Property::Translation {
-                for v in &mut channel.values {
-                    for x in &mut v[..3] {
-                        *x *= k;
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
 /// The tail does not depend on the unit the file was exported in: the
 /// Fox (a centimetre export) with every length a hundredth as long (a
 /// metre export), and the Husky (whose size no unit makes plausible, so
@@ -221,7 +185,7 @@ fn an_animal_in_other_units_bakes_the_same_tail() {
         ("animals/Husky.glb", 100.0, &["Gallop", "Death"][..]),
     ] {
         let given = import(&asset(file)).unwrap();
-        let other = in_other_units(&given, k);
+        let other = common::in_other_units(&given, k);
         let (ug, uo) = (given.units(None).0, other.units(None).0);
         let metres = |i: &secmo_cli::import::Imported, u: f32| i.infer_units().unwrap().size / u;
         assert!(

@@ -260,6 +260,51 @@ fn the_animals_are_inferred_within_three_times_their_real_size() {
     }
 }
 
+/// Issue #48 item 7, on animals this repository does not have: a file out
+/// of scale in every unit takes the size its names say (docs/tool.md
+/// "Units"), the file's name first, then its meshes', nodes' and clips';
+/// with no animal in them it is taken at the assumed 1.7 m; and a file a
+/// unit puts in range keeps that unit whatever its names say.
+#[test]
+fn a_file_out_of_scale_takes_the_size_its_names_say() {
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/assets/animals");
+    let trex = import(&assets.join("Trex.glb")).unwrap();
+    let metres = |i: &Imported| {
+        let u = i.infer_units().unwrap();
+        (u.size / u.units_per_meter, u.note)
+    };
+    // Its clips say "TRex_…", its file "Trex".
+    let (m, note) = metres(&trex);
+    assert!((m - 12.0).abs() < 1e-3, "{m} m: {note}");
+    assert!(note.contains("a trex, about 12 m long"), "{note}");
+    // The file's name is trusted first.
+    let mut renamed = trex.clone();
+    renamed.path = PathBuf::from("Stegosaurus.glb");
+    let (m, note) = metres(&renamed);
+    assert!((m - 9.0).abs() < 1e-3, "{m} m: {note}");
+    // No animal anywhere: the assumed size.
+    renamed.path = PathBuf::from("Creature.glb");
+    for mesh in &mut renamed.meshes {
+        mesh.name = "Body".into();
+    }
+    for (i, bone) in renamed.skeleton.bones.iter_mut().enumerate() {
+        bone.name = format!("Bone{i}");
+    }
+    for (i, clip) in renamed.clips.iter_mut().enumerate() {
+        clip.name = format!("Clip{i}");
+    }
+    assert_eq!(renamed.animal(), None);
+    let (m, note) = metres(&renamed);
+    assert!((m - 1.7).abs() < 1e-3, "{m} m: {note}");
+    // The Husky at 0.3 of its glTF size is 1.17 m in metres, which a unit
+    // reads as plausible: its names do not change it.
+    let husky = import(&assets.join("Husky.glb")).unwrap();
+    assert_eq!(husky.animal().map(|a| a.0), Some("husky"));
+    let small = common::in_other_units(&husky, 0.3);
+    let u = small.infer_units().unwrap();
+    assert_eq!(u.units_per_meter, 1.0, "{}", u.note);
+}
+
 /// Issue #48 item 3: cycles are told from one-shots by their motion
 /// ([`secmo_cli::import::Wrap`]) on every clip of the shipped files: the
 /// deaths, jumps to idle, RobotExpressive's Sitting and Standing and the

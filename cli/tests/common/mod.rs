@@ -252,3 +252,44 @@ pub const ANIMALS: [&str; 7] = [
     "animals/Stag.glb",
     "animals/Trex.glb",
 ];
+
+/// `file` as a centimetre export of itself would be: every length (the
+/// bones' rest translations and inverse binds' translations, the meshes'
+/// positions, the clips' translation keys) `k` times as long.
+pub fn in_other_units(
+    imported: &secmo_cli::import::Imported,
+    k: f32,
+) -> secmo_cli::import::Imported {
+    let mut out = imported.clone();
+    for b in &mut out.skeleton.bones {
+        for t in &mut b.reference.translation {
+            *t *= k;
+        }
+        if let Some(m) = &mut b.inverse_bind {
+            m.w_axis = (m.w_axis.truncate() * k).extend(m.w_axis.w);
+        }
+    }
+    for mesh in &mut out.meshes {
+        for p in &mut mesh.positions {
+            *p *= k;
+        }
+        for m in &mut mesh.inverse_bind {
+            m.translation *= k;
+        }
+    }
+    for c in &mut out.rigid_corners {
+        *c *= k;
+    }
+    for clip in &mut out.clips {
+        for channel in &mut clip.channels {
+            if channel.property == gltf::animation::Property::Translation {
+                for v in &mut channel.values {
+                    for x in &mut v[..3] {
+                        *x *= k;
+                    }
+                }
+            }
+        }
+    }
+    out
+}
