@@ -1332,6 +1332,23 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
             // (`yielded_radius`); elsewhere every link has its radius.
             let yielding = colliding.and(k.yields_to_keys);
             let (any_yielding, keyed) = (yielding.any(), (key_head, key_tip));
+            // The radius collider `j` sees in the lanes of `mask`.
+            macro_rules! seen_radius {
+                ($j:expr, $c:expr, $shapes:expr, $mask:expr) => {
+                    match any_yielding {
+                        true => yielded_radius(
+                            lanes,
+                            $j,
+                            keyed,
+                            radius,
+                            $c,
+                            $shapes,
+                            yielding.and($mask),
+                        ),
+                        false => radius,
+                    }
+                };
+            }
             let mut pass = colliding;
             let mut touched = M::none();
             let mut push_sum = V3::zero();
@@ -1339,18 +1356,7 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
                 let mut pushed = M::none();
                 for j in 0..count {
                     let (c, vector, scalar) = loaded.get(lanes, j, pass, &mut spare);
-                    let radius = match any_yielding {
-                        true => yielded_radius(
-                            lanes,
-                            j,
-                            keyed,
-                            radius,
-                            c,
-                            (vector, scalar),
-                            yielding.and(pass),
-                        ),
-                        false => radius,
-                    };
+                    let radius = seen_radius!(j, c, (vector, scalar), pass);
                     let (mut hit, mut correction, mut normal, redo) =
                         resolve(head, p, radius, c, vector);
                     let odd = scalar.or(redo);
@@ -1417,18 +1423,7 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
                     let held = head + held_dir * length;
                     for j in 0..count {
                         let (c, vector, scalar) = loaded.get(lanes, j, holding, &mut spare);
-                        let radius = match any_yielding {
-                            true => yielded_radius(
-                                lanes,
-                                j,
-                                keyed,
-                                radius,
-                                c,
-                                (vector, scalar),
-                                yielding.and(holding),
-                            ),
-                            false => radius,
-                        };
+                        let radius = seen_radius!(j, c, (vector, scalar), holding);
                         let (hit, push, _, redo) = resolve(head, held, radius, c, vector);
                         // Lanes the vector test cannot answer take the
                         // scalar function, as in the passes above.
