@@ -2065,37 +2065,34 @@ impl Imported {
             // long, a T-rex 31 m long): the character is taken to be the
             // size of the animal its names say (crate::species), else the
             // assumed size.
-            None => match self.animal() {
-                Some((animal, metres)) => {
-                    let units_per_meter = size / metres;
-                    let a = if animal.starts_with(['a', 'e', 'i', 'o', 'u']) {
-                        "an"
-                    } else {
-                        "a"
-                    };
-                    (
-                        units_per_meter,
-                        format!(
-                            "units: {units_per_meter:.3} per metre (scaled), {size:.3} units = \
-                             {metres:.2} m: no unit (m, cm, mm) puts the character's size between \
-                             {lo} and {hi} m, and its names say {a} {animal}, about {metres} m long; \
-                             pass --units-per-meter to override"
-                        ),
-                    )
-                }
-                None => {
-                    let units_per_meter = size / ASSUMED_SIZE_M;
-                    (
-                        units_per_meter,
-                        format!(
-                            "units: {units_per_meter:.3} per metre (scaled), {size:.3} units = \
-                             {ASSUMED_SIZE_M:.2} m: no unit (m, cm, mm) puts the character's size \
-                             between {lo} and {hi} m, so it is taken to be about {ASSUMED_SIZE_M} m; \
-                             pass --units-per-meter to override"
-                        ),
-                    )
-                }
-            },
+            None => {
+                let (metres, why) = match self.animal() {
+                    Some((animal, metres)) => {
+                        let a = if animal.starts_with(['a', 'e', 'i', 'o', 'u']) {
+                            "an"
+                        } else {
+                            "a"
+                        };
+                        (
+                            metres,
+                            format!("and its names say {a} {animal}, about {metres} m long"),
+                        )
+                    }
+                    None => (
+                        ASSUMED_SIZE_M,
+                        format!("so it is taken to be about {ASSUMED_SIZE_M} m"),
+                    ),
+                };
+                let units_per_meter = size / metres;
+                (
+                    units_per_meter,
+                    format!(
+                        "units: {units_per_meter:.3} per metre (scaled), {size:.3} units = \
+                         {metres:.2} m: no unit (m, cm, mm) puts the character's size between \
+                         {lo} and {hi} m, {why}; pass --units-per-meter to override"
+                    ),
+                )
+            }
         };
         Some(InferredUnits {
             units_per_meter,

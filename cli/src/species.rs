@@ -148,7 +148,7 @@ pub fn known_size<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<(&'sta
                 } else {
                     // A word, or two words written apart ("T-Rex").
                     words.iter().any(|w| w == animal)
-                        || words.windows(2).any(|w| w[0].clone() + &w[1] == **animal)
+                        || words.windows(2).any(|w| w.concat() == **animal)
                 }
             })
             .max_by_key(|(animal, _)| animal.len())
