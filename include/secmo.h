@@ -1672,7 +1672,8 @@ SecmoResult secmo_world_add(struct SecmoWorld *world,
 
 /**
  * Destroys a character of `world`; its pointer becomes invalid. On error
- * (a character of no world or of another one) nothing changes.
+ * (a character of no world, of another one, or already removed: the
+ * pointer is looked up by its address, never read) nothing changes.
  * Errors: NULL_POINTER, INVALID_ARGUMENT.
  */
 SecmoResult secmo_world_remove(struct SecmoWorld *world, SecmoCharacter *character);
@@ -1686,12 +1687,15 @@ SecmoResult secmo_world_set_budget(struct SecmoWorld *world, uint64_t budget);
 
 /**
  * Plans an update of `items[0..count)` (once per frame, before their
- * ranges): checks each item's `struct_size`, character (a character of
- * this world, listed once: a character listed twice fails both items),
- * input and importance, and chooses every listed character's level by
- * the budget rule (docs/c-api.md "Worlds"), written into each item's
- * `level`. A failing item gets its code in `result` and is not run by
- * the ranges. Does not allocate. Returns `SECMO_OK` when every item was
+ * ranges): checks each item's `struct_size`, character (a live character
+ * of this world, found by its address without reading through it, listed
+ * once: a character listed twice fails both items), input (its dt as
+ * `secmo_character_update` checks it) and importance, and chooses every
+ * listed character's level by the budget rule (docs/c-api.md "Worlds"),
+ * written into each planned item's `level`. A failing item gets its code
+ * in `result`, costs nothing against the budget and is not run by the
+ * ranges; an item refused in its range leaves its character's level as
+ * it was. Does not allocate. Returns `SECMO_OK` when every item was
  * planned, else the first failing item's code.
  * Errors: NULL_POINTER (world, items), and per item: STRUCT_SIZE,
  * NULL_POINTER, INVALID_ARGUMENT.
@@ -1751,6 +1755,7 @@ static_assert(sizeof(SecmoFrameInput) == 80, "SecmoFrameInput layout");
 static_assert(sizeof(SecmoDebugLine) == 28, "SecmoDebugLine layout");
 static_assert(sizeof(SecmoDebugSphere) == 20, "SecmoDebugSphere layout");
 static_assert(sizeof(SecmoSpringRecord) == 276, "SecmoSpringRecord layout");
+static_assert(sizeof(SecmoWorldItem) == (sizeof(void *) == 8 ? 56 : 36), "SecmoWorldItem layout");
 #else
 typedef char secmo_layout_check_transform[(sizeof(SecmoTransform) == 40) ? 1 : -1];
 typedef char secmo_layout_check_spring_desc[(sizeof(SecmoSpringDesc) == 52) ? 1 : -1];
@@ -1767,5 +1772,6 @@ typedef char secmo_layout_check_frame_input[(sizeof(SecmoFrameInput) == 80) ? 1 
 typedef char secmo_layout_check_debug_line[(sizeof(SecmoDebugLine) == 28) ? 1 : -1];
 typedef char secmo_layout_check_debug_sphere[(sizeof(SecmoDebugSphere) == 20) ? 1 : -1];
 typedef char secmo_layout_check_spring_record[(sizeof(SecmoSpringRecord) == 276) ? 1 : -1];
+typedef char secmo_layout_check_world_item[(sizeof(SecmoWorldItem) == (sizeof(void *) == 8 ? 56 : 36)) ? 1 : -1];
 #endif
 #endif /* SECMO_H_LAYOUT_CHECKS */

@@ -265,8 +265,6 @@ pub struct Character {
     component: Vec<Frame>,
     /// The [`crate::World`] slot that owns this character, or `u32::MAX`.
     pub(crate) world_slot: u32,
-    /// That slot's generation.
-    pub(crate) world_generation: u32,
 }
 
 /// Largest wind acceleration, metres per second squared (scaled by the
@@ -501,7 +499,6 @@ impl Character {
             local: vec![Transform::IDENTITY; n],
             component: vec![Frame::IDENTITY; n],
             world_slot: u32::MAX,
-            world_generation: 0,
             rig,
         }
     }

@@ -92,10 +92,6 @@ pub struct CharacterId {
 }
 
 impl CharacterId {
-    pub(crate) fn new(index: u32, generation: u32) -> Self {
-        Self { index, generation }
-    }
-
     /// The slot (stable while the character lives; reused after removal).
     #[must_use]
     pub fn slot(self) -> u32 {
@@ -180,8 +176,13 @@ pub(crate) struct SlotState {
     character: Character,
     /// Level of the last planned update.
     level: u8,
-    /// Level before that (what the update moves from).
+    /// Level before that (what the update moves from): the level of the
+    /// last update that ran.
     previous: u8,
+    /// The level of the last update that ran. A plan moves from it, so an
+    /// item planned and then refused (its input) or never run leaves the
+    /// slot's levels as they were.
+    ran_level: u8,
     /// The plan that last listed this slot and the entry it listed it at
     /// (`u32::MAX`: listed twice, not planned).
     planned_by: Option<(u64, u32)>,
@@ -322,6 +323,10 @@ pub struct World {
     /// Planning scratch: (importance, slot, item index), capacity = live.
     order: Vec<(f32, u32, u32)>,
     arena: Arena,
+    /// The live characters' addresses (the C ABI's handles) and slots,
+    /// sorted by address: a handle is found without reading through it,
+    /// so a removed character's handle is refused, not read.
+    addresses: Vec<(usize, u32)>,
 }
 
 // SAFETY: a character is reached through its slot's UnsafeCell only by
@@ -348,6 +353,7 @@ impl World {
             slots: Vec::new(),
             free: Vec::new(),
             live: 0,
+            addresses: Vec::new(),
             budget: None,
             stamp: 0,
             order: Vec::new(),
@@ -373,12 +379,12 @@ impl World {
             }
         };
         character.world_slot = index;
-        character.world_generation = self.slots[index as usize].generation;
         let slot = &mut self.slots[index as usize];
         slot.cell = Some(Box::new(UnsafeCell::new(SlotState {
             character,
             level: 0,
             previous: 0,
+            ran_level: 0,
             planned_by: None,
             ran: 0,
             cost: [0; 3],
@@ -390,6 +396,9 @@ impl World {
             lease: None,
         })));
         let generation = slot.generation;
+        let address = Self::address_of(slot);
+        let at = self.addresses.partition_point(|&(a, _)| a < address);
+        self.addresses.insert(at, (address, index));
         self.live += 1;
         self.order
             .reserve(self.live.saturating_sub(self.order.len()));
@@ -403,6 +412,10 @@ impl World {
         let need = self.state_mut(id)?.need;
         self.arena.leave(need);
         let slot = &mut self.slots[id.index as usize];
+        let address = Self::address_of(slot);
+        if let Ok(at) = self.addresses.binary_search(&(address, id.index)) {
+            self.addresses.remove(at);
+        }
         slot.cell = None;
         slot.generation = slot.generation.wrapping_add(1);
         self.free.push(id.index);
@@ -472,20 +485,26 @@ impl World {
         self.state_mut(id).map(|s| &mut s.character)
     }
 
-    /// The character in `slot` whatever its generation (the C ABI's handle
-    /// carries the slot).
-    #[allow(dead_code)]
-    pub(crate) fn slot_character(&mut self, slot: u32) -> Option<(CharacterId, &mut Character)> {
-        let s = self.slots.get_mut(slot as usize)?;
-        let generation = s.generation;
-        s.cell.as_mut().map(|c| {
-            (
-                CharacterId {
-                    index: slot,
-                    generation,
-                },
-                &mut c.get_mut().character,
-            )
+    /// The address of a live slot's character (0 for an empty slot).
+    fn address_of(slot: &Slot) -> usize {
+        slot.cell.as_ref().map_or(0, |c| {
+            // SAFETY: only the field's address is taken; nothing is read.
+            unsafe { std::ptr::addr_of!((*c.get()).character) as usize }
+        })
+    }
+
+    /// The id of the live character at `character` (the C ABI's handle),
+    /// found by its address alone: the pointer is never read, so a removed
+    /// character's handle is refused without touching freed memory. (An
+    /// address a later [`World::add`] reuses names the new character, as
+    /// any reused pointer does.)
+    pub(crate) fn find(&self, character: *const Character) -> Option<CharacterId> {
+        let address = character as usize;
+        let at = self.addresses.partition_point(|&(a, _)| a < address);
+        let &(a, index) = self.addresses.get(at)?;
+        (a == address).then(|| CharacterId {
+            index,
+            generation: self.slots[index as usize].generation,
         })
     }
 
@@ -519,7 +538,8 @@ impl World {
 
     /// Plans this update of `items` (once per frame, before their ranges
     /// run): checks each item's id (a stale or repeated one fails that
-    /// item, in its `result`), then chooses every character's level by the
+    /// item, in its `result`), importance and dt (a refused item costs
+    /// nothing against the budget), then chooses every character's level by the
     /// budget rule of the module documentation. Does not allocate. Returns
     /// the [`Plan`] whose [`Plan::update_range`] runs the items.
     pub fn plan<'w>(&'w mut self, items: &mut [WorldItem<'_>]) -> Plan<'w> {
@@ -531,7 +551,12 @@ impl World {
             items.len(),
             |i| {
                 let item = &items[i];
-                Some((item.id, item.importance, item.input.dt, std::ptr::null()))
+                Some((
+                    Some(item.id),
+                    item.importance,
+                    item.input.dt,
+                    std::ptr::null(),
+                ))
             },
             |_, _| {},
         );
@@ -540,6 +565,11 @@ impl World {
         for item in items.iter_mut() {
             if !item.importance.is_finite() {
                 item.result = Err(Error::InvalidParameter("item importance is not finite"));
+                continue;
+            }
+            let dt = item.input.dt;
+            if !(dt.is_finite() && (0.0..=crate::clock::MAX_DT).contains(&dt)) {
+                item.result = Err(Error::InvalidDt(dt));
                 continue;
             }
             match self.planned_slot(item.id, stamp) {
@@ -567,13 +597,15 @@ impl World {
         }
     }
 
-    /// [`World::plan`] over `count` entries, each `(id, importance, dt)` or
-    /// an error; `refuse(i, error)` is told of every entry not planned.
-    /// Returns the plan's number.
+    /// [`World::plan`] over `count` entries, each `(id, importance, dt,
+    /// character)` or an error (the id `None`: the character's address
+    /// names it, [`World::find`]); `refuse(i, error)` is told of every
+    /// entry not planned. Returns the plan's number.
+    #[allow(clippy::type_complexity)]
     pub(crate) fn plan_entries(
         &mut self,
         count: usize,
-        mut entry: impl FnMut(usize) -> Option<(CharacterId, f32, f32, *const Character)>,
+        mut entry: impl FnMut(usize) -> Option<(Option<CharacterId>, f32, f32, *const Character)>,
         mut refuse: impl FnMut(usize, Error),
     ) -> u64 {
         self.stamp = self.stamp.wrapping_add(1);
@@ -582,6 +614,15 @@ impl World {
         self.order.clear();
         for i in 0..count {
             let Some((id, importance, dt, expected)) = entry(i) else {
+                continue;
+            };
+            let Some(id) = id.or_else(|| self.find(expected)) else {
+                refuse(
+                    i,
+                    Error::InvalidParameter(
+                        "character is not a live character of this world (removed, or of another world)",
+                    ),
+                );
                 continue;
             };
             let state = match self.state_mut(id) {
@@ -621,8 +662,13 @@ impl World {
                     continue;
                 }
             }
+            // A dt the update refuses is refused here, before it counts
+            // against the budget or moves the level.
+            if !(dt.is_finite() && (0.0..=crate::clock::MAX_DT).contains(&dt)) {
+                refuse(i, Error::InvalidDt(dt));
+                continue;
+            }
             state.planned_by = Some((stamp, i as u32));
-            let dt = if dt.is_finite() && dt >= 0.0 { dt } else { 0.0 };
             // The cost of a level: its joint-substeps over the next four
             // updates of this dt, by the character's chain clocks (a
             // quarter-rate chain steps every other update at 60 Hz; the
@@ -635,7 +681,7 @@ impl World {
                         .planned_joint_substeps(4.0 * dt, shift as u32);
                 }
             }
-            state.previous = state.level;
+            state.previous = state.ran_level;
             state.lease = None;
             // `order` has capacity for every live character, each listed
             // once: no allocation.
@@ -819,6 +865,11 @@ impl Plan<'_> {
         }
         state.ran = stamp;
         Ok(ptr)
+    }
+
+    /// The id of the live character at `character` ([`World::find`]).
+    pub(crate) fn find(&self, character: *const Character) -> Option<CharacterId> {
+        self.world.find(character)
     }
 
     /// The arena part the plan leased to `state` for this update.
@@ -1175,6 +1226,7 @@ fn finish_item(state: &mut SlotState, output: &mut [Transform], run: &Run) {
         state.blend_left = state.blend_left.saturating_sub(1);
     }
     state.shown_unset = false;
+    state.ran_level = state.level;
 }
 
 /// Turns the chain joints of `output` by the level change's offset, in

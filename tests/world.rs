@@ -360,6 +360,88 @@ fn stale_and_repeated_ids_are_refused_and_change_nothing() {
     assert!(e.contains("importance"), "{e}");
 }
 
+/// An item refused (a dt out of range at the plan, a NaN pose in its
+/// range) costs nothing against the budget and leaves its character's
+/// level as it was: every later update of both characters gives the bits
+/// of a twin world in which the refused item was never listed.
+#[test]
+fn a_refused_item_leaves_the_levels_and_the_budget_as_they_were() {
+    let rig = common::shared(common::tail_desc(6, ChainParams::tail(1.0)));
+    let pose_at = |frame: usize, k: usize| {
+        let mut p = rig.reference_pose().to_vec();
+        let t = frame as f32 / 60.0 + 0.4 * k as f32;
+        p[1].rotation = Quat::from_rotation_y(0.8 * (3.0 * t).sin()).to_array();
+        p
+    };
+    // Character 0 is the more important. From update 20 the budget fits
+    // one character at full rate and one at half (12 + 6 joint-substeps),
+    // so character 1 degrades.
+    let budget = |frame: usize| if frame < 20 { Some(1000) } else { Some(18) };
+    // Update 10: character 0's dt is 1e6 s; update 20: character 1's pose
+    // is NaN on the update the budget first degrades it.
+    let run = |refused: bool| {
+        let mut world = World::new();
+        let ids = [
+            world.add(Arc::clone(&rig), Default::default()),
+            world.add(Arc::clone(&rig), Default::default()),
+        ];
+        let mut outs = vec![rig.reference_pose().to_vec(); 2];
+        let mut shown = Vec::new();
+        for frame in 0..45 {
+            world.set_budget(budget(frame));
+            let poses = [pose_at(frame, 0), pose_at(frame, 1)];
+            let mut bad = poses[1].clone();
+            bad[2].rotation[0] = f32::NAN;
+            let mut items = Vec::new();
+            for (k, out) in outs.iter_mut().enumerate() {
+                let skip = (frame == 10 && k == 0) || (frame == 20 && k == 1);
+                if skip && !refused {
+                    continue;
+                }
+                let mut input = FrameInput {
+                    dt: if frame == 0 { 0.0 } else { 1.0 / 60.0 },
+                    pose: &poses[k],
+                    teleport: false,
+                };
+                if skip && k == 0 {
+                    input.dt = 1e6;
+                }
+                if skip && k == 1 {
+                    input.pose = &bad;
+                }
+                let mut item = WorldItem::new(ids[k], input, out);
+                item.importance = 1.0 - k as f32;
+                items.push(item);
+            }
+            world.update(&mut items);
+            if refused && frame == 10 {
+                let e = items[0].result.as_ref().unwrap_err().to_string();
+                assert!(e.contains("dt"), "{e}");
+                assert!(items[1].result.is_ok());
+            }
+            if refused && frame == 20 {
+                assert!(items[0].result.is_ok() && items[1].result.is_err());
+            }
+            drop(items);
+            let levels = [world.level(ids[0]).unwrap(), world.level(ids[1]).unwrap()];
+            shown.push((frame, outs.clone(), levels));
+        }
+        shown
+    };
+    let (with, without) = (run(true), run(false));
+    let mut degraded = false;
+    for ((frame, a, la), (_, b, lb)) in with.iter().zip(&without) {
+        if *frame == 10 || *frame == 20 {
+            continue;
+        }
+        assert_eq!(a, b, "update {frame}: the outputs");
+        assert_eq!(la, lb, "update {frame}: the levels");
+        assert_eq!(la[0], secmo::Level::Full, "update {frame}");
+        degraded |= la[1] != secmo::Level::Full;
+    }
+    assert!(degraded, "the budget degrades character 1");
+}
+
 /// The crowd of benches/crowd_workload.rs: 100 characters × 12 hair
 /// strands × 6 joints with head, neck and shoulder colliders, at 60 Hz.
 struct CrowdRun {
@@ -912,12 +994,36 @@ fn the_c_world_gives_what_one_call_each_gives_and_refuses_bad_items() {
             SECMO_ERROR_INVALID_ARGUMENT
         );
         assert!(
-            last_error().contains("not a character of this world"),
+            last_error().contains("not a live character of this world"),
             "{}",
             last_error()
         );
         assert_eq!(secmo_world_remove(world, in_world[9]), SECMO_OK);
         assert_eq!(secmo_live_object_count(), live + 2 + 2 * N - 1);
+        // A removed character's handle is found by its address alone (the
+        // freed character is never read): removing it again, or planning
+        // it, is refused.
+        assert_eq!(
+            secmo_world_remove(world, in_world[9]),
+            SECMO_ERROR_INVALID_ARGUMENT
+        );
+        assert!(last_error().contains("removed"), "{}", last_error());
+        let mut gone = [item(in_world[9], &mut outs[0])];
+        assert_eq!(
+            secmo_world_update(world, gone.as_mut_ptr(), 1),
+            SECMO_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(gone[0].result, SECMO_ERROR_INVALID_ARGUMENT);
+        // Items no plan wrote: a result that is no error code of this
+        // library fails the item, with its own code.
+        let mut unplanned = [item(in_world[0], &mut outs[0])];
+        unplanned[0].result = 0xDEAD;
+        assert_eq!(
+            secmo_world_update_range(world, unplanned.as_mut_ptr(), 0, 1),
+            SECMO_ERROR_INVALID_ARGUMENT
+        );
+        assert_eq!(unplanned[0].result, SECMO_ERROR_INVALID_ARGUMENT);
+        assert!(last_error().contains("never writes"), "{}", last_error());
         // The budget: held at 0, every item's level says so on the next
         // plans. A level moves one step per update, and the arena admits
         // at least an ARENA_SHARE-th of these like characters' changes

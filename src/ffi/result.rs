@@ -84,6 +84,12 @@ impl From<RigError> for FfiError {
 /// `message` with the rig's name for the first bone it names ("bone 3:"
 /// becomes "bone 3 (\"tail_1\"):"), where the rig was given names (a
 /// C rig without names calls bone 3 "bone3", which adds nothing).
+/// Whether `code` is one of this library's error codes (what a call or a
+/// plan can have written into an item's `result`).
+pub(crate) fn is_error_code(code: SecmoResult) -> bool {
+    (SECMO_ERROR_NULL_POINTER..=SECMO_ERROR_SETTINGS).contains(&code) || code == SECMO_ERROR_PANIC
+}
+
 pub(crate) fn name_bone(message: &str, rig: &crate::Rig) -> String {
     let Some(at) = message.find("bone ") else {
         return message.to_string();

@@ -121,22 +121,25 @@ pub unsafe extern "C" fn secmo_world_add(
     })
 }
 
-/// The id of `character` if it is a live character of `world`.
-fn member(world: &mut World, character: *mut SecmoCharacter) -> Result<CharacterId, FfiError> {
-    let c = non_null_mut(character, "character")?;
-    let slot = c.character.world_slot;
-    let ptr = &c.character as *const Character;
-    match world.slot_character(slot) {
-        Some((id, found)) if std::ptr::eq(found, ptr) => Ok(id),
-        _ => Err(FfiError::new(
-            SECMO_ERROR_INVALID_ARGUMENT,
-            "character is not a character of this world",
-        )),
+/// The id of `character` if it is a live character of `world`, found by
+/// its address without reading through it (a removed character's handle
+/// is refused, not read).
+fn member(world: &World, character: *mut SecmoCharacter) -> Result<CharacterId, FfiError> {
+    if character.is_null() {
+        return Err(FfiError::new(SECMO_ERROR_NULL_POINTER, "character is NULL"));
     }
+    // SecmoCharacter is a transparent wrapper of Character.
+    world.find(character as *const Character).ok_or_else(|| {
+        FfiError::new(
+            SECMO_ERROR_INVALID_ARGUMENT,
+            "character is not a live character of this world (removed, or of another world)",
+        )
+    })
 }
 
 /// Destroys a character of `world`; its pointer becomes invalid. On error
-/// (a character of no world or of another one) nothing changes.
+/// (a character of no world, of another one, or already removed: the
+/// pointer is looked up by its address, never read) nothing changes.
 /// Errors: NULL_POINTER, INVALID_ARGUMENT.
 #[no_mangle]
 pub unsafe extern "C" fn secmo_world_remove(
@@ -167,6 +170,17 @@ pub unsafe extern "C" fn secmo_world_set_budget(
     })
 }
 
+// Holds pointers: 56 bytes on 64-bit targets, 36 on 32-bit ones (the
+// header checks the same).
+const _: () = assert!(
+    core::mem::size_of::<SecmoWorldItem>()
+        == if core::mem::size_of::<usize>() == 8 {
+            56
+        } else {
+            36
+        }
+);
+
 /// Whether an item carries this library's `struct_size`.
 fn item_sized(item: &SecmoWorldItem) -> bool {
     item.struct_size as usize == core::mem::size_of::<SecmoWorldItem>()
@@ -180,12 +194,15 @@ fn fail(name: &str, i: usize, e: FfiError) -> SecmoResult {
 }
 
 /// Plans an update of `items[0..count)` (once per frame, before their
-/// ranges): checks each item's `struct_size`, character (a character of
-/// this world, listed once: a character listed twice fails both items),
-/// input and importance, and chooses every listed character's level by
-/// the budget rule (docs/c-api.md "Worlds"), written into each item's
-/// `level`. A failing item gets its code in `result` and is not run by
-/// the ranges. Does not allocate. Returns `SECMO_OK` when every item was
+/// ranges): checks each item's `struct_size`, character (a live character
+/// of this world, found by its address without reading through it, listed
+/// once: a character listed twice fails both items), input (its dt as
+/// `secmo_character_update` checks it) and importance, and chooses every
+/// listed character's level by the budget rule (docs/c-api.md "Worlds"),
+/// written into each planned item's `level`. A failing item gets its code
+/// in `result`, costs nothing against the budget and is not run by the
+/// ranges; an item refused in its range leaves its character's level as
+/// it was. Does not allocate. Returns `SECMO_OK` when every item was
 /// planned, else the first failing item's code.
 /// Errors: NULL_POINTER (world, items), and per item: STRUCT_SIZE,
 /// NULL_POINTER, INVALID_ARGUMENT.
@@ -219,31 +236,29 @@ pub unsafe extern "C" fn secmo_world_plan(
             |i| {
                 // SAFETY: as above.
                 let item = unsafe { &mut *items.add(i) };
-                let entry = (|| -> Result<(CharacterId, f32, f32, *const Character), FfiError> {
-                    if !item_sized(item) {
-                        return Err(FfiError::new(
-                            SECMO_ERROR_STRUCT_SIZE,
-                            format!(
-                                "struct_size is {}; set it to sizeof(SecmoWorldItem) ({})",
-                                item.struct_size,
-                                core::mem::size_of::<SecmoWorldItem>()
-                            ),
-                        ));
-                    }
-                    if item.character.is_null() {
-                        return Err(FfiError::new(SECMO_ERROR_NULL_POINTER, "character is NULL"));
-                    }
-                    // SAFETY: non-null; the caller's live character. Only
-                    // its place in a world is read.
-                    let (slot, generation) = unsafe {
-                        let c = &(*item.character).character;
-                        (c.world_slot, c.world_generation)
-                    };
-                    let id = CharacterId::new(slot, generation);
-                    let input = read_versioned(item.input, SecmoFrameInput::UNSET, "input")?;
-                    let expected = item.character as *const Character;
-                    Ok((id, item.importance, input.dt, expected))
-                })();
+                let entry =
+                    (|| -> Result<(Option<CharacterId>, f32, f32, *const Character), FfiError> {
+                        if !item_sized(item) {
+                            return Err(FfiError::new(
+                                SECMO_ERROR_STRUCT_SIZE,
+                                format!(
+                                    "struct_size is {}; set it to sizeof(SecmoWorldItem) ({})",
+                                    item.struct_size,
+                                    core::mem::size_of::<SecmoWorldItem>()
+                                ),
+                            ));
+                        }
+                        if item.character.is_null() {
+                            return Err(FfiError::new(
+                                SECMO_ERROR_NULL_POINTER,
+                                "character is NULL",
+                            ));
+                        }
+                        let input = read_versioned(item.input, SecmoFrameInput::UNSET, "input")?;
+                        // Named by its address (World::find): not read.
+                        let expected = item.character as *const Character;
+                        Ok((None, item.importance, input.dt, expected))
+                    })();
                 match entry {
                     Ok(e) => Some(e),
                     Err(e) => {
@@ -321,6 +336,22 @@ pub unsafe extern "C" fn secmo_world_update_range(
         for (k, i) in (start..stop).enumerate() {
             // SAFETY: the caller promises `end` readable, writable items.
             let item = unsafe { &mut *items.add(i) };
+            if item_sized(item) && item.result != SECMO_OK && !is_error_code(item.result) {
+                // No plan wrote this: the array was not planned.
+                item.result = fail(
+                    NAME,
+                    i,
+                    FfiError::new(
+                        SECMO_ERROR_INVALID_ARGUMENT,
+                        format!(
+                            "result is {}, which secmo_world_plan never writes: plan the items \
+                             (secmo_world_plan) before running them",
+                            item.result
+                        ),
+                    ),
+                );
+                continue;
+            }
             if !item_sized(item) || item.result != SECMO_OK {
                 if item_sized(item) {
                     continue; // refused by the plan: keeps its code
@@ -403,12 +434,15 @@ unsafe fn begin_entry<'a>(
     if item.character.is_null() {
         return Err(FfiError::new(SECMO_ERROR_NULL_POINTER, "character is NULL"));
     }
-    // SAFETY: non-null; the caller's live character. Only its place in a
-    // world is read.
-    let id = unsafe {
-        let c = &(*item.character).character;
-        CharacterId::new(c.world_slot, c.world_generation)
-    };
+    // Named by its address (World::find): not read until it is found live.
+    let id = plan
+        .find(item.character as *const Character)
+        .ok_or_else(|| {
+            FfiError::new(
+                SECMO_ERROR_INVALID_ARGUMENT,
+                "character is not a live character of this world (removed, or of another world)",
+            )
+        })?;
     // SAFETY: ranges do not overlap and the plan lists each character once.
     let state = unsafe { plan.take_slot(id, item.character as *const Character)? };
     // SAFETY: the slot is this range's.
