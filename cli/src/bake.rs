@@ -239,8 +239,9 @@ impl Baker {
             && desc.node_constraints.is_empty()
         {
             return Err(at(
-                "no chain to bake (no bone named *tail*, no VRM spring bones, \
-                 no springs in extras.secmo_rig_settings)",
+                "nothing for secmo to move: no chain (no bone named *tail*, no VRM spring \
+                 bones, no springs in extras.secmo_rig_settings); `secmo rig` grows tail \
+                 chains where the skin hangs far from the skeleton",
             ));
         }
         let rig = Rig::new(desc.clone()).map_err(|e| at(&rig_error(&desc, &e)))?;
@@ -517,6 +518,37 @@ impl Baker {
         let mut passes = 0;
         let progress = &self.progress;
         let guess = Self::warm_up_guess(options, warm_up);
+        // A one-shot's settled start is held in the rest the clip plays in:
+        // a chain on `rest_source` auto that the clip animates anywhere
+        // settles around its first pose, not on the rest arc (its first
+        // key may hold the chain on its bind pose, which auto reads as not
+        // animated; the switch at the next key snapped the tail).
+        let held_auto: Vec<(usize, ChainParams)> = if warm_up && !looped {
+            rig.chains()
+                .iter()
+                .enumerate()
+                .filter_map(|(ci, setup)| {
+                    let params = *character.chain_params(ci)?;
+                    (params.rest_source == ChainParams::REST_AUTO
+                        && params.integrator != ChainParams::VRM
+                        && clip.animates(&bind, &setup.joints))
+                    .then_some((ci, params))
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        for &(ci, params) in &held_auto {
+            character
+                .set_chain_params(
+                    ci,
+                    ChainParams {
+                        rest_source: ChainParams::REST_ANIMATED,
+                        ..params
+                    },
+                )
+                .map_err(|e| anyhow::anyhow!("holding the first pose: {e}"))?;
+        }
         if warm_up {
             let mut discard = Vec::new();
             while passes < options.max_passes {
@@ -549,6 +581,11 @@ impl Baker {
                     break;
                 }
             }
+        }
+        for &(ci, params) in &held_auto {
+            character
+                .set_chain_params(ci, params)
+                .map_err(|e| anyhow::anyhow!("after the first pose: {e}"))?;
         }
         if passes < guess {
             progress.unplan(((guess - passes) * frames) as u64);

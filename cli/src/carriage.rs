@@ -116,13 +116,23 @@ pub fn runtime_fidelity(
     assert!(!tail.is_empty(), "no tail");
     let anchor = bones[tail[0] as usize].parent;
     let params = params.unwrap_or_else(|| secmo::ChainParams::tail(units_per_meter));
+    // As `bake` holds it: a one-shot's first pose is held in the rest the
+    // clip plays in (`rest_source` auto over the whole clip).
+    let wrap = clip.wrap(&reference);
+    let held = (!wrap.is_cycle()
+        && params.rest_source == secmo::ChainParams::REST_AUTO
+        && clip.animates(&reference, &tail))
+    .then_some(secmo::ChainParams {
+        rest_source: secmo::ChainParams::REST_ANIMATED,
+        ..params
+    });
     let chain = SecmoChainDesc {
         struct_size: core::mem::size_of::<SecmoChainDesc>() as u32,
         anchor: anchor as u32,
         joints: tail.as_ptr(),
         joint_count: tail.len() as u32,
         preset: SECMO_CHAIN_TAIL,
-        params: &params,
+        params: held.as_ref().unwrap_or(&params),
         radii: core::ptr::null(),
         weights: core::ptr::null(),
         colliders: core::ptr::null(),
@@ -145,7 +155,6 @@ pub fn runtime_fidelity(
     // As `bake` plays it: a cycle without its closing key plays its last
     // interval back into its first pose; a one-shot starts from its first
     // pose, held for one pass (an engine cuts into it from a still tail).
-    let wrap = clip.wrap(&reference);
     let looped = wrap.is_cycle();
     let closed;
     let clip = if looped && wrap.lacks_closing_key() {
@@ -169,6 +178,12 @@ pub fn runtime_fidelity(
         let mut pose = reference.clone();
         let mut out = reference.clone();
         for pass in 0..2 {
+            if pass == 1 && held.is_some() {
+                assert_eq!(
+                    secmo_character_set_chain_params(character, 0, &params),
+                    SECMO_OK
+                );
+            }
             for f in 0..frames {
                 pose.copy_from_slice(&reference);
                 let t = if pass == 0 && !looped {
@@ -213,7 +228,12 @@ pub fn runtime_fidelity(
             .iter()
             .map(|pose| {
                 forward_kinematics(&parents, pose, &mut component);
-                let local = component[parent].inverse();
+                // The parent's frame without its scale: offsets in the
+                // file's units (a rig under a ×0.01 node measured in its
+                // parent's scaled units read 100 times too long).
+                let (_, rotation, translation) = component[parent].to_scale_rotation_translation();
+                let local =
+                    glam::Affine3A::from_rotation_translation(rotation, translation).inverse();
                 let at = |b: usize| local.transform_point3(component[b].translation.into());
                 let links = tail
                     .windows(2)

@@ -149,7 +149,48 @@ impl Imported {
                 best = run;
             }
         }
-        best
+        self.without_end_nubs(best)
+    }
+
+    /// `run` without the unskinned end bones an export appends to a chain
+    /// (`Tail4_end`, `Tail4_end_end`, …): after the last bone with skin
+    /// weight, the next bone stays as the chain's tip marker where its link
+    /// is at least a quarter as long as the link before it (Quaternius'
+    /// `Tail6_end`); the rest go. A 1 cm nub aiming the last joint let
+    /// gravity hang that joint on its bend limit. Without a marker the
+    /// last joint extends along its incoming tangent (docs/algorithms.md
+    /// §7, the missing end helper).
+    fn without_end_nubs(&self, mut run: Vec<usize>) -> Vec<usize> {
+        if self.meshes.is_empty() || run.len() < 3 {
+            return run;
+        }
+        let skinned = |b: usize| {
+            self.meshes.iter().any(|m| {
+                m.influences
+                    .iter()
+                    .any(|inf| inf.iter().any(|&(j, w)| j as usize == b && w > 0.0))
+            })
+        };
+        let Some(last) = run.iter().rposition(|&b| skinned(b)) else {
+            return run;
+        };
+        if last < 1 || last + 1 >= run.len() {
+            return run;
+        }
+        let bones = &self.skeleton.bones;
+        let parents: Vec<i32> = bones.iter().map(|b| b.parent).collect();
+        let local: Vec<Transform> = bones.iter().map(|b| b.reference).collect();
+        let mut component = vec![glam::Affine3A::IDENTITY; bones.len()];
+        secmo::math::forward_kinematics(&parents, &local, &mut component);
+        let at = |b: usize| glam::Vec3::from(component[b].translation);
+        let before = at(run[last]).distance(at(run[last - 1]));
+        let marker = at(run[last + 1]).distance(at(run[last]));
+        run.truncate(if marker >= 0.25 * before {
+            last + 2
+        } else {
+            last + 1
+        });
+        run
     }
 
     /// The same character with [`vrm::SCENE_ROOT`], an identity bone, above
@@ -344,6 +385,28 @@ impl Clip {
                 })
                 .collect(),
         }
+    }
+
+    /// Whether the clip turns any of `joints` from its `bind` rotation at
+    /// any key interval as far as `rest_source` auto calls animated
+    /// ([`secmo::solvers::chain::turned_from_reference`]): the runtime's
+    /// frame-by-frame question, over the whole clip (a one-shot whose first key holds
+    /// the tail on its bind pose still animates it).
+    #[must_use]
+    pub fn animates(&self, bind: &[Transform], joints: &[u32]) -> bool {
+        let h = self.key_interval();
+        let n = ((self.duration / h).round() as usize).max(1);
+        let mut pose = bind.to_vec();
+        (0..=n).any(|k| {
+            pose.copy_from_slice(bind);
+            self.sample((k as f32 * h).min(self.duration), &mut pose);
+            joints.iter().any(|&j| {
+                secmo::solvers::chain::turned_from_reference(
+                    bind[j as usize].rotation(),
+                    pose[j as usize].rotation(),
+                )
+            })
+        })
     }
 
     /// Writes the clip's value at `time` (clamped to its keys) into `pose`,

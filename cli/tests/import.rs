@@ -352,3 +352,36 @@ fn every_shipped_clip_is_told_loop_or_one_shot_by_its_motion() {
         "a one-shot ends {one_shots} key steps from its start"
     );
 }
+
+/// Unskinned end bones an export appends after a tail (`Tail6_end_end`,
+/// …) are not chain joints: the bone after the last skinned one stays as
+/// the tip marker where its link is at least a quarter of the link before
+/// it, and everything after it goes. A centimetre nub aiming the last
+/// joint let gravity hang that joint on its bend limit in a clip that
+/// does not key the tail.
+#[test]
+fn a_tails_unskinned_end_nubs_are_left_out() {
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/assets/animals");
+    let husky = import(&assets.join("Husky.glb")).unwrap();
+    let tail = husky.tail();
+    let name = |i: &Imported, b: usize| i.skeleton.bones[b].name.clone();
+    assert_eq!(tail.len(), 7);
+    assert_eq!(name(&husky, tail[6]), "Tail6_end", "the shipped tip marker");
+    // Two nubs below the marker: left out, the marker kept.
+    let mut nubbed = husky.clone();
+    let mut parent = tail[6];
+    for nub in ["Tail6_end_end", "Tail6_end_end_end"] {
+        nubbed.skeleton.bones.push(secmo::BoneDesc::new(
+            nub,
+            parent as i32,
+            secmo::Transform::from_translation(glam::Vec3::new(0.0, 0.01, 0.0)),
+        ));
+        parent = nubbed.skeleton.bones.len() - 1;
+    }
+    assert_eq!(nubbed.tail(), tail);
+    // The marker itself a tenth of the link before it: a nub, left out.
+    let mut short = husky.clone();
+    let t = &mut short.skeleton.bones[tail[6]].reference;
+    t.translation = (glam::Vec3::from(t.translation) * 0.1).into();
+    assert_eq!(short.tail(), tail[..6]);
+}

@@ -1494,6 +1494,21 @@ pub(crate) fn vrm_joint_terms(
     )
 }
 
+/// A chain joint turned more than 1e-3 rad from its reference pose is
+/// animated ([`ChainParams::REST_AUTO`]): the sine of half that angle.
+const ANIMATED_HALF_SINE: f32 = 5e-4;
+
+/// Whether a joint at local `rotation` is turned from its `reference`
+/// local rotation far enough that [`ChainParams::REST_AUTO`] calls its
+/// chain animated (more than 1e-3 rad). Tools that decide ahead of time
+/// (`secmo bake`'s settled start) ask the runtime's question with it.
+#[must_use]
+pub fn turned_from_reference(reference: Quat, rotation: Quat) -> bool {
+    // The sine of half the angle between them, either sign.
+    let d = reference.conjugate() * rotation;
+    Vec3::new(d.x, d.y, d.z).length() > ANIMATED_HALF_SINE
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -677,19 +677,12 @@ fn input_animates(
         return Some(true);
     }
     Some(setup.joints.iter().any(|&j| {
-        let (a, b) = (
+        chain::turned_from_reference(
             rig.reference[j as usize].rotation(),
             local[j as usize].rotation(),
-        );
-        // The sine of half the angle between them, either sign.
-        let d = a.conjugate() * b;
-        Vec3::new(d.x, d.y, d.z).length() > ANIMATED_HALF_SINE
+        )
     }))
 }
-
-/// A chain joint turned more than 1e-3 rad from its reference pose is
-/// animated ([`ChainParams::REST_AUTO`]): the sine of half that angle.
-const ANIMATED_HALF_SINE: f32 = 5e-4;
 
 /// Where a chain's rest is headed this update: each link's direction in
 /// the input's pose (`animated`), in the anchor frame (`anchor`: its world

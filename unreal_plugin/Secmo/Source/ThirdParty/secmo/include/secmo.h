@@ -1378,7 +1378,11 @@ SecmoResult secmo_character_snapshot(const SecmoCharacter *character,
 /**
  * Restores state written by `secmo_character_snapshot` for a character of
  * the same rig. Continuing from it gives bit-identical results. The buffer is
- * checked completely first; on error the state is unchanged. Does not allocate.
+ * checked completely first; on error the state is unchanged. The snapshot is
+ * the first `secmo_character_snapshot_size` bytes of the buffer; bytes after
+ * it are not read (a save game's slot may be larger). A world's character's
+ * level under the world's budget is not in its snapshot (docs/c-api.md
+ * "Snapshots"). Does not allocate.
  * Errors: NULL_POINTER, SNAPSHOT.
  */
 SecmoResult secmo_character_restore(SecmoCharacter *character,
