@@ -818,7 +818,7 @@ pub fn write_glb(
     out: &Path,
     baker: &Baker,
     baked: &[BakedClip],
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Option<String>> {
     let joints_nodes = baker.joint_nodes();
     let helper_nodes = baker.helper_nodes();
     let mut glb = crate::glb::Glb::read(source)?;
@@ -899,8 +899,70 @@ pub fn write_glb(
     } else {
         glb.json["animations"] = Value::Array(new_animations);
     }
+    // The file's VRM spring bones are baked into its clips: a VRM player
+    // that still found them would run them again over the baked keys (and
+    // three-vrm's and UniVRM's overwrite a joint's keyed rotation). They
+    // go when every clip was baked; a clip left out keeps its springs.
+    let note = match &baker.imported.spring_bones {
+        Some(_)
+            if baker
+                .imported
+                .clips
+                .iter()
+                .all(|c| baked.iter().any(|b| b.name == c.name)) =>
+        {
+            drop_spring_bones(&mut glb.json);
+            Some(
+                "the VRM spring bones are baked into every clip: the copy leaves them out, so \
+                 that a VRM player does not run them again over the baked keys"
+                    .to_string(),
+            )
+        }
+        Some(_) => Some(
+            "the VRM spring bones are kept, since not every clip was baked: a VRM player runs \
+             them over the baked clips too"
+                .to_string(),
+        ),
+        None => None,
+    };
     glb.conform();
-    glb.write(out)
+    glb.write(out)?;
+    Ok(note)
+}
+
+/// The VRM spring bones of a glTF's JSON left out: VRM 1.0's
+/// `VRMC_springBone` (with its collider and limit extensions, which live
+/// inside it) from `extensions`, `extensionsUsed` and
+/// `extensionsRequired`; VRM 0.x's `secondaryAnimation` emptied (its
+/// `VRM` extension also holds the humanoid and the meta, which stay).
+pub fn drop_spring_bones(json: &mut Value) {
+    const SPRING: [&str; 3] = [
+        "VRMC_springBone",
+        "VRMC_springBone_extended_collider",
+        "VRMC_springBone_limit",
+    ];
+    if let Some(extensions) = json["extensions"].as_object_mut() {
+        extensions.remove("VRMC_springBone");
+        if let Some(vrm) = extensions.get_mut("VRM").and_then(Value::as_object_mut) {
+            if vrm.contains_key("secondaryAnimation") {
+                vrm.insert(
+                    "secondaryAnimation".into(),
+                    json!({"boneGroups": [], "colliderGroups": []}),
+                );
+            }
+        }
+    }
+    for list in ["extensionsUsed", "extensionsRequired"] {
+        let Some(root) = json.as_object_mut() else {
+            return;
+        };
+        if let Some(names) = root.get_mut(list).and_then(Value::as_array_mut) {
+            names.retain(|n| !n.as_str().is_some_and(|n| SPRING.contains(&n)));
+            if names.is_empty() {
+                root.remove(list);
+            }
+        }
+    }
 }
 
 /// glTF forbids animating a node given by `matrix` (the validator's

@@ -263,7 +263,10 @@ pub fn bake(args: &BakeArgs) -> anyhow::Result<String> {
         baked.push(b);
     }
     baker.progress.finish();
-    crate::bake::write_glb(&args.input, &args.out, &baker, &baked)?;
+    let note = crate::bake::write_glb(&args.input, &args.out, &baker, &baked)?;
+    if let Some(note) = note {
+        let _ = writeln!(report, "note: {note}");
+    }
     let _ = writeln!(report, "wrote {}", args.out.display());
     Ok(report)
 }

@@ -2178,12 +2178,24 @@ impl Imported {
         )
     }
 
-    /// The units per metre to use: `given`, else inferred, else glTF's
-    /// metres. The note says which and why.
+    /// The units per metre to use: `given`, else a VRM's metres, else
+    /// inferred, else glTF's metres. The note says which and why.
     #[must_use]
     pub fn units(&self, given: Option<f32>) -> (f32, String) {
         match (given, self.infer_units()) {
             (Some(u), _) => (u, format!("units: {u} per metre (given)")),
+            // VRM is in metres by its specification, whatever the size of
+            // the character (a mascot under half a metre is not rescaled).
+            (None, inferred) if self.spring_bones.is_some() => (
+                1.0,
+                format!(
+                    "units: 1 per metre (VRM, in metres by its specification){}",
+                    inferred.map_or(String::new(), |i| format!(
+                        ", {:.3} units = {:.2} m",
+                        i.size, i.size
+                    ))
+                ),
+            ),
             (None, Some(i)) => (i.units_per_meter, i.note),
             (None, None) => (
                 1.0,

@@ -288,3 +288,33 @@ fn a_one_shot_starting_on_the_bind_pose_starts_around_the_animation() {
         "bake: largest step {largest}° against the clip's {per_key}°"
     );
 }
+
+/// What a bake leaves out of a VRM whose spring bones it baked into every
+/// clip: VRM 1.0's `VRMC_springBone` and its sub-extensions' names; VRM
+/// 0.x's spring groups (its `VRM` extension, which holds the humanoid,
+/// stays). Everything else stays.
+#[test]
+fn dropping_the_spring_bones_keeps_the_rest_of_the_vrm() {
+    use serde_json::json;
+    let mut v1 = json!({
+        "extensionsUsed": ["VRMC_vrm", "VRMC_springBone", "VRMC_springBone_extended_collider"],
+        "extensionsRequired": ["VRMC_springBone"],
+        "extensions": {"VRMC_vrm": {"specVersion": "1.0"}, "VRMC_springBone": {"springs": []}},
+    });
+    secmo_cli::bake::drop_spring_bones(&mut v1);
+    assert_eq!(
+        v1,
+        json!({"extensionsUsed": ["VRMC_vrm"], "extensions": {"VRMC_vrm": {"specVersion": "1.0"}}})
+    );
+    let mut v0 = json!({
+        "extensionsUsed": ["VRM"],
+        "extensions": {"VRM": {"humanoid": {"humanBones": [1]},
+            "secondaryAnimation": {"boneGroups": [{"bones": [3]}], "colliderGroups": [{"node": 2}]}}},
+    });
+    secmo_cli::bake::drop_spring_bones(&mut v0);
+    assert_eq!(
+        v0,
+        json!({"extensionsUsed": ["VRM"], "extensions": {"VRM": {"humanoid": {"humanBones": [1]},
+            "secondaryAnimation": {"boneGroups": [], "colliderGroups": []}}}})
+    );
+}

@@ -282,7 +282,8 @@ fn rig_writes_nothing_when_it_grows_nothing() {
 
 #[test]
 fn units_are_inferred_and_said_when_not_given() {
-    // The 155-unit Fox is in centimetres and Godette in metres. No unit puts
+    // The 155-unit Fox is in centimetres; Godette, a VRM, in metres by
+    // VRM's specification. No unit puts
     // RobotExpressive (its ×100 armature counted: 4.6 units) between 0.5 and
     // 3 m, so it is scaled to the assumed 1.7 m.
     let assumed = " (a character is assumed about 1.7 m); pass --units-per-meter to override";
@@ -302,7 +303,8 @@ fn units_are_inferred_and_said_when_not_given() {
         ),
         (
             "Godette_vrm_v4.vrm",
-            format!("units: 1 per metre (m), inferred from the character's size, 1.495 units = 1.50 m{assumed}"),
+            "units: 1 per metre (VRM, in metres by its specification), 1.495 units = 1.50 m"
+                .to_string(),
             "1.495 units = 1.50 m",
         ),
         (

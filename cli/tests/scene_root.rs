@@ -147,6 +147,23 @@ fn a_spring_or_tail_at_a_scene_root_bakes_as_under_an_identity_node() {
     for (prefix, vrm) in [("strap", true), ("tail", false)] {
         let root = bake(&strap(&out, prefix, false, vrm));
         let held = bake(&strap(&out, prefix, true, vrm));
+        if vrm {
+            // Baked into the only clip: the copy leaves the spring bones
+            // out, so that a VRM player does not run them again.
+            let (code, text, baked) = common::bake(
+                &strap(&out, prefix, false, vrm),
+                &["--units-per-meter", "1"],
+            );
+            assert_eq!(code, 0, "{text}");
+            assert!(text.contains("leaves them out"), "{text}");
+            let json = Glb::read(&baked).unwrap().json;
+            assert!(json["extensions"].get("VRMC_springBone").is_none());
+            assert!(
+                json.get("extensionsUsed").is_none(),
+                "{}",
+                json["extensionsUsed"]
+            );
+        }
         let mut largest_turn = 0.0f32;
         for node in 0..3 {
             let (a, b) = (rotation_keys(&root, node), rotation_keys(&held, node + 1));
