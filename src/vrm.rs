@@ -76,13 +76,18 @@ fn note_ignored(
             continue; // read by joint_limit
         } else {
             // A per-joint angle limit some exporters write in
-            // their own extension, named with its value.
-            for (field, value) in angle_limit_fields(body, "") {
+            // their own extension, named with its value (that note says
+            // the extension is not applied: no second note for it).
+            let limits = angle_limit_fields(body, "");
+            for (field, value) in &limits {
                 notes.push(format!(
                     "{path}.extensions.{ext}{field} = {}: a non-standard angle limit, \
                      not applied (secmo applies VRMC_springBone_limit)",
                     quoted(value)
                 ));
+            }
+            if !limits.is_empty() {
+                continue;
             }
             "extension not applied".to_string()
         };

@@ -778,6 +778,18 @@ fn damaged_limits_and_non_standard_angle_limits_are_named_with_their_values() {
             import.notes
         );
     }
+    // One note for the extension that holds the angle limit, not a second
+    // "extension not applied".
+    assert_eq!(
+        import
+            .notes
+            .iter()
+            .filter(|n| n.contains("(H2).extensions.EXT_springs"))
+            .count(),
+        1,
+        "{:#?}",
+        import.notes
+    );
     let limits = &import.settings.chains[0].limits;
     assert_eq!(
         (limits[0].shape.as_str(), limits[0].angle_degrees),
