@@ -884,7 +884,7 @@ impl Character {
                 got: output_len,
             });
         }
-        if !(input.dt.is_finite() && input.dt >= 0.0 && input.dt <= clock::MAX_DT) {
+        if !clock::dt_accepted(input.dt) {
             return Err(Error::InvalidDt(input.dt));
         }
         // Branch-free passes over the pose, the bone and the reason looked

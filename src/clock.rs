@@ -13,6 +13,14 @@ pub const REMAINING_CAP: f32 = 5.0;
 /// legitimate pauses up to a day are accepted and capped by [`REMAINING_CAP`].
 pub const MAX_DT: f32 = 86_400.0;
 
+/// Whether an update accepts `dt`: finite, 0 ≤ dt ≤ [`MAX_DT`] (the
+/// character's input check and the world's plan ask the same).
+#[inline]
+#[must_use]
+pub fn dt_accepted(dt: f32) -> bool {
+    dt.is_finite() && (0.0..=MAX_DT).contains(&dt)
+}
+
 /// Substep length for a time factor: `h = f32(time_factor × 0.0083333338)` (docs/algorithms.md §2).
 #[inline]
 #[must_use]

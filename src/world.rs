@@ -346,6 +346,11 @@ impl Default for World {
 /// Error text for an id that names no live character of this world.
 const STALE: &str = "character id is stale (removed) or from another world";
 
+/// Error text for a character pointer (the C ABI's handle) that names no
+/// live character of this world ([`World::find`]).
+pub(crate) const NOT_LIVE: &str =
+    "character is not a live character of this world (removed, or of another world)";
+
 impl World {
     #[must_use]
     pub fn new() -> World {
@@ -568,7 +573,7 @@ impl World {
                 continue;
             }
             let dt = item.input.dt;
-            if !(dt.is_finite() && (0.0..=crate::clock::MAX_DT).contains(&dt)) {
+            if !crate::clock::dt_accepted(dt) {
                 item.result = Err(Error::InvalidDt(dt));
                 continue;
             }
@@ -617,12 +622,7 @@ impl World {
                 continue;
             };
             let Some(id) = id.or_else(|| self.find(expected)) else {
-                refuse(
-                    i,
-                    Error::InvalidParameter(
-                        "character is not a live character of this world (removed, or of another world)",
-                    ),
-                );
+                refuse(i, Error::InvalidParameter(NOT_LIVE));
                 continue;
             };
             let state = match self.state_mut(id) {
@@ -664,7 +664,7 @@ impl World {
             }
             // A dt the update refuses is refused here, before it counts
             // against the budget or moves the level.
-            if !(dt.is_finite() && (0.0..=crate::clock::MAX_DT).contains(&dt)) {
+            if !crate::clock::dt_accepted(dt) {
                 refuse(i, Error::InvalidDt(dt));
                 continue;
             }

@@ -816,6 +816,22 @@ fn a_caller_built_against_the_140_byte_chain_params_gets_carry() {
     }
 }
 
+/// Plays [`keyed_swing`] into `c` for `frames` updates of `dt` (the
+/// first with dt 0), handing each update's input and output to `each`.
+fn play_keyed_swing(
+    rig: &Rig,
+    c: &mut Character,
+    dt: f32,
+    frames: usize,
+    mut each: impl FnMut(&[Transform], &[Transform]),
+) {
+    for f in 0..frames {
+        let pose = keyed_swing(rig, f as f32 * dt);
+        let out = step(c, if f == 0 { 0.0 } else { dt }, &pose);
+        each(&pose, &out);
+    }
+}
+
 /// The input at `t`: the tail keyed at 24 Hz (linear between keys),
 /// swinging 115° end to end at 1.5 Hz, on hips that turn and travel.
 fn keyed_swing(rig: &Rig, t: f32) -> Vec<Transform> {
@@ -850,16 +866,14 @@ fn around_the_animation_the_base_rides_the_body_and_the_tip_swings() {
     let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
     let mut off = vec![0f32; rig.reference_pose().len()];
     let dt = 1.0 / 60.0;
-    for f in 0..240 {
-        let pose = keyed_swing(&rig, f as f32 * dt);
-        let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
+    play_keyed_swing(&rig, &mut c, dt, 240, |pose, out| {
         for j in FIRST_TAIL..pose.len() {
             let turn = Quat::from_array(out[j].rotation)
                 .angle_between(Quat::from_array(pose[j].rotation))
                 .to_degrees();
             off[j] = off[j].max(turn);
         }
-    }
+    });
     let (base, tip) = (off[FIRST_TAIL], off[FIRST_TAIL + 3]);
     println!(
         "largest turn off the keys, base to tip: {:?}°",
@@ -890,15 +904,13 @@ fn a_chain_on_its_keys_shows_them_at_any_update_length() {
     for dt in [1.0 / 60.0, 0.016572, 1.0 / 240.0, 1.0 / 30.0, 0.0331] {
         let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
         let mut worst = 0f32;
-        for f in 0..(4.0 / dt) as usize {
-            let pose = keyed_swing(&rig, f as f32 * dt);
-            let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
+        play_keyed_swing(&rig, &mut c, dt, (4.0 / dt) as usize, |pose, out| {
             for j in FIRST_TAIL..pose.len() {
                 let off = Quat::from_array(out[j].rotation)
                     .angle_between(Quat::from_array(pose[j].rotation));
                 worst = worst.max(off.to_degrees());
             }
-        }
+        });
         assert!(worst < 0.1, "dt {dt}: {worst}° off the keys");
     }
 }
@@ -928,9 +940,7 @@ fn guarded_swing(key_margin: f32) -> (f32, f32) {
     let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
     let (mut excess, mut off) = (0f32, 0f32);
     let dt = 1.0 / 60.0;
-    for f in 0..240 {
-        let pose = keyed_swing(&rig, f as f32 * dt);
-        let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
+    play_keyed_swing(&rig, &mut c, dt, 240, |pose, out| {
         for j in FIRST_TAIL..pose.len() {
             let k = from_reference(reference[j].rotation, pose[j].rotation);
             let q = from_reference(reference[j].rotation, out[j].rotation);
@@ -943,7 +953,7 @@ fn guarded_swing(key_margin: f32) -> (f32, f32) {
                     .to_degrees(),
             );
         }
-    }
+    });
     (excess, off)
 }
 
@@ -1036,16 +1046,14 @@ fn around_the_animation_a_collider_yields_to_the_keys() {
     let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
     let (mut off, mut keys_in) = (0f32, 0f32);
     let dt = 1.0 / 60.0;
-    for f in 0..240 {
-        let pose = keyed_swing(&rig, f as f32 * dt);
-        let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
-        keys_in = keys_in.max(sphere_depth(&rig, &pose, centre, radius));
+    play_keyed_swing(&rig, &mut c, dt, 240, |pose, out| {
+        keys_in = keys_in.max(sphere_depth(&rig, pose, centre, radius));
         for j in FIRST_TAIL..pose.len() {
             let turn =
                 Quat::from_array(out[j].rotation).angle_between(Quat::from_array(pose[j].rotation));
             off = off.max(turn.to_degrees());
         }
-    }
+    });
     println!("keys up to {keys_in:.2} of the radius in; output up to {off:.3}° off them");
     assert!(keys_in > 0.5, "the keys go into the sphere: {keys_in}");
     assert!(off < 0.1, "{off}° off the keys");
@@ -1071,12 +1079,10 @@ fn around_the_animation_a_collider_still_holds_a_tail_off_its_keys() {
         let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
         let (mut keys_in, mut out_in) = (0f32, 0f32);
         let dt = 1.0 / 60.0;
-        for f in 0..240 {
-            let pose = keyed_swing(&rig, f as f32 * dt);
-            let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
-            keys_in = keys_in.max(sphere_depth(&rig, &pose, centre, radius));
-            out_in = out_in.max(sphere_depth(&rig, &out, centre, radius));
-        }
+        play_keyed_swing(&rig, &mut c, dt, 240, |pose, out| {
+            keys_in = keys_in.max(sphere_depth(&rig, pose, centre, radius));
+            out_in = out_in.max(sphere_depth(&rig, out, centre, radius));
+        });
         (keys_in, out_in)
     };
     let (keys_in, free) = deepest(false);

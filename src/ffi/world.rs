@@ -129,12 +129,9 @@ fn member(world: &World, character: *mut SecmoCharacter) -> Result<CharacterId, 
         return Err(FfiError::new(SECMO_ERROR_NULL_POINTER, "character is NULL"));
     }
     // SecmoCharacter is a transparent wrapper of Character.
-    world.find(character as *const Character).ok_or_else(|| {
-        FfiError::new(
-            SECMO_ERROR_INVALID_ARGUMENT,
-            "character is not a live character of this world (removed, or of another world)",
-        )
-    })
+    world
+        .find(character as *const Character)
+        .ok_or_else(|| FfiError::new(SECMO_ERROR_INVALID_ARGUMENT, crate::world::NOT_LIVE))
 }
 
 /// Destroys a character of `world`; its pointer becomes invalid. On error
@@ -437,12 +434,7 @@ unsafe fn begin_entry<'a>(
     // Named by its address (World::find): not read until it is found live.
     let id = plan
         .find(item.character as *const Character)
-        .ok_or_else(|| {
-            FfiError::new(
-                SECMO_ERROR_INVALID_ARGUMENT,
-                "character is not a live character of this world (removed, or of another world)",
-            )
-        })?;
+        .ok_or_else(|| FfiError::new(SECMO_ERROR_INVALID_ARGUMENT, crate::world::NOT_LIVE))?;
     // SAFETY: ranges do not overlap and the plan lists each character once.
     let state = unsafe { plan.take_slot(id, item.character as *const Character)? };
     // SAFETY: the slot is this range's.
