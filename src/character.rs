@@ -362,8 +362,9 @@ const SNAPSHOT_MAGIC: u32 = u32::from_le_bytes(*b"SMSN");
 /// parameters), and no collider frames in a rig without chains. 9: each
 /// chain particle's rest direction (the input's pose turns it,
 /// [`ChainParams::rest_source`]). 10: the chain parameters' `key_margin`
-/// ([`ChainParams::key_margin`]).
-pub const SNAPSHOT_VERSION: u32 = 10;
+/// ([`ChainParams::key_margin`]). 11: each chain clock's skin-guard fade
+/// (`ChainClock::guard`).
+pub const SNAPSHOT_VERSION: u32 = 11;
 
 /// What later updates read besides the solver state: the inputs an update
 /// keeps when its flags leave them out (world transform, importance, wind),

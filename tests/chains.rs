@@ -988,6 +988,75 @@ fn the_skin_guard_keeps_each_joint_within_its_keys_turn() {
     assert!(excess <= (2.5f32).to_radians().sin() + 1e-6, "{excess}");
 }
 
+/// The six-joint test tail at `rate` Hz: 2 s unkeyed (the input at the
+/// reference pose: the tail rests on its rest arc), then a crossfade of
+/// `fade` s into a clip that keys it (a 1 Hz wag about a raised carriage,
+/// hips swaying), held 3 s, then a crossfade of `fade` s back to the
+/// unkeyed idle, held 3 s. The largest turn of a tail joint's output from
+/// one update to the next, and the input's, degrees, from 1.5 s on.
+fn crossfade_steps(rate: f32, fade: f32) -> (f32, f32) {
+    let rig = rig(tail_desc(6, ChainParams::tail(1.0)));
+    let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
+    let dt = 1.0 / rate;
+    let keyed = |t: f32| {
+        let w = ((t - 2.0) / fade).clamp(0.0, 1.0) - ((t - 5.0) / fade).clamp(0.0, 1.0);
+        let mut pose = rig.reference_pose().to_vec();
+        let a = 0.6 + 0.5 * (t * std::f32::consts::TAU).sin();
+        for joint in &mut pose[FIRST_TAIL..] {
+            let r = Quat::from_array(joint.rotation);
+            joint.rotation = r.slerp(Quat::from_rotation_x(a * 0.5) * r, w).to_array();
+        }
+        pose[HIPS].rotation = Quat::from_rotation_y(0.3 * w * (t * 3.0).sin()).to_array();
+        pose
+    };
+    let turn = |a: [f32; 4], b: [f32; 4]| {
+        Quat::from_array(a)
+            .angle_between(Quat::from_array(b))
+            .to_degrees()
+    };
+    let (mut shown, mut keys) = (0f32, 0f32);
+    let mut last: Option<(Vec<Transform>, Vec<Transform>)> = None;
+    for f in 0..(rate * 11.0) as usize {
+        let t = f as f32 * dt;
+        let pose = keyed(t);
+        let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
+        if let Some((p, o)) = &last {
+            if t > 1.5 {
+                for j in FIRST_TAIL..out.len() {
+                    shown = shown.max(turn(o[j].rotation, out[j].rotation));
+                    keys = keys.max(turn(p[j].rotation, pose[j].rotation));
+                }
+            }
+        }
+        last = Some((pose, out));
+    }
+    (shown, keys)
+}
+
+/// Issue #48 (no step the clip does not make): when a crossfade starts
+/// keying a tail that rested on its rest arc, the skin guard comes on over
+/// 0.3 s (`GUARD_FADE`) instead of snapping the output into the keys' box in one
+/// update, and goes off the same way when the clip hands back to the idle.
+/// At 30, 60 and 120 Hz the output turns at most a tenth farther in an
+/// update than the input does (snapping, it stepped 3.6–4.7° where the
+/// input's steps were 0.75–3°: up to 6 times as far, and as far as the
+/// rest arc lies from the keys on a tail carried higher).
+#[test]
+fn the_skin_guard_comes_on_and_goes_off_without_a_step() {
+    for rate in [30.0, 60.0, 120.0] {
+        for fade in [0.25, 0.5] {
+            let (shown, keys) = crossfade_steps(rate, fade);
+            println!(
+                "{rate} Hz, {fade} s crossfade: output steps up to {shown:.2}°, input {keys:.2}°"
+            );
+            assert!(
+                shown <= 1.1 * keys,
+                "{rate} Hz, {fade} s: the output steps {shown}°, the input {keys}°"
+            );
+        }
+    }
+}
+
 /// [`tail_desc`]'s 4-joint tail colliding with a sphere of `radius` m on
 /// the hips at `centre` (hips frame); `collides` false: the sphere is in
 /// the rig but the chain does not collide with it.

@@ -77,11 +77,11 @@ enum Command {
     /// write a report with plots.
     ///
     /// Compares the chain as animated, rigid (the harness check) and driven
-    /// by secmo against the body's own edges. A character without clips (a
-    /// VRM) gets the head-turn sequence: hair stretch and settling. Writes
-    /// DIR/report.md, stretch_<clip>.svg (stretch histogram),
-    /// tips_<clip>.svg (chain tip: target vs secmo) and rates_<clip>.svg
-    /// (30/60/120 Hz input).
+    /// by secmo against the body's own edges. Writes DIR/report.md and, per
+    /// clip, stretch_<clip>.svg (stretch histogram), tips_<clip>.svg (chain
+    /// tip: target vs secmo) and rates_<clip>.svg (30/60/120 Hz input). A
+    /// character without clips (a VRM) gets the head-turn sequence instead:
+    /// hair stretch and settling, as tables in DIR/report.md.
     Report(ReportCli),
     /// Write a VRM 0.x/1.0 file's spring bones as a secmo rig-settings file
     /// (chains with the VRM preset, colliders; docs/vrm-mapping.md).

@@ -1232,9 +1232,42 @@ pub struct ChainClock {
     /// The same in the current window (`f32` bits; 0 while the window
     /// under way began part-way).
     pub window_peak: u32,
+    /// How far the skin guard is on ([`ChainParams::key_margin`]), 0 to 1:
+    /// it moves toward 1 while the chain rests on its input's pose and
+    /// toward 0 while it rests on its rest arc, by the update's time over
+    /// [`GUARD_FADE`], so that the guard comes on and goes off without a
+    /// step (docs/algorithms.md §7 "The skin guard").
+    pub guard: f32,
+    /// Zero.
+    pub reserved: u32,
 }
 
-const _: () = assert!(core::mem::size_of::<ChainClock>() == 184);
+const _: () = assert!(core::mem::size_of::<ChainClock>() == 192);
+
+/// Seconds the skin guard takes to come on when the input starts
+/// animating a chain that rested on its rest arc, and to go off when the
+/// chain returns there ([`ChainClock::guard`]): a short crossfade's time.
+pub(crate) const GUARD_FADE: f32 = 0.3;
+
+/// [`ChainClock::guard`] after an update of `dt` seconds that heads it
+/// toward `target` (0 or 1).
+#[must_use]
+pub(crate) fn guard_toward(guard: f32, target: f32, dt: f32) -> f32 {
+    let step = dt / GUARD_FADE;
+    if target > guard {
+        (guard + step).min(target)
+    } else {
+        (guard - step).max(target)
+    }
+}
+
+/// The share of the skin guard's hold applied at [`ChainClock::guard`]
+/// `guard`: a smoothstep, so the fade starts and ends without a jolt
+/// (exactly 0 at 0 and 1 at 1).
+#[must_use]
+pub(crate) fn guard_weight(guard: f32) -> f32 {
+    guard * guard * (3.0 - 2.0 * guard)
+}
 
 /// `seconds` in [`ChainClock::animated_left`]'s ticks (saturating).
 #[must_use]

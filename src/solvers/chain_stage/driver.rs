@@ -422,6 +422,14 @@ pub(super) fn prepare(
         Some(false) => clock.animated_left > 0,
         None => false,
     };
+    // The skin guard comes on and goes off over GUARD_FADE (none shown
+    // before the first update: it starts where it is headed).
+    let toward = if animated { 1.0 } else { 0.0 };
+    clock.guard = if first {
+        toward
+    } else {
+        chain::guard_toward(clock.guard, toward, dt)
+    };
     let target = RestTarget {
         animated,
         pose: (local, component),

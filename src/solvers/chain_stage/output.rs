@@ -276,7 +276,12 @@ pub(super) fn write_joints(
         &stage.state.previous[range],
     );
     let mut similar = false;
-    let guard = guarded(stage, ci).then(|| (params.key_margin * 0.5).sin());
+    let guard = guarded(stage, ci).then(|| {
+        (
+            (params.key_margin * 0.5).sin(),
+            chain::guard_weight(stage.state.clocks[ci].guard),
+        )
+    });
     for (k, &joint) in setup.joints.iter().enumerate() {
         let b = joint as usize;
         let parent = math::parent_matrix(component, rig.parents[b]);
@@ -314,8 +319,15 @@ pub(super) fn write_joints(
             } else {
                 rotation.slerp(solved, w)
             };
-            if let Some(margin) = guard {
-                blended = skin_guard(rig.reference[b].rotation(), rotation, blended, margin);
+            if let Some((margin, share)) = guard {
+                let held = skin_guard(rig.reference[b].rotation(), rotation, blended, margin);
+                // Coming on or going off (ChainClock::guard): part of the
+                // way from the unguarded rotation to the held one.
+                blended = if share >= 1.0 {
+                    held
+                } else {
+                    blended.slerp(held, share)
+                };
             }
             // Never a non-finite output (the stage cannot fail): the
             // joint keeps its animated rotation instead.
@@ -344,7 +356,7 @@ pub(super) fn write_joints(
 /// those the input leaves at their reference pose too: they stay there, as
 /// the clip keeps them.
 pub(super) fn guarded(stage: &Stage, ci: usize) -> bool {
-    stage.state.clocks[ci].animated_left > 0 && stage.params[ci].key_margin < core::f32::consts::PI
+    stage.state.clocks[ci].guard > 0.0 && stage.params[ci].key_margin < core::f32::consts::PI
 }
 
 /// The skin guard (docs/algorithms.md §7 "The skin guard"): `rotation`, a
