@@ -688,8 +688,11 @@ typedef struct SecmoChainParams {
    * touch: its bind pose) with no velocity, as three-vrm's
    * `VRMSpringBoneManager.reset()`; a chain under gravity then falls from
    * there, starting one substep before the update's end at any input
-   * rate. Settings: a boolean. Added in ABI 1.2 (a 136- or 140-byte
-   * struct gets the preset's value, carry). docs/chains.md "Teleport".
+   * rate. A chain resting on its input's pose (`rest_source`) restarts
+   * either way: the pose is its equilibrium, and a cut to another clip
+   * would carry the last clip's shape. Settings: a boolean. Added in ABI
+   * 1.2 (a 136- or 140-byte struct gets the preset's value, carry).
+   * docs/chains.md "Teleport".
    */
   uint32_t teleport_restart;
   /**

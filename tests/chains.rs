@@ -1057,6 +1057,52 @@ fn the_skin_guard_comes_on_and_goes_off_without_a_step() {
     }
 }
 
+/// Issue #48 (the runtime around the animation): a hard cut that turns the
+/// body past `teleport_angle` (65° here, over the presets' 60°) is taken
+/// for a teleport. A chain resting on its input's pose restarts on the new
+/// pose however `teleport_restart` is set: carried rigidly, as before, it
+/// kept the last clip's shape (a 20° sway the other way), and the skin
+/// guard then held it at the reference pose, 20° off the new keys, for
+/// about a second. A chain on its rest arc is still carried.
+#[test]
+fn a_cut_taken_for_a_teleport_puts_an_animated_tail_on_its_new_keys() {
+    let rig = rig(tail_desc(6, ChainParams::tail(1.0)));
+    let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
+    let dt = 1.0 / 60.0;
+    let keyed = |t: f32| {
+        let (yaw, sway) = if t < 2.0 {
+            (0.0, 20f32)
+        } else {
+            (65f32, -20f32)
+        };
+        let mut pose = rig.reference_pose().to_vec();
+        for joint in &mut pose[FIRST_TAIL..] {
+            joint.rotation = (Quat::from_rotation_y(sway.to_radians())
+                * Quat::from_array(joint.rotation))
+            .to_array();
+        }
+        pose[HIPS].rotation = Quat::from_rotation_y(yaw.to_radians()).to_array();
+        pose
+    };
+    let mut worst = 0f32;
+    for f in 0..180 {
+        let t = f as f32 * dt;
+        let pose = keyed(t);
+        let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
+        if t >= 2.0 {
+            for j in FIRST_TAIL..out.len() {
+                worst = worst.max(
+                    Quat::from_array(out[j].rotation)
+                        .angle_between(Quat::from_array(pose[j].rotation))
+                        .to_degrees(),
+                );
+            }
+        }
+    }
+    println!("after the cut: up to {worst:.3}° off the new keys");
+    assert!(worst < 1.0, "{worst}° off the new keys after the cut");
+}
+
 /// [`tail_desc`]'s 4-joint tail colliding with a sphere of `radius` m on
 /// the hips at `centre` (hips frame); `collides` false: the sphere is in
 /// the rig but the chain does not collide with it.

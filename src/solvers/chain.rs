@@ -183,8 +183,11 @@ pub struct ChainParams {
     /// touch: its bind pose) with no velocity, as three-vrm's
     /// `VRMSpringBoneManager.reset()`; a chain under gravity then falls from
     /// there, starting one substep before the update's end at any input
-    /// rate. Settings: a boolean. Added in ABI 1.2 (a 136- or 140-byte
-    /// struct gets the preset's value, carry). docs/chains.md "Teleport".
+    /// rate. A chain resting on its input's pose (`rest_source`) restarts
+    /// either way: the pose is its equilibrium, and a cut to another clip
+    /// would carry the last clip's shape. Settings: a boolean. Added in ABI
+    /// 1.2 (a 136- or 140-byte struct gets the preset's value, carry).
+    /// docs/chains.md "Teleport".
     #[cfg_attr(feature = "settings", serde(with = "serde_flag"))]
     pub teleport_restart: u32,
     /// Where each substep's rest comes from (tail and hair integrators; the

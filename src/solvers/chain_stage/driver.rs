@@ -508,7 +508,11 @@ pub(super) fn prepare(
         // Nothing is interpolated across a jump, the rest neither.
         target.write(setup, params, rest);
     }
-    if jumped && params.teleport_restart == ChainParams::TELEPORT_RESTART {
+    // A chain on its input's pose restarts whatever teleport_restart
+    // says: the pose is its equilibrium, and the shape it had belongs to
+    // the keys before the jump (carried, a cut to another clip kept the
+    // last clip's tail for a second or two).
+    if jumped && (params.teleport_restart == ChainParams::TELEPORT_RESTART || animated) {
         seed(
             clock,
             kept.reborrow(),
