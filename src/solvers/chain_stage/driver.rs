@@ -461,7 +461,12 @@ pub(super) fn prepare(
     // so it resumes from there with no pop.
     if stage.inputs.importance < params.lod_skip_below {
         // Follow the animation, carrying its velocity, so that the
-        // chain resumes in step with the body instead of from rest.
+        // chain resumes in step with the body instead of from rest. A
+        // chain on its input's pose keeps none of its own: from the update
+        // it resumes on, it rides its pose's motion (`Prepared::carries`),
+        // and with the pose's velocity as well it moved twice, up to half
+        // its length off its keys for a second and a half.
+        let keeps_velocity = !animated;
         let tips = &mut stage.rest_targets[setup.particles()];
         animated_tips((local, component), &world, setup, tips);
         for ((p, v), tip) in kept
@@ -472,7 +477,7 @@ pub(super) fn prepare(
         {
             // Below a millisecond a frame defines no velocity (a dt
             // of 1e-40 would make it infinite).
-            *v = if dt >= MIN_VELOCITY_DT {
+            *v = if keeps_velocity && dt >= MIN_VELOCITY_DT {
                 (*tip - *p) / dt
             } else {
                 Vec3::ZERO
