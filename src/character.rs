@@ -1236,16 +1236,31 @@ impl Character {
     /// `rotations` (one per chain particle, in the rig's chain order) and
     /// restarts every chain, so that this update's chain stage seeds its
     /// particles on that pose at rest (a world's held character released).
+    /// A chain its input animates keeps the input's pose and is seeded on
+    /// it (its clock marks it).
     pub(crate) fn reseed_chains(&mut self, rotations: &[[f32; 4]]) {
+        self.chain.state.clocks.fill(ChainClock::default());
         let mut k = 0;
-        for setup in &self.rig.chains {
+        for (ci, setup) in self.rig.chains.iter().enumerate() {
+            let params = &self.chain.params[ci];
+            let on_input =
+                chain_stage::animates(self.rig.reference_pose(), params, &self.local, setup)
+                    == Some(true);
+            if on_input {
+                // A chain on its input's pose starts on the input: the
+                // world's blend turns it there from the held pose (seeded
+                // on the held pose, it was pulled onto its keys on the
+                // next update, up to 14° in one).
+                self.chain.state.clocks[ci].animated_left = u16::MAX;
+                k += setup.joints.len();
+                continue;
+            }
             for &j in &setup.joints {
                 self.local[j as usize].rotation = rotations[k];
                 k += 1;
             }
         }
         math::forward_kinematics(&self.rig.parents, &self.local, &mut self.component);
-        self.chain.state.clocks.fill(ChainClock::default());
         self.chain.jump_streak = 0;
         self.chain.inputs.reseed = true;
     }

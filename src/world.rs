@@ -45,8 +45,9 @@
 //! `Half` and `Quarter` run the chains' substeps 2 and 4 times as long
 //! (the same time simulated with fewer substeps). `Held` runs no chain:
 //! the chain joints keep the local rotations the character last showed;
-//! when a held character is released its particles are seeded on that
-//! held pose, at rest.
+//! when a held character is released the particles of a chain on its rest
+//! arc are seeded on that held pose, at rest, and those of a chain resting
+//! on its input's pose on the input's pose (the blend turns it there).
 //!
 //! A level change is blended. From a running level, on the update of the
 //! change the character also runs its previous level, alone, from a
@@ -1167,7 +1168,8 @@ fn begin(
         from: Shown::None,
     };
     if r.chains && previous == hold_level {
-        // Released: the particles start on the held pose, at rest.
+        // Released: the particles start on the held pose, at rest (on
+        // the input's pose where they rest on it).
         c.reseed_chains(keep);
     }
     Ok(r)

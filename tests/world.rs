@@ -1268,3 +1268,90 @@ fn a_level_change_over_a_passed_through_joint_stays_finite() {
         );
     }
 }
+
+/// Issue #49 item 4 (transitions) on a keyed tail: released from `Held`
+/// (pinned there for a second while its keys swing on), a tail resting on
+/// its input's pose starts on its keys and the blend turns it there from
+/// the held pose over `BLEND_UPDATES` updates, an eighth of the way each.
+/// Seeded on the held pose, it was pulled part of the way onto its keys in
+/// one update (14° against the keys' 1.2° on a held-out fox) and here
+/// stayed 28° off them after the blend.
+#[test]
+fn a_keyed_tail_released_from_held_blends_onto_its_keys() {
+    let rig = common::shared(common::tail_desc(6, ChainParams::tail(1.0)));
+    let mut world = World::new();
+    let id = world.add(Arc::clone(&rig), Default::default());
+    let dt = 1.0 / 60.0;
+    let pose_at = |f: usize| {
+        let t = f as f32 * dt;
+        let mut pose = rig.reference_pose().to_vec();
+        let a = 0.6 * (t * std::f32::consts::TAU * 0.7).sin();
+        for joint in &mut pose[common::FIRST_TAIL..] {
+            joint.rotation = (Quat::from_rotation_x(0.3 + a * 0.5)
+                * Quat::from_array(joint.rotation))
+            .to_array();
+        }
+        pose
+    };
+    let turn = |a: &Transform, b: &Transform| {
+        Quat::from_array(a.rotation)
+            .angle_between(Quat::from_array(b.rotation))
+            .to_degrees()
+    };
+    let mut last: Option<(Vec<Transform>, Vec<Transform>)> = None;
+    let (mut shown, mut keys, mut offset, mut after) = (0f32, 0f32, 0f32, f32::NAN);
+    let release = 120;
+    for f in 0..release + 30 {
+        let level = match f {
+            60..120 => Some(secmo::Level::Held),
+            _ => None,
+        };
+        world.pin_level(id, level).unwrap();
+        let pose = pose_at(f);
+        let mut out = pose.clone();
+        let input = FrameInput {
+            dt: if f == 0 { 0.0 } else { dt },
+            pose: &pose,
+            teleport: false,
+        };
+        let mut items = [WorldItem::new(id, input, &mut out)];
+        assert_eq!(world.update(&mut items), 0);
+        if f == release - 1 {
+            assert_eq!(world.level(id).unwrap(), secmo::Level::Held);
+        }
+        if let Some((p, o)) = &last {
+            if f == release {
+                offset = (common::FIRST_TAIL..out.len())
+                    .map(|j| turn(&out[j], &pose[j]))
+                    .fold(0.0, f32::max);
+            }
+            let blended = release + usize::from(secmo::world::BLEND_UPDATES) + 2;
+            if f == blended {
+                after = (common::FIRST_TAIL..out.len())
+                    .map(|j| turn(&out[j], &pose[j]))
+                    .fold(0.0, f32::max);
+            }
+            if (release..release + 12).contains(&f) {
+                for j in common::FIRST_TAIL..out.len() {
+                    shown = shown.max(turn(&o[j], &out[j]));
+                    keys = keys.max(turn(&p[j], &pose[j]));
+                }
+            }
+        }
+        last = Some((pose, out));
+    }
+    let eighth = offset / f32::from(secmo::world::BLEND_UPDATES);
+    println!(
+        "released {offset:.1}° off its keys: steps up to {shown:.2}° (an eighth of the offset \
+         {eighth:.2}°, the keys' own {keys:.2}°), {after:.2}° off them after the blend"
+    );
+    assert!(
+        offset > 10.0,
+        "the hold left the tail {offset}° off its keys"
+    );
+    assert!(after < 1.0, "{after}° off its keys after the blend");
+    assert!(
+        shown <= eighth + keys + 0.5,
+        "steps {shown}° after the release (offset {offset}°, keys {keys}°)"
+    );
+}

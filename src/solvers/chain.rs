@@ -1238,7 +1238,7 @@ pub struct ChainClock {
     /// How far the skin guard is on ([`ChainParams::key_margin`]), 0 to 1:
     /// it moves toward 1 while the chain rests on its input's pose and
     /// toward 0 while it rests on its rest arc, by the update's time over
-    /// [`GUARD_FADE`], so that the guard comes on and goes off without a
+    /// 0.3 s (`GUARD_FADE`), so that the guard comes on and goes off without a
     /// step (docs/algorithms.md §7 "The skin guard").
     pub guard: f32,
     /// Zero.

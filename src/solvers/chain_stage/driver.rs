@@ -398,7 +398,11 @@ pub(super) fn prepare(
     // This update's rest: the input's pose where it animates the chain
     // (ChainParams::rest_source), the rest arc elsewhere.
     let input_animates = if stage.inputs.reseed {
-        None
+        // Released from a hold (`Character::reseed_chains`): a chain its
+        // input animates kept its input and is seeded on it (its clock
+        // says so); the others were turned to the held pose and restart
+        // on it, on their rest arc.
+        (stage.state.clocks[ci].animated_left > 0).then_some(true)
     } else {
         input_animates(rig, params, local, setup)
     };
@@ -687,6 +691,16 @@ fn input_animates(
     local: &[Transform],
     setup: &ChainSetup,
 ) -> Option<bool> {
+    animates(rig.reference, params, local, setup)
+}
+
+/// [`input_animates`] against the rig's `reference` pose.
+pub(crate) fn animates(
+    reference: &[Transform],
+    params: &ChainParams,
+    local: &[Transform],
+    setup: &ChainSetup,
+) -> Option<bool> {
     if params.integrator == ChainParams::VRM || params.rest_source == ChainParams::REST_BIND {
         return None;
     }
@@ -695,7 +709,7 @@ fn input_animates(
     }
     Some(setup.joints.iter().any(|&j| {
         chain::turned_from_reference(
-            rig.reference[j as usize].rotation(),
+            reference[j as usize].rotation(),
             local[j as usize].rotation(),
         )
     }))

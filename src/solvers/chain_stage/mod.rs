@@ -30,7 +30,7 @@ mod plan;
 mod state;
 mod substeps;
 
-pub(crate) use driver::{step_jobs, Job, JOBS};
+pub(crate) use driver::{animates, step_jobs, Job, JOBS};
 pub(crate) use plan::{ChainPlan, ChainRig, NO_SLOT};
 pub(crate) use state::{ChainInputs, Stage};
 
