@@ -404,7 +404,7 @@ pub(super) fn prepare(
         // on it, on their rest arc.
         (stage.state.clocks[ci].animated_left > 0).then_some(true)
     } else {
-        input_animates(rig, params, local, setup)
+        animates(rig.reference, params, local, setup)
     };
     let (clock, mut kept, previous_colliders) = split(&mut stage.state, ci, range.clone());
     let first = clock.started == 0;
@@ -681,20 +681,10 @@ pub(super) fn prepare(
     })
 }
 
-/// Whether the input animates chain `setup` ([`ChainParams::rest_source`]:
-/// a joint turned from its reference pose, or always for `REST_ANIMATED`);
-/// `None` where the chain always rests on its rest arc (`REST_BIND`, the
-/// VRM integrator).
-fn input_animates(
-    rig: &ChainRig<'_>,
-    params: &ChainParams,
-    local: &[Transform],
-    setup: &ChainSetup,
-) -> Option<bool> {
-    animates(rig.reference, params, local, setup)
-}
-
-/// [`input_animates`] against the rig's `reference` pose.
+/// Whether the input pose `local` animates chain `setup`
+/// ([`ChainParams::rest_source`]: a joint turned from its `reference` pose,
+/// or always for `REST_ANIMATED`); `None` where the chain always rests on
+/// its rest arc (`REST_BIND`, the VRM integrator).
 pub(crate) fn animates(
     reference: &[Transform],
     params: &ChainParams,
