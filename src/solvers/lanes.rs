@@ -1116,11 +1116,11 @@ fn constants<const N: usize>(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Const
         k.floor_decay.0[l] = frame.decay.floor;
         k.from_positions.set(l, params.velocity_from_positions != 0);
         if frame.forward_plane && !lane.setup.is_empty() {
-            let rest0 = arrays[l].rest[0];
+            let rest0 = frame.anchor * arrays[l].rest[0];
             let up = frame.up;
             if let Some(b) = (rest0 - up * rest0.dot(up)).try_normalize() {
                 k.forward.set(l, true);
-                k.back.set(l, frame.anchor * b);
+                k.back.set(l, b);
             }
         }
         k.floor_on.set(l, params.floor_enabled != 0);
@@ -1282,11 +1282,15 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
         }
         let bent = dir;
 
-        // Forward plane: never swing between the legs (docs/algorithms.md §7).
+        // Forward plane: never swing between the legs (docs/algorithms.md §7),
+        // nor further in front of the plane than the link's rest lies (a
+        // rest arc that curls over the back is not pushed off).
         let side = (p - k.root).dot(k.back);
-        let behind = moving.and(k.forward).and(side.lt(zero));
+        let rest_side = (target - k.root).dot(k.back);
+        let allowed = sel(rest_side.lt(zero), rest_side, zero);
+        let behind = moving.and(k.forward).and(side.lt(allowed));
         if behind.any() {
-            let q = p - k.back * side;
+            let q = p - k.back * (side - allowed);
             let d = (q - head).normalize_or(dir);
             let q = head + d * length;
             let toward = v.dot(k.back);
