@@ -364,7 +364,7 @@ const SNAPSHOT_MAGIC: u32 = u32::from_le_bytes(*b"SMSN");
 /// [`ChainParams::rest_source`]). 10: the chain parameters' `key_margin`
 /// ([`ChainParams::key_margin`]). 11: each chain clock's skin-guard fade
 /// (`ChainClock::guard`).
-pub const SNAPSHOT_VERSION: u32 = 11;
+pub const SNAPSHOT_VERSION: u32 = 12;
 
 /// What later updates read besides the solver state: the inputs an update
 /// keeps when its flags leave them out (world transform, importance, wind),

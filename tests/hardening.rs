@@ -111,24 +111,27 @@ fn a_chain_clock_of_1e20_seconds_is_refused_even_with_a_valid_checksum() {
     }
 }
 
-/// The skin guard's level (`ChainClock::guard`, 0 to 1) and the reserved
-/// word after it (zero): anything else in a resealed snapshot is refused,
-/// and a level inside the range is taken.
+/// The skin guard's level (`ChainClock::guard`) and how far the rest lies
+/// toward the input's pose (`ChainClock::on_pose`), each 0 to 1: anything
+/// else in a resealed snapshot is refused, and levels inside the range are
+/// taken.
 #[test]
 fn a_skin_guard_level_outside_0_to_1_is_refused() {
     let mut c = tail_character(ChainParams::tail(1.0));
     run(&mut c, 30, 0);
-    for (guard, reserved) in [
-        (f32::NAN, 0),
-        (-0.01, 0),
-        (1.01, 0),
-        (f32::INFINITY, 0),
-        (0.5, 1),
+    for (guard, on_pose) in [
+        (f32::NAN, 0.0),
+        (-0.01, 0.0),
+        (1.01, 0.0),
+        (f32::INFINITY, 0.0),
+        (0.5, f32::NAN),
+        (0.5, -0.01),
+        (0.5, 1.01),
     ] {
         let mut bad = snapshot(&c);
         let (_, mut clock) = clock_at(&bad);
         clock.guard = guard;
-        clock.reserved = reserved;
+        clock.on_pose = on_pose;
         write_clock(&mut bad, &clock);
         secmo::reseal_snapshot(&mut bad).unwrap();
         refused(&mut c, &bad, "chain clock");
@@ -136,6 +139,7 @@ fn a_skin_guard_level_outside_0_to_1_is_refused() {
     let mut half = snapshot(&c);
     let (_, mut clock) = clock_at(&half);
     clock.guard = 0.5;
+    clock.on_pose = 0.5;
     write_clock(&mut half, &clock);
     secmo::reseal_snapshot(&mut half).unwrap();
     c.restore(&half).unwrap();

@@ -1241,8 +1241,13 @@ pub struct ChainClock {
     /// 0.3 s (`GUARD_FADE`), so that the guard comes on and goes off without a
     /// step (docs/algorithms.md §7 "The skin guard").
     pub guard: f32,
-    /// Zero.
-    pub reserved: u32,
+    /// How far the chain's rest still lies toward its input's pose, 0 to 1
+    /// ([`ChainParams::rest_source`]): 1 while the input animates the
+    /// chain, then down by the update's time over 0.6 s (`RETURN_TO_ARC`)
+    /// once it rests on its rest arc again, so that the rest turns back to
+    /// the arc in joint space through a smoothstep of it (docs/chains.md
+    /// "Around the animation").
+    pub on_pose: f32,
 }
 
 const _: () = assert!(core::mem::size_of::<ChainClock>() == 192);
@@ -1270,6 +1275,30 @@ pub(crate) fn guard_toward(guard: f32, target: f32, dt: f32) -> f32 {
 #[must_use]
 pub(crate) fn guard_weight(guard: f32) -> f32 {
     guard * guard * (3.0 - 2.0 * guard)
+}
+
+/// Seconds the rest takes to turn back from the input's pose to the rest
+/// arc once the input has left a chain unanimated for [`ANIMATED_HOLD`]
+/// ([`ChainClock::on_pose`]).
+pub(crate) const RETURN_TO_ARC: f32 = 0.6;
+
+/// [`ChainClock::on_pose`] after an update of `dt` seconds: 1 on the
+/// input's pose (`animated`), else down toward the rest arc.
+#[must_use]
+pub(crate) fn on_pose_toward(on_pose: f32, animated: bool, dt: f32) -> f32 {
+    if animated {
+        1.0
+    } else {
+        (on_pose - dt / RETURN_TO_ARC).max(0.0)
+    }
+}
+
+/// The share of the way from the rest arc to the input's pose at
+/// [`ChainClock::on_pose`] `on_pose`: a smoothstep (exactly 0 at 0 and 1
+/// at 1).
+#[must_use]
+pub(crate) fn on_pose_share(on_pose: f32) -> f32 {
+    on_pose * on_pose * (3.0 - 2.0 * on_pose)
 }
 
 /// `seconds` in [`ChainClock::animated_left`]'s ticks (saturating).

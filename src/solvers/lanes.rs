@@ -1087,7 +1087,7 @@ struct Constants<const N: usize> {
     any_friction: bool,
 }
 
-fn constants<const N: usize>(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Constants<N> {
+fn constants<const N: usize>(lanes: &[Lane<'_>]) -> Constants<N> {
     let mut k = Constants {
         h: F::splat(1.0),
         root: V3::zero(),
@@ -1116,7 +1116,10 @@ fn constants<const N: usize>(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Const
         k.floor_decay.0[l] = frame.decay.floor;
         k.from_positions.set(l, params.velocity_from_positions != 0);
         if frame.forward_plane && !lane.setup.is_empty() {
-            let rest0 = frame.anchor * arrays[l].rest[0];
+            // The rest arc's root link, also while the rest turns back to
+            // it from the input's pose (through vertical, the rest's own
+            // root link flipped the plane).
+            let rest0 = frame.anchor * chain::rest_direction(lane.setup, params, 0);
             let up = frame.up;
             if let Some(b) = (rest0 - up * rest0.dot(up)).try_normalize() {
                 k.forward.set(l, true);
@@ -1142,7 +1145,7 @@ fn constants<const N: usize>(lanes: &[Lane<'_>], arrays: &[Arrays<'_>]) -> Const
 /// The tail and hair presets (spring and exponential-damping integrators).
 #[inline(always)]
 fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
-    let k = constants::<N>(lanes, arrays);
+    let k = constants::<N>(lanes);
     let integrator = lanes[0].params.integrator();
     let spring = matches!(integrator, Integrator::Spring { .. });
     let n_max = lanes.iter().map(|l| l.setup.len()).max().unwrap_or(0);

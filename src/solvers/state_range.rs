@@ -110,7 +110,7 @@ impl StateRange {
             & Vec3::from(c.previous_wind).is_finite()
             & (c.started <= 1)
             & (0.0..=1.0).contains(&c.guard)
-            & (c.reserved == 0)
+            & (0.0..=1.0).contains(&c.on_pose)
             & Self::frame(Quat::from_array(c.previous_anchor))
             & self.place(Vec3::from(c.previous_root))
             & (!space || self.transform(&c.previous_space))

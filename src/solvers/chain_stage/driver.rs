@@ -66,6 +66,9 @@ pub(super) struct Prepared {
     /// The chain rests on the input's pose this update
     /// ([`ChainParams::rest_source`]).
     pub(super) animated: bool,
+    /// How far its rest lies from the rest arc toward the input's pose
+    /// this update ([`chain::on_pose_share`]).
+    pub(super) share: f32,
     /// It rested there on the last update too: the links turn with their
     /// rest ([`rest_at`]). (Between the rest arc and the input's pose the
     /// springs carry the chain.)
@@ -434,8 +437,20 @@ pub(super) fn prepare(
     } else {
         chain::guard_toward(clock.guard, toward, dt)
     };
+    // ChainClock::on_pose: the rest is on the input's pose while the input
+    // animates the chain and turns back to the rest arc over
+    // RETURN_TO_ARC after it (at once, the springs swung the chain back in
+    // about 0.15 s, up to 58° per update at 60 Hz, and 30 Hz and 120 Hz
+    // input parted by up to 130°).
+    let was_on_pose = clock.on_pose;
+    clock.on_pose = if first {
+        toward
+    } else {
+        chain::on_pose_toward(clock.on_pose, animated, dt)
+    };
+    let share = chain::on_pose_share(clock.on_pose);
     let target = RestTarget {
-        animated,
+        share,
         pose: (local, component),
         world: &world,
         anchor: now.anchor,
@@ -574,7 +589,8 @@ pub(super) fn prepare(
     // one. Exact comparisons: a held pose gives bit-identical frames.
     let wind = stage.inputs.wind.to_array();
     // On the rest arc at both ends of the update the rest stays as it is.
-    let rest_moves = (animated || was_animated) && target.moves(setup, params, rest);
+    let rest_moves =
+        (clock.on_pose > 0.0 || was_on_pose > 0.0) && target.moves(setup, params, rest);
     let input_changed = rest_moves
         || now.anchor.to_array() != clock.previous_anchor
         || now.root.to_array() != clock.previous_root
@@ -647,8 +663,9 @@ pub(super) fn prepare(
         .try_normalize()
         .unwrap_or(-update.up);
     // Around the animation its pose is the chain's equilibrium: gravity
-    // would only sag the chain below the pose the animation keys.
-    let gravity = if animated { 0.0 } else { params.gravity };
+    // would only sag the chain below the pose the animation keys (on the
+    // way between the rest arc and the pose, the share still on the arc).
+    let gravity = params.gravity * (1.0 - share);
     Some(Prepared {
         now,
         jumped,
@@ -673,6 +690,7 @@ pub(super) fn prepare(
         rest_moves,
         rest_fraction: 0.0,
         animated,
+        share,
         carries: animated && was_animated,
         frame_at: (
             Quat::from_array(clock.previous_anchor),
@@ -706,10 +724,11 @@ pub(crate) fn animates(
 }
 
 /// Where a chain's rest is headed this update: each link's direction in
-/// the input's pose (`animated`), in the anchor frame (`anchor`: its world
-/// rotation now), or the rest arc.
+/// the input's pose, in the anchor frame (`anchor`: its world rotation
+/// now), the rest arc, or between them (`share`: 0 on the rest arc, 1 on
+/// the input's pose; [`chain::on_pose_share`]).
 pub(super) struct RestTarget<'a> {
-    pub(super) animated: bool,
+    pub(super) share: f32,
     pub(super) pose: (&'a [Transform], &'a [Frame]),
     pub(super) world: &'a Affine3A,
     pub(super) anchor: Quat,
@@ -720,15 +739,19 @@ impl RestTarget<'_> {
     #[inline]
     fn each(&self, setup: &ChainSetup, params: &ChainParams, mut each: impl FnMut(usize, Vec3)) {
         let n = setup.len();
-        if !self.animated {
+        if self.share <= 0.0 {
             for k in 0..n {
                 each(k, chain::rest_direction(setup, params, k));
             }
             return;
         }
-        // The same products as `animated_tips`.
         let (local, component) = self.pose;
         let to_anchor = self.anchor.conjugate();
+        if self.share < 1.0 {
+            self.between(setup, params, each);
+            return;
+        }
+        // The same products as `animated_tips`.
         let mut joint = component[setup.joints[0] as usize].load();
         let mut head = self.world.transform_point3(joint.translation.into());
         for k in 0..n {
@@ -744,6 +767,48 @@ impl RestTarget<'_> {
                 (to_anchor * (tip - head)).normalize_or(setup.authored[k]),
             );
             head = tip;
+        }
+    }
+
+    /// On the way between the rest arc and the input's pose: each joint's
+    /// local rotation `share` of the way from the one that lays its link
+    /// on the rest arc (below the rest arc's joints) to the input's, as a
+    /// crossfade between the two poses blends them, and the links of that
+    /// pose. Blending the links' directions instead swept a link through
+    /// the far side of its joint where the arc lies far from the keys.
+    fn between(&self, setup: &ChainSetup, params: &ChainParams, mut each: impl FnMut(usize, Vec3)) {
+        let n = setup.len();
+        let (local, component) = self.pose;
+        let to_anchor = self.anchor.conjugate();
+        let j0 = setup.joints[0] as usize;
+        // The root's parent in the world.
+        let parent = *self.world * component[j0].load() * local[j0].to_affine().inverse();
+        let (mut arc_frame, mut frame) = (parent, parent);
+        for k in 0..n {
+            let joint = local[setup.joints[k] as usize];
+            let child = if k + 1 < n {
+                local[setup.joints[k + 1] as usize].translation()
+            } else {
+                setup.end_offset
+            };
+            let rotation = joint.rotation().normalize();
+            let scale = joint.scale();
+            // The local rotation that lays link k along the rest arc under
+            // the arc's joint k − 1: the input's, swung.
+            let arc = self.anchor * chain::rest_direction(setup, params, k);
+            let from = (rotation * (scale * child)).normalize_or(Vec3::Y);
+            let to = (arc_frame.matrix3.inverse() * glam::Vec3A::from(arc))
+                .normalize_or(glam::Vec3A::from(from));
+            let on_arc = (math::rotation_arc(from, Vec3::from(to)) * rotation).normalize();
+            let blended = on_arc.slerp(rotation, self.share).normalize();
+            let place = |frame: &Affine3A, r: Quat| {
+                *frame * Affine3A::from_scale_rotation_translation(scale, r, joint.translation())
+            };
+            arc_frame = place(&arc_frame, on_arc);
+            frame = place(&frame, blended);
+            let link = Vec3::from(frame.matrix3 * glam::Vec3A::from(child));
+            let on_pose = (to_anchor * link).normalize_or(setup.authored[k]);
+            each(k, on_pose);
         }
     }
 
@@ -795,7 +860,7 @@ pub(super) fn rest_at(
     };
     p.rest_fraction = f;
     let target = RestTarget {
-        animated: p.animated,
+        share: p.share,
         pose,
         world: &update.world,
         anchor: p.now.anchor,

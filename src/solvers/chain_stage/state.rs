@@ -338,7 +338,7 @@ impl Stage {
     /// update if it leaves the pose).
     pub(crate) fn set_rest_arc(&mut self, setup: &ChainSetup, params: &ChainParams, ci: usize) {
         let clock = &self.state.clocks[ci];
-        if clock.animated_left == 0 {
+        if clock.on_pose == 0.0 {
             chain::rest_directions(setup, params, &mut self.rest[setup.particles()]);
         }
     }
