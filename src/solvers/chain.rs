@@ -1269,12 +1269,13 @@ pub(crate) fn guard_toward(guard: f32, target: f32, dt: f32) -> f32 {
     }
 }
 
-/// The share of the skin guard's hold applied at [`ChainClock::guard`]
-/// `guard`: a smoothstep, so the fade starts and ends without a jolt
-/// (exactly 0 at 0 and 1 at 1).
+/// The smoothstep of a level 0 to 1: the share of the skin guard's hold at
+/// [`ChainClock::guard`], and of the way from the rest arc to the input's
+/// pose at [`ChainClock::on_pose`], so that a fade starts and ends without
+/// a jolt (exactly 0 at 0 and 1 at 1).
 #[must_use]
-pub(crate) fn guard_weight(guard: f32) -> f32 {
-    guard * guard * (3.0 - 2.0 * guard)
+pub(crate) fn smoothstep(level: f32) -> f32 {
+    level * level * (3.0 - 2.0 * level)
 }
 
 /// Seconds the rest takes to turn back from the input's pose to the rest
@@ -1291,14 +1292,6 @@ pub(crate) fn on_pose_toward(on_pose: f32, animated: bool, dt: f32) -> f32 {
     } else {
         (on_pose - dt / RETURN_TO_ARC).max(0.0)
     }
-}
-
-/// The share of the way from the rest arc to the input's pose at
-/// [`ChainClock::on_pose`] `on_pose`: a smoothstep (exactly 0 at 0 and 1
-/// at 1).
-#[must_use]
-pub(crate) fn on_pose_share(on_pose: f32) -> f32 {
-    on_pose * on_pose * (3.0 - 2.0 * on_pose)
 }
 
 /// `seconds` in [`ChainClock::animated_left`]'s ticks (saturating).
@@ -1350,6 +1343,11 @@ pub struct SubstepFrame<'a> {
     /// ([`ChainParams::rest_source`]), whose pose decides which side of
     /// the body the chain is on.
     pub forward_plane: bool,
+    /// The rest arc's root link in the anchor frame, which the forward
+    /// plane faces away from (also while the rest turns back to the arc
+    /// from the input's pose: the turning rest's own root link flipped the
+    /// plane as it passed through vertical). Taken once per update.
+    pub plane_rest: Vec3,
     /// Around the animation ([`ChainParams::rest_source`]): the floor and
     /// the colliders yield to the keys. A link whose rest puts its end
     /// lower than the floor's clearance is held no higher than that rest (a

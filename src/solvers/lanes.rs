@@ -1116,10 +1116,7 @@ fn constants<const N: usize>(lanes: &[Lane<'_>]) -> Constants<N> {
         k.floor_decay.0[l] = frame.decay.floor;
         k.from_positions.set(l, params.velocity_from_positions != 0);
         if frame.forward_plane && !lane.setup.is_empty() {
-            // The rest arc's root link, also while the rest turns back to
-            // it from the input's pose (through vertical, the rest's own
-            // root link flipped the plane).
-            let rest0 = frame.anchor * chain::rest_direction(lane.setup, params, 0);
+            let rest0 = frame.anchor * frame.plane_rest;
             let up = frame.up;
             if let Some(b) = (rest0 - up * rest0.dot(up)).try_normalize() {
                 k.forward.set(l, true);
@@ -1856,6 +1853,7 @@ mod tests {
             friction: 0.0,
             forward_plane: params.forward_plane != 0,
             yields_to_keys: false,
+            plane_rest: chain::rest_direction(setup, &params, 0),
         };
         let start = |first: Vec3| {
             vec![
@@ -2301,6 +2299,7 @@ mod tests {
                     friction: if c % 4 == 3 { 0.5 } else { 0.0 },
                     forward_plane: p.forward_plane != 0,
                     yields_to_keys: c % 2 == 0,
+                    plane_rest: r[0],
                 });
                 let n = setup.len();
                 let position: Vec<Vec3> = (0..n)

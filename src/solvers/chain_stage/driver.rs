@@ -67,8 +67,10 @@ pub(super) struct Prepared {
     /// ([`ChainParams::rest_source`]).
     pub(super) animated: bool,
     /// How far its rest lies from the rest arc toward the input's pose
-    /// this update ([`chain::on_pose_share`]).
+    /// this update (the [`chain::smoothstep`] of `ChainClock::on_pose`).
     pub(super) share: f32,
+    /// The forward plane's rest direction ([`SubstepFrame::plane_rest`]).
+    pub(super) plane_rest: Vec3,
     /// It rested there on the last update too: the links turn with their
     /// rest ([`rest_at`]). (Between the rest arc and the input's pose the
     /// springs carry the chain.)
@@ -448,7 +450,7 @@ pub(super) fn prepare(
     } else {
         chain::on_pose_toward(clock.on_pose, animated, dt)
     };
-    let share = chain::on_pose_share(clock.on_pose);
+    let share = chain::smoothstep(clock.on_pose);
     let target = RestTarget {
         share,
         pose: (local, component),
@@ -691,6 +693,11 @@ pub(super) fn prepare(
         rest_fraction: 0.0,
         animated,
         share,
+        plane_rest: if params.forward_plane != 0 && !setup.is_empty() {
+            chain::rest_direction(setup, params, 0)
+        } else {
+            Vec3::ZERO
+        },
         carries: animated && was_animated,
         frame_at: (
             Quat::from_array(clock.previous_anchor),
@@ -726,7 +733,7 @@ pub(crate) fn animates(
 /// Where a chain's rest is headed this update: each link's direction in
 /// the input's pose, in the anchor frame (`anchor`: its world rotation
 /// now), the rest arc, or between them (`share`: 0 on the rest arc, 1 on
-/// the input's pose; [`chain::on_pose_share`]).
+/// the input's pose; [`Prepared::share`]).
 pub(super) struct RestTarget<'a> {
     pub(super) share: f32,
     pub(super) pose: (&'a [Transform], &'a [Frame]),

@@ -279,7 +279,7 @@ pub(super) fn write_joints(
     let guard = guarded(stage, ci).then(|| {
         (
             (params.key_margin * 0.5).sin(),
-            chain::guard_weight(stage.state.clocks[ci].guard),
+            chain::smoothstep(stage.state.clocks[ci].guard),
         )
     });
     for (k, &joint) in setup.joints.iter().enumerate() {

@@ -256,6 +256,7 @@ pub(super) fn substep_frame<'a>(
         friction: p.friction,
         forward_plane: params.forward_plane != 0 && !p.animated,
         yields_to_keys: p.animated,
+        plane_rest: p.plane_rest,
     }
 }
 
