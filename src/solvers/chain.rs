@@ -1294,6 +1294,33 @@ pub(crate) fn on_pose_toward(on_pose: f32, animated: bool, dt: f32) -> f32 {
     }
 }
 
+/// Radians per second at which the rest turns from the rest arc onto the
+/// input's pose when the input starts animating a chain, measured on the
+/// joint whose local rotation lies farthest from its keys
+/// ([`ChainClock::on_pose`]; through its smoothstep the fastest instant is
+/// 1.5 times this: 172°/s, 2.9° per update at 60 Hz).
+pub(crate) const ONTO_POSE_SPEED: f32 = 2.0;
+
+/// A rest arc whose joints all lie within this turn (radians, 10°) of the
+/// input's pose is left at once: the springs take up that much within the
+/// chain's own lag ([`on_pose_onto`]).
+pub(crate) const ONTO_POSE_AT_ONCE: f32 = 0.174_532_92;
+
+/// [`ChainClock::on_pose`] after an update of `dt` seconds on which the
+/// input animates the chain, its joint farthest from its keys `turn`
+/// radians from them on the rest arc: 1 within [`ONTO_POSE_AT_ONCE`], else
+/// up by the part of that turn [`ONTO_POSE_SPEED`] covers in `dt`, so that
+/// an arc far from the keys is left over a time in proportion to how far.
+#[must_use]
+pub(crate) fn on_pose_onto(on_pose: f32, turn: f32, dt: f32) -> f32 {
+    let step = dt * ONTO_POSE_SPEED;
+    if !(turn > ONTO_POSE_AT_ONCE && turn > step) {
+        1.0
+    } else {
+        (on_pose + step / turn).min(1.0)
+    }
+}
+
 /// `seconds` in [`ChainClock::animated_left`]'s ticks (saturating).
 #[must_use]
 pub(crate) fn hold_ticks(seconds: f32) -> u16 {

@@ -431,31 +431,54 @@ pub(super) fn prepare(
         Some(false) => clock.animated_left > 0,
         None => false,
     };
-    // The skin guard comes on and goes off over GUARD_FADE (none shown
-    // before the first update: it starts where it is headed).
+    // ChainClock::on_pose: the rest turns from the rest arc onto the
+    // input's pose while the input animates the chain, its joint farthest
+    // from the keys at ONTO_POSE_SPEED (at once, the bend limit brought
+    // the links onto the keys in one update: up to 90° where the arc lay
+    // far from them), and back to the arc over RETURN_TO_ARC after it (at
+    // once, the springs swung the chain back in about 0.15 s, up to 58°
+    // per update at 60 Hz, and 30 Hz and 120 Hz input parted by up to
+    // 130°).
     let toward = if animated { 1.0 } else { 0.0 };
-    clock.guard = if first {
-        toward
-    } else {
-        chain::guard_toward(clock.guard, toward, dt)
-    };
-    // ChainClock::on_pose: the rest is on the input's pose while the input
-    // animates the chain and turns back to the rest arc over
-    // RETURN_TO_ARC after it (at once, the springs swung the chain back in
-    // about 0.15 s, up to 58° per update at 60 Hz, and 30 Hz and 120 Hz
-    // input parted by up to 130°).
     let was_on_pose = clock.on_pose;
-    clock.on_pose = if first {
+    let mut target = RestTarget {
+        share: 0.0,
+        pose: (local, component),
+        world: &world,
+        anchor: now.anchor,
+    };
+    // A chain that follows its animation below the LOD skip threshold, or
+    // is seeded on its input's pose after a jump (below), is on the pose
+    // at once.
+    let previous_anchor = Quat::from_array(clock.previous_anchor);
+    let previous_root = Vec3::from_array(clock.previous_root);
+    let jumped = update.teleport
+        || (now.root - previous_root).length() > params.teleport_distance * scale
+        || previous_anchor.angle_between(now.anchor) > params.teleport_angle;
+    let lod_skip = stage.inputs.importance < params.lod_skip_below;
+    clock.on_pose = if first || (animated && (jumped || lod_skip)) {
         toward
+    } else if animated && clock.on_pose < 1.0 {
+        chain::on_pose_onto(clock.on_pose, target.farthest_turn(setup, params), dt)
     } else {
         chain::on_pose_toward(clock.on_pose, animated, dt)
     };
     let share = chain::smoothstep(clock.on_pose);
-    let target = RestTarget {
-        share,
-        pose: (local, component),
-        world: &world,
-        anchor: now.anchor,
+    target.share = share;
+    // The skin guard comes on once the rest is on the input's pose, and
+    // goes off as it leaves it, over GUARD_FADE (none shown before the
+    // first update: it starts where it is headed). On the way from the
+    // arc it would hold each joint in its keys' box while the rest still
+    // turns toward them.
+    let guard_toward = if animated && clock.on_pose >= 1.0 {
+        1.0
+    } else {
+        0.0
+    };
+    clock.guard = if first {
+        toward
+    } else {
+        chain::guard_toward(clock.guard, guard_toward, dt)
     };
     let rest = &mut stage.rest[range.clone()];
     if first {
@@ -480,7 +503,7 @@ pub(super) fn prepare(
 
     // LOD: below the skip threshold the chain follows the animation,
     // so it resumes from there with no pop.
-    if stage.inputs.importance < params.lod_skip_below {
+    if lod_skip {
         // Follow the animation, carrying its velocity, so that the
         // chain resumes in step with the body instead of from rest. A
         // chain on its input's pose keeps none of its own: from the update
@@ -524,11 +547,6 @@ pub(super) fn prepare(
     // move rigidly with the root, keeping their offsets. Restart (1): they
     // start again on the animated pose, at rest, as three-vrm's reset().
     // Either way nothing is interpolated across the jump.
-    let previous_anchor = Quat::from_array(clock.previous_anchor);
-    let previous_root = Vec3::from_array(clock.previous_root);
-    let jumped = update.teleport
-        || (now.root - previous_root).length() > params.teleport_distance * scale
-        || previous_anchor.angle_between(now.anchor) > params.teleport_angle;
     stage.auto_jumped |= jumped && !update.teleport;
     if jumped {
         // Nothing is interpolated across a jump, the rest neither.
@@ -783,8 +801,16 @@ impl RestTarget<'_> {
     /// crossfade between the two poses blends them, and the links of that
     /// pose. Blending the links' directions instead swept a link through
     /// the far side of its joint where the arc lies far from the keys.
-    fn between(&self, setup: &ChainSetup, params: &ChainParams, mut each: impl FnMut(usize, Vec3)) {
+    /// Returns the largest turn, radians, between a joint's local rotation
+    /// on the rest arc and the input's ([`RestTarget::farthest_turn`]).
+    fn between(
+        &self,
+        setup: &ChainSetup,
+        params: &ChainParams,
+        mut each: impl FnMut(usize, Vec3),
+    ) -> f32 {
         let n = setup.len();
+        let mut nearest = 1f32;
         let (local, component) = self.pose;
         let to_anchor = self.anchor.conjugate();
         let j0 = setup.joints[0] as usize;
@@ -806,6 +832,7 @@ impl RestTarget<'_> {
             let from = (rotation * (scale * child)).normalize_or(Vec3::Y);
             let to = (arc_frame.matrix3.inverse() * glam::Vec3A::from(arc))
                 .normalize_or(glam::Vec3A::from(from));
+            nearest = nearest.min(from.dot(Vec3::from(to)));
             let on_arc = (math::rotation_arc(from, Vec3::from(to)) * rotation).normalize();
             let blended = on_arc.slerp(rotation, self.share).normalize();
             let place = |frame: &Affine3A, r: Quat| {
@@ -817,6 +844,14 @@ impl RestTarget<'_> {
             let on_pose = (to_anchor * link).normalize_or(setup.authored[k]);
             each(k, on_pose);
         }
+        nearest.clamp(-1.0, 1.0).acos()
+    }
+
+    /// How far the rest has to turn from the arc onto the input's pose:
+    /// the largest turn, radians, between a joint's local rotation on the
+    /// rest arc (as [`RestTarget::between`] lays it) and the input's.
+    pub(super) fn farthest_turn(&self, setup: &ChainSetup, params: &ChainParams) -> f32 {
+        self.between(setup, params, |_, _| {})
     }
 
     /// The rest set on the target at once.
