@@ -1009,11 +1009,6 @@ fn crossfade_steps(rate: f32, fade: f32) -> (f32, f32) {
         pose[HIPS].rotation = Quat::from_rotation_y(0.3 * w * (t * 3.0).sin()).to_array();
         pose
     };
-    let turn = |a: [f32; 4], b: [f32; 4]| {
-        Quat::from_array(a)
-            .angle_between(Quat::from_array(b))
-            .to_degrees()
-    };
     let (mut shown, mut keys) = (0f32, 0f32);
     let mut last: Option<(Vec<Transform>, Vec<Transform>)> = None;
     for f in 0..(rate * 11.0) as usize {
@@ -1022,10 +1017,8 @@ fn crossfade_steps(rate: f32, fade: f32) -> (f32, f32) {
         let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
         if let Some((p, o)) = &last {
             if t > 1.5 {
-                for j in FIRST_TAIL..out.len() {
-                    shown = shown.max(turn(o[j].rotation, out[j].rotation));
-                    keys = keys.max(turn(p[j].rotation, pose[j].rotation));
-                }
+                shown = shown.max(largest_tail_turn(&out, o));
+                keys = keys.max(largest_tail_turn(&pose, p));
             }
         }
         last = Some((pose, out));
@@ -1090,13 +1083,7 @@ fn a_cut_taken_for_a_teleport_puts_an_animated_tail_on_its_new_keys() {
         let pose = keyed(t);
         let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
         if t >= 2.0 {
-            for j in FIRST_TAIL..out.len() {
-                worst = worst.max(
-                    Quat::from_array(out[j].rotation)
-                        .angle_between(Quat::from_array(pose[j].rotation))
-                        .to_degrees(),
-                );
-            }
+            worst = worst.max(largest_tail_turn(&out, &pose));
         }
     }
     println!("after the cut: up to {worst:.3}° off the new keys");
@@ -1403,23 +1390,42 @@ fn the_forward_plane_leaves_a_tail_curled_over_the_back_on_its_rest() {
     assert!(apart < 1e-3, "{apart} m");
 }
 
+/// A six-joint tail modelled curled (each joint below the first turned
+/// 1 rad) on a straight rest arc (no carry angle, `rest_curve` 0): the
+/// rest arc lies far from the unkeyed pose. `params` on the tail preset.
+fn curled_on_a_straight_arc(params: ChainParams) -> Arc<Rig> {
+    let mut desc = tail_desc(
+        6,
+        ChainParams {
+            carry_angle: 0.0,
+            rest_curve: 0.0,
+            ..params
+        },
+    );
+    for bone in &mut desc.bones[FIRST_TAIL + 1..] {
+        bone.reference.rotation = Quat::from_rotation_x(1.0).to_array();
+    }
+    rig(desc)
+}
+
+/// The largest turn, degrees, of a tail joint's rotation from pose `a` to
+/// pose `b`.
+fn largest_tail_turn(a: &[Transform], b: &[Transform]) -> f32 {
+    (FIRST_TAIL..a.len())
+        .map(|j| {
+            Quat::from_array(a[j].rotation)
+                .angle_between(Quat::from_array(b[j].rotation))
+                .to_degrees()
+        })
+        .fold(0.0, f32::max)
+}
+
 /// The six-joint test tail at `rate` Hz keyed 1.4 rad up from its rest
 /// arc for 2 s, then cut to the unkeyed reference pose for 2 s: each
 /// update's largest turn of a tail joint's output, degrees, and the tail's
 /// output rotations, at each update after the cut.
 fn return_to_arc(rate: f32) -> (Vec<f32>, Vec<Vec<Quat>>) {
-    // A tail modelled curled (each joint turned 0.5 rad) on a straight rest
-    // arc: the rest arc lies far from the unkeyed pose.
-    let params = ChainParams {
-        carry_angle: 0.0,
-        rest_curve: 0.0,
-        ..ChainParams::tail(1.0)
-    };
-    let mut desc = tail_desc(6, params);
-    for bone in &mut desc.bones[FIRST_TAIL + 1..] {
-        bone.reference.rotation = Quat::from_rotation_x(1.0).to_array();
-    }
-    let rig = rig(desc);
+    let rig = curled_on_a_straight_arc(ChainParams::tail(1.0));
     let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
     let dt = 1.0 / rate;
     let (mut steps, mut poses) = (Vec::new(), Vec::new());
@@ -1499,23 +1505,9 @@ fn a_tail_the_input_stops_keying_turns_back_to_its_arc_at_the_same_pace_at_any_r
 /// one update and the input's, degrees, from 1.5 s on, and the output's
 /// largest turn from the keys over the last half second.
 fn crossfade_onto_far_keys(rate: f32, fade: f32) -> (f32, f32, f32) {
-    let params = ChainParams {
-        carry_angle: 0.0,
-        rest_curve: 0.0,
-        ..ChainParams::tail(1.0)
-    };
-    let mut desc = tail_desc(6, params);
-    for bone in &mut desc.bones[FIRST_TAIL + 1..] {
-        bone.reference.rotation = Quat::from_rotation_x(1.0).to_array();
-    }
-    let rig = rig(desc);
+    let rig = curled_on_a_straight_arc(ChainParams::tail(1.0));
     let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
     let dt = 1.0 / rate;
-    let turn = |a: [f32; 4], b: [f32; 4]| {
-        Quat::from_array(a)
-            .angle_between(Quat::from_array(b))
-            .to_degrees()
-    };
     let (mut shown, mut keys, mut off) = (0f32, 0f32, 0f32);
     let mut last: Option<(Vec<Transform>, Vec<Transform>)> = None;
     for f in 0..(rate * 4.0) as usize {
@@ -1534,16 +1526,12 @@ fn crossfade_onto_far_keys(rate: f32, fade: f32) -> (f32, f32, f32) {
         let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
         if let Some((p, o)) = &last {
             if t > 1.5 {
-                for j in FIRST_TAIL..out.len() {
-                    shown = shown.max(turn(o[j].rotation, out[j].rotation));
-                    keys = keys.max(turn(p[j].rotation, pose[j].rotation));
-                }
+                shown = shown.max(largest_tail_turn(&out, o));
+                keys = keys.max(largest_tail_turn(&pose, p));
             }
         }
         if t >= 3.5 {
-            for j in FIRST_TAIL..out.len() {
-                off = off.max(turn(out[j].rotation, pose[j].rotation));
-            }
+            off = off.max(largest_tail_turn(&out, &pose));
         }
         last = Some((pose, out));
     }
@@ -1591,42 +1579,42 @@ fn a_crossfade_onto_keys_far_from_the_rest_arc_turns_the_tail_without_a_step() {
 /// and onto its keys again: 46° off them).
 #[test]
 fn a_teleport_into_keys_far_from_the_rest_arc_lands_on_them() {
-    let params = ChainParams {
-        carry_angle: 0.0,
-        rest_curve: 0.0,
-        ..ChainParams::tail(1.0)
-    };
-    let mut desc = tail_desc(6, params);
-    for bone in &mut desc.bones[FIRST_TAIL + 1..] {
-        bone.reference.rotation = Quat::from_rotation_x(1.0).to_array();
-    }
-    let rig = rig(desc);
+    let worst = after_a_cut_onto_far_keys(ChainParams::tail(1.0), 65.0, 0..0);
+    println!("after the cut: up to {worst:.3}° off the new keys");
+    assert!(worst < 1.0, "{worst}° off the new keys after the cut");
+}
+
+/// [`curled_on_a_straight_arc`] at 60 Hz: 2 s unkeyed, then cut to keys
+/// 0.28 rad up from the curl with the hips turned `yaw` degrees, held 1 s;
+/// importance 0 on the updates in `skipped`. The output's largest turn
+/// from the keys from the cut on, degrees.
+fn after_a_cut_onto_far_keys(
+    params: ChainParams,
+    yaw: f32,
+    skipped: std::ops::Range<usize>,
+) -> f32 {
+    let rig = curled_on_a_straight_arc(params);
     let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
     let dt = 1.0 / 60.0;
     let mut worst = 0f32;
     for f in 0..180 {
         let t = f as f32 * dt;
         let mut pose = rig.reference_pose().to_vec();
-        if t >= 2.0 {
+        if f >= 120 {
             for joint in &mut pose[FIRST_TAIL..] {
                 let r = Quat::from_array(joint.rotation);
                 joint.rotation = (Quat::from_rotation_x(-0.28) * r).to_array();
             }
-            pose[HIPS].rotation = Quat::from_rotation_y(65f32.to_radians()).to_array();
+            pose[HIPS].rotation = Quat::from_rotation_y(yaw.to_radians()).to_array();
         }
+        c.set_importance(if skipped.contains(&f) { 0.0 } else { 1.0 })
+            .unwrap();
         let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
         if t >= 2.0 {
-            for j in FIRST_TAIL..out.len() {
-                worst = worst.max(
-                    Quat::from_array(out[j].rotation)
-                        .angle_between(Quat::from_array(pose[j].rotation))
-                        .to_degrees(),
-                );
-            }
+            worst = worst.max(largest_tail_turn(&out, &pose));
         }
     }
-    println!("after the cut: up to {worst:.3}° off the new keys");
-    assert!(worst < 1.0, "{worst}° off the new keys after the cut");
+    worst
 }
 
 /// The same tail below the LOD skip threshold when the input starts
@@ -1637,42 +1625,11 @@ fn a_teleport_into_keys_far_from_the_rest_arc_lands_on_them() {
 #[test]
 fn a_tail_below_the_lod_skip_threshold_resumes_on_the_keys_it_followed() {
     let params = ChainParams {
-        carry_angle: 0.0,
-        rest_curve: 0.0,
         lod_skip_below: 0.5,
         animation_inertia: 0.0,
         ..ChainParams::tail(1.0)
     };
-    let mut desc = tail_desc(6, params);
-    for bone in &mut desc.bones[FIRST_TAIL + 1..] {
-        bone.reference.rotation = Quat::from_rotation_x(1.0).to_array();
-    }
-    let rig = rig(desc);
-    let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
-    let dt = 1.0 / 60.0;
-    let mut worst = 0f32;
-    for f in 0..180 {
-        let t = f as f32 * dt;
-        let mut pose = rig.reference_pose().to_vec();
-        if t >= 2.0 {
-            for joint in &mut pose[FIRST_TAIL..] {
-                let r = Quat::from_array(joint.rotation);
-                joint.rotation = (Quat::from_rotation_x(-0.28) * r).to_array();
-            }
-        }
-        let skipped = (120..122).contains(&f);
-        c.set_importance(if skipped { 0.0 } else { 1.0 }).unwrap();
-        let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
-        if f >= 120 {
-            for j in FIRST_TAIL..out.len() {
-                worst = worst.max(
-                    Quat::from_array(out[j].rotation)
-                        .angle_between(Quat::from_array(pose[j].rotation))
-                        .to_degrees(),
-                );
-            }
-        }
-    }
+    let worst = after_a_cut_onto_far_keys(params, 0.0, 120..122);
     println!("from the skipped updates on: up to {worst:.3}° off the keys");
     assert!(worst < 1.0, "{worst}° off the keys");
 }
