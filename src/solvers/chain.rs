@@ -1269,6 +1269,16 @@ pub(crate) fn guard_toward(guard: f32, target: f32, dt: f32) -> f32 {
     }
 }
 
+/// [`ChainClock::guard`] after an update of `dt` seconds that brings it on,
+/// the chain's joint farthest from its keys `turn` radians from them on
+/// the rest arc: over [`GUARD_FADE`], or over the time the rest took to
+/// turn onto the keys ([`ONTO_POSE_SPEED`]) where that is longer.
+#[must_use]
+pub(crate) fn guard_onto(guard: f32, turn: f32, dt: f32) -> f32 {
+    let fade = (turn / ONTO_POSE_SPEED).max(GUARD_FADE);
+    (guard + dt / fade).min(1.0)
+}
+
 /// The smoothstep of a level 0 to 1: the share of the skin guard's hold at
 /// [`ChainClock::guard`], and of the way from the rest arc to the input's
 /// pose at [`ChainClock::on_pose`], so that a fade starts and ends without

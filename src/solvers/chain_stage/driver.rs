@@ -469,7 +469,8 @@ pub(super) fn prepare(
     // goes off as it leaves it, over GUARD_FADE (none shown before the
     // first update: it starts where it is headed). On the way from the
     // arc it would hold each joint in its keys' box while the rest still
-    // turns toward them.
+    // turns toward them (turned on with the rest, it pulled the links
+    // onto the keys at 275°/s where the rest turned at 172°/s).
     let guard_toward = if animated && clock.on_pose >= 1.0 {
         1.0
     } else {
@@ -477,6 +478,11 @@ pub(super) fn prepare(
     };
     clock.guard = if first {
         toward
+    } else if guard_toward > clock.guard {
+        // Coming on as slowly as the rest turned onto the pose: the links
+        // lag their keys by as much (over GUARD_FADE after a turn of 65°,
+        // the guard stepped a horse's tail 9° in an update at 30 Hz).
+        chain::guard_onto(clock.guard, target.farthest_turn(setup, params), dt)
     } else {
         chain::guard_toward(clock.guard, guard_toward, dt)
     };
