@@ -1241,12 +1241,13 @@ pub struct ChainClock {
     /// 0.3 s (`GUARD_FADE`), so that the guard comes on and goes off without a
     /// step (docs/algorithms.md §7 "The skin guard").
     pub guard: f32,
-    /// How far the chain's rest still lies toward its input's pose, 0 to 1
-    /// ([`ChainParams::rest_source`]): 1 while the input animates the
-    /// chain, then down by the update's time over 0.6 s (`RETURN_TO_ARC`)
-    /// once it rests on its rest arc again, so that the rest turns back to
-    /// the arc in joint space through a smoothstep of it (docs/chains.md
-    /// "Around the animation").
+    /// How far the chain's rest lies toward its input's pose, 0 (on the
+    /// rest arc) to 1 ([`ChainParams::rest_source`]): up while the input
+    /// animates the chain, its joint farthest from the keys turning at
+    /// 2 rad/s (at once within 10°), and down once the input leaves it
+    /// unanimated, over 0.6 s or at the same pace where that is slower, so
+    /// that the rest turns between the arc and the pose in joint space
+    /// through a smoothstep of it (docs/chains.md "Around the animation").
     pub on_pose: f32,
 }
 
@@ -1288,20 +1289,20 @@ pub(crate) fn smoothstep(level: f32) -> f32 {
     level * level * (3.0 - 2.0 * level)
 }
 
-/// Seconds the rest takes to turn back from the input's pose to the rest
-/// arc once the input has left a chain unanimated for [`ANIMATED_HOLD`]
-/// ([`ChainClock::on_pose`]).
+/// Seconds the rest takes at least to turn back from the input's pose to
+/// the rest arc once the input has left a chain unanimated for
+/// [`ANIMATED_HOLD`] ([`ChainClock::on_pose`]).
 pub(crate) const RETURN_TO_ARC: f32 = 0.6;
 
-/// [`ChainClock::on_pose`] after an update of `dt` seconds: 1 on the
-/// input's pose (`animated`), else down toward the rest arc.
+/// [`ChainClock::on_pose`] after an update of `dt` seconds on which the
+/// input leaves the chain on its way back to the rest arc, its joint
+/// farthest from the arc `turn` radians from it: down over
+/// [`RETURN_TO_ARC`], or at [`ONTO_POSE_SPEED`] on that joint where that
+/// is slower, as the way onto the pose.
 #[must_use]
-pub(crate) fn on_pose_toward(on_pose: f32, animated: bool, dt: f32) -> f32 {
-    if animated {
-        1.0
-    } else {
-        (on_pose - dt / RETURN_TO_ARC).max(0.0)
-    }
+pub(crate) fn on_pose_back(on_pose: f32, turn: f32, dt: f32) -> f32 {
+    let time = (turn / ONTO_POSE_SPEED).max(RETURN_TO_ARC);
+    (on_pose - dt / time).max(0.0)
 }
 
 /// Radians per second at which the rest turns from the rest arc onto the

@@ -71,9 +71,10 @@ pub(super) struct Prepared {
     pub(super) share: f32,
     /// The forward plane's rest direction ([`SubstepFrame::plane_rest`]).
     pub(super) plane_rest: Vec3,
-    /// It rested there on the last update too: the links turn with their
-    /// rest ([`rest_at`]). (Between the rest arc and the input's pose the
-    /// springs carry the chain.)
+    /// It rested there on the last update too, or its rest is on the way
+    /// back to the rest arc: the links turn with their rest ([`rest_at`]).
+    /// (On the update the input starts animating it the springs carry the
+    /// chain.)
     pub(super) carries: bool,
     /// The chain's frame (anchor rotation, root) at the last substep that
     /// carried it ([`rest_at`]).
@@ -435,10 +436,10 @@ pub(super) fn prepare(
     // input's pose while the input animates the chain, its joint farthest
     // from the keys at ONTO_POSE_SPEED (at once, the bend limit brought
     // the links onto the keys in one update: up to 90° where the arc lay
-    // far from them), and back to the arc over RETURN_TO_ARC after it (at
-    // once, the springs swung the chain back in about 0.15 s, up to 58°
-    // per update at 60 Hz, and 30 Hz and 120 Hz input parted by up to
-    // 130°).
+    // far from them), and back to the arc over RETURN_TO_ARC, or at the
+    // same pace where that is slower, after it (at once, the springs swung
+    // the chain back in about 0.15 s, up to 58° per update at 60 Hz, and
+    // 30 Hz and 120 Hz input parted by up to 130°).
     let toward = if animated { 1.0 } else { 0.0 };
     let was_on_pose = clock.on_pose;
     let mut target = RestTarget {
@@ -456,12 +457,12 @@ pub(super) fn prepare(
         || (now.root - previous_root).length() > params.teleport_distance * scale
         || previous_anchor.angle_between(now.anchor) > params.teleport_angle;
     let lod_skip = stage.inputs.importance < params.lod_skip_below;
-    clock.on_pose = if first || (animated && (jumped || lod_skip)) {
+    clock.on_pose = if first || (animated && (jumped || lod_skip)) || clock.on_pose == toward {
         toward
-    } else if animated && clock.on_pose < 1.0 {
+    } else if animated {
         chain::on_pose_onto(clock.on_pose, target.farthest_turn(setup, params), dt)
     } else {
-        chain::on_pose_toward(clock.on_pose, animated, dt)
+        chain::on_pose_back(clock.on_pose, target.farthest_turn(setup, params), dt)
     };
     let share = chain::smoothstep(clock.on_pose);
     target.share = share;
@@ -722,7 +723,10 @@ pub(super) fn prepare(
         } else {
             Vec3::ZERO
         },
-        carries: animated && was_animated,
+        // On the way back to the arc as well: left to the springs, the
+        // links caught up with the turning rest on the bend limit, a
+        // horse's tail 18° in one update at 60 Hz.
+        carries: (animated && was_animated) || (!animated && was_on_pose > 0.0),
         frame_at: (
             Quat::from_array(clock.previous_anchor),
             Vec3::from_array(clock.previous_root),
