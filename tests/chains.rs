@@ -1642,3 +1642,40 @@ fn a_tail_below_the_lod_skip_threshold_resumes_on_the_keys_it_followed() {
     println!("from the skipped updates on: up to {worst:.3}° off the keys");
     assert!(worst < 1.0, "{worst}° off the keys");
 }
+
+/// A hard cut from an idle that leaves the tail on its rest arc into a
+/// clip that keys it, with the body turned 40° by the cut (under the
+/// presets' 60° teleport angle): the links ride the body's turn from the
+/// update of the cut, as they do around the animation, while the rest
+/// turns from the arc onto the keys, so the output turns no farther in an
+/// update than the keys do. Left to the springs on that update, the tail
+/// lagged the body's turn: its output stepped 29.9° in one update where
+/// its keys stepped 16.0° (now 8.4°).
+#[test]
+fn a_cut_that_turns_the_body_into_keys_far_from_the_arc_turns_the_tail_with_it() {
+    let rig = curled_on_a_straight_arc(ChainParams::tail(1.0));
+    let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
+    let dt = 1.0 / 60.0;
+    let (mut shown, mut keys) = (0f32, 0f32);
+    let mut last: Option<(Vec<Transform>, Vec<Transform>)> = None;
+    for f in 0..180 {
+        let mut pose = rig.reference_pose().to_vec();
+        if f >= 120 {
+            for joint in &mut pose[FIRST_TAIL..] {
+                let r = Quat::from_array(joint.rotation);
+                joint.rotation = (Quat::from_rotation_x(-0.28) * r).to_array();
+            }
+            pose[HIPS].rotation = Quat::from_rotation_y(40f32.to_radians()).to_array();
+        }
+        let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
+        if let Some((p, o)) = &last {
+            if f >= 100 {
+                shown = shown.max(largest_tail_turn(&out, o));
+                keys = keys.max(largest_tail_turn(&pose, p));
+            }
+        }
+        last = Some((pose, out));
+    }
+    println!("output steps up to {shown:.2}°, its keys {keys:.2}°");
+    assert!(shown <= keys, "{shown}° against {keys}°");
+}
