@@ -458,12 +458,17 @@ pub(super) fn prepare(
         || (now.root - previous_root).length() > params.teleport_distance * scale
         || previous_anchor.angle_between(now.anchor) > params.teleport_angle;
     let lod_skip = stage.inputs.importance < params.lod_skip_below;
+    // The rest's turn between the arc and the pose, walked once per update
+    // (the level and the guard's fade may both need it).
+    let mut turn = None;
+    let mut farthest_turn =
+        |target: &RestTarget<'_>| *turn.get_or_insert_with(|| target.farthest_turn(setup, params));
     clock.on_pose = if first || (animated && (jumped || lod_skip)) || clock.on_pose == toward {
         toward
     } else if animated {
-        chain::on_pose_onto(clock.on_pose, target.farthest_turn(setup, params), dt)
+        chain::on_pose_onto(clock.on_pose, farthest_turn(&target), dt)
     } else {
-        chain::on_pose_back(clock.on_pose, target.farthest_turn(setup, params), dt)
+        chain::on_pose_back(clock.on_pose, farthest_turn(&target), dt)
     };
     let share = chain::smoothstep(clock.on_pose);
     target.share = share;
@@ -484,7 +489,7 @@ pub(super) fn prepare(
         // Coming on as slowly as the rest turned onto the pose: the links
         // lag their keys by as much (over GUARD_FADE after a turn of 65°,
         // the guard stepped a horse's tail 9° in an update at 30 Hz).
-        chain::guard_onto(clock.guard, target.farthest_turn(setup, params), dt)
+        chain::guard_onto(clock.guard, farthest_turn(&target), dt)
     } else {
         chain::guard_toward(clock.guard, guard_toward, dt)
     };
