@@ -363,8 +363,12 @@ const SNAPSHOT_MAGIC: u32 = u32::from_le_bytes(*b"SMSN");
 /// chain particle's rest direction (the input's pose turns it,
 /// [`ChainParams::rest_source`]). 10: the chain parameters' `key_margin`
 /// ([`ChainParams::key_margin`]). 11: each chain clock's skin-guard fade
-/// (`ChainClock::guard`).
-pub const SNAPSHOT_VERSION: u32 = 12;
+/// (`ChainClock::guard`). 12: each chain clock's level between the rest
+/// arc and the input's pose (`ChainClock::on_pose`). 13: each chain
+/// clock's `animated_left` counts ticks of 2.5/65535 s (0.5/65535 s
+/// before: the same bytes would hold a chain on its pose five times
+/// longer).
+pub const SNAPSHOT_VERSION: u32 = 13;
 
 /// What later updates read besides the solver state: the inputs an update
 /// keeps when its flags leave them out (world transform, importance, wind),

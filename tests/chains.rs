@@ -1421,7 +1421,7 @@ fn largest_tail_turn(a: &[Transform], b: &[Transform]) -> f32 {
 }
 
 /// The six-joint test tail at `rate` Hz keyed 1.4 rad up from its rest
-/// arc for 2 s, then cut to the unkeyed reference pose for 2 s: each
+/// arc for 2 s, then cut to the unkeyed reference pose for 4.5 s: each
 /// update's largest turn of a tail joint's output, degrees, and the tail's
 /// output rotations, at each update after the cut.
 fn return_to_arc(rate: f32) -> (Vec<f32>, Vec<Vec<Quat>>) {
@@ -1430,7 +1430,7 @@ fn return_to_arc(rate: f32) -> (Vec<f32>, Vec<Vec<Quat>>) {
     let dt = 1.0 / rate;
     let (mut steps, mut poses) = (Vec::new(), Vec::new());
     let mut last: Option<Vec<Transform>> = None;
-    for f in 0..(rate * 4.0) as usize {
+    for f in 0..(rate * 6.5) as usize {
         let t = f as f32 * dt;
         let mut pose = rig.reference_pose().to_vec();
         if t < 2.0 {
@@ -1465,7 +1465,7 @@ fn return_to_arc(rate: f32) -> (Vec<f32>, Vec<Vec<Quat>>) {
 }
 
 /// When the input stops keying a tail, its rest turns back to the rest arc
-/// once the hold (0.5 s) is over, in joint space, over RETURN_TO_ARC
+/// once the hold (2.5 s) is over, in joint space, over RETURN_TO_ARC
 /// (0.6 s) or at ONTO_POSE_SPEED where that is slower, and the links turn
 /// with it (docs/chains.md "Around the animation"), so the tail swings
 /// back at the same pace at 30 and at 120 Hz. The rest turned back within
@@ -1505,6 +1505,52 @@ fn a_tail_the_input_stops_keying_turns_back_to_its_arc_at_the_same_pace_at_any_r
         "{fast_30}°/s and {fast_120}°/s"
     );
     assert!(apart <= 15.0, "30 and 120 Hz {apart}° apart");
+    // And the tail did turn back within the run (62° of travel).
+    for poses in [&poses_30, &poses_120] {
+        let (first, last) = (&poses[0], poses.last().expect("updates after the cut"));
+        let travel = first
+            .iter()
+            .zip(last)
+            .map(|(p, q)| p.angle_between(*q).to_degrees())
+            .fold(0f32, f32::max);
+        assert!(travel >= 45.0, "the tail turned back {travel}°");
+    }
+}
+
+/// Issue #48 (carriage and swing on every clip): a cycle that keys the
+/// tail for part of its length and holds it on its reference pose for the
+/// rest, as an older Quaternius pack's walks do (a wag over 1.6 s, then
+/// 1.7 s on the reference pose), keeps the tail on its keys all through:
+/// the input's reference stretch is the clip's, not an unkeyed clip's.
+/// With a hold of 0.5 s (`ChainClock::animated_left`) the rest turned to
+/// the rest arc in every reference stretch and back onto the keys after
+/// it: the curled test tail went 61.4° off its keys in the second cycle, now
+/// 0.1°.
+#[test]
+fn a_cycle_that_holds_its_keyed_tail_on_the_reference_pose_keeps_it_on_its_keys() {
+    let rig = curled_on_a_straight_arc(ChainParams::tail(1.0));
+    let mut c = Character::new(Arc::clone(&rig), CharacterOptions::default());
+    let (rate, cycle, keyed) = (60.0f32, 3.3f32, 1.6f32);
+    let mut off = 0f32;
+    for f in 0..(rate * 2.0 * cycle) as usize {
+        let t = f as f32 / rate;
+        let u = t % cycle;
+        let mut pose = rig.reference_pose().to_vec();
+        if u < keyed {
+            let a = 0.15 * (u / keyed * std::f32::consts::PI).sin();
+            for joint in &mut pose[FIRST_TAIL..] {
+                let r = Quat::from_array(joint.rotation);
+                joint.rotation = (Quat::from_rotation_x(a) * r).to_array();
+            }
+        }
+        let out = step(&mut c, if f == 0 { 0.0 } else { 1.0 / rate }, &pose);
+        // The second cycle, once the first has put the tail on its keys.
+        if t >= cycle {
+            off = off.max(largest_tail_turn(&out, &pose));
+        }
+    }
+    println!("the tail up to {off:.1}° off its keys in the second cycle");
+    assert!(off <= 10.0, "{off}° off the keys");
 }
 
 /// [`return_to_arc`]'s curled tail on its straight rest arc at `rate` Hz:

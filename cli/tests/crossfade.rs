@@ -50,8 +50,9 @@ fn largest_turn(tail: &[u32], a: &[Transform], b: &[Transform]) -> f32 {
 }
 
 /// The horse at 60 Hz: its idle, tail channels removed, for 2 s, then a
-/// crossfade of 0.15 s into Idle_Headlow, which keys the tail, held 2 s
-/// (`back`: the other way round). The largest turn of a tail joint's
+/// crossfade of 0.15 s into Idle_Headlow, which keys the tail, held 4.5 s
+/// (`back`: the other way round, 2.5 s of ChainClock's hold on the keys'
+/// last pose, then the turn back to the rest arc). The largest turn of a tail joint's
 /// output in one update and the input's, degrees, from 1.5 s on.
 fn crossfade(back: bool) -> (f32, f32) {
     let horse =
@@ -91,7 +92,7 @@ fn crossfade(back: bool) -> (f32, f32) {
     let (rate, fade) = (60.0f32, 0.15f32);
     let (mut shown, mut keys) = (0f32, 0f32);
     let mut last: Option<(Vec<Transform>, Vec<Transform>)> = None;
-    for f in 0..(rate * 4.0) as usize {
+    for f in 0..(rate * 6.5) as usize {
         let t = f as f32 / rate;
         let mut unkeyed = sampled(idle, t, &reference);
         for &j in &tail {

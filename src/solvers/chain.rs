@@ -608,8 +608,13 @@ mod serde_rest_source {
 }
 
 /// Seconds a chain keeps resting on its input's pose after the input last
-/// animated it ([`ChainClock::animated_left`]).
-pub(crate) const ANIMATED_HOLD: f32 = 0.5;
+/// animated it ([`ChainClock::animated_left`]): longer than a clip that
+/// keys the chain holds it on its reference pose. An older Quaternius
+/// pack's walks key the tail for half their 3.3 s cycle and hold it on its
+/// reference pose for the other 1.7 s; with a hold of 0.5 s the rest swung
+/// 88° to the rest arc and back every cycle (carriage 23-25° off the
+/// clip's, its swing 14 times the clip's).
+pub(crate) const ANIMATED_HOLD: f32 = 2.5;
 
 /// The tail and hair presets' [`ChainParams::animation_inertia`]: two
 /// tenths of the body's motion added to the animation at the tip, less
@@ -1201,9 +1206,10 @@ pub struct ChainClock {
     pub lod_counter: u16,
     /// For how much longer the chain rests on its input's pose whether or
     /// not the input animates it ([`ChainParams::REST_AUTO`]), in
-    /// ticks of 0.5/65535 s: set to the whole half second whenever the
-    /// input animates it, so that a clip passing through the reference pose
-    /// does not switch the rest back and forth.
+    /// ticks of 2.5/65535 s: set to the whole 2.5 s whenever the input
+    /// animates it, so that a clip passing through the reference pose, or
+    /// holding the chain there for a while, does not switch the rest back
+    /// and forth.
     pub animated_left: u16,
     /// Anchor world rotation and root head at the last simulated update.
     pub previous_anchor: [f32; 4],
