@@ -20,6 +20,9 @@ pub struct BakeArgs {
     /// CLIP`) whatever their ends guess ([`crate::import::Wrap`]).
     pub loop_clips: Vec<String>,
     pub once_clips: Vec<String>,
+    /// The tail's first bone (`--tail BONE`) where its bones are not
+    /// named *tail* ([`crate::import::Imported::name_tail`]).
+    pub tail: Option<String>,
 }
 
 /// The chosen clips (all when none is named), the baker, and the line that
@@ -29,7 +32,10 @@ pub struct BakeArgs {
 pub fn clips_and_baker(
     args: &BakeArgs,
 ) -> anyhow::Result<(Vec<crate::import::Clip>, crate::bake::Baker, String)> {
-    let imported = crate::import::import(&args.input)?;
+    let mut imported = crate::import::import(&args.input)?;
+    if let Some(bone) = &args.tail {
+        imported.name_tail(bone)?;
+    }
     let (units_per_meter, mut units_note) = imported.units(args.units_per_meter);
     // What the file holds that was read only in part (a Draco-compressed
     // or bufferless mesh, an extension's note): the measures and the bake

@@ -379,6 +379,7 @@ pub fn run(options: &DemoOptions) -> anyhow::Result<DemoReport> {
         force: true,
         loop_clips: Vec::new(),
         once_clips: Vec::new(),
+        tail: None,
     };
     let _ = writeln!(
         table,

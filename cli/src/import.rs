@@ -96,6 +96,10 @@ pub struct Imported {
     /// and of skinned meshes secmo cannot read (Draco), placed at rest by
     /// their first joint.
     pub rigid_corners: Vec<glam::Vec3>,
+    /// The tail's first bone as the user named it (`--tail BONE`):
+    /// [`Imported::tail`] follows it to its tip instead of looking for
+    /// bones named *tail* ([`Imported::name_tail`]).
+    pub tail_bone: Option<String>,
 }
 
 /// A skinned triangle primitive, ready for linear blend skinning.
@@ -115,14 +119,32 @@ pub struct SkinnedMesh {
     pub triangles: Vec<[u32; 3]>,
 }
 
+/// Words that name a tail bone, lowercase: English, and the German,
+/// French, Japanese and Chinese words rigs from those tools use (a wolf
+/// rigged with `Schwanz_1` … `Schwanz_4` had no tail).
+const TAIL_WORDS: [&str; 6] = ["tail", "schwanz", "queue", "しっぽ", "尻尾", "尾巴"];
+
 impl Imported {
-    /// The longest parent-linked run of bones whose names contain "tail"
-    /// (any case), root first: the candidate for a tail chain.
+    /// The tail chain, root first: from the bone named with `--tail`
+    /// ([`Imported::name_tail`]) down to its tip, each bone's child being
+    /// the one with the longest line of descendants; otherwise the longest
+    /// parent-linked run of bones whose names contain a word for tail
+    /// (any case; `TAIL_WORDS`). Unskinned end bones are left out.
     pub fn tail(&self) -> Vec<usize> {
         let bones = &self.skeleton.bones;
+        if let Some(start) = self
+            .tail_bone
+            .as_ref()
+            .and_then(|name| bones.iter().position(|b| &b.name == name))
+        {
+            return self.without_end_nubs(self.line_down(start));
+        }
         let is_tail: Vec<bool> = bones
             .iter()
-            .map(|b| b.name.to_lowercase().contains("tail"))
+            .map(|b| {
+                let name = b.name.to_lowercase();
+                TAIL_WORDS.iter().any(|w| name.contains(w))
+            })
             .collect();
         // The first tail child of each bone: linear in the bone count.
         let mut tail_child = vec![usize::MAX; bones.len()];
@@ -150,6 +172,58 @@ impl Imported {
             }
         }
         self.without_end_nubs(best)
+    }
+
+    /// Names the tail's first bone (`--tail BONE`): [`Imported::tail`]
+    /// then follows it to its tip. An error names the file and the bone
+    /// when no bone has that name (listing the bones) or the bone has no
+    /// child (a chain needs two joints); the tail is then left as it was.
+    pub fn name_tail(&mut self, bone: &str) -> anyhow::Result<()> {
+        let bones = &self.skeleton.bones;
+        let Some(start) = bones.iter().position(|b| b.name == bone) else {
+            let names: Vec<&str> = bones.iter().map(|b| b.name.as_str()).collect();
+            anyhow::bail!(
+                "{}: --tail {bone:?}: no bone has that name; its {} bones: {}",
+                self.path.display(),
+                bones.len(),
+                names.join(", ")
+            );
+        };
+        if self.line_down(start).len() < 2 {
+            anyhow::bail!(
+                "{}: --tail {bone:?}: the bone has no child; name the tail's first bone",
+                self.path.display()
+            );
+        }
+        self.tail_bone = Some(bone.to_owned());
+        Ok(())
+    }
+
+    /// `start` and its descendants down one line: at each bone the child
+    /// with the most generations below it (the first such child on a tie).
+    fn line_down(&self, start: usize) -> Vec<usize> {
+        let bones = &self.skeleton.bones;
+        // Generations below each bone; parents precede children in the
+        // skeleton's order, so one pass from the end fills them.
+        let mut below = vec![0usize; bones.len()];
+        let mut best_child = vec![usize::MAX; bones.len()];
+        for (c, b) in bones.iter().enumerate().rev() {
+            let Ok(p) = usize::try_from(b.parent) else {
+                continue;
+            };
+            let depth = below[c] + 1;
+            if p < c && (depth > below[p] || (depth == below[p] && c < best_child[p])) {
+                best_child[p] = c;
+                below[p] = depth;
+            }
+        }
+        let mut line = vec![start];
+        let mut at = start;
+        while best_child[at] != usize::MAX && line.len() <= bones.len() {
+            at = best_child[at];
+            line.push(at);
+        }
+        line
     }
 
     /// `run` without the unskinned end bones an export appends to a chain
@@ -786,6 +860,7 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
         warnings,
         rig_settings,
         rigid_corners: Vec::new(),
+        tail_bone: None,
     };
     check_floats(&gltf, &json, data).map_err(at)?;
     let world = imported.rest_world();

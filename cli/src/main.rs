@@ -61,14 +61,19 @@ enum Command {
     Import {
         /// The file (.gltf, .glb or .vrm).
         file: PathBuf,
+        /// The tail's first bone (a glTF node name), where the tail's
+        /// bones are not named *tail*: the chain runs from it to its tip
+        /// (a name no bone has lists the bones).
+        #[arg(long, value_name = "BONE")]
+        tail: Option<String>,
     },
     /// Drive the file's chains with secmo and write a copy of the GLB with
     /// the motion baked into its clips.
     ///
-    /// The tail (bones named *tail*) runs secmo's tail solver, VRM spring
-    /// bones its VRM preset, and the file's secmo rig settings
-    /// (extras.secmo_rig_settings) its helper springs, constraints and
-    /// correctives. Each clip is looped until the chain state repeats (at
+    /// The tail (bones named *tail*, or from --tail BONE) runs secmo's tail
+    /// solver, VRM spring bones its VRM preset, and the file's secmo rig
+    /// settings (extras.secmo_rig_settings) its helper springs,
+    /// constraints and correctives. Each clip is looped until the chain state repeats (at
     /// most 30 passes; --cold skips this), then its keys are written:
     /// authored rotation tracks of the driven joints are replaced (--blend
     /// keeps them and slerps toward secmo's).
@@ -152,6 +157,13 @@ struct ClipArgs {
     /// where their times meet.
     #[arg(long, value_name = "HZ", default_value_t = 60.0, value_parser = range(1.0, 1000.0))]
     rate: f32,
+    /// The tail's first bone (a glTF node name), where the tail's bones
+    /// are not named *tail*: the chain runs from it to its tip, down the
+    /// child with the longest line below it [default: the
+    /// longest line of bones named tail, Schwanz, queue, しっぽ, 尻尾 or
+    /// 尾巴, any case].
+    #[arg(long, value_name = "BONE")]
+    tail: Option<String>,
 }
 
 #[derive(Args, Debug)]
@@ -219,6 +231,7 @@ impl ClipArgs {
             force: false,
             loop_clips: Vec::new(),
             once_clips: Vec::new(),
+            tail: self.tail,
         }
     }
 }
@@ -238,7 +251,13 @@ fn run(command: Command) -> anyhow::Result<String> {
                 r.rate_plot.display()
             ))
         }
-        Command::Import { file } => Ok(secmo_cli::import::import(&file)?.summary()),
+        Command::Import { file, tail } => {
+            let mut imported = secmo_cli::import::import(&file)?;
+            if let Some(bone) = &tail {
+                imported.name_tail(bone)?;
+            }
+            Ok(imported.summary())
+        }
         Command::Bake(b) => {
             let out = b.out.unwrap_or_else(|| {
                 let input = &b.common.file;

@@ -45,10 +45,14 @@ fn every_command_has_help_listing_its_options_with_units_and_defaults() {
                 "[default: 60]",
             ],
         ),
-        ("import", &["<FILE>", ".gltf, .glb or .vrm"]),
+        (
+            "import",
+            &["<FILE>", ".gltf, .glb or .vrm", "--tail <BONE>"],
+        ),
         (
             "bake",
             &[
+                "--tail <BONE>",
                 "--clip <NAME>",
                 "--units-per-meter <U>",
                 "inferred",
@@ -68,6 +72,7 @@ fn every_command_has_help_listing_its_options_with_units_and_defaults() {
                 "--units-per-meter <U>",
                 "--rate <HZ>",
                 "--out <DIR>",
+                "--tail <BONE>",
                 "[default: secmo-report]",
                 "tips_<clip>.svg",
                 "rates_<clip>.svg",
@@ -191,6 +196,30 @@ fn runtime_errors_exit_1_naming_the_file_and_part() {
         &["report", &fox, "--clip", "Nope"],
         1,
         &[&fox, "no clip named \"Nope\""],
+    );
+    // --tail names a bone the file lacks (the error lists its bones), or
+    // the tail's last bone (a chain needs two).
+    for command in ["import", "bake", "report"] {
+        fails(
+            &[command, &fox, "--tail", "Nope"],
+            1,
+            &[
+                &fox,
+                "--tail \"Nope\": no bone has that name",
+                "b_Tail01_012",
+            ],
+        );
+        fails(
+            &[command, &fox, "--tail", "b_Tail03_014"],
+            1,
+            &[&fox, "--tail \"b_Tail03_014\": the bone has no child"],
+        );
+    }
+    let (code, out, err) = secmo(&["import", &fox, "--tail", "b_Tail02_013"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("tail candidate: b_Tail02_013 → b_Tail03_014\n"),
+        "{out}"
     );
     std::fs::remove_dir_all(dir).unwrap();
 }

@@ -385,3 +385,45 @@ fn a_tails_unskinned_end_nubs_are_left_out() {
     t.translation = (glam::Vec3::from(t.translation) * 0.1).into();
     assert_eq!(short.tail(), tail[..6]);
 }
+
+/// A tail whose bones are not named *tail*: the other languages' words
+/// find it (a held-out wolf rigged with `Schwanz_*` bones had no tail),
+/// and `--tail BONE` (`Imported::name_tail`) names its first bone where no
+/// word does (a held-out dragon's `Bone_end_*`): the chain then runs from
+/// that bone down its longest line, the end nubs left out as before.
+#[test]
+fn a_tail_is_found_by_another_languages_word_or_by_its_first_bone() {
+    let assets = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/assets/animals");
+    let husky = import(&assets.join("Husky.glb")).unwrap();
+    let tail = husky.tail();
+    assert_eq!(tail.len(), 7);
+    let renamed = |word: &str| {
+        let mut i = husky.clone();
+        for (k, &b) in tail.iter().enumerate() {
+            i.skeleton.bones[b].name = format!("{word}_{k}");
+        }
+        i
+    };
+    for word in ["Schwanz", "queue", "しっぽ", "尻尾"] {
+        assert_eq!(renamed(word).tail(), tail, "bones named {word}_*");
+    }
+    let mut bones = renamed("Bone_end");
+    assert!(bones.tail().is_empty(), "no word names these bones");
+    bones.name_tail("Bone_end_0").unwrap();
+    assert_eq!(bones.tail(), tail);
+    // From a bone inside the tail: the rest of it.
+    bones.name_tail("Bone_end_2").unwrap();
+    assert_eq!(bones.tail(), tail[2..]);
+    // A name no bone has, and a bone without a child: errors naming the
+    // file and the bone, and the chosen tail stays as it was.
+    let e = bones.name_tail("Bone_end_9").unwrap_err().to_string();
+    assert!(
+        e.contains("Husky.glb") && e.contains("\"Bone_end_9\"") && e.contains("Bone_end_6"),
+        "{e}"
+    );
+    let mut leaf = husky.clone();
+    let tip = leaf.skeleton.bones[tail[6]].name.clone();
+    let e = leaf.name_tail(&tip).unwrap_err().to_string();
+    assert!(e.contains("no child"), "{e}");
+    assert_eq!(bones.tail(), tail[2..]);
+}
