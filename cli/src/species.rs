@@ -124,8 +124,10 @@ pub const SIZES: &[(&str, f32)] = &[
 
 /// The animal a list of names (the file's name, its meshes', nodes' and
 /// clips', in that order of trust) says the character is, and its size in
-/// metres: the first name that holds a known animal's name, the longest
-/// such name within it ("reindeer" before "deer"). Names are compared in
+/// metres: the first name that holds a known animal's name, a whole word
+/// of it before a part of a word ("Fox_pxltiger", a fox by the artist
+/// pxltiger, is a fox, not a tiger), then the longest ("reindeer" before
+/// "deer"). Names are compared in
 /// lower case with everything but letters dropped ("TRex_Run" and "trex"
 /// alike); a name of four letters or fewer must be a whole word of the
 /// name, or two words written apart ("T-Rex"; words split at non-letters
@@ -140,18 +142,14 @@ pub fn known_size<'a>(names: impl IntoIterator<Item = &'a str>) -> Option<(&'sta
             .map(|c| c.to_ascii_lowercase())
             .collect();
         let words = words(name);
+        // A word, or two words written apart ("T-Rex").
+        let whole = |animal: &str| {
+            words.iter().any(|w| w == animal) || words.windows(2).any(|w| w.concat() == animal)
+        };
         SIZES
             .iter()
-            .filter(|(animal, _)| {
-                if animal.len() > 4 {
-                    squashed.contains(animal)
-                } else {
-                    // A word, or two words written apart ("T-Rex").
-                    words.iter().any(|w| w == animal)
-                        || words.windows(2).any(|w| w.concat() == **animal)
-                }
-            })
-            .max_by_key(|(animal, _)| animal.len())
+            .filter(|(animal, _)| whole(animal) || (animal.len() > 4 && squashed.contains(animal)))
+            .max_by_key(|(animal, _)| (whole(animal), animal.len()))
             .copied()
     })
 }
@@ -198,6 +196,9 @@ mod tests {
         assert_eq!(size(&["Reindeer_Idle"]), Some("reindeer"));
         assert_eq!(size(&["Lioness"]), Some("lioness"));
         assert_eq!(size(&["Cat"]), Some("cat"));
+        // A whole word before a part of one.
+        assert_eq!(size(&["Fox_pxltiger"]), Some("fox"));
+        assert_eq!(size(&["pxltiger"]), Some("tiger"));
         // Short names only as whole words.
         assert_eq!(size(&["AnimalArmature", "Location", "Body"]), None);
         assert_eq!(size(&["Pirate", "Scatter"]), None);
