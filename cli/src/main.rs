@@ -73,10 +73,10 @@ enum Command {
     /// The tail (bones named *tail*, or from --tail BONE) runs secmo's tail
     /// solver, VRM spring bones its VRM preset, and the file's secmo rig
     /// settings (extras.secmo_rig_settings) its helper springs,
-    /// constraints and correctives. Each clip is looped until the chain state repeats (at
-    /// most 30 passes; --cold skips this), then its keys are written:
-    /// authored rotation tracks of the driven joints are replaced (--blend
-    /// keeps them and slerps toward secmo's).
+    /// constraints and correctives. Each clip is looped until the chain
+    /// state repeats (at most 30 passes; --cold skips this), then its keys
+    /// are written: authored rotation tracks of the driven joints are
+    /// replaced (--blend keeps them and slerps toward secmo's).
     Bake(BakeCli),
     /// Measure docs/algorithms.md §10 edge stretch on the skinned mesh for each clip and
     /// write a report with plots.
@@ -159,9 +159,8 @@ struct ClipArgs {
     rate: f32,
     /// The tail's first bone (a glTF node name), where the tail's bones
     /// are not named *tail*: the chain runs from it to its tip, down the
-    /// child with the longest line below it [default: the
-    /// longest line of bones named tail, Schwanz, queue, しっぽ, 尻尾 or
-    /// 尾巴, any case].
+    /// child with the longest line below it [default: the longest line of
+    /// bones named tail, Schwanz, queue, しっぽ, 尻尾 or 尾巴, any case].
     #[arg(long, value_name = "BONE")]
     tail: Option<String>,
 }
