@@ -49,6 +49,7 @@ fuzz_target!(|data: &[u8]| {
         force: false,
         loop_clips: Vec::new(),
         once_clips: Vec::new(),
+        tail: None,
     };
     if bake(&args).is_err() {
         assert!(!out.exists(), "a refused bake wrote {}", out.display());
