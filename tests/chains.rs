@@ -1434,10 +1434,7 @@ fn return_to_arc(rate: f32) -> (Vec<f32>, Vec<Vec<Quat>>) {
         let t = f as f32 * dt;
         let mut pose = rig.reference_pose().to_vec();
         if t < 2.0 {
-            for joint in &mut pose[FIRST_TAIL..] {
-                let r = Quat::from_array(joint.rotation);
-                joint.rotation = (Quat::from_rotation_x(-0.28) * r).to_array();
-            }
+            turn_tail(&mut pose, -0.28);
         }
         let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
         // From the update after the cut (the cut is the input's own step).
@@ -1537,11 +1534,7 @@ fn a_cycle_that_holds_its_keyed_tail_on_the_reference_pose_keeps_it_on_its_keys(
         let u = t % cycle;
         let mut pose = rig.reference_pose().to_vec();
         if u < keyed {
-            let a = 0.15 * (u / keyed * std::f32::consts::PI).sin();
-            for joint in &mut pose[FIRST_TAIL..] {
-                let r = Quat::from_array(joint.rotation);
-                joint.rotation = (Quat::from_rotation_x(a) * r).to_array();
-            }
+            turn_tail(&mut pose, 0.15 * (u / keyed * std::f32::consts::PI).sin());
         }
         let out = step(&mut c, if f == 0 { 0.0 } else { 1.0 / rate }, &pose);
         // The second cycle, once the first has put the tail on its keys.
@@ -1639,6 +1632,27 @@ fn a_teleport_into_keys_far_from_the_rest_arc_lands_on_them() {
     assert!(worst < 1.0, "{worst}° off the new keys after the cut");
 }
 
+/// Each tail joint of `pose` turned `angle` radians about x, before its
+/// reference rotation.
+fn turn_tail(pose: &mut [Transform], angle: f32) {
+    for joint in &mut pose[FIRST_TAIL..] {
+        let r = Quat::from_array(joint.rotation);
+        joint.rotation = (Quat::from_rotation_x(angle) * r).to_array();
+    }
+}
+
+/// The input of update `f` of a cut at update 120 (2 s at 60 Hz) from the
+/// unkeyed reference pose to keys 0.28 rad up from the curl, with the
+/// hips turned `yaw` degrees.
+fn cut_onto_far_keys(rig: &Rig, f: usize, yaw: f32) -> Vec<Transform> {
+    let mut pose = rig.reference_pose().to_vec();
+    if f >= 120 {
+        turn_tail(&mut pose, -0.28);
+        pose[HIPS].rotation = Quat::from_rotation_y(yaw.to_radians()).to_array();
+    }
+    pose
+}
+
 /// [`curled_on_a_straight_arc`] at 60 Hz: 2 s unkeyed, then cut to keys
 /// 0.28 rad up from the curl with the hips turned `yaw` degrees, held 1 s;
 /// importance 0 on the updates in `skipped`. The output's largest turn
@@ -1654,14 +1668,7 @@ fn after_a_cut_onto_far_keys(
     let mut worst = 0f32;
     for f in 0..180 {
         let t = f as f32 * dt;
-        let mut pose = rig.reference_pose().to_vec();
-        if f >= 120 {
-            for joint in &mut pose[FIRST_TAIL..] {
-                let r = Quat::from_array(joint.rotation);
-                joint.rotation = (Quat::from_rotation_x(-0.28) * r).to_array();
-            }
-            pose[HIPS].rotation = Quat::from_rotation_y(yaw.to_radians()).to_array();
-        }
+        let pose = cut_onto_far_keys(&rig, f, yaw);
         c.set_importance(if skipped.contains(&f) { 0.0 } else { 1.0 })
             .unwrap();
         let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
@@ -1705,14 +1712,7 @@ fn a_cut_that_turns_the_body_into_keys_far_from_the_arc_turns_the_tail_with_it()
     let (mut shown, mut keys) = (0f32, 0f32);
     let mut last: Option<(Vec<Transform>, Vec<Transform>)> = None;
     for f in 0..180 {
-        let mut pose = rig.reference_pose().to_vec();
-        if f >= 120 {
-            for joint in &mut pose[FIRST_TAIL..] {
-                let r = Quat::from_array(joint.rotation);
-                joint.rotation = (Quat::from_rotation_x(-0.28) * r).to_array();
-            }
-            pose[HIPS].rotation = Quat::from_rotation_y(40f32.to_radians()).to_array();
-        }
+        let pose = cut_onto_far_keys(&rig, f, 40.0);
         let out = step(&mut c, if f == 0 { 0.0 } else { dt }, &pose);
         if let Some((p, o)) = &last {
             if f >= 100 {

@@ -32,10 +32,7 @@ pub struct BakeArgs {
 pub fn clips_and_baker(
     args: &BakeArgs,
 ) -> anyhow::Result<(Vec<crate::import::Clip>, crate::bake::Baker, String)> {
-    let mut imported = crate::import::import(&args.input)?;
-    if let Some(bone) = &args.tail {
-        imported.name_tail(bone)?;
-    }
+    let imported = crate::import::Imported::with_tail(&args.input, args.tail.as_deref())?;
     let (units_per_meter, mut units_note) = imported.units(args.units_per_meter);
     // What the file holds that was read only in part (a Draco-compressed
     // or bufferless mesh, an extension's note): the measures and the bake

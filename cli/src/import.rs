@@ -174,6 +174,16 @@ impl Imported {
         self.without_end_nubs(best)
     }
 
+    /// [`import`], then [`Imported::name_tail`] where `tail` names a bone
+    /// (`--tail BONE`).
+    pub fn with_tail(path: &Path, tail: Option<&str>) -> anyhow::Result<Self> {
+        let mut imported = import(path)?;
+        if let Some(bone) = tail {
+            imported.name_tail(bone)?;
+        }
+        Ok(imported)
+    }
+
     /// Names the tail's first bone (`--tail BONE`): [`Imported::tail`]
     /// then follows it to its tip. An error names the file and the bone
     /// when no bone has that name (listing the bones) or the bone has no
@@ -219,7 +229,8 @@ impl Imported {
         }
         let mut line = vec![start];
         let mut at = start;
-        while best_child[at] != usize::MAX && line.len() <= bones.len() {
+        // Each child comes after its parent: the line ends.
+        while best_child[at] != usize::MAX {
             at = best_child[at];
             line.push(at);
         }

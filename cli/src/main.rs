@@ -251,11 +251,7 @@ fn run(command: Command) -> anyhow::Result<String> {
             ))
         }
         Command::Import { file, tail } => {
-            let mut imported = secmo_cli::import::import(&file)?;
-            if let Some(bone) = &tail {
-                imported.name_tail(bone)?;
-            }
-            Ok(imported.summary())
+            Ok(secmo_cli::import::Imported::with_tail(&file, tail.as_deref())?.summary())
         }
         Command::Bake(b) => {
             let out = b.out.unwrap_or_else(|| {

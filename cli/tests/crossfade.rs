@@ -52,8 +52,9 @@ fn largest_turn(tail: &[u32], a: &[Transform], b: &[Transform]) -> f32 {
 /// The horse at 60 Hz: its idle, tail channels removed, for 2 s, then a
 /// crossfade of 0.15 s into Idle_Headlow, which keys the tail, held 4.5 s
 /// (`back`: the other way round, 2.5 s of ChainClock's hold on the keys'
-/// last pose, then the turn back to the rest arc). The largest turn of a tail joint's
-/// output in one update and the input's, degrees, from 1.5 s on.
+/// last pose, then the turn back to the rest arc). The largest turn of a
+/// tail joint's output in one update and the input's, degrees, from 1.5 s
+/// on.
 fn crossfade(back: bool) -> (f32, f32) {
     let horse =
         import(&Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/assets/animals/Horse.glb"))
