@@ -1,20 +1,21 @@
-//! The chain writeback (docs/algorithms.md §7) for 3 to [`W`] chains at once, in lanes
-//! (#14 item 2, "writeback rotations without a full matrix
-//! decomposition"): every lane's arithmetic in one vector register per
-//! value, as the chain kernel's lanes ([`lanes`]) step them. It performs
-//! glam's operations in glam's order on this target (its SSE2 or NEON
-//! quaternion product and normalisation, its `Quat * Vec3`), so a chain
-//! gives the same bits here as through `chain_stage::write_joints`. Like
-//! the chain kernel it is written once over the lane width `N`: blocks of
+//! The chain writeback (docs/algorithms.md §7), the one every chain's
+//! output goes through, 1 to [`W`] chains at once in lanes (#14 item 2,
+//! "writeback rotations without a full matrix decomposition"; #49 item 3,
+//! one writeback): every lane's arithmetic in one vector register per
+//! value, as the chain kernel's lanes ([`lanes`]) step them. Like the chain
+//! kernel it is written once over the lane width `N`: blocks of
 //! [`LANES_FROM`] chains or more are written `W` wide, one or two chains
 //! one lane wide ([`write_one`]; a lane step's fixed cost is more than
-//! their writeback), from the same source and with the same bits.
+//! their writeback), from the same source and with the same bits. It
+//! performs glam's operations in glam's order on this target (its SSE2 or
+//! NEON quaternion product and normalisation, its `Quat * Vec3`), so that
+//! its bits are those of the plain glam writeback its tests hold it to.
 //!
-//! For a chain whose root parent is a rotation times a uniform scale and
-//! whose joints are uniformly scaled (every joint's parent is then such a
-//! similarity, so the component-space swing seen from the parent is the
-//! arc between the same two directions seen from it, and no matrix is
-//! decomposed), joint by joint:
+//! Joint by joint, through a parent that is a similarity (a rotation times
+//! a uniform scale: the chain's root parent is tested once, and a uniformly
+//! scaled joint passes the property to its child), where the
+//! component-space swing seen from the parent is the arc between the same
+//! two directions seen from it, so no matrix is decomposed:
 //!
 //! - `head = P · t` (the joint's head; `P` its parent's component matrix,
 //!   `t` its local translation),
@@ -25,15 +26,20 @@
 //! - `r' = normalize(arc(from̂, tô) · r)`, and the joint's component matrix
 //!   `P · R(r') · S` is the next joint's parent.
 //!
-//! A chain that does not qualify (a sheared or non-uniformly scaled parent,
-//! a weight below 1) goes through `chain_stage::write_joints`, joint by
-//! joint with glam.
+//! Three things are finished lane by lane with glam, in the same source
+//! for every width, where a lane needs them ([`finish_joint`]): a parent
+//! that is not a similarity (sheared or non-uniformly scaled: the swing is
+//! applied in component space and the joint's rotation recovered by
+//! decomposition, [`math::aim_local`]), a weight below 1 (authored tracks
+//! win, docs/algorithms.md §8: a slerp from the input's rotation) and the
+//! skin guard ([`Chain::guard`]).
 
 // Index loops over the lanes are the form LLVM vectorises most reliably.
 #![allow(clippy::needless_range_loop)]
 
 use glam::{Affine3A, Quat, Vec3};
 
+use crate::math::{self, Transform};
 use crate::solvers::lanes::{cross, ChainKernel, F, Q, V3, W};
 
 /// A 3×3 matrix per lane, by columns, and a translation.
@@ -103,6 +109,12 @@ pub(crate) struct Chain {
     pub(crate) world_inverse: Affine3A,
     /// Fraction of a substep the clock is past the state (0 to 1).
     pub(crate) ahead: f32,
+    /// The chain's weight (`ChainParams::weight`), times each joint's.
+    pub(crate) weight: f32,
+    /// Under the skin guard (`ChainParams::key_margin`): the sine of half
+    /// the margin, and the share of the guarded rotation (0 to 1, the
+    /// guard coming on or going off).
+    pub(crate) guard: Option<(f32, f32)>,
 }
 
 /// One joint of one lane's chain.
@@ -118,12 +130,16 @@ pub(crate) struct Joint {
     /// The particle and its position before the last substep.
     pub(crate) position: Vec3,
     pub(crate) previous: Vec3,
+    /// The joint's weight (`ChainSetup::weights`).
+    pub(crate) weight: f32,
 }
 
 /// Where the chains' joints come from and go.
 pub(crate) trait Joints {
     /// Joint `k` of lane `l`'s chain.
     fn joint(&self, l: usize, k: usize) -> Joint;
+    /// Joint `k`'s reference rotation (the skin guard's), lane `l`.
+    fn reference(&self, l: usize, k: usize) -> Quat;
     /// Its new local rotation and component matrix.
     fn write(&mut self, l: usize, k: usize, rotation: [f32; 4], component: Affine3A);
 }
@@ -168,10 +184,16 @@ fn write_chains<const N: usize>(chains: &[Chain], joints: &mut impl Joints) {
     let mut parent = A::<N>::zero();
     let mut world_inverse = A::<N>::zero();
     let mut ahead = F::<N>::splat(0.0);
+    // Whether lane `l`'s joint has a similarity parent, and whether its
+    // chain is weighted or guarded ([`finish_joint`] then finishes it).
+    let mut similar = [false; N];
+    let mut plain = [false; N];
     for (l, c) in chains.iter().enumerate() {
         parent.set(l, &c.parent);
         world_inverse.set(l, &c.world_inverse);
         ahead.0[l] = c.ahead;
+        similar[l] = math::is_similarity(&c.parent.matrix3);
+        plain[l] = c.weight >= 1.0 && c.guard.is_none();
     }
     let n_max = chains.iter().map(|c| c.len).max().unwrap_or(0);
     let one = F::<N>::splat(1.0);
@@ -180,6 +202,10 @@ fn write_chains<const N: usize>(chains: &[Chain], joints: &mut impl Joints) {
         let (mut scale, mut translation, mut child) =
             (V3::<N>::zero(), V3::<N>::zero(), V3::<N>::zero());
         let (mut position, mut previous) = (V3::<N>::zero(), V3::<N>::zero());
+        // The lanes this joint finishes lane by lane, and each lane's
+        // similarity for the next joint (this joint uniformly scaled).
+        let mut special = [false; N];
+        let mut next_similar = [false; N];
         for (l, c) in chains.iter().enumerate() {
             if k >= c.len {
                 continue;
@@ -191,18 +217,20 @@ fn write_chains<const N: usize>(chains: &[Chain], joints: &mut impl Joints) {
             child.set(l, j.child);
             position.set(l, j.position);
             previous.set(l, j.previous);
+            special[l] = !(similar[l] && plain[l] && j.weight >= 1.0);
+            next_similar[l] = similar[l] && math::is_uniform_scale(j.scale);
         }
         let rotation = raw.normalize();
         let head = parent.point(translation);
         let carried = position + (position - previous) * ahead;
-        let to = world_inverse.point(carried) - head;
+        let to_component = world_inverse.point(carried) - head;
         let swung = rotation.rotate(V3 {
             x: scale.x * child.x,
             y: scale.y * child.y,
             z: scale.z * child.z,
         });
         let (from_dir, from_ok) = swung.try_normalize();
-        let (to, to_ok) = parent.linear_transposed(to).try_normalize();
+        let (to, to_ok) = parent.linear_transposed(to_component).try_normalize();
         // The arc from `from` to `to` (math::rotation_arc): the half-angle
         // form, exact for small angles; glam's turn about an orthogonal
         // axis for antiparallel directions.
@@ -227,8 +255,22 @@ fn write_chains<const N: usize>(chains: &[Chain], joints: &mut impl Joints) {
         let solved = arc.mul(rotation).normalize();
         // Never a non-finite output, and a degenerate direction leaves the
         // joint as animated.
-        let ok = from_ok.and(to_ok).and(solved.finite());
-        let result = Q::select(ok, solved, raw);
+        let found = from_ok.and(to_ok);
+        let mut result = Q::select(found.and(solved.finite()), solved, raw);
+        for (l, c) in chains.iter().enumerate() {
+            if k < c.len && special[l] {
+                let found = found.get(l).then(|| Quat::from_array(solved.get(l)));
+                let j = joints.joint(l, k);
+                let out = finish_joint(
+                    c,
+                    &j,
+                    (similar[l], &parent.get(l), to_component.get(l)),
+                    found,
+                    || joints.reference(l, k),
+                );
+                result.set(l, out);
+            }
+        }
         // `P · R(result) · S`, its translation the head.
         let r = result.normalize();
         let (x2, y2, z2) = (r.x + r.x, r.y + r.y, r.z + r.z);
@@ -255,6 +297,105 @@ fn write_chains<const N: usize>(chains: &[Chain], joints: &mut impl Joints) {
             }
         }
         parent = joint;
+        similar = next_similar;
+    }
+}
+
+/// One lane's joint finished with glam where the lanes' arithmetic stops
+/// short: through a parent that is not a similarity (`similar` false; the
+/// swing applied in component space and the rotation recovered by
+/// decomposition, [`math::aim_local`], from `to`, the particle's offset
+/// from the head in component space), at a weight below 1 (a slerp from
+/// the input's rotation; at 0 the joint stays as animated) and under the
+/// skin guard. `lanes` is the lanes' swing (`None`: a degenerate
+/// direction). A non-finite result leaves the joint as animated.
+fn finish_joint(
+    chain: &Chain,
+    j: &Joint,
+    (similar, parent, to): (bool, &Affine3A, Vec3),
+    lanes: Option<Quat>,
+    reference: impl FnOnce() -> Quat,
+) -> [f32; 4] {
+    let w = chain.weight * j.weight;
+    let rotation = Quat::from_array(j.rotation).normalize();
+    let solved = if w <= 0.0 {
+        None
+    } else if similar {
+        lanes
+    } else {
+        let local = Transform {
+            translation: j.translation.to_array(),
+            rotation: j.rotation,
+            scale: j.scale.to_array(),
+        };
+        math::aim_local(parent, &local, &local.to_affine(), j.child, to)
+    };
+    let Some(solved) = solved else {
+        return j.rotation;
+    };
+    let mut blended = if w >= 1.0 {
+        solved
+    } else {
+        rotation.slerp(solved, w)
+    };
+    if let Some((margin, share)) = chain.guard {
+        let held = skin_guard(reference(), rotation, blended, margin);
+        // Coming on or going off (`ChainClock::guard`): part of the way
+        // from the unguarded rotation to the held one.
+        blended = if share >= 1.0 {
+            held
+        } else {
+            blended.slerp(held, share)
+        };
+    }
+    if blended.is_finite() {
+        blended.to_array()
+    } else {
+        j.rotation
+    }
+}
+
+/// The skin guard (docs/algorithms.md §7 "The skin guard"): `rotation`, a
+/// joint's output local rotation, held within the box that the input's
+/// local rotation `key` spans about the reference rotation `reference`,
+/// axis by axis of the reference frame. With `q = reference⁻¹ · rotation`
+/// and `k = reference⁻¹ · key` (each with w ≥ 0), every component of q's
+/// vector part (the sine of half the turn times the axis) is clamped to
+/// the interval from 0 to k's component, widened by `margin` on each side
+/// (`margin`: the sine of half [`ChainParams::key_margin`](crate::solvers::chain::ChainParams::key_margin)), and w
+/// recomputed: about no axis does the joint turn farther from its
+/// reference than the input, nor to the other side of it. A rotation
+/// within the box comes back unchanged, bit for bit. Products, a clamp and
+/// square roots only: the same bits on every path that calls it.
+pub(crate) fn skin_guard(reference: Quat, key: Quat, rotation: Quat, margin: f32) -> Quat {
+    let reference = reference.normalize();
+    let inverse = reference.conjugate();
+    let half = |q: Quat| {
+        let q = inverse * q;
+        if q.w < 0.0 {
+            -q
+        } else {
+            q
+        }
+    };
+    let (k, q) = (half(key), half(rotation));
+    let kv = Vec3::new(k.x, k.y, k.z);
+    let v = Vec3::new(q.x, q.y, q.z);
+    let held = v.clamp(
+        kv.min(Vec3::ZERO) - Vec3::splat(margin),
+        kv.max(Vec3::ZERO) + Vec3::splat(margin),
+    );
+    if held == v {
+        return rotation;
+    }
+    let w = (1.0 - held.length_squared()).max(0.0).sqrt();
+    let out = (reference * Quat::from_xyzw(held.x, held.y, held.z, w)).normalize();
+    // On the input's hemisphere, so that keys baked from it interpolate
+    // the short way.
+    if out.dot(rotation) < 0.0 {
+        -out
+    } else {
+        out
     }
 }
 
@@ -280,19 +421,22 @@ mod tests {
         }
     }
 
-    /// A lane's chain: joints, end offset, particles, positions before.
-    type TestChain = (Vec<u32>, Vec3, Vec<Vec3>, Vec<Vec3>);
+    /// A lane's chain: joints, end offset, particles, positions before,
+    /// joint weights.
+    type TestChain = (Vec<u32>, Vec3, Vec<Vec3>, Vec<Vec3>, Vec<f32>);
 
-    /// Chains over one pose; `write` records the output.
+    /// Chains over one pose and its reference pose; `write` records the
+    /// output.
     struct Chains {
         local: Vec<Transform>,
+        reference: Vec<Quat>,
         chains: Vec<TestChain>,
         out: Vec<Vec<([f32; 4], Affine3A)>>,
     }
 
     impl Joints for Chains {
         fn joint(&self, l: usize, k: usize) -> Joint {
-            let (joints, end, position, previous) = &self.chains[l];
+            let (joints, end, position, previous, weights) = &self.chains[l];
             let t = &self.local[joints[k] as usize];
             Joint {
                 rotation: t.rotation,
@@ -303,7 +447,11 @@ mod tests {
                     .map_or(*end, |&n| self.local[n as usize].translation()),
                 position: position[k],
                 previous: previous[k],
+                weight: weights[k],
             }
+        }
+        fn reference(&self, l: usize, k: usize) -> Quat {
+            self.reference[self.chains[l].0[k] as usize]
         }
         fn write(&mut self, l: usize, k: usize, rotation: [f32; 4], component: Affine3A) {
             assert_eq!(self.out[l].len(), k, "joints in order");
@@ -311,23 +459,50 @@ mod tests {
         }
     }
 
-    /// `chain_stage::write_joints`' similarity branch (glam), lane `l`.
+    /// The writeback written plainly with glam, joint by joint (lane `l`):
+    /// the swing seen from a similarity parent ([`math::aim_local_similar`])
+    /// or applied in component space and decomposed ([`math::aim_local`]),
+    /// the weights' slerp and the skin guard.
     fn reference(c: &Chains, chain: &Chain, l: usize) -> Vec<([f32; 4], Affine3A)> {
         let mut parent = chain.parent;
+        let mut similar = math::is_similarity(&parent.matrix3);
         let mut out = Vec::new();
         for k in 0..chain.len {
             let j = c.joint(l, k);
-            let raw = Quat::from_array(j.rotation);
-            let rotation = raw.normalize();
+            let local = Transform {
+                translation: j.translation.to_array(),
+                rotation: j.rotation,
+                scale: j.scale.to_array(),
+            };
+            let rotation = Quat::from_array(j.rotation).normalize();
             let head = parent.transform_point3(j.translation);
             let carried = j.position + (j.position - j.previous) * chain.ahead;
             let to = chain.world_inverse.transform_point3(carried) - head;
-            let mut result = j.rotation;
-            if let Some(q) =
+            let w = chain.weight * j.weight;
+            let solved = if w <= 0.0 {
+                None
+            } else if similar {
                 math::aim_local_similar(rotation, j.scale, j.child, parent.matrix3.transpose() * to)
-            {
-                if q.is_finite() {
-                    result = q.to_array();
+            } else {
+                math::aim_local(&parent, &local, &local.to_affine(), j.child, to)
+            };
+            let mut result = j.rotation;
+            if let Some(solved) = solved {
+                let mut blended = if w >= 1.0 {
+                    solved
+                } else {
+                    rotation.slerp(solved, w)
+                };
+                if let Some((margin, share)) = chain.guard {
+                    let held = skin_guard(c.reference(l, k), rotation, blended, margin);
+                    blended = if share >= 1.0 {
+                        held
+                    } else {
+                        blended.slerp(held, share)
+                    };
+                }
+                if blended.is_finite() {
+                    result = blended.to_array();
                 }
             }
             let r = glam::Mat3A::from_quat(Quat::from_array(result).normalize());
@@ -342,6 +517,7 @@ mod tests {
             };
             out.push((result, m));
             parent = m;
+            similar = similar && math::is_uniform_scale(j.scale);
         }
         out
     }
@@ -361,15 +537,26 @@ mod tests {
         k
     }
 
+    /// What each round's chains hold, counted over the test.
+    #[derive(Default, Debug)]
+    struct Seen {
+        joints: usize,
+        not_similar: usize,
+        weighted: usize,
+        guarded: usize,
+        held: usize,
+    }
+
     #[test]
-    fn lanes_write_the_glam_paths_bits() {
+    fn lanes_write_the_plain_glam_writebacks_bits() {
         let mut rng = Rng(0x1234_5678);
-        let mut joints_compared = 0;
-        for round in 0..60 {
+        let mut seen = Seen::default();
+        for round in 0..90 {
             // 2 to 8 lanes, 1 to 11 joints each, one pose.
             let lanes = 2 + round % (W - 1);
             let mut c = Chains {
                 local: Vec::new(),
+                reference: Vec::new(),
                 chains: Vec::new(),
                 out: vec![Vec::new(); lanes],
             };
@@ -378,7 +565,14 @@ mod tests {
                 let s = 0.5 + rng.f().abs();
                 let first = c.local.len() as u32;
                 for k in 0..n {
-                    let mut t = Transform::new(rng.v() * 0.2, rng.q(), Vec3::splat(s));
+                    // Now and then a joint scaled unevenly: its children
+                    // have a parent that is not a similarity.
+                    let scale = if (round + l + k) % 7 == 3 {
+                        Vec3::new(s, s * 1.3, s * 0.8)
+                    } else {
+                        Vec3::splat(s)
+                    };
+                    let mut t = Transform::new(rng.v() * 0.2, rng.q(), scale);
                     // A degenerate child offset now and then: the joint
                     // keeps its rotation.
                     if (round + k) % 13 == 0 {
@@ -387,31 +581,84 @@ mod tests {
                     // A rotation off unit length, as a pose may hold it.
                     t.rotation = (Quat::from_array(t.rotation) * 1.0005).to_array();
                     c.local.push(t);
+                    // The reference a small turn from the pose.
+                    c.reference.push(
+                        Quat::from_array(t.rotation).normalize()
+                            * rng.q().slerp(Quat::IDENTITY, 0.8),
+                    );
                 }
                 let position: Vec<Vec3> = (0..n).map(|_| rng.v()).collect();
                 let previous = position.iter().map(|p| *p - rng.v() * 0.01).collect();
+                let weights = (0..n)
+                    .map(|k| match (round + l * 3 + k) % 9 {
+                        0 => 0.0,
+                        1 => 0.4,
+                        _ => 1.0,
+                    })
+                    .collect();
                 c.chains.push((
                     (first..first + n as u32).collect(),
                     rng.v() * 0.1,
                     position,
                     previous,
+                    weights,
                 ));
             }
-            let affine = |rng: &mut Rng| {
-                Affine3A::from_scale_rotation_translation(
-                    Vec3::splat(0.7 + rng.f().abs()),
-                    rng.q(),
-                    rng.v(),
-                )
-            };
             let chains: Vec<Chain> = (0..lanes)
-                .map(|l| Chain {
-                    len: c.chains[l].0.len(),
-                    parent: affine(&mut rng),
-                    world_inverse: affine(&mut rng),
-                    ahead: rng.f().abs(),
+                .map(|l| {
+                    let mut parent = Affine3A::from_scale_rotation_translation(
+                        Vec3::splat(0.7 + rng.f().abs()),
+                        rng.q(),
+                        rng.v(),
+                    );
+                    // A sheared root parent now and then.
+                    if (round + l) % 5 == 2 {
+                        parent.matrix3.x_axis += parent.matrix3.y_axis * 0.3;
+                    }
+                    Chain {
+                        len: c.chains[l].0.len(),
+                        parent,
+                        world_inverse: Affine3A::from_scale_rotation_translation(
+                            Vec3::splat(0.7 + rng.f().abs()),
+                            rng.q(),
+                            rng.v(),
+                        ),
+                        ahead: rng.f().abs(),
+                        weight: if (round + l) % 6 == 1 { 0.7 } else { 1.0 },
+                        guard: match (round + 2 * l) % 4 {
+                            0 => Some((0.02, 1.0)),
+                            1 => Some((0.0, 0.5)),
+                            _ => None,
+                        },
+                    }
                 })
                 .collect();
+            for (l, chain) in chains.iter().enumerate() {
+                let want = reference(&c, chain, l);
+                seen.guarded += usize::from(chain.guard.is_some()) * want.len();
+                for (k, (q, _)) in want.iter().enumerate() {
+                    let j = c.joint(l, k);
+                    seen.weighted += usize::from(chain.weight * j.weight < 1.0);
+                    if chain.guard.is_some() {
+                        // The guard moved the joint off its unguarded swing.
+                        let unguarded = reference(
+                            &c,
+                            &Chain {
+                                guard: None,
+                                ..*chain
+                            },
+                            l,
+                        );
+                        seen.held += usize::from(unguarded[k].0 != *q);
+                    }
+                }
+                let mut parent = chain.parent;
+                for (q, m) in &want {
+                    seen.not_similar += usize::from(!math::is_similarity(&parent.matrix3));
+                    let _ = q;
+                    parent = *m;
+                }
+            }
             for kernel in kernels() {
                 c.out = vec![Vec::new(); lanes];
                 write(kernel, &chains, &mut c);
@@ -424,7 +671,7 @@ mod tests {
                             bits(want.0, &want.1),
                             "{kernel:?} round {round} lane {l} joint {k}: {got:?} against {want:?}"
                         );
-                        joints_compared += 1;
+                        seen.joints += 1;
                     }
                 }
             }
@@ -442,11 +689,19 @@ mod tests {
                         bits(want.0, &want.1),
                         "one lane wide, round {round} chain {l} joint {k}"
                     );
-                    joints_compared += 1;
+                    seen.joints += 1;
                 }
             }
         }
-        assert!(joints_compared > 1000, "{joints_compared}");
+        // Every case the writeback finishes lane by lane came up, often.
+        assert!(
+            seen.joints > 1000
+                && seen.not_similar > 100
+                && seen.weighted > 100
+                && seen.guarded > 100
+                && seen.held > 50,
+            "{seen:?}"
+        );
     }
 
     /// Lane `l` of [`Chains`] as lane 0 (a chain written one lane wide).
@@ -459,6 +714,10 @@ mod tests {
         fn joint(&self, l: usize, k: usize) -> Joint {
             assert_eq!(l, 0);
             self.c.joint(self.l, k)
+        }
+        fn reference(&self, l: usize, k: usize) -> Quat {
+            assert_eq!(l, 0);
+            self.c.reference(self.l, k)
         }
         fn write(&mut self, l: usize, k: usize, rotation: [f32; 4], component: Affine3A) {
             assert_eq!(l, 0);
@@ -473,9 +732,16 @@ mod tests {
         // Lane 1 swings a quarter turn.
         let mut c = Chains {
             local: vec![Transform::IDENTITY, Transform::IDENTITY],
+            reference: vec![Quat::IDENTITY; 2],
             chains: vec![
-                (vec![0], Vec3::Y, vec![Vec3::NEG_Y], vec![Vec3::NEG_Y]),
-                (vec![1], Vec3::Y, vec![Vec3::X], vec![Vec3::X]),
+                (
+                    vec![0],
+                    Vec3::Y,
+                    vec![Vec3::NEG_Y],
+                    vec![Vec3::NEG_Y],
+                    vec![1.0],
+                ),
+                (vec![1], Vec3::Y, vec![Vec3::X], vec![Vec3::X], vec![1.0]),
             ],
             out: vec![Vec::new(); 2],
         };
@@ -484,6 +750,8 @@ mod tests {
             parent: Affine3A::IDENTITY,
             world_inverse: Affine3A::IDENTITY,
             ahead: 0.0,
+            weight: 1.0,
+            guard: None,
         };
         for kernel in kernels() {
             c.out = vec![Vec::new(); 2];
@@ -514,5 +782,43 @@ mod tests {
                 assert_eq!(got.get(l).to_array(), want[l].to_array());
             }
         }
+    }
+
+    fn vector(q: Quat) -> Vec3 {
+        let q = if q.w < 0.0 { -q } else { q };
+        Vec3::new(q.x, q.y, q.z)
+    }
+
+    #[test]
+    fn the_skin_guard_holds_each_axis_between_the_reference_and_the_key() {
+        let reference = Quat::from_rotation_z(0.4) * Quat::from_rotation_x(-0.2);
+        let key = reference * Quat::from_rotation_x(0.6) * Quat::from_rotation_y(-0.3);
+        let k = vector(reference.conjugate() * key);
+        // Inside the box: the same bits back.
+        let inside = reference * Quat::from_rotation_x(0.3) * Quat::from_rotation_y(-0.1);
+        assert_eq!(skin_guard(reference, key, inside, 0.0), inside);
+        assert_eq!(skin_guard(reference, key, -inside, 0.0), -inside);
+        // Past the key about x, across the reference about y, off about z.
+        let outside = reference * Quat::from_euler(glam::EulerRot::XYZ, 0.9, 0.2, 0.3);
+        let held = skin_guard(reference, key, outside, 0.0);
+        let h = vector(reference.conjugate() * held);
+        assert!((h.x - k.x).abs() < 1e-6, "{h} against {k}");
+        assert!(h.y.abs() < 1e-6 && h.z.abs() < 1e-6, "{h}");
+        assert!((held.length() - 1.0).abs() < 1e-6);
+        // On the input's hemisphere.
+        assert!(skin_guard(reference, key, -outside, 0.0).dot(-outside) > 0.0);
+        // A margin widens each side by its half-angle sine.
+        let m = 0.05f32;
+        let h = vector(reference.conjugate() * skin_guard(reference, key, outside, m));
+        let o = vector(reference.conjugate() * outside);
+        assert!((h.x - (k.x + m)).abs() < 1e-6, "{h}");
+        assert!(
+            o.y < m && (h.y - o.y).abs() < 1e-6,
+            "within the margin: {h} {o}"
+        );
+        assert!(o.z > m && (h.z - m).abs() < 1e-6, "{h} {o}");
+        // A key at the reference holds the joint there.
+        let at_reference = skin_guard(reference, reference, outside, 0.0);
+        assert!(at_reference.angle_between(reference) < 1e-3);
     }
 }

@@ -101,14 +101,10 @@ pub(super) fn finish(
 /// output): each joint turns by the shortest swing from its current link
 /// direction to its particle (docs/algorithms.md §7), written through the current
 /// parent (path B), blended by the chain and joint weights (authored tracks
-/// win, docs/algorithms.md §8).
-///
-/// Each joint is its successor's parent (rig validation), so when the
-/// chain's root parent is a rotation times a uniform scale and the joints
-/// are uniformly scaled, every joint's parent is one: such a chain at full
-/// weight goes through the lanes' writeback ([`writeback`], several chains
-/// at once, no matrix decomposed); any other, and a chain under the skin
-/// guard ([`guarded`]), through [`write_joints`].
+/// win, docs/algorithms.md §8) and held by the skin guard ([`guarded`]).
+/// Every chain goes through the one writeback ([`writeback`]): blocks of
+/// [`writeback::LANES_FROM`] chains or more several chains at once, the
+/// others one lane wide.
 pub(super) fn write_back(
     jobs: &mut [Option<Job<'_>>],
     updates: &[Option<Update>; JOBS],
@@ -116,12 +112,14 @@ pub(super) fn write_back(
     kernel: ChainKernel,
     ahead: &[Option<f32>; lanes::W],
 ) {
-    // The members in lanes: their chains, and each one's job and setup.
+    // The members with an output: their chains, and each one's job and setup.
     let mut chains = [writeback::Chain {
         len: 0,
         parent: Affine3A::IDENTITY,
         world_inverse: Affine3A::IDENTITY,
         ahead: 0.0,
+        weight: 1.0,
+        guard: None,
     }; lanes::W];
     let mut lane_of: [Option<(usize, &ChainSetup)>; lanes::W] = [None; lanes::W];
     let mut count = 0;
@@ -130,28 +128,21 @@ pub(super) fn write_back(
         let (job, update) = job_of(jobs, updates, *m);
         let (rig, setup) = (&job.rig, &job.rig.chains[m.ci]);
         let params = &job.stage.params[m.ci];
-        let parent = math::parent_matrix(job.component, rig.parents[setup.joints[0] as usize]);
-        // Every joint but the last.
-        let upper = &setup.joints[..setup.joints.len().saturating_sub(1)];
-        let qualifies = !guarded(job.stage, m.ci)
-            && params.weight >= 1.0
-            && setup.weights.iter().all(|&w| w >= 1.0)
-            && math::is_similarity(&parent.matrix3)
-            && upper
-                .iter()
-                .all(|&b| math::is_uniform_scale(job.local[b as usize].scale()));
-        if qualifies {
-            chains[count] = writeback::Chain {
-                len: setup.len(),
-                parent,
-                world_inverse: update.world_inverse,
-                ahead,
-            };
-            lane_of[count] = Some((m.job, setup));
-            count += 1;
-        } else {
-            write_member(jobs, updates, *m, ahead);
-        }
+        chains[count] = writeback::Chain {
+            len: setup.len(),
+            parent: math::parent_matrix(job.component, rig.parents[setup.joints[0] as usize]),
+            world_inverse: update.world_inverse,
+            ahead,
+            weight: params.weight,
+            guard: guarded(job.stage, m.ci).then(|| {
+                (
+                    (params.key_margin * 0.5).sin(),
+                    chain::smoothstep(job.stage.state.clocks[m.ci].guard),
+                )
+            }),
+        };
+        lane_of[count] = Some((m.job, setup));
+        count += 1;
     }
     if count < writeback::LANES_FROM {
         // One or two chains: the same writeback one lane wide (a lane
@@ -182,24 +173,6 @@ pub(super) fn write_back(
         let job = jobs[m.job].as_mut().expect("a member's job");
         compose_below(&job.rig, (job.local, job.component), m.ci);
     }
-}
-
-/// [`write_joints`] for member `m`.
-pub(super) fn write_member(
-    jobs: &mut [Option<Job<'_>>],
-    updates: &[Option<Update>; JOBS],
-    m: Member,
-    ahead: f32,
-) {
-    let (job, update) = job_of(jobs, updates, m);
-    write_joints(
-        &job.rig,
-        job.stage,
-        update,
-        (job.local, job.component),
-        m.ci,
-        ahead,
-    );
 }
 
 /// The chain frames below chain `ci`'s joints (another chain hangs from a
@@ -242,7 +215,15 @@ impl writeback::Joints for LaneJoints<'_, '_> {
             },
             position: state.position[first + k],
             previous: state.previous[first + k],
+            weight: setup.weights[k],
         }
+    }
+
+    #[inline(always)]
+    fn reference(&self, l: usize, k: usize) -> Quat {
+        let (j, setup) = self.lanes[l].expect("a lane's chain");
+        let job = self.jobs[j].as_ref().expect("a lane's job");
+        job.rig.reference[setup.joints[k] as usize].rotation()
     }
 
     #[inline(always)]
@@ -255,100 +236,6 @@ impl writeback::Joints for LaneJoints<'_, '_> {
     }
 }
 
-/// [`write_back`] for one chain, joint by joint: through a similarity
-/// parent the swing is taken in the parent's frame with no matrix built
-/// for the joint or decomposed ([`math::aim_local_similar`]); otherwise
-/// each joint goes through [`math::aim_local`], which tests its parent.
-pub(super) fn write_joints(
-    rig: &ChainRig<'_>,
-    stage: &Stage,
-    update: &Update,
-    (local, component): (&mut [Transform], &mut [Frame]),
-    ci: usize,
-    ahead: f32,
-) {
-    let setup = &rig.chains[ci];
-    let params = &stage.params[ci];
-    let n = setup.len();
-    let range = setup.particles();
-    let (position, previous) = (
-        &stage.state.position[range.clone()],
-        &stage.state.previous[range],
-    );
-    let mut similar = false;
-    let guard = guarded(stage, ci).then(|| {
-        (
-            (params.key_margin * 0.5).sin(),
-            chain::smoothstep(stage.state.clocks[ci].guard),
-        )
-    });
-    for (k, &joint) in setup.joints.iter().enumerate() {
-        let b = joint as usize;
-        let parent = math::parent_matrix(component, rig.parents[b]);
-        let joint_local = local[b];
-        similar = if k == 0 {
-            math::is_similarity(&parent.matrix3)
-        } else {
-            similar && math::is_uniform_scale(local[setup.joints[k - 1] as usize].scale())
-        };
-        let rotation = joint_local.rotation().normalize();
-        let scale = joint_local.scale();
-        // The joint's head in component space: `parent · local` moves
-        // the origin there.
-        let head = parent.transform_point3(joint_local.translation());
-        let child = if k + 1 < n {
-            local[setup.joints[k + 1] as usize].translation()
-        } else {
-            setup.end_offset
-        };
-        let carried = position[k] + (position[k] - previous[k]) * ahead;
-        let target = update.world_inverse.transform_point3(carried);
-        let to = target - head;
-        let w = params.weight * setup.weights[k];
-        let solved = if w <= 0.0 {
-            // Authored tracks win (docs/algorithms.md §8): leave the joint exactly as animated.
-            None
-        } else if similar {
-            math::aim_local_similar(rotation, scale, child, parent.matrix3.transpose() * to)
-        } else {
-            math::aim_local(&parent, &joint_local, &joint_local.to_affine(), child, to)
-        };
-        if let Some(solved) = solved {
-            let mut blended = if w >= 1.0 {
-                solved
-            } else {
-                rotation.slerp(solved, w)
-            };
-            if let Some((margin, share)) = guard {
-                let held = skin_guard(rig.reference[b].rotation(), rotation, blended, margin);
-                // Coming on or going off (ChainClock::guard): part of the
-                // way from the unguarded rotation to the held one.
-                blended = if share >= 1.0 {
-                    held
-                } else {
-                    blended.slerp(held, share)
-                };
-            }
-            // Never a non-finite output (the stage cannot fail): the
-            // joint keeps its animated rotation instead.
-            if blended.is_finite() {
-                local[b].rotation = blended.to_array();
-            }
-        }
-        // `parent · local`, its translation (the head) already known.
-        let r = glam::Mat3A::from_quat(local[b].rotation().normalize());
-        component[b] = Frame::store(&Affine3A {
-            matrix3: parent.matrix3
-                * glam::Mat3A::from_cols(
-                    r.x_axis * scale.x,
-                    r.y_axis * scale.y,
-                    r.z_axis * scale.z,
-                ),
-            translation: head.into(),
-        });
-    }
-}
-
 /// Whether chain `ci`'s output goes through the skin guard
 /// ([`ChainParams::key_margin`]): it rests on the input's pose
 /// ([`ChainParams::rest_source`]; never under the VRM integrator) and its
@@ -357,50 +244,6 @@ pub(super) fn write_joints(
 /// the clip keeps them.
 pub(super) fn guarded(stage: &Stage, ci: usize) -> bool {
     stage.state.clocks[ci].guard > 0.0 && stage.params[ci].key_margin < core::f32::consts::PI
-}
-
-/// The skin guard (docs/algorithms.md §7 "The skin guard"): `rotation`, a
-/// joint's output local rotation, held within the box that the input's
-/// local rotation `key` spans about the reference rotation `reference`,
-/// axis by axis of the reference frame. With `q = reference⁻¹ · rotation`
-/// and `k = reference⁻¹ · key` (each with w ≥ 0), every component of q's
-/// vector part (the sine of half the turn times the axis) is clamped to
-/// the interval from 0 to k's component, widened by `margin` on each side
-/// (`margin`: the sine of half [`ChainParams::key_margin`]), and w
-/// recomputed: about no axis does the joint turn farther from its
-/// reference than the input, nor to the other side of it. A rotation
-/// within the box comes back unchanged, bit for bit. Products, a clamp and
-/// square roots only: the same bits on every path that calls it.
-pub(crate) fn skin_guard(reference: Quat, key: Quat, rotation: Quat, margin: f32) -> Quat {
-    let reference = reference.normalize();
-    let inverse = reference.conjugate();
-    let half = |q: Quat| {
-        let q = inverse * q;
-        if q.w < 0.0 {
-            -q
-        } else {
-            q
-        }
-    };
-    let (k, q) = (half(key), half(rotation));
-    let kv = Vec3::new(k.x, k.y, k.z);
-    let v = Vec3::new(q.x, q.y, q.z);
-    let held = v.clamp(
-        kv.min(Vec3::ZERO) - Vec3::splat(margin),
-        kv.max(Vec3::ZERO) + Vec3::splat(margin),
-    );
-    if held == v {
-        return rotation;
-    }
-    let w = (1.0 - held.length_squared()).max(0.0).sqrt();
-    let out = (reference * Quat::from_xyzw(held.x, held.y, held.z, w)).normalize();
-    // On the input's hemisphere, so that keys baked from it interpolate
-    // the short way.
-    if out.dot(rotation) < 0.0 {
-        -out
-    } else {
-        out
-    }
 }
 
 /// One chain's kept arrays (slices of [`ChainState`]'s).
@@ -517,48 +360,5 @@ pub(crate) fn animated_tips(
         } else {
             world.transform_point3(joint.transform_point3(setup.end_offset))
         };
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn vector(q: Quat) -> Vec3 {
-        let q = if q.w < 0.0 { -q } else { q };
-        Vec3::new(q.x, q.y, q.z)
-    }
-
-    #[test]
-    fn the_skin_guard_holds_each_axis_between_the_reference_and_the_key() {
-        let reference = Quat::from_rotation_z(0.4) * Quat::from_rotation_x(-0.2);
-        let key = reference * Quat::from_rotation_x(0.6) * Quat::from_rotation_y(-0.3);
-        let k = vector(reference.conjugate() * key);
-        // Inside the box: the same bits back.
-        let inside = reference * Quat::from_rotation_x(0.3) * Quat::from_rotation_y(-0.1);
-        assert_eq!(skin_guard(reference, key, inside, 0.0), inside);
-        assert_eq!(skin_guard(reference, key, -inside, 0.0), -inside);
-        // Past the key about x, across the reference about y, off about z.
-        let outside = reference * Quat::from_euler(glam::EulerRot::XYZ, 0.9, 0.2, 0.3);
-        let held = skin_guard(reference, key, outside, 0.0);
-        let h = vector(reference.conjugate() * held);
-        assert!((h.x - k.x).abs() < 1e-6, "{h} against {k}");
-        assert!(h.y.abs() < 1e-6 && h.z.abs() < 1e-6, "{h}");
-        assert!((held.length() - 1.0).abs() < 1e-6);
-        // On the input's hemisphere.
-        assert!(skin_guard(reference, key, -outside, 0.0).dot(-outside) > 0.0);
-        // A margin widens each side by its half-angle sine.
-        let m = 0.05f32;
-        let h = vector(reference.conjugate() * skin_guard(reference, key, outside, m));
-        let o = vector(reference.conjugate() * outside);
-        assert!((h.x - (k.x + m)).abs() < 1e-6, "{h}");
-        assert!(
-            o.y < m && (h.y - o.y).abs() < 1e-6,
-            "within the margin: {h} {o}"
-        );
-        assert!(o.z > m && (h.z - m).abs() < 1e-6, "{h} {o}");
-        // A key at the reference holds the joint there.
-        let at_reference = skin_guard(reference, reference, outside, 0.0);
-        assert!(at_reference.angle_between(reference) < 1e-3);
     }
 }
