@@ -206,8 +206,9 @@ fn weights_sum_ok(slots: &[(u64, f64)]) -> bool {
 /// `None` for float weights. A joint named twice keeps its first slot with
 /// the weights summed; a slot of weight 0 names joint 0; the weights sum to
 /// 1 (float: within the validator's tolerance, the residual on the largest
-/// weight; integer: exactly `unit`). A vertex already conforming, or with
-/// no weight at all, is left as it is. Returns whether it changed.
+/// weight; integer: exactly `unit`); a vertex with no weight at all gets
+/// weight 1 on its first slot's joint. A vertex already conforming is left
+/// as it is. Returns whether it changed.
 pub fn conform_influences(slots: &mut [(u64, f64)], unit: Option<u64>) -> bool {
     let real = |w: f64| unit.map_or(w, |u| w / u as f64);
     let dequantized: Vec<(u64, f64)> = slots.iter().map(|&(j, w)| (j, real(w))).collect();
@@ -234,6 +235,14 @@ pub fn conform_influences(slots: &mut [(u64, f64)], unit: Option<u64>) -> bool {
             slots[first].1 += slots[k].1;
             slots[k].1 = 0.0;
         }
+    }
+    // No weight at all: the first influence's joint takes it whole (the
+    // importer reads such a vertex so).
+    if let Some(first) = slots
+        .first_mut()
+        .filter(|_| before.iter().all(|s| s.1 == 0.0))
+    {
+        first.1 = unit.map_or(1.0, |u| u as f64);
     }
     let total: f64 = slots.iter().map(|s| s.1).sum();
     if total > 0.0 && total.is_finite() {
@@ -303,9 +312,15 @@ impl Glb {
     ///   summed), joint 0 wherever the weight is 0, weights summing to 1
     ///   (ACCESSOR_JOINTS_INDEX_DUPLICATE, ACCESSOR_JOINTS_USED_ZERO_WEIGHT,
     ///   ACCESSOR_WEIGHTS_NON_NORMALIZED);
+    /// - a vertex without any weight, which viewers draw differently
+    ///   (three.js collapses it to the origin, Blender leaves it unmoved),
+    ///   weighted 1 to its first influence's joint, as secmo reads it;
     /// - rotation keys of animation samplers of unit length (for
     ///   CUBICSPLINE the values, not the tangents;
     ///   ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_QUATERNION);
+    /// - animation key times increasing: a repeated time (a step) moved up
+    ///   by one float32 step past the key before it
+    ///   (ACCESSOR_ANIMATION_INPUT_NON_INCREASING);
     /// - `min`/`max` of every accessor that has them recomputed from its
     ///   data, and added to animation inputs and `POSITION` accessors that
     ///   lack them (ACCESSOR_MIN_MISMATCH, ACCESSOR_MAX_MISMATCH,
@@ -317,7 +332,35 @@ impl Glb {
     pub fn conform(&mut self) {
         self.conform_skins();
         self.conform_rotations();
+        self.conform_times();
         self.conform_bounds();
+    }
+
+    fn conform_times(&mut self) {
+        let mut inputs = std::collections::BTreeSet::new();
+        for animation in self.json["animations"].as_array().into_iter().flatten() {
+            for sampler in animation["samplers"].as_array().into_iter().flatten() {
+                inputs.extend(sampler["input"].as_u64().map(|a| a as usize));
+            }
+        }
+        for input in inputs {
+            let Some(l) = self.layout(input) else {
+                continue;
+            };
+            if l.component_type != FLOAT || l.width != 1 {
+                continue;
+            }
+            let mut previous: Option<f32> = None;
+            for e in 0..l.count {
+                let mut t = self.get(&l, e, 0) as f32;
+                // `<=`: a run of one time becomes a run of float steps.
+                if let Some(p) = previous.filter(|&p| t <= p) {
+                    t = p.next_up();
+                    self.set(&l, e, 0, f64::from(t));
+                }
+                previous = Some(t);
+            }
+        }
     }
 
     fn layout(&self, accessor: usize) -> Option<Layout> {
@@ -694,10 +737,14 @@ mod tests {
         // Conforming data is left bit for bit.
         let mut good = [(1, 0.5), (2, 0.5), (0, 0.0), (0, 0.0)];
         assert!(!conform_influences(&mut good, None));
-        // No weight at all: nothing to normalize; the joints become 0.
-        let mut none = [(4, 0.0), (0, 0.0), (0, 0.0), (0, 0.0)];
+        // No weight at all: the first slot's joint takes it whole (float
+        // and normalized integer weights).
+        let mut none = [(4, 0.0), (3, 0.0), (0, 0.0), (0, 0.0)];
         assert!(conform_influences(&mut none, None));
-        assert_eq!(none, [(0, 0.0); 4]);
+        assert_eq!(none, [(4, 1.0), (0, 0.0), (0, 0.0), (0, 0.0)]);
+        let mut none = [(4, 0.0), (3, 0.0), (0, 0.0), (0, 0.0)];
+        assert!(conform_influences(&mut none, Some(255)));
+        assert_eq!(none, [(4, 255.0), (0, 0.0), (0, 0.0), (0, 0.0)]);
         // Many vertices of two sets (eight slots), weights off by up to 10 %.
         let mut seed = 7u32;
         let mut next = || {

@@ -613,7 +613,8 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
         let buffer = accessor.view()?.buffer().index();
         buffers.get(buffer)?.as_ref().err().cloned()
     };
-    check_data(&gltf, data).map_err(at)?;
+    let data_notes = check_data(&gltf, data).map_err(at)?;
+    extension_notes.extend(data_notes);
     let bone = |node: gltf::Node<'_>| skeleton.bone_of_node[node.index()] as usize;
 
     let skins = gltf
@@ -814,6 +815,13 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
                 .into_u16()
                 .zip(weight_sets.into_f32())
                 .map(|(j, w)| {
+                    // A vertex without weight follows its first influence's
+                    // joint (check_data's note; Glb::conform writes it so).
+                    let w = if w == [0.0; 4] {
+                        [1.0, 0.0, 0.0, 0.0]
+                    } else {
+                        w
+                    };
                     std::array::from_fn(|k| {
                         let b = joints.get(j[k] as usize).copied().unwrap_or(0) as u32;
                         (b, w[k])
@@ -899,12 +907,18 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
 /// the same files by the same field: each skin's joints are distinct and its
 /// inverse binds finite, invertible and affine, one per joint; a skinned
 /// primitive's joints name joints of its skin and its weights are finite and
-/// not negative; sparse indices increase and stay within their accessor.
-/// Data in a buffer that cannot be read is left to its use.
-fn check_data<'s, F>(gltf: &gltf::Gltf, data: F) -> Result<(), String>
+/// not negative; animation key times do not go back; sparse indices
+/// increase and stay within their accessor. Data in a buffer that cannot be
+/// read is left to its use. Two things the validator refuses but engines
+/// read are accepted with a note each, returned: a vertex whose weights are
+/// all 0 (it follows the joint its first influence names, as files secmo
+/// writes give it: docs/tool.md "Data the validator refuses") and a key
+/// time repeated (a step to the later key, as three.js and Blender play it).
+fn check_data<'s, F>(gltf: &gltf::Gltf, data: F) -> Result<Vec<String>, String>
 where
     F: Clone + for<'b> Fn(gltf::Buffer<'b>) -> Option<&'s [u8]>,
 {
+    let mut notes = Vec::new();
     for skin in gltf.skins() {
         let k = skin.index();
         let joints: Vec<usize> = skin.joints().map(|n| n.index()).collect();
@@ -1014,17 +1028,21 @@ where
                     return Err(format!("{at}.WEIGHTS_{set}: vertex {v} has {what}"));
                 }
             }
+            let weightless = totals.iter().filter(|&&t| t == 0.0).count();
             if let Some(v) = totals.iter().position(|&t| t == 0.0) {
-                return Err(format!(
-                    "{at}.WEIGHTS_0: vertex {v} has no weight (every weight is 0); \
-                     a skinned vertex's weights sum to 1"
+                notes.push(format!(
+                    "{at}.WEIGHTS_0: {weightless} vertices have no weight (every weight is 0; \
+                     the first is vertex {v}): each follows the joint its first influence \
+                     names, and files secmo writes give it that joint's weight 1"
                 ));
             }
         }
     }
-    // Animation key times increase (the validator's
-    // ACCESSOR_ANIMATION_INPUT_NON_INCREASING): a repeated or earlier time
-    // has no interval to sample in.
+    // Animation key times do not go back (the validator's
+    // ACCESSOR_ANIMATION_INPUT_NON_INCREASING refuses a repeated time too):
+    // an earlier time has no interval to sample in; a repeated one is a
+    // step, which the sampler plays from the later key on.
+    let (mut repeats, mut first_repeat) = (0, None::<String>);
     for animation in gltf.animations() {
         for sampler in animation.samplers() {
             let input = sampler.input();
@@ -1032,10 +1050,11 @@ where
                 continue;
             };
             let mut previous: Option<f32> = None;
+            let mut repeated: Option<(usize, f32)> = None;
             for (k, t) in times.enumerate() {
-                if let Some(p) = previous.filter(|&p| t <= p) {
+                if let Some(p) = previous.filter(|&p| t < p) {
                     return Err(format!(
-                        "animations[{}].samplers[{}].input: key {k} at {t} s does not come after \
+                        "animations[{}].samplers[{}].input: key {k} at {t} s comes before \
                          key {} at {p} s (accessors[{}]); key times must increase",
                         animation.index(),
                         sampler.index(),
@@ -1043,9 +1062,35 @@ where
                         input.index()
                     ));
                 }
+                if previous == Some(t) && repeated.is_none() {
+                    repeated = Some((k, t));
+                }
                 previous = Some(t);
             }
+            if let Some((k, t)) = repeated {
+                repeats += 1;
+                first_repeat.get_or_insert_with(|| {
+                    format!(
+                        "animations[{}].samplers[{}].input: key {k} repeats key {}'s time, \
+                         {t} s (accessors[{}])",
+                        animation.index(),
+                        sampler.index(),
+                        k - 1,
+                        input.index()
+                    )
+                });
+            }
         }
+    }
+    if let Some(first) = first_repeat {
+        let more = match repeats {
+            1 => String::new(),
+            n => format!(" and {} more samplers", n - 1),
+        };
+        notes.push(format!(
+            "{first}{more}: a repeated key time is read as a step to the later key; files \
+             secmo writes move it up by one float step, so that their key times increase"
+        ));
     }
     for accessor in gltf.accessors() {
         let Some(sparse) = accessor.sparse() else {
@@ -1090,7 +1135,7 @@ where
             previous = Some(index);
         }
     }
-    Ok(())
+    Ok(notes)
 }
 
 /// The validator's ACCESSOR_INVALID_FLOAT for what the checks of its use

@@ -679,14 +679,6 @@ fn invalid_skin_and_accessor_data_is_refused_by_every_command() {
             format!("{primitive}.WEIGHTS_0: vertex 5 has NaN"),
         ),
         (
-            "weights-zero",
-            Box::new(|g| (0..4).for_each(|c| set_f32(g, weights, 6, c, 0.0))),
-            format!(
-                "{primitive}.WEIGHTS_0: vertex 6 has no weight (every weight is 0); \
-                 a skinned vertex's weights sum to 1"
-            ),
-        ),
-        (
             "sparse-range",
             Box::new(|g| sparse(g, &[5000])),
             format!("accessors[{position}].sparse.indices: entry 0 is 5000; the accessor has 1728 elements"),
@@ -918,30 +910,39 @@ fn every_file_a_command_accepts_is_written_valid() {
     std::fs::remove_dir_all(out).ok();
 }
 
-/// Animation key times that do not increase (the validator's
-/// ACCESSOR_ANIMATION_INPUT_NON_INCREASING) are refused by every command
-/// that reads a clip, naming the sampler, the key and the accessor.
-fn key_times_that_do_not_increase_are_refused_by_name() {
+/// An animation key time before the key it follows is refused by every
+/// command that reads a clip, naming the sampler, the key and the accessor.
+/// A repeated time (the validator's ACCESSOR_ANIMATION_INPUT_NON_INCREASING
+/// too, but engines play it as a step, and exporters write it) is read,
+/// with a note naming it: the clip holds the earlier key up to that time
+/// and the later one from it on.
+fn key_times_that_go_back_are_refused_by_name_and_repeated_ones_are_steps() {
     let out = std::env::temp_dir().join(format!("secmo-hostile-times-{}", std::process::id()));
     std::fs::create_dir_all(&out).unwrap();
-    let mut glb = Glb::new(serde_json::json!({
-        "asset": {"version": "2.0"},
-        "scene": 0,
-        "scenes": [{"nodes": [0]}],
-        "nodes": [{"name": "root", "children": [1]}, {"name": "tail_1"}]
-    }));
-    let input = glb.push_floats(&[0.0, 0.5, 0.5], "SCALAR", true);
-    let output = glb.push_floats(&[0.0, 0.0, 0.0, 1.0].repeat(3), "VEC4", false);
-    glb.json["animations"] = serde_json::json!([{"name": "Wag",
-        "samplers": [{"input": input, "output": output}],
-        "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}]}]);
-    let glb = glb.to_bytes().unwrap();
-    let file = out.join("repeated_time.glb");
-    std::fs::write(&file, glb).unwrap();
-    let expected =
-        "animations[0].samplers[0].input: key 2 at 0.5 s does not come after key 1 at 0.5 s";
+    let turned = glam::Quat::from_rotation_x(0.8).to_array();
+    let file = |name: &str, times: &[f32]| {
+        let mut glb = Glb::new(serde_json::json!({
+            "asset": {"version": "2.0"},
+            "scene": 0,
+            "scenes": [{"nodes": [0]}],
+            "nodes": [{"name": "root", "children": [1]}, {"name": "tail_1"}]
+        }));
+        let input = glb.push_floats(times, "SCALAR", true);
+        let values: Vec<f32> = [[0.0, 0.0, 0.0, 1.0], [0.0, 0.0, 0.0, 1.0], turned]
+            .concat()
+            .to_vec();
+        let output = glb.push_floats(&values, "VEC4", false);
+        glb.json["animations"] = serde_json::json!([{"name": "Wag",
+            "samplers": [{"input": input, "output": output}],
+            "channels": [{"sampler": 0, "target": {"node": 1, "path": "rotation"}}]}]);
+        let f = out.join(name);
+        std::fs::write(&f, glb.to_bytes().unwrap()).unwrap();
+        f
+    };
+    let back = file("time_back.glb", &[0.0, 0.5, 0.4]);
+    let expected = "animations[0].samplers[0].input: key 2 at 0.4 s comes before key 1 at 0.5 s";
     for command in ["import", "bake", "report"] {
-        let mut args = vec![command, file.to_str().unwrap()];
+        let mut args = vec![command, back.to_str().unwrap()];
         if command != "import" {
             args.extend(["--units-per-meter", "1"]);
         }
@@ -954,14 +955,45 @@ fn key_times_that_do_not_increase_are_refused_by_name() {
         assert_eq!(output.status.code(), Some(1), "{command}: {stderr}");
         assert!(stderr.contains(expected), "{command}: {stderr}");
     }
+    // Repeated: read, with the note, and sampled as a step at 0.5 s.
+    let repeated = file("time_repeated.glb", &[0.0, 0.5, 0.5]);
+    let (code, stdout, err) = secmo(&["import", repeated.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        stdout.contains("animations[0].samplers[0].input: key 2 repeats key 1's time, 0.5 s"),
+        "{stdout}"
+    );
+    let imported = secmo_cli::import::import(&repeated).unwrap();
+    let clip = &imported.clips[0];
+    let tail = imported
+        .skeleton
+        .bones
+        .iter()
+        .position(|b| b.name == "tail_1")
+        .unwrap();
+    let mut pose: Vec<_> = imported
+        .skeleton
+        .bones
+        .iter()
+        .map(|b| b.reference)
+        .collect();
+    for (t, want) in [(0.49, [0.0, 0.0, 0.0, 1.0]), (0.5, turned), (0.7, turned)] {
+        clip.sample(t, &mut pose);
+        let got = glam::Quat::from_array(pose[tail].rotation);
+        assert!(
+            got.angle_between(glam::Quat::from_array(want)) < 1e-5,
+            "at {t} s: {got:?}"
+        );
+    }
     std::fs::remove_dir_all(&out).ok();
 }
 
 /// Fox with data the Khronos validator finds errors in but engines read
 /// (so the commands read it too): vertex 5 names one joint twice and a
-/// joint with weight 0, vertex 6's weights sum to 1.1, POSITION's `min`
-/// and `max` and the first clip's last key time in `max` are wrong, and a
-/// head rotation key is 1.5 long.
+/// joint with weight 0, vertex 6's weights sum to 1.1, vertex 7 has no
+/// weight, POSITION's `min` and `max` and the first clip's last key time in
+/// `max` are wrong, its key 2 repeats key 1's time, and a head rotation key
+/// is 1.5 long.
 fn fox_with_unconforming_data(d: &Path) -> PathBuf {
     let mut glb = fox();
     let (joints, weights) = (attribute(&glb, "JOINTS_0"), attribute(&glb, "WEIGHTS_0"));
@@ -1004,6 +1036,21 @@ fn fox_with_unconforming_data(d: &Path) -> PathBuf {
         let at = component_at(&glb, output, 0, c, 4);
         let x = f32::from_le_bytes(glb.bin[at..at + 4].try_into().unwrap());
         set_f32(&mut glb, output, 0, c, x * 1.5);
+    }
+    // The first sampler's key 2 at key 1's time (a step; its own copy of
+    // the clip's times, so that the validator's report names the other
+    // errors too), and vertex 7 without weight.
+    let mut times: Vec<f32> = glb
+        .elements(input)
+        .unwrap()
+        .iter()
+        .map(|t| t[0] as f32)
+        .collect();
+    times[2] = times[1];
+    let repeated = glb.push_floats(&times, "SCALAR", true);
+    glb.json["animations"][0]["samplers"][0]["input"] = json!(repeated);
+    for c in 0..4 {
+        set_f32(&mut glb, weights, 7, c, 0.0);
     }
     let f = d.join("fox-unconforming.glb");
     glb.write(&f).unwrap();
@@ -1093,10 +1140,10 @@ fn conformed_copies(d: &Path) -> Vec<(String, PathBuf, PathBuf)> {
 }
 
 fn data_the_validator_rejects_but_engines_read_is_written_conforming() {
-    // Weights that do not sum to 1, a joint named twice in a vertex, a
-    // joint named with weight 0, wrong min/max, a rotation key that is not
-    // unit length: read (engines accept them), and conformed in what `bake`
-    // and `rig` write.
+    // Weights that do not sum to 1 or are all 0, a joint named twice in a
+    // vertex, a joint named with weight 0, wrong min/max, a rotation key
+    // that is not unit length, a repeated key time: read (engines accept
+    // them), and conformed in what `bake` and `rig` write.
     let d = dir("unconforming");
     let copies = conformed_copies(&d);
     let inputs: Vec<&Path> = copies.iter().map(|(_, i, _)| i.as_path()).collect();
@@ -1121,6 +1168,7 @@ fn data_the_validator_rejects_but_engines_read_is_written_conforming() {
         "ACCESSOR_MIN_MISMATCH",
         "ACCESSOR_MAX_MISMATCH",
         "ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_QUATERNION",
+        "ACCESSOR_ANIMATION_INPUT_NON_INCREASING",
     ] {
         assert!(fox.iter().any(|c| c == code), "{code}: {}", before[3]);
     }
@@ -1216,7 +1264,7 @@ fn main() {
         invalid_skin_and_accessor_data_is_refused_by_every_command,
         bake_writes_a_keyed_node_given_by_a_matrix_as_translation_rotation_scale,
         every_file_a_command_accepts_is_written_valid[tools::gltf_validator],
-        key_times_that_do_not_increase_are_refused_by_name,
+        key_times_that_go_back_are_refused_by_name_and_repeated_ones_are_steps,
         data_the_validator_rejects_but_engines_read_is_written_conforming[tools::gltf_validator],
         conformed_copies_skin_as_their_input,
     ]);

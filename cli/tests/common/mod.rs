@@ -128,6 +128,11 @@ pub fn skinned_positions(glb: &secmo_cli::glb::Glb) -> Vec<glam::Vec3> {
                 sum += w * poses[j as usize].transform_point3(p);
                 total += w;
             }
+            if total == 0.0 {
+                // No weight: the vertex follows its first slot's joint
+                // (docs/tool.md, "Data").
+                return poses[slots[0].0 as usize].transform_point3(p);
+            }
             sum / total
         })
         .collect()
