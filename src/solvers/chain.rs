@@ -195,7 +195,7 @@ pub struct ChainParams {
     /// rotation, whatever this says). 0 (`REST_AUTO`, the tail and hair
     /// presets): the input's pose while the input animates the chain (a
     /// chain joint's local rotation more than 1e-3 rad from the reference
-    /// pose) and for half a second after, the rest arc (carry angle, rest
+    /// pose) and for 2.5 s after, the rest arc (carry angle, rest
     /// curve, gravity) where it does not. 1 (`REST_BIND`): always the rest
     /// arc. 2 (`REST_ANIMATED`): always the input's
     /// pose. On the input's pose each link's rest direction is the input's,
