@@ -118,13 +118,18 @@ impl Baker {
 
     /// The added tail's parameters: the runtime's tail preset
     /// ([`ChainParams::tail`], `rest_source` auto) with the modelled arc as
-    /// its rest arc (rest curve 1, no carry) for clips that leave the tail
-    /// on its reference pose.
+    /// its rest arc for clips that leave the tail on its reference pose:
+    /// rest curve 1, no carry and no gravity, which would sag it below the
+    /// shape the artist left it in (28° on a Labrador's four-joint tail,
+    /// its skin stretched to a p99 of 1.1293 against the still clip's
+    /// 1.0000; docs/chains.md "Animals from outside this repository").
+    /// Around the animation gravity does not act anyway.
     #[must_use]
     pub fn tail_params(units_per_meter: f32) -> ChainParams {
         ChainParams {
             carry_angle: 0.0,
             rest_curve: 1.0,
+            gravity: 0.0,
             ..ChainParams::tail(units_per_meter)
         }
     }

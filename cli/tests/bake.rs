@@ -289,6 +289,58 @@ fn a_one_shot_starting_on_the_bind_pose_starts_around_the_animation() {
     );
 }
 
+/// A clip that leaves the tail unkeyed bakes it around the shape it was
+/// modelled with: the bake's rest arc is the modelled arc without carry or
+/// gravity (`Baker::tail_params`), so only the body's motion moves the tail.
+/// On the tail preset's gravity (1 m/s²) the same tail sags off its model.
+#[test]
+fn a_clip_that_leaves_the_tail_unkeyed_bakes_it_on_its_modelled_shape() {
+    let husky = import(&asset("animals/Husky.glb")).unwrap();
+    let (units, _) = husky.units(None);
+    let tail = husky.tail();
+    let mut clip = husky
+        .clips
+        .iter()
+        .find(|c| c.name.ends_with("|Idle"))
+        .expect("the Husky's Idle")
+        .clone();
+    let keyed = clip.channels.len();
+    clip.channels.retain(|c| !tail.contains(&c.bone));
+    assert!(clip.channels.len() < keyed, "the Idle keys the tail");
+    let reference: Vec<glam::Quat> = husky
+        .skeleton
+        .bones
+        .iter()
+        .map(|b| glam::Quat::from_array(b.reference.rotation))
+        .collect();
+    // The largest turn of a tail joint off its modelled rotation, over
+    // every baked key.
+    let off_model = |params: secmo::ChainParams| {
+        let baker = Baker::with_tail(husky.clone(), units, params).unwrap();
+        let baked = baker.bake(&clip, &BakeOptions::default(), true).unwrap();
+        baker
+            .joints
+            .iter()
+            .zip(&baked.rotations)
+            .map(|(&j, keys)| {
+                keys.iter()
+                    .map(|&q| angle(q, reference[j]).to_degrees())
+                    .fold(0.0f32, f32::max)
+            })
+            .fold(0.0f32, f32::max)
+    };
+    let bake = off_model(Baker::tail_params(units));
+    let sagging = off_model(secmo::ChainParams {
+        gravity: secmo::ChainParams::tail(units).gravity,
+        ..Baker::tail_params(units)
+    });
+    eprintln!("tail off its model: bake {bake:.2}°, with the preset's gravity {sagging:.2}°");
+    // The Idle's breathing swings the unkeyed tail about 1°; the preset's
+    // gravity hangs it about 30° below its model.
+    assert!(bake < 2.0, "the bake's tail {bake}° off its model");
+    assert!(sagging > 15.0, "gravity sags it {sagging}°");
+}
+
 /// What a bake leaves out of a VRM whose spring bones it baked into every
 /// clip: VRM 1.0's `VRMC_springBone` and its sub-extensions' names; VRM
 /// 0.x's spring groups (its `VRM` extension, which holds the humanoid,
