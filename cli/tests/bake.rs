@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use gltf::animation::Property;
 use secmo_cli::bake::{angle, write_glb, BakeOptions, Baker};
-use secmo_cli::import::import;
+use secmo_cli::import::{import, Clip, Imported};
 
 fn asset(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -232,6 +232,20 @@ fn an_animal_in_other_units_bakes_the_same_tail() {
     }
 }
 
+/// The Husky, its size, its tail's bones and its clip named `…suffix`.
+fn husky_clip(suffix: &str) -> (Imported, f32, Vec<usize>, Clip) {
+    let husky = import(&asset("animals/Husky.glb")).unwrap();
+    let (units, _) = husky.units(None);
+    let tail = husky.tail();
+    let clip = husky
+        .clips
+        .iter()
+        .find(|c| c.name.ends_with(suffix))
+        .unwrap_or_else(|| panic!("the Husky's {suffix}"))
+        .clone();
+    (husky, units, tail, clip)
+}
+
 /// A one-shot whose first key holds the tail on its bind pose and whose
 /// later keys turn it: the settled start holds the first pose in the rest
 /// the clip plays in (around the animation), so the tail does not settle
@@ -242,15 +256,7 @@ fn an_animal_in_other_units_bakes_the_same_tail() {
 /// (a held-out rabbit's idle, docs/chains.md, 53.8°).
 #[test]
 fn a_one_shot_starting_on_the_bind_pose_starts_around_the_animation() {
-    let husky = import(&asset("animals/Husky.glb")).unwrap();
-    let (units, _) = husky.units(None);
-    let tail = husky.tail();
-    let mut clip = husky
-        .clips
-        .iter()
-        .find(|c| c.name.ends_with("Death"))
-        .expect("the Husky's Death")
-        .clone();
+    let (husky, units, tail, mut clip) = husky_clip("|Death");
     let mut edited = 0;
     for ch in &mut clip.channels {
         if ch.property != Property::Rotation || !tail.contains(&ch.bone) {
@@ -295,15 +301,7 @@ fn a_one_shot_starting_on_the_bind_pose_starts_around_the_animation() {
 /// On the tail preset's gravity (1 m/s²) the same tail sags off its model.
 #[test]
 fn a_clip_that_leaves_the_tail_unkeyed_bakes_it_on_its_modelled_shape() {
-    let husky = import(&asset("animals/Husky.glb")).unwrap();
-    let (units, _) = husky.units(None);
-    let tail = husky.tail();
-    let mut clip = husky
-        .clips
-        .iter()
-        .find(|c| c.name.ends_with("|Idle"))
-        .expect("the Husky's Idle")
-        .clone();
+    let (husky, units, tail, mut clip) = husky_clip("|Idle");
     let keyed = clip.channels.len();
     clip.channels.retain(|c| !tail.contains(&c.bone));
     assert!(clip.channels.len() < keyed, "the Idle keys the tail");
