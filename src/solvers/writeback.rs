@@ -202,9 +202,10 @@ fn write_chains<const N: usize>(chains: &[Chain], joints: &mut impl Joints) {
         let (mut scale, mut translation, mut child) =
             (V3::<N>::zero(), V3::<N>::zero(), V3::<N>::zero());
         let (mut position, mut previous) = (V3::<N>::zero(), V3::<N>::zero());
-        // The lanes this joint finishes lane by lane, and each lane's
-        // similarity for the next joint (this joint uniformly scaled).
-        let mut special = [false; N];
+        // The joints this step finishes lane by lane (kept from the
+        // gather), and each lane's similarity for the next joint (this
+        // joint uniformly scaled).
+        let mut special: [Option<Joint>; N] = [None; N];
         let mut next_similar = [false; N];
         for (l, c) in chains.iter().enumerate() {
             if k >= c.len {
@@ -217,8 +218,10 @@ fn write_chains<const N: usize>(chains: &[Chain], joints: &mut impl Joints) {
             child.set(l, j.child);
             position.set(l, j.position);
             previous.set(l, j.previous);
-            special[l] = !(similar[l] && plain[l] && j.weight >= 1.0);
             next_similar[l] = similar[l] && math::is_uniform_scale(j.scale);
+            if !(similar[l] && plain[l] && j.weight >= 1.0) {
+                special[l] = Some(j);
+            }
         }
         let rotation = raw.normalize();
         let head = parent.point(translation);
@@ -258,12 +261,11 @@ fn write_chains<const N: usize>(chains: &[Chain], joints: &mut impl Joints) {
         let found = from_ok.and(to_ok);
         let mut result = Q::select(found.and(solved.finite()), solved, raw);
         for (l, c) in chains.iter().enumerate() {
-            if k < c.len && special[l] {
+            if let Some(j) = &special[l] {
                 let found = found.get(l).then(|| Quat::from_array(solved.get(l)));
-                let j = joints.joint(l, k);
                 let out = finish_joint(
                     c,
-                    &j,
+                    j,
                     (similar[l], &parent.get(l), to_component.get(l)),
                     found,
                     || joints.reference(l, k),
