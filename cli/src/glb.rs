@@ -312,9 +312,9 @@ impl Glb {
     ///   summed), joint 0 wherever the weight is 0, weights summing to 1
     ///   (ACCESSOR_JOINTS_INDEX_DUPLICATE, ACCESSOR_JOINTS_USED_ZERO_WEIGHT,
     ///   ACCESSOR_WEIGHTS_NON_NORMALIZED);
-    /// - a vertex without any weight, which viewers draw differently
-    ///   (three.js collapses it to the origin, Blender leaves it unmoved),
-    ///   weighted 1 to its first influence's joint, as secmo reads it;
+    /// - a vertex without any weight weighted 1 to its first influence's
+    ///   joint, as secmo reads it and three.js's glTF loader makes it
+    ///   (`SkinnedMesh.normalizeSkinWeights`);
     /// - rotation keys of animation samplers of unit length (for
     ///   CUBICSPLINE the values, not the tangents;
     ///   ACCESSOR_ANIMATION_SAMPLER_OUTPUT_NON_NORMALIZED_QUATERNION);

@@ -913,7 +913,8 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
 /// read are accepted with a note each, returned: a vertex whose weights are
 /// all 0 (it follows the joint its first influence names, as files secmo
 /// writes give it: docs/tool.md "Data the validator refuses") and a key
-/// time repeated (a step to the later key, as three.js and Blender play it).
+/// time repeated (a step to the later key; three.js's `KeyframeTrack`
+/// refuses only a time before the one it follows).
 fn check_data<'s, F>(gltf: &gltf::Gltf, data: F) -> Result<Vec<String>, String>
 where
     F: Clone + for<'b> Fn(gltf::Buffer<'b>) -> Option<&'s [u8]>,
