@@ -248,8 +248,9 @@ pub fn aim_local(
 }
 
 /// [`aim_local`] through a parent already known to be a similarity (the
-/// chain writeback checks the chain's root parent once and carries the
-/// property down a chain of uniformly scaled joints): the joint's rotation
+/// chain writeback, `src/solvers/writeback.rs`, computes this in lanes and
+/// its test holds it to this function; it checks the chain's root parent
+/// once and carries the property down a chain of uniformly scaled joints): the joint's rotation
 /// `rotation` (unit) and scale `scale` turn `child` without building the
 /// joint's matrix, and `parent_inverse_to` is `to` seen from the parent
 /// (`parent.matrix3.transpose() · to`, any length). `None` when either

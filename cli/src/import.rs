@@ -817,6 +817,7 @@ fn import_checked(path: &Path) -> anyhow::Result<Imported> {
                 .map(|(j, w)| {
                     // A vertex without weight follows its first influence's
                     // joint (check_data's note; Glb::conform writes it so).
+                    // Only the first set is read here, as for every vertex.
                     let w = if w == [0.0; 4] {
                         [1.0, 0.0, 0.0, 0.0]
                     } else {

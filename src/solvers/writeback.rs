@@ -267,7 +267,7 @@ fn write_chains<const N: usize>(chains: &[Chain], joints: &mut impl Joints) {
                     c,
                     j,
                     (similar[l], &parent.get(l), to_component.get(l)),
-                    found,
+                    (Quat::from_array(rotation.get(l)), found),
                     || joints.reference(l, k),
                 );
                 result.set(l, out);
@@ -309,17 +309,18 @@ fn write_chains<const N: usize>(chains: &[Chain], joints: &mut impl Joints) {
 /// decomposition, [`math::aim_local`], from `to`, the particle's offset
 /// from the head in component space), at a weight below 1 (a slerp from
 /// the input's rotation; at 0 the joint stays as animated) and under the
-/// skin guard. `lanes` is the lanes' swing (`None`: a degenerate
-/// direction). A non-finite result leaves the joint as animated.
+/// skin guard. From the lanes: `rotation`, the input's rotation
+/// normalised (glam's bits), and `lanes`, their swing (`None`: a
+/// degenerate direction). A non-finite result leaves the joint as
+/// animated.
 fn finish_joint(
     chain: &Chain,
     j: &Joint,
     (similar, parent, to): (bool, &Affine3A, Vec3),
-    lanes: Option<Quat>,
+    (rotation, lanes): (Quat, Option<Quat>),
     reference: impl FnOnce() -> Quat,
 ) -> [f32; 4] {
     let w = chain.weight * j.weight;
-    let rotation = Quat::from_array(j.rotation).normalize();
     let solved = if w <= 0.0 {
         None
     } else if similar {
