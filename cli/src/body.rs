@@ -88,7 +88,9 @@ pub fn fit(imported: &Imported, exclude: &[usize], root: Vec3, keep_out: f32) ->
             shape: ColliderShape::Capsule,
             a,
             b,
-            radius,
+            // The runtime's lengths are in rig units (`Collider`): the
+            // bone's frame places the ends, not the radius.
+            radius: radius * scale,
         });
     }
     out
@@ -153,9 +155,8 @@ pub fn worst_penetration<'a>(
         for c in &capsules {
             let m = world[c.bone as usize];
             let (a, b) = (m.transform_point3(c.a), m.transform_point3(c.b));
-            let radius = c.radius * m.matrix3.x_axis.length();
             for link in points.windows(2) {
-                worst = worst.max(penetration(link[0], link[1], a, b, radius));
+                worst = worst.max(penetration(link[0], link[1], a, b, c.radius));
             }
         }
     }

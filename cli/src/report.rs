@@ -606,7 +606,7 @@ impl SkinDepth {
                     continue;
                 };
                 let (a, b) = (m.transform_point3(c.a), m.transform_point3(c.b));
-                let radius = c.radius * m.matrix3.x_axis.length();
+                let radius = c.radius;
                 if radius <= 0.0 {
                     continue;
                 }

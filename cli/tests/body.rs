@@ -92,3 +92,79 @@ fn penetration_is_the_depth_of_a_segment_inside_a_capsule() {
     );
     assert!((d - 1.0).abs() < 1e-5, "{d}");
 }
+
+/// Collider lengths are in rig units (`secmo::Collider`): a capsule's ends
+/// ride its bone's frame, its radius does not. The Fox with its skeleton's
+/// root joint scaled by 0.2 (every joint below it moved 5 times as far in
+/// its parent's frame, the inverse binds to match: the same skeleton and
+/// skin in the world) gets the same capsules in the world. Fitted in the
+/// bone's frame, their radii came out 5 times too large there: a held-out
+/// fox whose armature is scaled by 0.2 had a hind-leg capsule reach its
+/// tail, which the bake pushed 36.6° off the shape its clips hold it in.
+#[test]
+fn body_capsules_have_the_same_world_radius_under_a_scaled_armature() {
+    use glam::{Affine3A, Mat4, Vec3};
+    use secmo_cli::glb::Glb;
+    let file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/assets/Fox.glb");
+    let original = import(&file).unwrap();
+    let mut glb = Glb::read(&file).unwrap();
+    let s = 0.2f32;
+    let root = 2; // _rootJoint, the skin's first joint
+    glb.json["nodes"][root]["scale"] = serde_json::json!([s, s, s]);
+    let joints: Vec<usize> = glb.json["skins"][0]["joints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j.as_u64().unwrap() as usize)
+        .collect();
+    for &j in joints.iter().filter(|&&j| j != root) {
+        let node = glb.json["nodes"][j].as_object_mut().unwrap();
+        if let Some(t) = node.get_mut("translation").and_then(|t| t.as_array_mut()) {
+            for c in t.iter_mut() {
+                *c = serde_json::json!(c.as_f64().unwrap() / f64::from(s));
+            }
+        }
+    }
+    let bones = &original.skins[0];
+    let ibm: Vec<f32> = bones
+        .iter()
+        .flat_map(|&b| {
+            (Mat4::from_scale(Vec3::splat(1.0 / s))
+                * Mat4::from(original.meshes[0].inverse_bind[b]))
+            .to_cols_array()
+        })
+        .collect();
+    let accessor = glb.push_floats(&ibm, "MAT4", false);
+    glb.json["skins"][0]["inverseBindMatrices"] = serde_json::json!(accessor);
+    let dir = std::env::temp_dir().join(format!("secmo-body-scaled-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("fox-scaled-armature.glb");
+    glb.write(&path).unwrap();
+    let scaled = import(&path).unwrap();
+
+    // Each capsule's ends and radius in the world, at rest.
+    let capsules = |imported: &secmo_cli::import::Imported| {
+        let baker = Baker::new(imported.clone(), 100.0).unwrap();
+        let rig = &baker.rig;
+        let mut world = vec![Affine3A::IDENTITY; rig.bone_count()];
+        secmo::math::forward_kinematics(rig.parents(), rig.reference_pose(), &mut world);
+        rig.colliders()
+            .iter()
+            .map(|c| {
+                let m = world[c.bone as usize];
+                (m.transform_point3(c.a), m.transform_point3(c.b), c.radius)
+            })
+            .collect::<Vec<_>>()
+    };
+    let (before, after) = (capsules(&original), capsules(&scaled));
+    assert!(before.len() >= 3, "{before:?}");
+    assert_eq!(before.len(), after.len());
+    for ((a0, b0, r0), (a1, b1, r1)) in before.iter().zip(&after) {
+        println!(
+            "radius {r0:.3} → {r1:.3}, ends {:.2e} apart",
+            a0.distance(*a1).max(b0.distance(*b1))
+        );
+        assert!((r1 / r0 - 1.0).abs() < 1e-3, "radius {r0} became {r1}");
+        assert!(a0.distance(*a1) < 1e-2 && b0.distance(*b1) < 1e-2);
+    }
+}
