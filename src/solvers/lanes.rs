@@ -984,6 +984,318 @@ unsafe fn substep_avx2(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     substep_lanes::<W>(lanes, arrays);
 }
 
+/// One substep of a block of VRM chains whose particles stay in lanes
+/// across the update's substeps ([`Resident`]): the same kernel as
+/// [`substep`], reading and writing the lanes instead of each chain's
+/// arrays.
+pub(crate) fn substep_resident(kernel: ChainKernel, lanes: &[Lane<'_>], resident: &mut Resident) {
+    debug_assert!(lanes.len() >= 2 && lanes.len() <= W);
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        ChainKernel::LanesAvx2 => {
+            // SAFETY: as in `substep`.
+            unsafe { substep_resident_avx2(lanes, resident) }
+        }
+        _ => substep_vrm::<W, Resident>(lanes, resident),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn substep_resident_avx2(lanes: &[Lane<'_>], resident: &mut Resident) {
+    substep_vrm::<W, Resident>(lanes, resident);
+}
+
+/// Link `i` of every lane of a VRM block: which lanes have one, its length
+/// and link radius at the lane's scale, the input's local rotation of its
+/// joint, normalised, and its rest axis (zero in lanes without one).
+#[derive(Clone, Copy)]
+pub(crate) struct LinkLanes<const N: usize = W> {
+    live: M<N>,
+    length: F<N>,
+    radius: F<N>,
+    pose: Q<N>,
+    axis: V3<N>,
+}
+
+impl<const N: usize> LinkLanes<N> {
+    const ZERO: Self = LinkLanes {
+        live: M([0; N]),
+        length: F([0.0; N]),
+        radius: F([0.0; N]),
+        pose: Q {
+            x: F([0.0; N]),
+            y: F([0.0; N]),
+            z: F([0.0; N]),
+            w: F([0.0; N]),
+        },
+        axis: V3 {
+            x: F([0.0; N]),
+            y: F([0.0; N]),
+            z: F([0.0; N]),
+        },
+    };
+}
+
+/// Where the VRM kernel reads its links and reads and writes its
+/// particles: each lane's chain and arrays ([`Arrays`], gathered and
+/// scattered at every substep), or a block's links and particles kept in
+/// lanes across its substeps ([`Resident`]). Both hold the same floats, so
+/// a chain's bits do not depend on which.
+pub(crate) trait VrmParticles<const N: usize> {
+    /// Link `i` of every lane ([`LinkLanes`]; `scale`: each lane's scale);
+    /// `each(lane index, lane)` for each lane that has one, for what the
+    /// caller gathers besides (a lane whose joints have their own
+    /// parameters; never for [`Resident`], which takes no such lane).
+    fn link(
+        &self,
+        lanes: &[Lane<'_>],
+        i: usize,
+        scale: F<N>,
+        each: impl FnMut(usize, &Lane<'_>),
+    ) -> LinkLanes<N>;
+    /// Link `i`'s position and velocity in the lanes of `live` (zero in
+    /// the others).
+    fn load(&self, i: usize, live: M<N>) -> (V3<N>, V3<N>);
+    /// Link `i`'s new position, velocity and rest target (`new`) and
+    /// contact in the lanes of `live` (`masks.0`); a zero-length link
+    /// (`masks.1`) sits on its `head`, at rest and out of contact.
+    fn store(&mut self, i: usize, masks: (M<N>, M<N>), head: V3<N>, new: [V3<N>; 3], contact: M<N>);
+    /// After the last link.
+    fn finish(&mut self);
+}
+
+impl<const N: usize> VrmParticles<N> for [Arrays<'_>] {
+    #[inline(always)]
+    fn link(
+        &self,
+        lanes: &[Lane<'_>],
+        i: usize,
+        scale: F<N>,
+        mut each: impl FnMut(usize, &Lane<'_>),
+    ) -> LinkLanes<N> {
+        let mut pose = Q::zero();
+        let mut axis = V3::zero();
+        let (live, length, radius) = gather(lanes, i, scale, |l, lane| {
+            each(l, lane);
+            let setup = lane.setup;
+            pose.set(l, lane.frame.pose[setup.joints[i] as usize].rotation);
+            axis.set(l, setup.axes[i]);
+        });
+        LinkLanes {
+            live,
+            length,
+            radius,
+            pose: pose.normalize(),
+            axis,
+        }
+    }
+
+    #[inline(always)]
+    fn load(&self, i: usize, live: M<N>) -> (V3<N>, V3<N>) {
+        let (mut position, mut velocity) = (V3::zero(), V3::zero());
+        for (l, a) in self.iter().enumerate() {
+            if live.get(l) {
+                position.set(l, a.position[i]);
+                velocity.set(l, a.velocity[i]);
+            }
+        }
+        (position, velocity)
+    }
+
+    #[inline(always)]
+    fn store(
+        &mut self,
+        i: usize,
+        (live, zero): (M<N>, M<N>),
+        head: V3<N>,
+        new: [V3<N>; 3],
+        contact: M<N>,
+    ) {
+        let [next, velocity, rest_target] = new;
+        for (l, a) in self.iter_mut().enumerate() {
+            if !live.get(l) {
+                continue;
+            }
+            if zero.get(l) {
+                let hd = head.get(l);
+                a.position[i] = hd;
+                a.velocity[i] = Vec3::ZERO;
+                a.rest_targets[i] = hd;
+                a.contacts[i] = 0;
+                continue;
+            }
+            a.position[i] = next.get(l);
+            a.velocity[i] = velocity.get(l);
+            a.rest_targets[i] = rest_target.get(l);
+            a.contacts[i] = u8::from(contact.get(l));
+        }
+    }
+
+    #[inline(always)]
+    fn finish(&mut self) {
+        for a in self.iter_mut() {
+            a.bend.fill(Quat::IDENTITY);
+        }
+    }
+}
+
+/// Most links of a chain whose block keeps its particles in lanes
+/// ([`Resident`]); longer chains are gathered and scattered every substep.
+pub(crate) const RESIDENT_LINKS: usize = 16;
+
+/// One chain of a block whose particles stay in lanes: what
+/// [`Resident::gather`] reads.
+pub(crate) struct ResidentChain<'a> {
+    pub(crate) setup: &'a ChainSetup,
+    /// The input's local pose (the lane's [`SubstepFrame::pose`]).
+    pub(crate) pose: &'a [crate::math::Transform],
+    /// The lane's [`SubstepFrame::scale`].
+    pub(crate) scale: f32,
+    pub(crate) position: &'a [Vec3],
+    pub(crate) velocity: &'a [Vec3],
+}
+
+/// A VRM block's links and particles in lanes, kept across the substeps
+/// of an update (lane `l`: the block's `l`th chain; links past a chain's
+/// end and lanes without a chain as [`Arrays`] gives them), and the
+/// positions before the last substep (`previous`, the writeback's carry).
+/// The chain stage gathers them before the first such substep and
+/// scatters them back after the last; only links below the block's
+/// longest chain are read.
+pub(crate) struct Resident<const N: usize = W> {
+    links: [LinkLanes<N>; RESIDENT_LINKS],
+    position: [V3<N>; RESIDENT_LINKS],
+    velocity: [V3<N>; RESIDENT_LINKS],
+    previous: [V3<N>; RESIDENT_LINKS],
+    rest_target: [V3<N>; RESIDENT_LINKS],
+    contact: [M<N>; RESIDENT_LINKS],
+    /// The block's longest chain.
+    n: usize,
+}
+
+impl<const N: usize> Resident<N> {
+    pub(crate) const fn new() -> Self {
+        let zero = LinkLanes::<N>::ZERO;
+        Resident {
+            links: [zero; RESIDENT_LINKS],
+            position: [zero.axis; RESIDENT_LINKS],
+            velocity: [zero.axis; RESIDENT_LINKS],
+            previous: [zero.axis; RESIDENT_LINKS],
+            rest_target: [zero.axis; RESIDENT_LINKS],
+            contact: [zero.live; RESIDENT_LINKS],
+            n: 0,
+        }
+    }
+
+    /// Takes in a block's chains (lane `l`: `chains[l]`, `None` for a lane
+    /// without one; each at most [`RESIDENT_LINKS`] long): their links as
+    /// the kernel gathers them, in the same operations, and their
+    /// particles.
+    pub(crate) fn gather(&mut self, chains: &[Option<ResidentChain<'_>>; N]) {
+        let n = chains
+            .iter()
+            .flatten()
+            .map(|c| c.setup.len())
+            .max()
+            .unwrap_or(0);
+        debug_assert!(n <= RESIDENT_LINKS);
+        self.n = n;
+        let mut scale = F::splat(0.0);
+        for (l, c) in chains.iter().enumerate() {
+            if let Some(c) = c {
+                scale.0[l] = c.scale;
+            }
+        }
+        for i in 0..n {
+            let (mut live, mut length, mut radius) = (M::none(), F::splat(0.0), F::splat(0.0));
+            let mut pose = Q::zero();
+            let (mut axis, mut position, mut velocity) = (V3::zero(), V3::zero(), V3::zero());
+            for (l, c) in chains.iter().enumerate() {
+                let Some(c) = c else { continue };
+                let setup = c.setup;
+                if i >= setup.len() {
+                    continue;
+                }
+                live.set(l, true);
+                length.0[l] = setup.lengths[i];
+                radius.0[l] = setup.radii[i];
+                pose.set(l, c.pose[setup.joints[i] as usize].rotation);
+                axis.set(l, setup.axes[i]);
+                position.set(l, c.position[i]);
+                velocity.set(l, c.velocity[i]);
+            }
+            self.links[i] = LinkLanes {
+                live,
+                length: length * scale,
+                radius: radius * scale,
+                pose: pose.normalize(),
+                axis,
+            };
+            self.position[i] = position;
+            self.velocity[i] = velocity;
+        }
+    }
+
+    /// Before a substep: the positions it starts from become `previous`.
+    pub(crate) fn begin_substep(&mut self) {
+        let n = self.n;
+        self.previous[..n].copy_from_slice(&self.position[..n]);
+    }
+
+    /// Lane `l`'s chain back into its arrays (each its chain's slice), as
+    /// the kernel leaves them after a substep; `previous`: the positions
+    /// before the last one.
+    pub(crate) fn scatter(&self, l: usize, out: &mut Arrays<'_>, previous: &mut [Vec3]) {
+        let n = out.position.len();
+        for i in 0..n {
+            out.position[i] = self.position[i].get(l);
+            out.velocity[i] = self.velocity[i].get(l);
+            out.rest_targets[i] = self.rest_target[i].get(l);
+            out.contacts[i] = u8::from(self.contact[i].get(l));
+            previous[i] = self.previous[i].get(l);
+        }
+        out.bend.fill(Quat::IDENTITY);
+    }
+}
+
+impl<const N: usize> VrmParticles<N> for Resident<N> {
+    #[inline(always)]
+    fn link(
+        &self,
+        _lanes: &[Lane<'_>],
+        i: usize,
+        _scale: F<N>,
+        _each: impl FnMut(usize, &Lane<'_>),
+    ) -> LinkLanes<N> {
+        self.links[i]
+    }
+
+    #[inline(always)]
+    fn load(&self, i: usize, _live: M<N>) -> (V3<N>, V3<N>) {
+        (self.position[i], self.velocity[i])
+    }
+
+    #[inline(always)]
+    fn store(
+        &mut self,
+        i: usize,
+        (live, zero): (M<N>, M<N>),
+        head: V3<N>,
+        new: [V3<N>; 3],
+        contact: M<N>,
+    ) {
+        let [next, velocity, rest_target] = new;
+        self.position[i] = vsel(live, vsel(zero, head, next), self.position[i]);
+        self.velocity[i] = vsel(live, vsel(zero, V3::zero(), velocity), self.velocity[i]);
+        self.rest_target[i] = vsel(live, vsel(zero, head, rest_target), self.rest_target[i]);
+        self.contact[i] = vsel_m(live, contact.and(zero.not()), self.contact[i]);
+    }
+
+    #[inline(always)]
+    fn finish(&mut self) {}
+}
+
 /// Advances one chain by one substep (docs/algorithms.md §7/§8): the chain
 /// kernel one lane wide (the scalar kernel, [`ChainKernel::Scalar`]), the
 /// same source and the same bits as a lane of the 8-wide kernel. `rest` are the
@@ -1024,7 +1336,7 @@ pub fn substep_chain(
 #[inline(always)]
 fn substep_lanes<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     if matches!(lanes[0].params.integrator(), Integrator::Vrm { .. }) {
-        substep_vrm::<N>(lanes, arrays);
+        substep_vrm::<N, [Arrays<'_>]>(lanes, arrays);
     } else {
         substep_shaped::<N>(lanes, arrays);
     }
@@ -1517,7 +1829,7 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
 /// verlet step, sphere projection and colliders run in lanes; angle limits
 /// and friction lane by lane.
 #[inline(always)]
-fn substep_vrm<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
+fn substep_vrm<const N: usize, P: VrmParticles<N> + ?Sized>(lanes: &[Lane<'_>], particles: &mut P) {
     let zero = F::splat(0.0);
     let mut head = V3::zero();
     // Each lane's joint frames in lanes, in glam's operations and order
@@ -1568,11 +1880,13 @@ fn substep_vrm<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
     // Where each joint's head was at the start of the substep (friction).
     let mut head_start = head;
     for i in 0..n_max {
-        let mut pose = Q::zero();
-        let mut axis = V3::zero();
-        let mut start = V3::zero();
-        let mut velocity = V3::zero();
-        let (live, length, radius) = gather(lanes, i, scale, |l, lane| {
+        let LinkLanes {
+            live,
+            length,
+            radius,
+            pose,
+            axis,
+        } = particles.link(lanes, i, scale, |l, lane| {
             let setup = lane.setup;
             if tapered && !setup.vrm_offsets.is_empty() {
                 let (keep, p, e) = chain::vrm_joint_terms(setup, lane.frame, chain_values[l], i);
@@ -1580,13 +1894,10 @@ fn substep_vrm<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
                 pull.0[l] = p;
                 external.set(l, e);
             }
-            pose.set(l, lane.frame.pose[setup.joints[i] as usize].rotation);
-            axis.set(l, setup.axes[i]);
-            start.set(l, arrays[l].position[i]);
-            velocity.set(l, arrays[l].velocity[i]);
         });
+        let (start, velocity) = particles.load(i, live);
         // `parent · normalize(L_i)` and its rest direction.
-        let bind = parent.mul(pose.normalize());
+        let bind = parent.mul(pose);
         let axis_world = bind.rotate(axis);
         let zero_length = length.le(F::splat(1e-6));
         let moving = live.and(zero_length.not());
@@ -1686,31 +1997,19 @@ fn substep_vrm<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>]) {
             arc.set(l, q.to_array());
         }
         parent = Q::select(zero_length, bind, bind.mul(arc));
-        for (l, a) in arrays.iter_mut().enumerate() {
-            if !live.get(l) {
-                continue;
-            }
-            if zero_length.get(l) {
-                let hd = head.get(l);
-                a.position[i] = hd;
-                a.velocity[i] = Vec3::ZERO;
-                a.rest_targets[i] = hd;
-                a.contacts[i] = 0;
-                continue;
-            }
-            a.position[i] = next.get(l);
-            a.velocity[i] = new_velocity.get(l);
-            a.rest_targets[i] = rest_target.get(l);
-            a.contacts[i] = u8::from(contact.get(l));
-        }
+        particles.store(
+            i,
+            (live, zero_length),
+            head,
+            [next, new_velocity, rest_target],
+            contact,
+        );
         head = vsel(moving, next, head);
         if any_friction {
             head_start = vsel(live, start, head_start);
         }
     }
-    for a in arrays.iter_mut() {
-        a.bend.fill(Quat::IDENTITY);
-    }
+    particles.finish();
 }
 
 #[cfg(test)]
@@ -2193,6 +2492,57 @@ mod tests {
         }
     }
 
+    /// `states` stepped `substeps` times, 8 chains at a time (in the order
+    /// `order`), through the VRM kernel with each block's links and
+    /// particles kept in lanes ([`Resident`]) from the first substep to
+    /// the last; `previous` gets each chain's positions before the last.
+    fn run_resident(
+        lanes: &[Lane<'_>],
+        rest: &[Vec<Vec3>],
+        states: &mut [State],
+        previous: &mut [Vec<Vec3>],
+        (order, substeps): (&[usize], usize),
+    ) {
+        for block in order.chunks(W) {
+            let block_lanes: Vec<Lane<'_>> = block
+                .iter()
+                .map(|&c| Lane {
+                    setup: lanes[c].setup,
+                    params: lanes[c].params,
+                    frame: lanes[c].frame,
+                })
+                .collect();
+            let mut r = Resident::<W>::new();
+            let chains: [Option<ResidentChain<'_>>; W] = core::array::from_fn(|k| {
+                let c = *block.get(k)?;
+                Some(ResidentChain {
+                    setup: lanes[c].setup,
+                    pose: lanes[c].frame.pose,
+                    scale: lanes[c].frame.scale,
+                    position: &states[c].0,
+                    velocity: &states[c].1,
+                })
+            });
+            r.gather(&chains);
+            for _ in 0..substeps {
+                r.begin_substep();
+                substep_vrm::<W, Resident<W>>(&block_lanes, &mut r);
+            }
+            for (k, &c) in block.iter().enumerate() {
+                let (position, velocity, bend, rest_targets, contacts) = &mut states[c];
+                let mut arrays = Arrays {
+                    rest: &rest[c],
+                    position,
+                    velocity,
+                    bend,
+                    rest_targets,
+                    contacts,
+                };
+                r.scatter(k, &mut arrays, &mut previous[c]);
+            }
+        }
+    }
+
     #[test]
     fn a_chain_gives_the_same_bits_at_every_width_and_in_every_lane_position() {
         // Sixteen chains of one shape per integrator, each with its own
@@ -2348,6 +2698,39 @@ mod tests {
             run("16 wide", &|s| {
                 run_width::<16>(&lanes, &rest, s, &forward, substeps, 16, false)
             });
+            if preset == 2 {
+                // Kept in lanes across the substeps (the chain stage's
+                // blocks of VRM chains in step), in both lane orders; the
+                // positions before the last substep are those of a run
+                // one substep shorter.
+                let mut before = start.clone();
+                run_width::<1>(&lanes, &rest, &mut before, &forward, substeps - 1, 1, false);
+                for (name, order) in [("resident", &forward), ("resident, reversed", &backward)] {
+                    let mut previous: Vec<Vec<Vec3>> =
+                        start.iter().map(|s| vec![Vec3::NAN; s.0.len()]).collect();
+                    run(name, &|s| {
+                        let mut p = previous.clone();
+                        run_resident(&lanes, &rest, s, &mut p, (order, substeps));
+                        assert!(p.iter().flatten().all(|v| v.is_finite()));
+                    });
+                    run_resident(
+                        &lanes,
+                        &rest,
+                        &mut start.clone(),
+                        &mut previous,
+                        (order, substeps),
+                    );
+                    for c in 0..chains {
+                        let bits = |v: &[Vec3]| {
+                            v.iter()
+                                .flat_map(|x| x.to_array())
+                                .map(f32::to_bits)
+                                .collect::<Vec<_>>()
+                        };
+                        assert_eq!(bits(&previous[c]), bits(&before[c].0), "{name}: chain {c}");
+                    }
+                }
+            }
             // No shipped kernel is compiled for AVX-512, and compiling this
             // one (the 16-wide kernel under `avx512f`) was most of this
             // test binary's build, the critical path of `cargo test`'s: it

@@ -316,7 +316,54 @@ pub(super) fn run_substeps(
     kernel: ChainKernel,
     prepared: &mut [Option<Prepared>],
 ) {
+    // A VRM block whose chains all step together keeps its links and
+    // particles in lanes across those substeps (`lanes::Resident`):
+    // gathered before the first, scattered after the last, the kernel the
+    // same.
+    RESIDENT.with_borrow_mut(|resident| {
+        run_substeps_with(jobs, updates, members, kernel, prepared, resident);
+    });
+}
+
+thread_local! {
+    /// The lanes a VRM block's particles stay in across its substeps, one
+    /// per thread (12 KiB; zeroed once, never allocated).
+    static RESIDENT: core::cell::RefCell<lanes::Resident> =
+        const { core::cell::RefCell::new(lanes::Resident::new()) };
+}
+
+/// [`run_substeps`] with the thread's [`lanes::Resident`].
+fn run_substeps_with(
+    jobs: &mut [Option<Job<'_>>],
+    updates: &[Option<Update>; JOBS],
+    members: &[Member],
+    kernel: ChainKernel,
+    prepared: &mut [Option<Prepared>],
+    resident: &mut lanes::Resident,
+) {
     let len = prepared.len();
+    // Whether the block's particles may stay in lanes: two or more VRM
+    // chains (per-joint parameters aside, 16 links at most), and nothing
+    // between the substeps reading their arrays (no moving rest, no chain
+    // recording its joints). They do on the substeps that every chain
+    // takes in the lanes, once.
+    let residable = len >= 2
+        && kernel != ChainKernel::Scalar
+        && (0..len).all(|l| {
+            let Some(p) = prepared[l].as_ref() else {
+                return false;
+            };
+            let m = members[l];
+            let job = jobs[m.job].as_ref().expect("a member's job");
+            let setup = &job.rig.chains[m.ci];
+            !p.rest_moves
+                && !p.carries
+                && job.stage.params[m.ci].integrator == ChainParams::VRM
+                && job.rig.plan.chain_frames_on[m.ci].is_empty()
+                && setup.len() <= lanes::RESIDENT_LINKS
+                && setup.vrm_offsets.is_empty()
+        });
+    let mut resident_active = false;
     let mut at = [Interpolated {
         anchor: Quat::IDENTITY,
         root: Vec3::ZERO,
@@ -398,6 +445,14 @@ pub(super) fn run_substeps(
                 }
             }
         }
+        // Every chain of a residable block in the lanes, stepping once: the
+        // particles stay in lanes (gathered on the first such substep);
+        // otherwise they go back to their arrays first.
+        let all_resident = residable && (0..len).all(|l| in_lanes[l] && repeats[l] == 1);
+        if resident_active && !all_resident {
+            scatter_resident(jobs, members, resident);
+            resident_active = false;
+        }
         // Chains outside the lanes first, each interpolated and stepped at
         // once (another chain's fraction may place the same collider
         // differently); then the lanes' frames, then the lane kernel.
@@ -415,11 +470,13 @@ pub(super) fn run_substeps(
                 job.stage.joint_substeps +=
                     u64::from(repeats[l]) * job.rig.chains[m.ci].len() as u64;
                 at[l] = interpolate(&job.rig, job.stage, update, m.ci, p, (end, f));
-                let range = job.rig.chains[m.ci].particles();
-                let ChainState {
-                    position, previous, ..
-                } = &mut job.stage.state;
-                previous[range.clone()].copy_from_slice(&position[range]);
+                if !all_resident {
+                    let range = job.rig.chains[m.ci].particles();
+                    let ChainState {
+                        position, previous, ..
+                    } = &mut job.stage.state;
+                    previous[range.clone()].copy_from_slice(&position[range]);
+                }
                 if p.rest_moves || p.carries {
                     rest_at(
                         (&job.rig, job.stage, update),
@@ -446,12 +503,23 @@ pub(super) fn run_substeps(
                     count += 1;
                 }
             }
+            let kept = if all_resident {
+                if !resident_active {
+                    gather_resident(jobs, updates, members, resident);
+                    resident_active = true;
+                }
+                resident.begin_substep();
+                Some(&mut *resident)
+            } else {
+                None
+            };
             step_lanes(
                 jobs,
                 updates,
                 members,
                 kernel,
                 (&lane_of[..count], prepared, &at),
+                kept,
             );
             // The settle phase's extra repeats, chain by chain.
             for &l in &lane_of[..count] {
@@ -522,6 +590,69 @@ pub(super) fn run_substeps(
                 }
             }
         }
+    }
+    if resident_active {
+        scatter_resident(jobs, members, resident);
+    }
+}
+
+/// The block's links and particles into lanes ([`lanes::Resident`]: lane
+/// `l` is `members[l]`'s chain).
+fn gather_resident(
+    jobs: &[Option<Job<'_>>],
+    updates: &[Option<Update>; JOBS],
+    members: &[Member],
+    r: &mut lanes::Resident,
+) {
+    let chains: [Option<lanes::ResidentChain<'_>>; lanes::W] = core::array::from_fn(|l| {
+        let m = members.get(l)?;
+        let job = jobs[m.job].as_ref().expect("a member's job");
+        let update = updates[m.job].as_ref().expect("a member's update");
+        let setup = &job.rig.chains[m.ci];
+        let range = setup.particles();
+        Some(lanes::ResidentChain {
+            setup,
+            pose: job.local,
+            scale: update.scale,
+            position: &job.stage.state.position[range.clone()],
+            velocity: &job.stage.state.velocity[range],
+        })
+    });
+    r.gather(&chains);
+}
+
+/// The lanes back into each chain's arrays, as the kernel leaves them
+/// after a substep (`previous`: the positions before the last one).
+fn scatter_resident(jobs: &mut [Option<Job<'_>>], members: &[Member], r: &lanes::Resident) {
+    for (l, m) in members.iter().enumerate() {
+        let job = jobs[m.job].as_mut().expect("a member's job");
+        let range = job.rig.chains[m.ci].particles();
+        let Stage {
+            state,
+            rest,
+            rest_targets,
+            contacts,
+            ..
+        } = &mut *job.stage;
+        let ChainState {
+            position,
+            velocity,
+            bend,
+            previous,
+            ..
+        } = state;
+        r.scatter(
+            l,
+            &mut lanes::Arrays {
+                rest: &rest[range.clone()],
+                position: &mut position[range.clone()],
+                velocity: &mut velocity[range.clone()],
+                bend: &mut bend[range.clone()],
+                rest_targets: &mut rest_targets[range.clone()],
+                contacts: &mut contacts[range.clone()],
+            },
+            &mut previous[range],
+        );
     }
 }
 
@@ -628,6 +759,7 @@ pub(super) fn step_lanes(
     members: &[Member],
     kernel: ChainKernel,
     (lane_of, prepared, at): (&[usize], &[Option<Prepared>], &[Interpolated; lanes::W]),
+    resident: Option<&mut lanes::Resident>,
 ) {
     let count = lane_of.len();
     // Each character's fields, borrowed apart: what the lanes read, and
@@ -666,8 +798,9 @@ pub(super) fn step_lanes(
             };
         }
         // A character's lanes come in chain order: each takes its chain's
-        // particles off the front of what is left of the arrays.
-        for (k, &l) in lane_of.iter().enumerate() {
+        // particles off the front of what is left of the arrays (none
+        // when the particles stay in lanes).
+        for (k, &l) in lane_of.iter().enumerate().filter(|_| resident.is_none()) {
             let m = members[l];
             let (rig, ..) = shared[m.job].expect("a member's job");
             let range = rig.chains[m.ci].particles();
@@ -704,5 +837,8 @@ pub(super) fn step_lanes(
             frame: frames[k].as_ref().expect("a lane's frame"),
         }
     });
-    lanes::substep(kernel, &block[..count], &mut arrays[..count]);
+    match resident {
+        Some(r) => lanes::substep_resident(kernel, &block[..count], r),
+        None => lanes::substep(kernel, &block[..count], &mut arrays[..count]),
+    }
 }
