@@ -1828,6 +1828,13 @@ fn substep_shaped<const N: usize>(lanes: &[Lane<'_>], arrays: &mut [Arrays<'_>])
 /// position/velocity pair the other integrators keep. The joint frames, the
 /// verlet step, sphere projection and colliders run in lanes; angle limits
 /// and friction lane by lane.
+/// `p` projected onto the sphere of radius `length` about `head` (along
+/// `axis` where `p` is the head itself): the VRM link's length kept.
+#[inline(always)]
+fn onto_sphere<const N: usize>(p: V3<N>, (head, axis, length): (V3<N>, V3<N>, F<N>)) -> V3<N> {
+    head + (p - head).normalize_or(axis) * length
+}
+
 #[inline(always)]
 fn substep_vrm<const N: usize, P: VrmParticles<N> + ?Sized>(lanes: &[Lane<'_>], particles: &mut P) {
     let zero = F::splat(0.0);
@@ -1901,8 +1908,11 @@ fn substep_vrm<const N: usize, P: VrmParticles<N> + ?Sized>(lanes: &[Lane<'_>], 
         let axis_world = bind.rotate(axis);
         let zero_length = length.le(F::splat(1e-6));
         let moving = live.and(zero_length.not());
-        let onto_sphere = |p: V3<N>| head + (p - head).normalize_or(axis_world) * length;
-        let mut next = onto_sphere(start + velocity * carry + axis_world * pull + external);
+        let sphere = (head, axis_world, length);
+        let mut next = onto_sphere(
+            start + velocity * carry + axis_world * pull + external,
+            sphere,
+        );
         // The angle limit after the inertia and after every collider's push
         // ([`chain::limit_point`], lane by lane).
         let mut limited = M::none();
@@ -1937,7 +1947,7 @@ fn substep_vrm<const N: usize, P: VrmParticles<N> + ?Sized>(lanes: &[Lane<'_>], 
                 }
             }
             if hit.any() {
-                next = vsel(hit, onto_sphere(next + push), next);
+                next = vsel(hit, onto_sphere(next + push, sphere), next);
                 let again = hit.and(limited);
                 if again.any() {
                     for (l, lane) in lanes.iter().enumerate().filter(|&(l, _)| again.get(l)) {

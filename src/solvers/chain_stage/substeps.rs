@@ -762,18 +762,32 @@ pub(super) fn step_lanes(
     resident: Option<&mut lanes::Resident>,
 ) {
     let count = lane_of.len();
+    // Only the characters with a lane in this step.
+    let mut used = [false; JOBS];
+    for &l in lane_of {
+        used[members[l].job] = true;
+    }
     // Each character's fields, borrowed apart: what the lanes read, and
-    // its particle arrays, which its lanes split among them.
+    // (unless the particles stay in lanes) its particle arrays, which its
+    // lanes split among them.
     let mut shared: [Option<LaneInputs<'_>>; JOBS] = [None; JOBS];
-    let mut arrays: [lanes::Arrays<'_>; lanes::W] = Default::default();
-    {
+    let mut arrays: Option<[lanes::Arrays<'_>; lanes::W]> = None;
+    if resident.is_some() {
+        for (j, job) in jobs.iter().enumerate() {
+            let (true, Some(job)) = (used[j], job) else {
+                continue;
+            };
+            let stage = &*job.stage;
+            shared[j] = Some((
+                &job.rig,
+                &stage.params[..],
+                &stage.placed[..],
+                &job.local[..],
+            ));
+        }
+    } else {
         let mut rest_of: [lanes::Arrays<'_>; JOBS] = Default::default();
         let mut rest_start = [0usize; JOBS];
-        // Only the characters with a lane in this step.
-        let mut used = [false; JOBS];
-        for &l in lane_of {
-            used[members[l].job] = true;
-        }
         for (j, job) in jobs.iter_mut().enumerate() {
             let (true, Some(job)) = (used[j], job) else {
                 continue;
@@ -798,16 +812,17 @@ pub(super) fn step_lanes(
             };
         }
         // A character's lanes come in chain order: each takes its chain's
-        // particles off the front of what is left of the arrays (none
-        // when the particles stay in lanes).
-        for (k, &l) in lane_of.iter().enumerate().filter(|_| resident.is_none()) {
+        // particles off the front of what is left of the arrays.
+        let mut taken: [lanes::Arrays<'_>; lanes::W] = Default::default();
+        for (k, &l) in lane_of.iter().enumerate() {
             let m = members[l];
             let (rig, ..) = shared[m.job].expect("a member's job");
             let range = rig.chains[m.ci].particles();
             let skip = range.start - rest_start[m.job];
-            arrays[k] = rest_of[m.job].take_front(skip, range.len());
+            taken[k] = rest_of[m.job].take_front(skip, range.len());
             rest_start[m.job] = range.end;
         }
+        arrays = Some(taken);
     }
     // Each lane's frame written once in place (a lane holds a reference:
     // an array of frames by value was copied lane by lane through memcpy).
@@ -837,8 +852,9 @@ pub(super) fn step_lanes(
             frame: frames[k].as_ref().expect("a lane's frame"),
         }
     });
-    match resident {
-        Some(r) => lanes::substep_resident(kernel, &block[..count], r),
-        None => lanes::substep(kernel, &block[..count], &mut arrays[..count]),
+    if let Some(r) = resident {
+        lanes::substep_resident(kernel, &block[..count], r);
+    } else if let Some(arrays) = arrays.as_mut() {
+        lanes::substep(kernel, &block[..count], &mut arrays[..count]);
     }
 }
