@@ -1207,33 +1207,42 @@ impl<const N: usize> Resident<N> {
                 scale.0[l] = c.scale;
             }
         }
+        // Lane by lane down each chain (its arrays walked once, no index
+        // checks), into rows cleared first: a lane without a chain or
+        // past its chain's end stays zero, as the kernel's gather leaves it.
         for i in 0..n {
-            let (mut live, mut length, mut radius) = (M::none(), F::splat(0.0), F::splat(0.0));
-            let mut pose = Q::zero();
-            let (mut axis, mut position, mut velocity) = (V3::zero(), V3::zero(), V3::zero());
-            for (l, c) in chains.iter().enumerate() {
-                let Some(c) = c else { continue };
-                let setup = c.setup;
-                if i >= setup.len() {
-                    continue;
-                }
-                live.set(l, true);
-                length.0[l] = setup.lengths[i];
-                radius.0[l] = setup.radii[i];
-                pose.set(l, c.pose[setup.joints[i] as usize].rotation);
-                axis.set(l, setup.axes[i]);
-                position.set(l, c.position[i]);
-                velocity.set(l, c.velocity[i]);
+            self.links[i] = LinkLanes::ZERO;
+            self.position[i] = V3::zero();
+            self.velocity[i] = V3::zero();
+        }
+        for (l, c) in chains.iter().enumerate() {
+            let Some(c) = c else { continue };
+            let setup = c.setup;
+            debug_assert!(c.position.len() == setup.len() && c.velocity.len() == setup.len());
+            let links = setup
+                .lengths
+                .iter()
+                .zip(&setup.radii)
+                .zip(&setup.joints)
+                .zip(&setup.axes)
+                .zip(c.position.iter().zip(c.velocity));
+            for (i, ((((&length, &radius), &joint), &axis), (&position, &velocity))) in
+                links.enumerate()
+            {
+                let link = &mut self.links[i];
+                link.live.set(l, true);
+                link.length.0[l] = length;
+                link.radius.0[l] = radius;
+                link.pose.set(l, c.pose[joint as usize].rotation);
+                link.axis.set(l, axis);
+                self.position[i].set(l, position);
+                self.velocity[i].set(l, velocity);
             }
-            self.links[i] = LinkLanes {
-                live,
-                length: length * scale,
-                radius: radius * scale,
-                pose: pose.normalize(),
-                axis,
-            };
-            self.position[i] = position;
-            self.velocity[i] = velocity;
+        }
+        for link in &mut self.links[..n] {
+            link.length = link.length * scale;
+            link.radius = link.radius * scale;
+            link.pose = link.pose.normalize();
         }
     }
 
