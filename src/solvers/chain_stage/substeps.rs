@@ -771,8 +771,15 @@ pub(super) fn step_lanes(
     // (unless the particles stay in lanes) its particle arrays, which its
     // lanes split among them.
     let mut shared: [Option<LaneInputs<'_>>; JOBS] = [None; JOBS];
-    let mut arrays: Option<[lanes::Arrays<'_>; lanes::W]> = None;
-    if resident.is_some() {
+    let block = BlockStep {
+        members,
+        updates,
+        kernel,
+        lane_of,
+        prepared,
+        at,
+    };
+    if let Some(resident) = resident {
         for (j, job) in jobs.iter().enumerate() {
             let (true, Some(job)) = (used[j], job) else {
                 continue;
@@ -785,6 +792,7 @@ pub(super) fn step_lanes(
                 &job.local[..],
             ));
         }
+        step_block(block, &shared, Particles::Resident(resident));
     } else {
         let mut rest_of: [lanes::Arrays<'_>; JOBS] = Default::default();
         let mut rest_start = [0usize; JOBS];
@@ -822,8 +830,46 @@ pub(super) fn step_lanes(
             taken[k] = rest_of[m.job].take_front(skip, range.len());
             rest_start[m.job] = range.end;
         }
-        arrays = Some(taken);
+        step_block(block, &shared, Particles::Arrays(&mut taken[..count]));
     }
+}
+
+/// Where a lane step's particles are: kept in lanes across the substeps,
+/// or each lane's chain's arrays.
+enum Particles<'r, 'a> {
+    Resident(&'r mut lanes::Resident),
+    Arrays(&'r mut [lanes::Arrays<'a>]),
+}
+
+/// What a lane step reads besides the characters' fields ([`step_lanes`]'s
+/// arguments).
+#[derive(Clone, Copy)]
+struct BlockStep<'b> {
+    members: &'b [Member],
+    updates: &'b [Option<Update>; JOBS],
+    kernel: ChainKernel,
+    lane_of: &'b [usize],
+    prepared: &'b [Option<Prepared>],
+    at: &'b [Interpolated; lanes::W],
+}
+
+/// [`step_lanes`] once each character's fields are borrowed apart: each
+/// lane's substep frame, then the kernel.
+#[inline(always)]
+fn step_block(
+    block: BlockStep<'_>,
+    shared: &[Option<LaneInputs<'_>>; JOBS],
+    particles: Particles<'_, '_>,
+) {
+    let BlockStep {
+        members,
+        updates,
+        kernel,
+        lane_of,
+        prepared,
+        at,
+    } = block;
+    let count = lane_of.len();
     // Each lane's frame written once in place (a lane holds a reference:
     // an array of frames by value was copied lane by lane through memcpy).
     let mut frames: [Option<SubstepFrame<'_>>; lanes::W] = [const { None }; lanes::W];
@@ -852,9 +898,8 @@ pub(super) fn step_lanes(
             frame: frames[k].as_ref().expect("a lane's frame"),
         }
     });
-    if let Some(r) = resident {
-        lanes::substep_resident(kernel, &block[..count], r);
-    } else if let Some(arrays) = arrays.as_mut() {
-        lanes::substep(kernel, &block[..count], &mut arrays[..count]);
+    match particles {
+        Particles::Resident(r) => lanes::substep_resident(kernel, &block[..count], r),
+        Particles::Arrays(arrays) => lanes::substep(kernel, &block[..count], arrays),
     }
 }
