@@ -857,40 +857,32 @@ struct BlockStep<'b> {
 /// lane's substep frame, then the kernel.
 #[inline(always)]
 fn step_block(
-    block: BlockStep<'_>,
+    step: BlockStep<'_>,
     shared: &[Option<LaneInputs<'_>>; JOBS],
     particles: Particles<'_, '_>,
 ) {
-    let BlockStep {
-        members,
-        updates,
-        kernel,
-        lane_of,
-        prepared,
-        at,
-    } = block;
-    let count = lane_of.len();
+    let count = step.lane_of.len();
     // Each lane's frame written once in place (a lane holds a reference:
     // an array of frames by value was copied lane by lane through memcpy).
     let mut frames: [Option<SubstepFrame<'_>>; lanes::W] = [const { None }; lanes::W];
     for (k, frame) in frames.iter_mut().enumerate().take(count) {
-        let l = lane_of[k];
-        let m = members[l];
+        let l = step.lane_of[k];
+        let m = step.members[l];
         let (_, params, placed, local) = shared[m.job].expect("a member's job");
-        let update = updates[m.job].as_ref().expect("a member's update");
-        let p = prepared[l].as_ref().expect("a lane is prepared");
+        let update = step.updates[m.job].as_ref().expect("a member's update");
+        let p = step.prepared[l].as_ref().expect("a lane is prepared");
         *frame = Some(substep_frame(
             &params[m.ci],
             update,
             local,
             p,
-            &at[l],
+            &step.at[l],
             placed,
         ));
     }
     let block: [lanes::Lane<'_>; lanes::W] = core::array::from_fn(|k| {
         let k = k.min(count - 1);
-        let m = members[lane_of[k]];
+        let m = step.members[step.lane_of[k]];
         let (rig, params, ..) = shared[m.job].expect("a member's job");
         lanes::Lane {
             setup: &rig.chains[m.ci],
@@ -899,7 +891,7 @@ fn step_block(
         }
     });
     match particles {
-        Particles::Resident(r) => lanes::substep_resident(kernel, &block[..count], r),
-        Particles::Arrays(arrays) => lanes::substep(kernel, &block[..count], arrays),
+        Particles::Resident(r) => lanes::substep_resident(step.kernel, &block[..count], r),
+        Particles::Arrays(arrays) => lanes::substep(step.kernel, &block[..count], arrays),
     }
 }
