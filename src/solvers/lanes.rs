@@ -2515,6 +2515,31 @@ mod tests {
     /// `order`), through the VRM kernel with each block's links and
     /// particles kept in lanes ([`Resident`]) from the first substep to
     /// the last; `previous` gets each chain's positions before the last.
+    /// The bits of what a [`Resident`] gathered: every lane of its links,
+    /// positions and velocities down its longest chain.
+    fn resident_rows(r: &Resident<W>) -> Vec<u32> {
+        let mut out = vec![r.n as u32];
+        let f = |out: &mut Vec<u32>, x: &F<W>| out.extend(x.0.map(f32::to_bits));
+        let v = |out: &mut Vec<u32>, x: &V3<W>| {
+            for c in [&x.x, &x.y, &x.z] {
+                f(out, c);
+            }
+        };
+        for i in 0..r.n {
+            let link = &r.links[i];
+            out.extend(link.live.0);
+            f(&mut out, &link.length);
+            f(&mut out, &link.radius);
+            for c in [&link.pose.x, &link.pose.y, &link.pose.z, &link.pose.w] {
+                f(&mut out, c);
+            }
+            v(&mut out, &link.axis);
+            v(&mut out, &r.position[i]);
+            v(&mut out, &r.velocity[i]);
+        }
+        out
+    }
+
     fn run_resident(
         lanes: &[Lane<'_>],
         rest: &[Vec<Vec3>],
@@ -2718,6 +2743,26 @@ mod tests {
                 run_width::<16>(&lanes, &rest, s, &forward, substeps, 16, false)
             });
             if preset == 2 {
+                // A gather clears what the thread's previous block left: a
+                // block of three chains gathered after a full one leaves
+                // the other lanes as a fresh gather does.
+                let resident_chain = |c: usize| ResidentChain {
+                    setup: lanes[c].setup,
+                    pose: lanes[c].frame.pose,
+                    scale: lanes[c].frame.scale,
+                    position: &start[c].0,
+                    velocity: &start[c].1,
+                };
+                let full: [Option<ResidentChain<'_>>; W] =
+                    core::array::from_fn(|k| Some(resident_chain(k)));
+                let few: [Option<ResidentChain<'_>>; W] =
+                    core::array::from_fn(|k| (k < 3).then(|| resident_chain(W + k)));
+                let mut reused = Resident::<W>::new();
+                reused.gather(&full);
+                reused.gather(&few);
+                let mut fresh = Resident::<W>::new();
+                fresh.gather(&few);
+                assert_eq!(resident_rows(&reused), resident_rows(&fresh));
                 // Kept in lanes across the substeps (the chain stage's
                 // blocks of VRM chains in step), in both lane orders; the
                 // positions before the last substep are those of a run
