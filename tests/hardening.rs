@@ -1210,3 +1210,56 @@ fn c_messages_name_the_bone_and_the_accepted_struct_sizes() {
         }
     }
 }
+
+#[test]
+fn vrm_chains_stepped_together_have_their_speeds_clamped_to_the_state_range() {
+    // Three VRM strands take the same substeps, so the chain stage keeps
+    // them in lanes and checks their state range there. Their root flies
+    // 400 m an update (never a teleport here): the links follow it at
+    // 24,000 m/s, past the 1e4 m/s the state holds, so their speeds are
+    // clamped, as the per-particle check clamps them, and the
+    // character's own snapshot restores.
+    use secmo::{BoneDesc, ChainDesc, RigDesc};
+    let mut bones = vec![BoneDesc::new("root", -1, Transform::IDENTITY)];
+    let mut chains = Vec::new();
+    for c in 0..3 {
+        let first = bones.len() as u32;
+        for j in 0..4 {
+            let parent = if j == 0 { 0 } else { bones.len() as i32 - 1 };
+            let offset = if j == 0 {
+                Vec3::new(0.1 * c as f32, 0.0, 0.0)
+            } else {
+                Vec3::new(0.0, -0.1, 0.02)
+            };
+            bones.push(BoneDesc::new(
+                format!("s{c}_{j}"),
+                parent,
+                Transform::from_translation(offset),
+            ));
+        }
+        let mut params = ChainParams::vrm(1.0);
+        params.teleport_distance = 1e6;
+        chains.push(ChainDesc::new(
+            (first..bones.len() as u32).collect(),
+            0,
+            params,
+        ));
+    }
+    let rig = shared(RigDesc {
+        bones,
+        units_per_meter: 1.0,
+        chains,
+        ..Default::default()
+    });
+    let mut c = Character::new(rig.clone(), Default::default());
+    for f in 0..20 {
+        let mut pose = rig.reference_pose().to_vec();
+        pose[0].translation[0] = 400.0 * f as f32;
+        let out = step(&mut c, 1.0 / 60.0, &pose);
+        assert!(out.iter().all(Transform::is_finite));
+        let mut fresh = Character::new(rig.clone(), Default::default());
+        fresh
+            .restore(&snapshot(&c))
+            .unwrap_or_else(|e| panic!("update {f}: {e}"));
+    }
+}

@@ -1246,6 +1246,25 @@ impl<const N: usize> Resident<N> {
         }
     }
 
+    /// Whether each lane's particles are in the state range: every
+    /// position and position before the last substep within
+    /// `max_distance_sq` of the origin, squared, every velocity within
+    /// `max_speed_sq` ([`StateRange::place`](crate::solvers::state_range::StateRange::place),
+    /// [`StateRange::speed`](crate::solvers::state_range::StateRange::speed):
+    /// glam's `length_squared`, here in lanes; NaN fails). A lane without a
+    /// chain, or past its chain's end, holds zeros and passes.
+    pub(crate) fn in_range(&self, max_distance_sq: F<N>, max_speed_sq: F<N>) -> M<N> {
+        let mut ok = M([u32::MAX; N]);
+        for i in 0..self.n {
+            let (p, v, q) = (self.position[i], self.velocity[i], self.previous[i]);
+            ok = ok
+                .and(p.dot(p).le(max_distance_sq))
+                .and(v.dot(v).le(max_speed_sq))
+                .and(q.dot(q).le(max_distance_sq));
+        }
+        ok
+    }
+
     /// Before a substep: the positions it starts from become `previous`.
     pub(crate) fn begin_substep(&mut self) {
         let n = self.n;

@@ -18,7 +18,7 @@ pub(crate) struct StateRange {
     pub(crate) max_speed: f32,
     // Squared, so that the per-particle checks need no square root.
     pub(crate) max_speed_sq: f32,
-    max_distance_sq: f32,
+    pub(crate) max_distance_sq: f32,
 }
 
 impl StateRange {

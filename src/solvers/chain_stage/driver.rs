@@ -80,6 +80,10 @@ pub(super) struct Prepared {
     /// The chain's frame (anchor rotation, root) at the last substep that
     /// carried it ([`rest_at`]).
     pub(super) frame_at: (Quat, Vec3),
+    /// Its particles were found in the state range in lanes after its
+    /// last substep ([`lanes::Resident::in_range`]): the range check
+    /// after the substeps ([`finish`]) tests its clock only.
+    pub(super) particles_in_range: bool,
 }
 
 /// A simulation space's motion over an update. The particles, root,
@@ -743,6 +747,7 @@ pub(super) fn prepare(
             Quat::from_array(clock.previous_anchor),
             Vec3::from_array(clock.previous_root),
         ),
+        particles_in_range: false,
     })
 }
 

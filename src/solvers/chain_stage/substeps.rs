@@ -593,6 +593,20 @@ fn run_substeps_with(
     }
     if resident_active {
         scatter_resident(jobs, members, resident);
+        // The range check of what the last substep left, in lanes: a
+        // chain found in range skips the per-particle check ([`finish`]).
+        let (mut distance, mut speed) = (lanes::F::splat(0.0), lanes::F::splat(0.0));
+        for (l, m) in members.iter().enumerate() {
+            let range = &updates[m.job].as_ref().expect("a member's update").range;
+            distance.0[l] = range.max_distance_sq;
+            speed.0[l] = range.max_speed_sq;
+        }
+        let ok = resident.in_range(distance, speed);
+        for (l, p) in prepared.iter_mut().enumerate() {
+            if let Some(p) = p {
+                p.particles_in_range = ok.get(l);
+            }
+        }
     }
 }
 
