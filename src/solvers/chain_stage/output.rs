@@ -51,16 +51,12 @@ pub(super) fn finish(
     // animation. Speeds past the limit are clamped (docs/c-api.md).
     // The stage changes the committed state in place, so it cannot
     // fail: everything it keeps is in the range when it is done.
-    let space = params.simulation_space >= 0;
-    let ok = if p.particles_in_range {
-        // Its particles were checked in lanes after the last substep
-        // (their velocities then need no clamp): the clock only.
-        rebase_clock(clock);
-        update.range.clock_of(clock, space)
-    } else {
-        in_range((&update.range, space), clock, &mut kept)
-    };
-    if !ok {
+    if !in_range(
+        (&update.range, params.simulation_space >= 0),
+        clock,
+        &mut kept,
+        p.particles_in_range,
+    ) {
         seed(
             clock,
             kept.reborrow(),
@@ -301,15 +297,22 @@ pub(super) fn split(
 }
 
 /// Clamps a chain's speeds to the limit and says whether everything it
-/// keeps is inside the state range.
+/// keeps is inside the state range. With `particles_checked` (the lanes
+/// found its particles in range after its last substep,
+/// [`lanes::Resident::in_range`], so no speed needs a clamp) only its
+/// clock is checked.
 pub(super) fn in_range(
     (range, space): (&StateRange, bool),
     clock: &mut ChainClock,
     kept: &mut Kept<'_>,
+    particles_checked: bool,
 ) -> bool {
     rebase_clock(clock);
     // One pass, no early exit: the checks nearly always pass.
     let mut ok = range.clock_of(clock, space);
+    if particles_checked {
+        return ok;
+    }
     for (((p, v), bend), previous) in kept
         .position
         .iter()
@@ -334,7 +337,7 @@ pub(super) fn in_range_or_park(
     clock: &mut ChainClock,
     mut kept: Kept<'_>,
 ) -> bool {
-    let ok = in_range(range, clock, &mut kept);
+    let ok = in_range(range, clock, &mut kept, false);
     if !ok {
         *clock = ChainClock::default();
         kept.position.fill(Vec3::ZERO);
