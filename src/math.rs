@@ -89,11 +89,8 @@ impl Transform {
         // Branch-free over the ten floats (a short-circuiting iterator chain
         // cost ~30 instructions per float, checked twice per bone per update):
         // finite iff the exponent bits are not all set.
-        let floats: [f32; 10] = bytemuck::cast(*self);
-        floats
-            .iter()
-            .fold(0u32, |m, c| m.max(c.to_bits() & 0x7fff_ffff))
-            < 0x7f80_0000
+        let floats: [u32; 10] = bytemuck::cast(*self);
+        not_finite_bits(&floats) == 0
     }
 }
 
@@ -102,8 +99,21 @@ impl Transform {
 /// fold stays scalar; this pass was 4 % of a crowd update, #14).
 #[must_use]
 pub fn all_finite(pose: &[Transform]) -> bool {
-    let bits: &[u32] = bytemuck::cast_slice(pose);
-    bits.iter().fold(0u32, |m, &c| m.max(c & 0x7fff_ffff)) < 0x7f80_0000
+    not_finite_bits(bytemuck::cast_slice(pose)) == 0
+}
+
+/// Nonzero iff one of `bits` (floats' bits) is an infinity or a NaN: its
+/// exponent bits all set, so that its magnitude bits plus one exponent step
+/// carry into the sign bit (at most `0x807f_ffff`, no overflow). Only
+/// masks, adds and ors, which the baseline x86-64 target (SSE2) vectorises;
+/// an unsigned maximum it has no instruction for, and such a fold stayed
+/// scalar (12 instructions per joint-substep in the crowd's input check,
+/// benches/README.md).
+#[inline]
+fn not_finite_bits(bits: &[u32]) -> u32 {
+    bits.iter().fold(0u32, |m, &c| {
+        m | (c & 0x7fff_ffff).wrapping_add(0x0080_0000)
+    }) & 0x8000_0000
 }
 
 /// Whether a rotation quaternion can be normalised in float32: its squared
@@ -480,6 +490,51 @@ pub fn limit_length(v: Vec3, max_length: f32) -> Vec3 {
 mod tests {
     use super::*;
     use core::f32::consts::FRAC_PI_2;
+
+    #[test]
+    fn the_finite_checks_find_every_infinity_and_nan_and_pass_every_finite_float() {
+        let finite = [
+            0.0,
+            -0.0,
+            f32::MIN_POSITIVE,
+            -f32::MIN_POSITIVE / 2.0,
+            1.0,
+            f32::MAX,
+            f32::MIN,
+            f32::from_bits(0x7f7f_ffff),
+            f32::from_bits(0xff7f_ffff),
+        ];
+        let not = [
+            f32::INFINITY,
+            f32::NEG_INFINITY,
+            f32::NAN,
+            -f32::NAN,
+            f32::from_bits(0x7f80_0001),
+            f32::from_bits(0xffff_ffff),
+        ];
+        let pose = |at: usize, v: f32| -> Vec<Transform> {
+            let mut floats = [0.5f32; 30];
+            floats[at] = v;
+            bytemuck::cast_slice::<f32, Transform>(&floats).to_vec()
+        };
+        for at in 0..30 {
+            for &v in &finite {
+                let p = pose(at, v);
+                assert!(all_finite(&p), "{v} at {at}");
+                assert!(p.iter().all(Transform::is_finite), "{v} at {at}");
+            }
+            for &v in &not {
+                let p = pose(at, v);
+                assert!(!all_finite(&p), "{v} at {at}");
+                assert!(!p[at / 10].is_finite(), "{v} at {at}");
+                assert!(p
+                    .iter()
+                    .enumerate()
+                    .all(|(i, t)| i == at / 10 || t.is_finite()));
+            }
+        }
+        assert!(all_finite(&[]));
+    }
 
     #[test]
     fn a_packed_frame_gives_back_the_bits_it_stored_and_the_same_kinematics() {

@@ -780,6 +780,68 @@ fn a_zero_scale_hides_a_bone_no_stage_reads_and_is_refused_on_one_it_reads() {
     }
 }
 
+/// The input check's bounds, exactly: every scale component's magnitude
+/// from `MIN_SCALE` (on a bone a stage reads; below it only on one no
+/// stage reads) to `MAX_SCALE` passes, the next float past either is
+/// refused with the bone and the reason, in each component and sign; a
+/// rotation is refused where `math::usable_rotation` refuses it.
+#[test]
+fn the_input_check_refuses_scales_and_rotations_exactly_past_their_bounds() {
+    use secmo::math::{MAX_SCALE, MIN_SCALE};
+    let (rig, _, prop) = rig_with_a_prop();
+    let c = Character::new(rig.clone(), Default::default());
+    let base = pose_at(&rig, 0.5, 2.0);
+    let check = |pose: &[Transform]| {
+        c.validate_input(
+            &FrameInput {
+                dt: 1.0 / 60.0,
+                pose,
+                teleport: false,
+            },
+            pose.len(),
+        )
+    };
+    assert_eq!(check(&base), Ok(()));
+    let small = "scale has a zero component";
+    let large = "scale has a component beyond 1e4 (math::MAX_SCALE)";
+    for bone in [0, 4, prop, prop + 1] {
+        let read = rig.reads_bone(bone);
+        assert_eq!(read, bone < prop);
+        for k in 0..3 {
+            for sign in [1.0f32, -1.0] {
+                let with = |v: f32| {
+                    let mut pose = base.clone();
+                    pose[bone].scale[k] = sign * v;
+                    check(&pose)
+                };
+                let refused = |what| Err(Error::DegeneratePose { bone, what });
+                assert_eq!(with(MIN_SCALE), Ok(()), "bone {bone}, component {k}");
+                assert_eq!(with(MAX_SCALE), Ok(()), "bone {bone}, component {k}");
+                assert_eq!(with(MAX_SCALE.next_up()), refused(large));
+                let below = [MIN_SCALE.next_down(), f32::from_bits(1), 0.0];
+                for v in below {
+                    let want = if read { refused(small) } else { Ok(()) };
+                    assert_eq!(with(v), want, "bone {bone}, component {k}, {v:e}");
+                }
+            }
+        }
+        let with_rotation = |q: [f32; 4]| {
+            let mut pose = base.clone();
+            pose[bone].rotation = q;
+            check(&pose)
+        };
+        let what = "rotation quaternion cannot be normalised (zero length, or a squared length beyond float32's range)";
+        for q in [[0.0; 4], [1e-7, 0.0, 0.0, 0.0], [0.0, 0.0, 0.0, 2e19]] {
+            let usable = secmo::math::usable_rotation(glam::Quat::from_array(q));
+            assert!(!usable);
+            assert_eq!(with_rotation(q), Err(Error::DegeneratePose { bone, what }));
+        }
+        for q in [[0.0, 1e-6, 0.0, 0.0], [0.0, 0.0, 1e19, 0.0]] {
+            assert_eq!(with_rotation(q), Ok(()), "bone {bone}, {q:?}");
+        }
+    }
+}
+
 /// A rig with colliders and no chain: its snapshot is as large as
 /// `snapshot_size` says, and restores (the colliders move nothing, so no
 /// collider frames are kept).
