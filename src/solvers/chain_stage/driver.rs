@@ -708,7 +708,18 @@ pub(super) fn prepare(
         jumped,
         run: !hold,
         h,
-        decay: chain::StepDecay::new(params, h as f32, n),
+        // The VRM kernel reads none of the decays (they are the tail and
+        // hair kernel's), so a VRM chain's update computes no exponential
+        // for them.
+        decay: if params.integrator == ChainParams::VRM {
+            chain::StepDecay {
+                velocity: 1.0,
+                floor: 1.0,
+                bend_alpha: 0.0,
+            }
+        } else {
+            chain::StepDecay::new(params, h as f32, n)
+        },
         t0,
         t1,
         previous_anchor: Quat::from_array(clock.previous_anchor),
