@@ -1181,7 +1181,6 @@ fn begin(
 /// offset from what the previous level shows taken, and the blend applied.
 fn finish_item(state: &mut SlotState, output: &mut [Transform], run: &Run) {
     state.character.finish_update(output);
-    let rig = Arc::clone(state.character.rig());
     let held = Level::Held as u8;
     if state.level == held {
         if state.previous != held {
@@ -1194,7 +1193,10 @@ fn finish_item(state: &mut SlotState, output: &mut [Transform], run: &Run) {
                     // Nothing shown before (or no room for the previous
                     // level's run): hold what this update shows.
                     blend(state, output);
-                    for (k, j) in state.keep.iter_mut().zip(chain_joints(&rig)) {
+                    let SlotState {
+                        character, keep, ..
+                    } = &mut *state;
+                    for (k, j) in keep.iter_mut().zip(chain_joints(character.rig())) {
                         *k = output[j].rotation;
                     }
                 }
@@ -1202,26 +1204,36 @@ fn finish_item(state: &mut SlotState, output: &mut [Transform], run: &Run) {
             state.blend_left = 0;
         }
         if run.hold {
-            write_held(&rig, &state.keep, output);
+            write_held(state.character.rig(), &state.keep, output);
         }
     } else {
         let offset =
             |from: [f32; 4], now: [f32; 4]| (unit(from) * unit(now).conjugate()).to_array();
+        // The rig borrowed beside the held rotations, not cloned: an
+        // `Arc` clone per update is two atomic operations on a count that
+        // every character of the rig shares, across the threads of a
+        // world's ranges.
+        let SlotState {
+            character,
+            keep,
+            blend_left,
+            ..
+        } = &mut *state;
         match run.from {
             Shown::None => {}
             Shown::Keep => {
-                for (k, j) in state.keep.iter_mut().zip(chain_joints(&rig)) {
+                for (k, j) in keep.iter_mut().zip(chain_joints(character.rig())) {
                     *k = offset(*k, output[j].rotation);
                 }
-                state.blend_left = BLEND_UPDATES;
+                *blend_left = BLEND_UPDATES;
             }
             Shown::Run(p, n) => {
                 // SAFETY: the lease's rotations, written by begin_item.
                 let from = unsafe { std::slice::from_raw_parts(p, n) };
-                for ((k, f), j) in state.keep.iter_mut().zip(from).zip(chain_joints(&rig)) {
+                for ((k, f), j) in keep.iter_mut().zip(from).zip(chain_joints(character.rig())) {
                     *k = offset(*f, output[j].rotation);
                 }
-                state.blend_left = BLEND_UPDATES;
+                *blend_left = BLEND_UPDATES;
             }
         }
         blend(state, output);
