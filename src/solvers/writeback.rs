@@ -287,18 +287,19 @@ fn write_chains<const N: usize>(chains: &[Chain], joints: &mut impl Joints) {
         let rx = column(one - (yy + zz), xy + wz, xz - wy, scale.x);
         let ry = column(xy - wz, one - (xx + zz), yz + wx, scale.y);
         let rz = column(xz + wy, yz - wx, one - (xx + yy), scale.z);
-        let joint = A {
-            x: parent.linear(rx),
-            y: parent.linear(ry),
-            z: parent.linear(rz),
-            t: head,
-        };
+        // The joint's matrix is the next joint's parent: written over the
+        // parent in place (built apart and copied, it went through a
+        // 384-byte `memcpy` call per joint).
+        let (x, y, z) = (parent.linear(rx), parent.linear(ry), parent.linear(rz));
+        parent.x = x;
+        parent.y = y;
+        parent.z = z;
+        parent.t = head;
         for (l, c) in chains.iter().enumerate() {
             if k < c.len {
-                joints.write(l, k, result.get(l), joint.get(l));
+                joints.write(l, k, result.get(l), parent.get(l));
             }
         }
-        parent = joint;
         similar = next_similar;
     }
 }
