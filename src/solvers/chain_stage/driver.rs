@@ -425,7 +425,11 @@ pub(super) fn prepare(
         *clock = ChainClock::default();
     } else {
         clock.time += dt as f64;
-        clock.animated_left = clock.animated_left.saturating_sub(chain::hold_ticks(dt));
+        // (Nothing left, nothing to count down: most chains, every VRM
+        // chain, skip the rounding.)
+        if clock.animated_left > 0 {
+            clock.animated_left = clock.animated_left.saturating_sub(chain::hold_ticks(dt));
+        }
     }
     // ChainClock::animated_left: a clip that passes through the reference
     // pose keeps the chain on its pose.
