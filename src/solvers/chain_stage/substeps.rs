@@ -139,10 +139,18 @@ pub(super) fn interpolate(
             (parent.to_affine(), parent.rotation())
         })
     };
-    let (previous_anchor, anchor_now) = (p.previous_anchor, p.now.anchor);
-    let key = key_of(&[&previous_anchor.to_array(), &anchor_now.to_array(), &fk]);
-    let anchor = stage.frames.anchors[setup.anchor_slot as usize]
-        .get(key, || previous_anchor.slerp(anchor_now, f));
+    // The anchor frame holds the rest arc, which the VRM kernel does not
+    // have (its rest is each joint's initial local rotation): a VRM chain
+    // whose rest stays put (`rest_at` reads the anchor) neither reads nor
+    // interpolates it.
+    let anchor = if stage.params[ci].integrator == ChainParams::VRM && !p.rest_moves && !p.carries {
+        Quat::IDENTITY
+    } else {
+        let (previous_anchor, anchor_now) = (p.previous_anchor, p.now.anchor);
+        let key = key_of(&[&previous_anchor.to_array(), &anchor_now.to_array(), &fk]);
+        stage.frames.anchors[setup.anchor_slot as usize]
+            .get(key, || previous_anchor.slerp(anchor_now, f))
+    };
     Interpolated {
         anchor,
         root: {
