@@ -2530,10 +2530,6 @@ mod tests {
         }
     }
 
-    /// `states` stepped `substeps` times, 8 chains at a time (in the order
-    /// `order`), through the VRM kernel with each block's links and
-    /// particles kept in lanes ([`Resident`]) from the first substep to
-    /// the last; `previous` gets each chain's positions before the last.
     /// The bits of what a [`Resident`] gathered: every lane of its links,
     /// positions and velocities down its longest chain.
     fn resident_rows(r: &Resident<W>) -> Vec<u32> {
@@ -2559,6 +2555,10 @@ mod tests {
         out
     }
 
+    /// `states` stepped `substeps` times, 8 chains at a time (in the order
+    /// `order`), through the VRM kernel with each block's links and
+    /// particles kept in lanes ([`Resident`]) from the first substep to
+    /// the last; `previous` gets each chain's positions before the last.
     fn run_resident(
         lanes: &[Lane<'_>],
         rest: &[Vec<Vec3>],
