@@ -16,7 +16,7 @@ use std::sync::Arc;
 
 use glam::{Quat, Vec3};
 use secmo::{
-    BoneDesc, ChainParams, Character, CharacterId, FrameInput, NodeConstraintDesc,
+    BoneDesc, ChainKernel, ChainParams, Character, CharacterId, FrameInput, NodeConstraintDesc,
     NodeConstraintKind, Rig, Transform, World, WorldItem,
 };
 
@@ -127,7 +127,11 @@ fn input(rig: &Rig, probe: Probe, frame: usize) -> (Vec<Transform>, f32, bool) {
 
 const FRAMES: usize = 150;
 
-/// Every probe alone: its output at every update.
+/// Every probe alone on the scalar kernel, chain by chain: its output at
+/// every update. (A world steps its chains in lanes, and a block of VRM
+/// chains on one clock keeps its particles in lanes across an update's
+/// substeps: the crowd's VRM character compares those with the scalar
+/// kernel's bits.)
 fn alone(rigs: &Rigs) -> Vec<Vec<Vec<Transform>>> {
     PROBES
         .iter()
@@ -135,6 +139,7 @@ fn alone(rigs: &Rigs) -> Vec<Vec<Vec<Transform>>> {
         .map(|(k, &probe)| {
             let rig = rigs.of(probe);
             let mut c = Character::new(Arc::clone(rig), Default::default());
+            c.set_chain_kernel(ChainKernel::Scalar).unwrap();
             setup(&mut c, probe, k);
             let mut out = rig.reference_pose().to_vec();
             (0..FRAMES)

@@ -23,7 +23,9 @@ pub(super) struct Interpolated {
 
 /// Interpolates chain `ci`'s frames to fraction `f` of this update, and
 /// places its colliders there, each shared with every chain that reads
-/// the same frame at the same fraction (FrameScratch).
+/// the same frame at the same fraction (FrameScratch). Written into `out`
+/// (returned, out of line, it was copied into its caller's array through
+/// `memcpy`).
 pub(super) fn interpolate(
     rig: &ChainRig<'_>,
     stage: &mut Stage,
@@ -31,7 +33,8 @@ pub(super) fn interpolate(
     ci: usize,
     p: &Prepared,
     (end, f): (f64, f32),
-) -> Interpolated {
+    out: &mut Interpolated,
+) {
     let setup = &rig.chains[ci];
     let scale = update.scale;
     let fk = [f];
@@ -151,7 +154,7 @@ pub(super) fn interpolate(
         stage.frames.anchors[setup.anchor_slot as usize]
             .get(key, || previous_anchor.slerp(anchor_now, f))
     };
-    Interpolated {
+    *out = Interpolated {
         anchor,
         root: {
             let local = p
@@ -162,7 +165,7 @@ pub(super) fn interpolate(
         parent: parent_rotation,
         world,
         ahead,
-    }
+    };
 }
 
 /// The colliders' fraction of an update for a chain that teleported: their
@@ -371,6 +374,10 @@ fn run_substeps_with(
                 && setup.len() <= lanes::RESIDENT_LINKS
                 && setup.vrm_offsets.is_empty()
         });
+    if residable && in_lockstep(jobs, members, prepared) {
+        run_lockstep(jobs, updates, members, kernel, prepared, resident);
+        return;
+    }
     let mut resident_active = false;
     let mut at = [Interpolated {
         anchor: Quat::IDENTITY,
@@ -477,7 +484,7 @@ fn run_substeps_with(
                 let (job, update) = job_of(jobs, updates, m);
                 job.stage.joint_substeps +=
                     u64::from(repeats[l]) * job.rig.chains[m.ci].len() as u64;
-                at[l] = interpolate(&job.rig, job.stage, update, m.ci, p, (end, f));
+                interpolate(&job.rig, job.stage, update, m.ci, p, (end, f), &mut at[l]);
                 if !all_resident {
                     let range = job.rig.chains[m.ci].particles();
                     let ChainState {
@@ -600,20 +607,139 @@ fn run_substeps_with(
         }
     }
     if resident_active {
-        scatter_resident(jobs, members, resident);
-        // The range check of what the last substep left, in lanes: a
-        // chain found in range skips the per-particle check ([`finish`]).
-        let (mut distance, mut speed) = (lanes::F::splat(0.0), lanes::F::splat(0.0));
-        for (l, m) in members.iter().enumerate() {
-            let range = &updates[m.job].as_ref().expect("a member's update").range;
-            distance.0[l] = range.max_distance_sq;
-            speed.0[l] = range.max_speed_sq;
+        finish_resident(jobs, updates, members, prepared, resident);
+    }
+}
+
+/// Whether the chains of a residable block take every substep of this
+/// update together: each awake and running, on the same clock (time
+/// simulated, step, the update's span and substeps taken, to the bit), all
+/// jumped or none. Then [`run_lockstep`] runs what [`run_substeps_with`]
+/// would, once per substep instead of chain by chain: a VRM chain takes one
+/// repeat of each substep (`chain::settle_substeps`), so it neither enters
+/// the settle phase nor falls asleep during the update, and every substep
+/// puts every chain in the lanes.
+fn in_lockstep(
+    jobs: &[Option<Job<'_>>],
+    members: &[Member],
+    prepared: &[Option<Prepared>],
+) -> bool {
+    let key = |l: usize| {
+        let p = prepared[l].as_ref()?;
+        let m = members[l];
+        let clock = &jobs[m.job].as_ref()?.stage.state.clocks[m.ci];
+        (p.run && clock.sleeping == 0).then_some((
+            clock.simulated.to_bits(),
+            p.h.to_bits(),
+            p.t0.to_bits(),
+            p.t1.to_bits(),
+            p.substeps,
+            p.jumped,
+        ))
+    };
+    let Some(first) = key(0) else { return false };
+    (1..prepared.len()).all(|l| key(l) == Some(first))
+}
+
+/// [`run_substeps_with`] for a block [`in_lockstep`]: the substeps' end
+/// and fraction computed once, every chain interpolated, all stepped in
+/// lanes on resident particles, each clock moved on. The same operations
+/// in the same order per chain, so the same bits.
+fn run_lockstep(
+    jobs: &mut [Option<Job<'_>>],
+    updates: &[Option<Update>; JOBS],
+    members: &[Member],
+    kernel: ChainKernel,
+    prepared: &mut [Option<Prepared>],
+    resident: &mut lanes::Resident,
+) {
+    let len = prepared.len();
+    let (h, t0, t1, mut substeps, mut simulated) = {
+        let p = prepared[0].as_ref().expect("a lockstep chain is prepared");
+        let m = members[0];
+        let job = jobs[m.job].as_ref().expect("a member's job");
+        (
+            p.h,
+            p.t0,
+            p.t1,
+            p.substeps,
+            job.stage.state.clocks[m.ci].simulated,
+        )
+    };
+    let lane_of: [usize; lanes::W] = core::array::from_fn(|l| l);
+    let mut at = [Interpolated {
+        anchor: Quat::IDENTITY,
+        root: Vec3::ZERO,
+        parent: Quat::IDENTITY,
+        world: None,
+        ahead: None,
+    }; lanes::W];
+    let mut gathered = false;
+    while simulated + h <= t1 + 1e-9 && substeps < MAX_CHAIN_SUBSTEPS {
+        substeps += 1;
+        let end = simulated + h;
+        let f = if t1 > t0 {
+            ((end - t0) / (t1 - t0)).clamp(0.0, 1.0) as f32
+        } else {
+            1.0
+        };
+        for (l, slot) in prepared.iter_mut().enumerate() {
+            let p = slot.as_mut().expect("a lockstep chain is prepared");
+            let m = members[l];
+            let (job, update) = job_of(jobs, updates, m);
+            p.substeps = substeps;
+            p.friction = chain::settle_friction(end - job.stage.state.clocks[m.ci].still_since);
+            job.stage.joint_substeps += job.rig.chains[m.ci].len() as u64;
+            interpolate(&job.rig, job.stage, update, m.ci, p, (end, f), &mut at[l]);
         }
-        let ok = resident.in_range(distance, speed);
-        for (l, p) in prepared.iter_mut().enumerate() {
-            if let Some(p) = p {
-                p.particles_in_range = ok.get(l);
-            }
+        if !gathered {
+            gather_resident(jobs, updates, members, resident);
+            gathered = true;
+        }
+        resident.begin_substep();
+        step_lanes(
+            jobs,
+            updates,
+            members,
+            kernel,
+            (&lane_of[..len], prepared, &at),
+            Some(&mut *resident),
+        );
+        for m in members {
+            let job = jobs[m.job].as_mut().expect("a member's job");
+            let clock = &mut job.stage.state.clocks[m.ci];
+            chain::restart_window(clock);
+            clock.simulated = end;
+        }
+        simulated = end;
+    }
+    if gathered {
+        finish_resident(jobs, updates, members, prepared, resident);
+    }
+}
+
+/// After a block's last resident substep: the lanes back into their
+/// chains' arrays, and the range check of what that substep left, in
+/// lanes (a chain found in range skips the per-particle check,
+/// [`finish`]).
+fn finish_resident(
+    jobs: &mut [Option<Job<'_>>],
+    updates: &[Option<Update>; JOBS],
+    members: &[Member],
+    prepared: &mut [Option<Prepared>],
+    resident: &lanes::Resident,
+) {
+    scatter_resident(jobs, members, resident);
+    let (mut distance, mut speed) = (lanes::F::splat(0.0), lanes::F::splat(0.0));
+    for (l, m) in members.iter().enumerate() {
+        let range = &updates[m.job].as_ref().expect("a member's update").range;
+        distance.0[l] = range.max_distance_sq;
+        speed.0[l] = range.max_speed_sq;
+    }
+    let ok = resident.in_range(distance, speed);
+    for (l, p) in prepared.iter_mut().enumerate() {
+        if let Some(p) = p {
+            p.particles_in_range = ok.get(l);
         }
     }
 }
