@@ -353,29 +353,15 @@ fn run_substeps_with(
     resident: &mut lanes::Resident,
 ) {
     let len = prepared.len();
-    // Whether the block's particles may stay in lanes: two or more VRM
-    // chains (per-joint parameters aside, 16 links at most), and nothing
-    // between the substeps reading their arrays (no moving rest, no chain
-    // recording its joints). They do on the substeps that every chain
-    // takes in the lanes, once.
-    let residable = len >= 2
-        && kernel != ChainKernel::Scalar
-        && (0..len).all(|l| {
-            let Some(p) = prepared[l].as_ref() else {
-                return false;
-            };
-            let m = members[l];
-            let job = jobs[m.job].as_ref().expect("a member's job");
-            let setup = &job.rig.chains[m.ci];
-            !p.rest_moves
-                && !p.carries
-                && job.stage.params[m.ci].integrator == ChainParams::VRM
-                && job.rig.plan.chain_frames_on[m.ci].is_empty()
-                && setup.len() <= lanes::RESIDENT_LINKS
-                && setup.vrm_offsets.is_empty()
-        });
-    if residable && in_lockstep(jobs, members, prepared) {
-        run_lockstep(jobs, updates, members, kernel, prepared, resident);
+    let (residable, lockstep) = block_schedule(jobs, members, kernel, prepared);
+    if lockstep {
+        // (A residable block's chains neither turn their rest nor record
+        // their joints.)
+        if residable {
+            run_lockstep::<true>(jobs, updates, members, kernel, prepared, resident);
+        } else {
+            run_lockstep::<false>(jobs, updates, members, kernel, prepared, resident);
+        }
         return;
     }
     let mut resident_active = false;
@@ -611,41 +597,72 @@ fn run_substeps_with(
     }
 }
 
-/// Whether the chains of a residable block take every substep of this
-/// update together: each awake and running, on the same clock (time
-/// simulated, step, the update's span and substeps taken, to the bit), all
-/// jumped or none. Then [`run_lockstep`] runs what [`run_substeps_with`]
-/// would, once per substep instead of chain by chain: a VRM chain takes one
-/// repeat of each substep (`chain::settle_substeps`), so it neither enters
-/// the settle phase nor falls asleep during the update, and every substep
-/// puts every chain in the lanes.
-fn in_lockstep(
+/// Two things about a block (two or more chains, on a lane kernel), found
+/// in one pass over its chains:
+///
+/// - **residable**: its particles may stay in lanes (`lanes::Resident`):
+///   every chain on the VRM integrator (per-joint parameters aside, 16
+///   links at most), and nothing between the substeps reading their
+///   arrays (no moving rest, no chain recording its joints). They do on
+///   the substeps that every chain takes in the lanes, once.
+/// - **in lockstep**: its chains take every substep of this update
+///   together, each once: each awake and running, on the same clock (time
+///   simulated, step, the update's span and substeps taken, to the bit),
+///   all jumped or none, and none entering the settle phase before the
+///   update's end (a VRM chain never does: `chain::settle_substeps`; the
+///   settle engagement only grows with the time the input has rested).
+///   Then no chain falls asleep during the update, every substep puts
+///   every chain in the lanes, and [`run_lockstep`] runs what
+///   [`run_substeps_with`] would, once per substep instead of chain by
+///   chain.
+fn block_schedule(
     jobs: &[Option<Job<'_>>],
     members: &[Member],
+    kernel: ChainKernel,
     prepared: &[Option<Prepared>],
-) -> bool {
-    let key = |l: usize| {
-        let p = prepared[l].as_ref()?;
-        let m = members[l];
-        let clock = &jobs[m.job].as_ref()?.stage.state.clocks[m.ci];
-        (p.run && clock.sleeping == 0).then_some((
-            clock.simulated.to_bits(),
-            p.h.to_bits(),
-            p.t0.to_bits(),
-            p.t1.to_bits(),
-            p.substeps,
-            p.jumped,
-        ))
+) -> (bool, bool) {
+    if prepared.len() < 2 || kernel == ChainKernel::Scalar {
+        return (false, false);
+    }
+    let (Some(first), Some(job)) = (prepared[0].as_ref(), jobs[members[0].job].as_ref()) else {
+        return (false, false);
     };
-    let Some(first) = key(0) else { return false };
-    (1..prepared.len()).all(|l| key(l) == Some(first))
+    let simulated = job.stage.state.clocks[members[0].ci].simulated.to_bits();
+    let (mut residable, mut lockstep) = (true, true);
+    for (p, m) in prepared.iter().zip(members) {
+        let (Some(p), Some(job)) = (p, jobs[m.job].as_ref()) else {
+            return (false, false);
+        };
+        let clock = &job.stage.state.clocks[m.ci];
+        let setup = &job.rig.chains[m.ci];
+        let vrm = job.stage.params[m.ci].integrator == ChainParams::VRM;
+        residable &= vrm
+            && !p.rest_moves
+            && !p.carries
+            && job.rig.plan.chain_frames_on[m.ci].is_empty()
+            && setup.len() <= lanes::RESIDENT_LINKS
+            && setup.vrm_offsets.is_empty();
+        lockstep &= p.run
+            && clock.sleeping == 0
+            && clock.simulated.to_bits() == simulated
+            && p.h.to_bits() == first.h.to_bits()
+            && p.t0.to_bits() == first.t0.to_bits()
+            && p.t1.to_bits() == first.t1.to_bits()
+            && p.substeps == first.substeps
+            && p.jumped == first.jumped
+            && (vrm || chain::settle_engagement(p.t1 + 1e-9 - clock.still_since) == 0.0);
+    }
+    (residable, lockstep)
 }
 
-/// [`run_substeps_with`] for a block [`in_lockstep`]: the substeps' end
-/// and fraction computed once, every chain interpolated, all stepped in
-/// lanes on resident particles, each clock moved on. The same operations
-/// in the same order per chain, so the same bits.
-fn run_lockstep(
+/// [`run_substeps_with`] for a block in lockstep ([`block_schedule`]): the substeps' end
+/// and fraction computed once; at each, every chain interpolated (its rest
+/// turned where it moves), all stepped in lanes (on resident particles if
+/// `residable`), each clock moved on and its joints recorded where a chain
+/// hangs from them. The same operations in the same order per chain, so the
+/// same bits. `RESIDENT`: the block is residable (its particles stay in
+/// lanes; no chain of it turns its rest or records its joints).
+fn run_lockstep<const RESIDENT: bool>(
     jobs: &mut [Option<Job<'_>>],
     updates: &[Option<Update>; JOBS],
     members: &[Member],
@@ -691,25 +708,56 @@ fn run_lockstep(
             p.friction = chain::settle_friction(end - job.stage.state.clocks[m.ci].still_since);
             job.stage.joint_substeps += job.rig.chains[m.ci].len() as u64;
             interpolate(&job.rig, job.stage, update, m.ci, p, (end, f), &mut at[l]);
+            if !RESIDENT {
+                let range = job.rig.chains[m.ci].particles();
+                let ChainState {
+                    position, previous, ..
+                } = &mut job.stage.state;
+                previous[range.clone()].copy_from_slice(&position[range]);
+            }
+            if !RESIDENT && (p.rest_moves || p.carries) {
+                rest_at(
+                    (&job.rig, job.stage, update),
+                    (job.local, job.component),
+                    m.ci,
+                    p,
+                    (f, at[l].anchor, at[l].root),
+                    false,
+                );
+            }
         }
-        if !gathered {
-            gather_resident(jobs, updates, members, resident);
-            gathered = true;
-        }
-        resident.begin_substep();
+        let kept = if RESIDENT {
+            if !gathered {
+                gather_resident(jobs, updates, members, resident);
+                gathered = true;
+            }
+            resident.begin_substep();
+            Some(&mut *resident)
+        } else {
+            None
+        };
         step_lanes(
             jobs,
             updates,
             members,
             kernel,
             (&lane_of[..len], prepared, &at),
-            Some(&mut *resident),
+            kept,
         );
-        for m in members {
-            let job = jobs[m.job].as_mut().expect("a member's job");
+        for (l, m) in members.iter().enumerate() {
+            let (job, update) = job_of(jobs, updates, *m);
             let clock = &mut job.stage.state.clocks[m.ci];
             chain::restart_window(clock);
             clock.simulated = end;
+            if !RESIDENT && !job.rig.plan.chain_frames_on[m.ci].is_empty() {
+                // As in [`run_substeps_with`]: all of the update's
+                // substeps recorded or none.
+                let p = prepared[l].as_ref().expect("a lockstep chain is prepared");
+                let left = ((p.t1 + 1e-9 - end) / p.h).floor().max(0.0) as usize;
+                if p.substeps as usize + left <= RECORDED_SUBSTEPS {
+                    record_joints(&job.rig, job.stage, update, job.local, m.ci, (&at[l], end));
+                }
+            }
         }
         simulated = end;
     }
