@@ -1006,6 +1006,31 @@ unsafe fn substep_resident_avx2(lanes: &[Lane<'_>], resident: &mut Resident) {
     substep_vrm::<W, Resident>(lanes, resident);
 }
 
+/// [`Resident::gather`], its lane arithmetic (the links' lengths and radii
+/// at their scale, the input's rotations normalised) 8 wide under AVX2
+/// where the kernel is AVX2's: the same IEEE operations, so the same bits,
+/// one instruction each instead of two SSE2 halves.
+pub(crate) fn gather_resident(
+    kernel: ChainKernel,
+    resident: &mut Resident,
+    chains: &[Option<ResidentChain<'_>>; W],
+) {
+    match kernel {
+        #[cfg(target_arch = "x86_64")]
+        ChainKernel::LanesAvx2 => {
+            // SAFETY: as in `substep`.
+            unsafe { gather_resident_avx2(resident, chains) }
+        }
+        _ => resident.gather(chains),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn gather_resident_avx2(resident: &mut Resident, chains: &[Option<ResidentChain<'_>>; W]) {
+    resident.gather(chains);
+}
+
 /// Link `i` of every lane of a VRM block: which lanes have one, its length
 /// and link radius at the lane's scale, the input's local rotation of its
 /// joint, normalised, and its rest axis (zero in lanes without one).
@@ -1192,6 +1217,7 @@ impl<const N: usize> Resident<N> {
     /// without one; each at most [`RESIDENT_LINKS`] long): their links as
     /// the kernel gathers them, in the same operations, and their
     /// particles.
+    #[inline(always)]
     pub(crate) fn gather(&mut self, chains: &[Option<ResidentChain<'_>>; N]) {
         let n = chains
             .iter()
@@ -1276,12 +1302,27 @@ impl<const N: usize> Resident<N> {
     /// before the last one.
     pub(crate) fn scatter(&self, l: usize, out: &mut Arrays<'_>, previous: &mut [Vec3]) {
         let n = out.position.len();
+        // Every array cut to the chain's length once, so the loop indexes
+        // without a check per array.
+        let (velocity, rest_targets, contacts, previous) = (
+            &mut out.velocity[..n],
+            &mut out.rest_targets[..n],
+            &mut out.contacts[..n],
+            &mut previous[..n],
+        );
+        let (lanes_position, lanes_velocity, lanes_rest, lanes_contact, lanes_previous) = (
+            &self.position[..n],
+            &self.velocity[..n],
+            &self.rest_target[..n],
+            &self.contact[..n],
+            &self.previous[..n],
+        );
         for i in 0..n {
-            out.position[i] = self.position[i].get(l);
-            out.velocity[i] = self.velocity[i].get(l);
-            out.rest_targets[i] = self.rest_target[i].get(l);
-            out.contacts[i] = u8::from(self.contact[i].get(l));
-            previous[i] = self.previous[i].get(l);
+            out.position[i] = lanes_position[i].get(l);
+            velocity[i] = lanes_velocity[i].get(l);
+            rest_targets[i] = lanes_rest[i].get(l);
+            contacts[i] = u8::from(lanes_contact[i].get(l));
+            previous[i] = lanes_previous[i].get(l);
         }
         out.bend.fill(Quat::IDENTITY);
     }

@@ -506,7 +506,7 @@ fn run_substeps_with(
             }
             let kept = if all_resident {
                 if !resident_active {
-                    gather_resident(jobs, updates, members, resident);
+                    gather_resident(jobs, updates, members, kernel, resident);
                     resident_active = true;
                 }
                 resident.begin_substep();
@@ -728,7 +728,7 @@ fn run_lockstep<const RESIDENT: bool>(
         }
         let kept = if RESIDENT {
             if !gathered {
-                gather_resident(jobs, updates, members, resident);
+                gather_resident(jobs, updates, members, kernel, resident);
                 gathered = true;
             }
             resident.begin_substep();
@@ -798,6 +798,7 @@ fn gather_resident(
     jobs: &[Option<Job<'_>>],
     updates: &[Option<Update>; JOBS],
     members: &[Member],
+    kernel: ChainKernel,
     r: &mut lanes::Resident,
 ) {
     let chains: [Option<lanes::ResidentChain<'_>>; lanes::W] = core::array::from_fn(|l| {
@@ -814,7 +815,7 @@ fn gather_resident(
             velocity: &job.stage.state.velocity[range],
         })
     });
-    r.gather(&chains);
+    lanes::gather_resident(kernel, r, &chains);
 }
 
 /// The lanes back into each chain's arrays, as the kernel leaves them
