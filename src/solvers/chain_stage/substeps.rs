@@ -386,12 +386,7 @@ fn run_substeps_with(
             }
             p.substeps += 1;
             let end = clock.simulated + p.h;
-            let f = if p.t1 > p.t0 {
-                ((end - p.t0) / (p.t1 - p.t0)).clamp(0.0, 1.0) as f32
-            } else {
-                1.0
-            };
-            stepping[l] = Some((end, f));
+            stepping[l] = Some((end, fraction(end, p.t0, p.t1)));
         }
         if stepping[..len].iter().all(Option::is_none) {
             break;
@@ -468,26 +463,12 @@ fn run_substeps_with(
                 };
                 let m = members[l];
                 let (job, update) = job_of(jobs, updates, m);
-                job.stage.joint_substeps +=
-                    u64::from(repeats[l]) * job.rig.chains[m.ci].len() as u64;
-                interpolate(&job.rig, job.stage, update, m.ci, p, (end, f), &mut at[l]);
-                if !all_resident {
-                    let range = job.rig.chains[m.ci].particles();
-                    let ChainState {
-                        position, previous, ..
-                    } = &mut job.stage.state;
-                    previous[range.clone()].copy_from_slice(&position[range]);
-                }
-                if p.rest_moves || p.carries {
-                    rest_at(
-                        (&job.rig, job.stage, update),
-                        (job.local, job.component),
-                        m.ci,
-                        p,
-                        (f, at[l].anchor, at[l].root),
-                        false,
-                    );
-                }
+                begin_chain_substep(
+                    (job, update, m.ci, p),
+                    (end, f, repeats[l]),
+                    &mut at[l],
+                    (!all_resident, true),
+                );
                 if !pass && repeats[l] > 0 {
                     run_chain(
                         &job.rig, job.stage, update, job.local, m.ci, p, &at[l], repeats[l],
@@ -504,23 +485,10 @@ fn run_substeps_with(
                     count += 1;
                 }
             }
-            let kept = if all_resident {
-                if !resident_active {
-                    gather_resident(jobs, updates, members, kernel, resident);
-                    resident_active = true;
-                }
-                resident.begin_substep();
-                Some(&mut *resident)
-            } else {
-                None
-            };
-            step_lanes(
-                jobs,
-                updates,
-                members,
-                kernel,
+            step_in_lanes(
+                (jobs, updates, members, kernel),
                 (&lane_of[..count], prepared, &at),
-                kept,
+                all_resident.then_some((&mut *resident, &mut resident_active)),
             );
             // The settle phase's extra repeats, chain by chain.
             for &l in &lane_of[..count] {
@@ -578,17 +546,8 @@ fn run_substeps_with(
                 clock.sleeping = 1;
             }
             clock.simulated = end;
-            if let (false, Some(p)) = (
-                job.rig.plan.chain_frames_on[m.ci].is_empty(),
-                prepared[l].as_ref(),
-            ) {
-                // All of the update's substeps or none: a chain hanging
-                // here reads the records at every substep or interpolates
-                // at every one, never switching mid-update.
-                let left = ((p.t1 + 1e-9 - end) / p.h).floor().max(0.0) as usize;
-                if p.substeps as usize + left <= RECORDED_SUBSTEPS {
-                    record_joints(&job.rig, job.stage, update, job.local, m.ci, (&at[l], end));
-                }
+            if let Some(p) = prepared[l].as_ref() {
+                record_if_hung(job, update, m.ci, p, (&at[l], end));
             }
         }
     }
@@ -658,7 +617,7 @@ fn block_schedule(
 /// [`run_substeps_with`] for a block in lockstep ([`block_schedule`]): the substeps' end
 /// and fraction computed once; at each, every chain interpolated (its rest
 /// turned where it moves), all stepped in lanes (on resident particles if
-/// `residable`), each clock moved on and its joints recorded where a chain
+/// `RESIDENT`), each clock moved on and its joints recorded where a chain
 /// hangs from them. The same operations in the same order per chain, so the
 /// same bits. `RESIDENT`: the block is residable (its particles stay in
 /// lanes; no chain of it turns its rest or records its joints).
@@ -695,74 +654,137 @@ fn run_lockstep<const RESIDENT: bool>(
     while simulated + h <= t1 + 1e-9 && substeps < MAX_CHAIN_SUBSTEPS {
         substeps += 1;
         let end = simulated + h;
-        let f = if t1 > t0 {
-            ((end - t0) / (t1 - t0)).clamp(0.0, 1.0) as f32
-        } else {
-            1.0
-        };
+        let f = fraction(end, t0, t1);
         for (l, slot) in prepared.iter_mut().enumerate() {
             let p = slot.as_mut().expect("a lockstep chain is prepared");
             let m = members[l];
             let (job, update) = job_of(jobs, updates, m);
             p.substeps = substeps;
             p.friction = chain::settle_friction(end - job.stage.state.clocks[m.ci].still_since);
-            job.stage.joint_substeps += job.rig.chains[m.ci].len() as u64;
-            interpolate(&job.rig, job.stage, update, m.ci, p, (end, f), &mut at[l]);
-            if !RESIDENT {
-                let range = job.rig.chains[m.ci].particles();
-                let ChainState {
-                    position, previous, ..
-                } = &mut job.stage.state;
-                previous[range.clone()].copy_from_slice(&position[range]);
-            }
-            if !RESIDENT && (p.rest_moves || p.carries) {
-                rest_at(
-                    (&job.rig, job.stage, update),
-                    (job.local, job.component),
-                    m.ci,
-                    p,
-                    (f, at[l].anchor, at[l].root),
-                    false,
-                );
-            }
+            begin_chain_substep(
+                (job, update, m.ci, p),
+                (end, f, 1),
+                &mut at[l],
+                (!RESIDENT, !RESIDENT),
+            );
         }
-        let kept = if RESIDENT {
-            if !gathered {
-                gather_resident(jobs, updates, members, kernel, resident);
-                gathered = true;
-            }
-            resident.begin_substep();
-            Some(&mut *resident)
-        } else {
-            None
-        };
-        step_lanes(
-            jobs,
-            updates,
-            members,
-            kernel,
+        step_in_lanes(
+            (jobs, updates, members, kernel),
             (&lane_of[..len], prepared, &at),
-            kept,
+            RESIDENT.then_some((&mut *resident, &mut gathered)),
         );
         for (l, m) in members.iter().enumerate() {
             let (job, update) = job_of(jobs, updates, *m);
             let clock = &mut job.stage.state.clocks[m.ci];
             chain::restart_window(clock);
             clock.simulated = end;
-            if !RESIDENT && !job.rig.plan.chain_frames_on[m.ci].is_empty() {
-                // As in [`run_substeps_with`]: all of the update's
-                // substeps recorded or none.
+            if !RESIDENT {
                 let p = prepared[l].as_ref().expect("a lockstep chain is prepared");
-                let left = ((p.t1 + 1e-9 - end) / p.h).floor().max(0.0) as usize;
-                if p.substeps as usize + left <= RECORDED_SUBSTEPS {
-                    record_joints(&job.rig, job.stage, update, job.local, m.ci, (&at[l], end));
-                }
+                record_if_hung(job, update, m.ci, p, (&at[l], end));
             }
         }
         simulated = end;
     }
     if gathered {
         finish_resident(jobs, updates, members, prepared, resident);
+    }
+}
+
+/// The fraction of its update (`t0` to `t1`) at which a substep ending at
+/// `end` stands.
+fn fraction(end: f64, t0: f64, t1: f64) -> f32 {
+    if t1 > t0 {
+        ((end - t0) / (t1 - t0)).clamp(0.0, 1.0) as f32
+    } else {
+        1.0
+    }
+}
+
+/// A chain's start of a substep ending at `end` (fraction `f`), stepped
+/// `repeats` times: its joint-substeps counted, its frames interpolated
+/// into `at`, its positions kept as `previous` (`copy_previous`: its
+/// particles are in its arrays, not resident in lanes), and its rest
+/// turned where it moves (`may_turn_rest`: false where the block's chains
+/// are known not to).
+#[inline(always)]
+fn begin_chain_substep(
+    (job, update, ci, p): (&mut Job<'_>, &Update, usize, &mut Prepared),
+    (end, f, repeats): (f64, f32, u32),
+    at: &mut Interpolated,
+    (copy_previous, may_turn_rest): (bool, bool),
+) {
+    job.stage.joint_substeps += u64::from(repeats) * job.rig.chains[ci].len() as u64;
+    interpolate(&job.rig, job.stage, update, ci, p, (end, f), at);
+    if copy_previous {
+        let range = job.rig.chains[ci].particles();
+        let ChainState {
+            position, previous, ..
+        } = &mut job.stage.state;
+        previous[range.clone()].copy_from_slice(&position[range]);
+    }
+    if may_turn_rest && (p.rest_moves || p.carries) {
+        rest_at(
+            (&job.rig, job.stage, update),
+            (job.local, job.component),
+            ci,
+            p,
+            (f, at.anchor, at.root),
+            false,
+        );
+    }
+}
+
+/// One substep of the chains `lane_of` in the lanes; `resident`: the
+/// block's particles stay in lanes, gathered on the first such substep
+/// (the flag says whether they are).
+#[inline(always)]
+fn step_in_lanes(
+    (jobs, updates, members, kernel): (
+        &mut [Option<Job<'_>>],
+        &[Option<Update>; JOBS],
+        &[Member],
+        ChainKernel,
+    ),
+    (lane_of, prepared, at): (&[usize], &[Option<Prepared>], &[Interpolated; lanes::W]),
+    resident: Option<(&mut lanes::Resident, &mut bool)>,
+) {
+    let kept = resident.map(|(resident, gathered)| {
+        if !*gathered {
+            gather_resident(jobs, updates, members, kernel, resident);
+            *gathered = true;
+        }
+        resident.begin_substep();
+        resident
+    });
+    step_lanes(
+        jobs,
+        updates,
+        members,
+        kernel,
+        (lane_of, prepared, at),
+        kept,
+    );
+}
+
+/// After a substep of chain `ci` ending at `end`, its joints' frames
+/// recorded where another chain hangs from them ([`record_joints`]): at
+/// all of the update's substeps or none, so a chain hanging there reads
+/// the records at every substep or interpolates at every one, never
+/// switching mid-update.
+#[inline(always)]
+fn record_if_hung(
+    job: &mut Job<'_>,
+    update: &Update,
+    ci: usize,
+    p: &Prepared,
+    (at, end): (&Interpolated, f64),
+) {
+    if job.rig.plan.chain_frames_on[ci].is_empty() {
+        return;
+    }
+    let left = ((p.t1 + 1e-9 - end) / p.h).floor().max(0.0) as usize;
+    if p.substeps as usize + left <= RECORDED_SUBSTEPS {
+        record_joints(&job.rig, job.stage, update, job.local, ci, (at, end));
     }
 }
 
