@@ -486,7 +486,10 @@ fn run_substeps_with(
                 }
             }
             step_in_lanes(
-                (jobs, updates, members, kernel),
+                jobs,
+                updates,
+                members,
+                kernel,
                 (&lane_of[..count], prepared, &at),
                 all_resident.then_some((&mut *resident, &mut resident_active)),
             );
@@ -669,7 +672,10 @@ fn run_lockstep<const RESIDENT: bool>(
             );
         }
         step_in_lanes(
-            (jobs, updates, members, kernel),
+            jobs,
+            updates,
+            members,
+            kernel,
             (&lane_of[..len], prepared, &at),
             RESIDENT.then_some((&mut *resident, &mut gathered)),
         );
@@ -739,12 +745,10 @@ fn begin_chain_substep(
 /// (the flag says whether they are).
 #[inline(always)]
 fn step_in_lanes(
-    (jobs, updates, members, kernel): (
-        &mut [Option<Job<'_>>],
-        &[Option<Update>; JOBS],
-        &[Member],
-        ChainKernel,
-    ),
+    jobs: &mut [Option<Job<'_>>],
+    updates: &[Option<Update>; JOBS],
+    members: &[Member],
+    kernel: ChainKernel,
     (lane_of, prepared, at): (&[usize], &[Option<Prepared>], &[Interpolated; lanes::W]),
     resident: Option<(&mut lanes::Resident, &mut bool)>,
 ) {
