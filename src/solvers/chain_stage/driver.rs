@@ -313,12 +313,13 @@ pub(super) fn run_block(
     let mut prepared = [None; lanes::W];
     for (slot, m) in prepared.iter_mut().zip(members) {
         let (job, update) = job_of(jobs, updates, *m);
-        *slot = prepare(
+        prepare(
             &job.rig,
             job.stage,
             update,
             (job.local, job.component),
             m.ci,
+            slot,
         );
     }
     run_substeps(
@@ -356,15 +357,18 @@ pub(super) fn frame_of(component: &[Frame], world: &Affine3A, bone: i32) -> Tran
 }
 
 /// A chain's per-update bookkeeping before its substeps: seeding, LOD,
-/// teleport, the settle clock, the simulation space. `None`: the chain is
-/// done for this update and keeps its animated pose.
+/// teleport, the settle clock, the simulation space, written into `out`
+/// (the block's slot: returned, the 512 bytes were built apart and copied
+/// in). `None`: the chain is done for this update and keeps its animated
+/// pose.
 pub(super) fn prepare(
     rig: &ChainRig<'_>,
     stage: &mut Stage,
     update: &Update,
     (local, component): (&[Transform], &[Frame]),
     ci: usize,
-) -> Option<Prepared> {
+    out: &mut Option<Prepared>,
+) {
     let setup = &rig.chains[ci];
     let params = &stage.params[ci];
     let (world, scale, dt) = (update.world, update.scale, update.dt);
@@ -518,7 +522,8 @@ pub(super) fn prepare(
         // the character's `end` keeps, untouched here (another chain may
         // read them after this one).
         in_range_or_park((&update.range, params.simulation_space >= 0), clock, kept);
-        return None;
+        *out = None;
+        return;
     }
     clock.lod_counter = clock.lod_counter.wrapping_add(1);
 
@@ -560,7 +565,8 @@ pub(super) fn prepare(
         clock.sleeping = 0;
         chain::restart_window(clock);
         in_range_or_park((&update.range, params.simulation_space >= 0), clock, kept);
-        return None;
+        *out = None;
+        return;
     }
 
     // Teleport: an explicit flag, or the root jumping or turning past
@@ -707,7 +713,7 @@ pub(super) fn prepare(
     // would only sag the chain below the pose the animation keys (on the
     // way between the rest arc and the pose, the share still on the arc).
     let gravity = params.gravity * (1.0 - share);
-    Some(Prepared {
+    *out = Some(Prepared {
         now,
         jumped,
         run: !hold,
@@ -763,7 +769,7 @@ pub(super) fn prepare(
             Vec3::from_array(clock.previous_root),
         ),
         particles_in_range: false,
-    })
+    });
 }
 
 /// Whether the input pose `local` animates chain `setup`
