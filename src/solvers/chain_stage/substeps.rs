@@ -315,11 +315,13 @@ pub(super) fn run_chain(
     }
 }
 
-/// The substeps of a block (`prepared[l]` is `members[l]`'s). The awake
-/// chains that take a substep at the same time run it through the lane
-/// kernel; chains out of step with them, the settle phase's extra repeats
-/// and the scalar kernel run chain by chain. The chains are independent,
-/// so the order changes nothing.
+/// The substeps of a block (`prepared[l]` is `members[l]`'s). A block
+/// whose chains are on one clock for the whole update decides each
+/// substep once for all of them ([`block_schedule`], [`run_lockstep`]).
+/// Otherwise the awake chains that take a substep at the same time run it
+/// through the lane kernel; chains out of step with them, the settle
+/// phase's extra repeats and the scalar kernel run chain by chain. The
+/// chains are independent, so the order changes nothing.
 pub(super) fn run_substeps(
     jobs: &mut [Option<Job<'_>>],
     updates: &[Option<Update>; JOBS],
